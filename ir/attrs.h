@@ -1,0 +1,86 @@
+// Call and function attributes: a sorted map from keys to values.
+//
+// Values are integers, floats, booleans, strings, types, or flat lists of
+// these (`padding=[1, 1, 1, 1]`, `sinfo_args=[Object]`).
+#ifndef PLIR_IR_ATTRS_H_
+#define PLIR_IR_ATTRS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/status.h"
+#include "ir/symbol.h"
+#include "ir/type.h"
+
+namespace plir {
+
+class AttrValue {
+ public:
+  enum class Kind : uint8_t { kInt, kFloat, kBool, kString, kType, kList };
+
+  static AttrValue Int(int64_t v);
+  static AttrValue Float(double v);
+  static AttrValue Bool(bool v);
+  static AttrValue String(std::string v);
+  static AttrValue OfType(Type t);
+  // Precondition: no element is itself a list.
+  static AttrValue List(std::vector<AttrValue> items);
+
+  Kind kind() const { return kind_; }
+  int64_t as_int() const { return i_; }
+  double as_float() const { return f_; }
+  bool as_bool() const { return i_ != 0; }
+  const std::string& as_string() const { return s_; }
+  const Type& as_type() const { return t_; }
+  const std::vector<AttrValue>& as_list() const;
+
+  // Returns the list's elements as ints iff this is a list of ints.
+  bool GetIntList(std::vector<int64_t>* out) const;
+
+  // Structural equality (types compared with TypeEqual).
+  bool Equals(const AttrValue& o) const;
+  void AppendTo(std::string* out) const;  // text-format spelling
+
+ private:
+  Kind kind_ = Kind::kInt;
+  int64_t i_ = 0;
+  double f_ = 0;
+  std::string s_;
+  Type t_;
+  std::shared_ptr<const std::vector<AttrValue>> list_;
+};
+
+// An immutable attribute map, sorted by key (attributes print in key order).
+class Attrs {
+ public:
+  using Entry = std::pair<Symbol, AttrValue>;
+  Attrs() = default;
+  // Fails (InvalidArgument naming the key) if a key appears twice.
+  static StatusOr<Attrs> Make(std::vector<Entry> entries);
+
+  const std::vector<Entry>& entries() const;
+  bool empty() const { return !entries_ || entries_->empty(); }
+  size_t size() const { return entries_ ? entries_->size() : 0; }
+  // Returns the value for `key`, or nullptr.
+  const AttrValue* Get(std::string_view key) const;
+  // Returns a copy with `key` set to `value`.
+  Attrs With(Symbol key, AttrValue value) const;
+
+  bool Equals(const Attrs& o) const;
+
+ private:
+  std::shared_ptr<const std::vector<Entry>> entries_;
+};
+
+// Appends `s` as a quoted, escaped string literal.
+void AppendQuoted(std::string_view s, std::string* out);
+// Appends a float literal that reads back as the same double and always
+// contains '.', 'e', or is inf/nan.
+void AppendFloat(double v, std::string* out);
+
+}  // namespace plir
+
+#endif  // PLIR_IR_ATTRS_H_

@@ -1,0 +1,354 @@
+// The core ops of the spec and their type inference.
+//
+// Tensor ops accept Object-typed (or unknown-rank) operands and then infer a
+// less specific tensor type instead of failing: a loaded parameter in the lazy
+// protocol is an Object until it is used.
+#include <algorithm>
+#include <numeric>
+
+#include "ir/op.h"
+
+namespace plir::internal {
+namespace {
+
+using Args = std::vector<Expr>;
+
+// Returns the tensor type of args[i]; nullptr if the argument is an Object
+// (type unknown). Fails if the argument is known not to be a tensor.
+StatusOr<const TensorTypeNode*> TensorArg(const std::string& op, const Args& args, size_t i) {
+  const Type& t = args[i]->type();
+  if (t->kind() == NodeKind::kObjectType) return static_cast<const TensorTypeNode*>(nullptr);
+  if (auto* tt = As<TensorTypeNode>(t)) return tt;
+  return InvalidArgument(op + " expects a tensor as argument " + std::to_string(i) +
+                         ", got " + TypeToString(t));
+}
+
+Type UnknownTensor(DataType dt = DataType::kUnknown) { return TensorTypeNode::MakeRank(-1, dt); }
+
+std::string ShapeStr(const TensorTypeNode* t) { return TypeToString(Type(t)); }
+
+// NumPy broadcasting of two known shapes. Returns nullopt when the result
+// cannot be determined statically (different symbolic dims): rank is known.
+StatusOr<std::optional<std::vector<Dim>>> Broadcast(const std::string& op,
+                                                    const TensorTypeNode* a,
+                                                    const TensorTypeNode* b) {
+  const auto& x = a->shape();
+  const auto& y = b->shape();
+  size_t n = std::max(x.size(), y.size());
+  std::vector<Dim> out(n);
+  bool known = true;
+  for (size_t i = 0; i < n; ++i) {
+    const Dim* dx = i < n - x.size() ? nullptr : &x[i - (n - x.size())];
+    const Dim* dy = i < n - y.size() ? nullptr : &y[i - (n - y.size())];
+    if (!dx) { out[i] = *dy; continue; }
+    if (!dy) { out[i] = *dx; continue; }
+    if (*dx == *dy) { out[i] = *dx; continue; }
+    if (dx->is_const() && dx->value == 1) { out[i] = *dy; continue; }
+    if (dy->is_const() && dy->value == 1) { out[i] = *dx; continue; }
+    if (dx->is_const() && dy->is_const())
+      return InvalidArgument(op + ": shapes " + ShapeStr(a) + " and " + ShapeStr(b) +
+                             " do not broadcast (dimension " + std::to_string(i) + ": " +
+                             std::to_string(dx->value) + " vs " + std::to_string(dy->value) + ")");
+    known = false;
+  }
+  if (!known) return std::optional<std::vector<Dim>>();
+  return std::optional<std::vector<Dim>>(std::move(out));
+}
+
+StatusOr<DataType> SameDType(const std::string& op, const TensorTypeNode* a,
+                             const TensorTypeNode* b) {
+  DataType x = a->dtype(), y = b->dtype();
+  if (x != DataType::kUnknown && y != DataType::kUnknown && x != y)
+    return InvalidArgument(op + ": operand dtypes differ: " + std::string(DataTypeName(x)) +
+                           " vs " + std::string(DataTypeName(y)));
+  return x != DataType::kUnknown ? x : y;
+}
+
+TypeInferFn Elementwise(std::string op) {
+  return [op](const Args& args, const Attrs&, const std::vector<Type>&) -> StatusOr<Type> {
+    PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+    PLIR_ASSIGN_OR_RETURN(auto b, TensorArg(op, args, 1));
+    if (!a || !b) {
+      DataType dt = a ? a->dtype() : b ? b->dtype() : DataType::kUnknown;
+      return UnknownTensor(dt);
+    }
+    PLIR_ASSIGN_OR_RETURN(DataType dt, SameDType(op, a, b));
+    if (a->has_shape() && b->has_shape()) {
+      PLIR_ASSIGN_OR_RETURN(auto shape, Broadcast(op, a, b));
+      if (shape) return TensorTypeNode::Make(std::move(*shape), dt);
+      return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+    }
+    if (a->ndim() >= 0 && b->ndim() >= 0)
+      return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+    return UnknownTensor(dt);
+  };
+}
+
+StatusOr<Type> InferUnarySame(const std::string& op, const Args& args) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+  if (!a) return UnknownTensor();
+  return Type(a);
+}
+
+// Normalizes `axis` against `ndim`; fails if out of range.
+StatusOr<int64_t> NormalizeAxis(const std::string& op, int64_t axis, int ndim) {
+  if (axis < -ndim || axis >= ndim)
+    return InvalidArgument(op + ": axis " + std::to_string(axis) + " out of range for rank " +
+                           std::to_string(ndim));
+  return axis < 0 ? axis + ndim : axis;
+}
+
+StatusOr<Type> InferSoftmax(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("nn.softmax", args, 0));
+  if (!a) return UnknownTensor();
+  if (a->ndim() >= 0) {
+    int64_t axis = attrs.Get("axis") ? attrs.Get("axis")->as_int() : -1;
+    PLIR_RETURN_IF_ERROR(NormalizeAxis("nn.softmax", axis, a->ndim()).status());
+  }
+  return Type(a);
+}
+
+StatusOr<Type> InferMatmul(const Args& args, const Attrs&, const std::vector<Type>&) {
+  const std::string op = "matmul";
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+  PLIR_ASSIGN_OR_RETURN(auto b, TensorArg(op, args, 1));
+  if (!a || !b) return UnknownTensor(a ? a->dtype() : b ? b->dtype() : DataType::kUnknown);
+  PLIR_ASSIGN_OR_RETURN(DataType dt, SameDType(op, a, b));
+  if (a->ndim() == 0 || b->ndim() == 0)
+    return InvalidArgument("matmul: operands must have rank at least 1");
+  if (!a->has_shape() || !b->has_shape()) {
+    if (a->ndim() < 0 || b->ndim() < 0) return UnknownTensor(dt);
+    int nd = std::max(a->ndim(), b->ndim());
+    if (a->ndim() == 1) --nd;
+    if (b->ndim() == 1) --nd;
+    return TensorTypeNode::MakeRank(std::max(nd, 0), dt);
+  }
+  std::vector<Dim> x = a->shape(), y = b->shape();
+  bool a_vec = x.size() == 1, b_vec = y.size() == 1;
+  if (a_vec) x.insert(x.begin(), Dim::Const(1));
+  if (b_vec) y.push_back(Dim::Const(1));
+  const Dim& k1 = x.back();
+  const Dim& k2 = y[y.size() - 2];
+  if (k1.is_const() && k2.is_const() && k1.value != k2.value)
+    return InvalidArgument("matmul: contraction dimensions differ: " + ShapeStr(a) + " @ " +
+                           ShapeStr(b));
+  // Broadcast the batch dimensions.
+  std::vector<Dim> bx(x.begin(), x.end() - 2), by(y.begin(), y.end() - 2);
+  auto tx = TensorTypeNode::Make(bx, dt);
+  auto ty = TensorTypeNode::Make(by, dt);
+  PLIR_ASSIGN_OR_RETURN(auto batch, Broadcast(op, As<TensorTypeNode>(tx), As<TensorTypeNode>(ty)));
+  int out_rank = static_cast<int>(std::max(bx.size(), by.size())) + 2 - a_vec - b_vec;
+  if (!batch) return TensorTypeNode::MakeRank(out_rank, dt);
+  std::vector<Dim> out = std::move(*batch);
+  if (!a_vec) out.push_back(x[x.size() - 2]);
+  if (!b_vec) out.push_back(y.back());
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
+StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("reshape", args, 0));
+  std::vector<int64_t> shape;
+  attrs.Get("shape")->GetIntList(&shape);
+  int minus_one = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (minus_one >= 0) return InvalidArgument("reshape: more than one -1 in shape");
+      minus_one = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      return InvalidArgument("reshape: negative dimension " + std::to_string(shape[i]));
+    } else {
+      known *= shape[i];
+    }
+  }
+  DataType dt = a ? a->dtype() : DataType::kUnknown;
+  if (a && a->IsStatic()) {
+    int64_t total = a->NumElements();
+    if (minus_one >= 0) {
+      if (known == 0 || total % known != 0)
+        return InvalidArgument("reshape: cannot reshape " + ShapeStr(a) + " with a -1 dimension");
+      shape[minus_one] = total / known;
+    } else if (known != total) {
+      return InvalidArgument("reshape: " + ShapeStr(a) + " has " + std::to_string(total) +
+                             " elements, the new shape has " + std::to_string(known));
+    }
+  } else if (minus_one >= 0) {
+    return TensorTypeNode::MakeRank(static_cast<int>(shape.size()), dt);
+  }
+  std::vector<Dim> dims;
+  for (int64_t d : shape) dims.push_back(Dim::Const(d));
+  return TensorTypeNode::Make(std::move(dims), dt);
+}
+
+StatusOr<Type> InferPermuteDims(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("permute_dims", args, 0));
+  if (!a) return UnknownTensor();
+  if (a->ndim() < 0) return Type(a);
+  int nd = a->ndim();
+  std::vector<int64_t> axes;
+  if (const AttrValue* v = attrs.Get("axes")) {
+    v->GetIntList(&axes);
+  } else {
+    for (int i = nd - 1; i >= 0; --i) axes.push_back(i);
+  }
+  if (static_cast<int>(axes.size()) != nd)
+    return InvalidArgument("permute_dims: " + std::to_string(axes.size()) +
+                           " axes for a tensor of rank " + std::to_string(nd));
+  std::vector<bool> seen(nd, false);
+  for (int64_t& ax : axes) {
+    PLIR_ASSIGN_OR_RETURN(ax, NormalizeAxis("permute_dims", ax, nd));
+    if (seen[ax]) return InvalidArgument("permute_dims: axis " + std::to_string(ax) + " repeated");
+    seen[ax] = true;
+  }
+  if (!a->has_shape()) return Type(a);
+  std::vector<Dim> out;
+  for (int64_t ax : axes) out.push_back(a->shape()[ax]);
+  return TensorTypeNode::Make(std::move(out), a->dtype());
+}
+
+// Reads an int-list attribute of length 1 or 2 into (h, w); or 1, 2 or 4 into
+// padding (top, left, bottom, right).
+StatusOr<std::vector<int64_t>> Expand(const Attrs& attrs, const char* key, size_t want,
+                                      int64_t dflt) {
+  const AttrValue* v = attrs.Get(key);
+  if (!v) return std::vector<int64_t>(want, dflt);
+  std::vector<int64_t> l;
+  v->GetIntList(&l);
+  if (l.size() == want) return l;
+  if (l.size() == 1) return std::vector<int64_t>(want, l[0]);
+  if (want == 4 && l.size() == 2) return std::vector<int64_t>{l[0], l[1], l[0], l[1]};
+  return InvalidArgument(std::string("nn.conv2d: attribute '") + key + "' has " +
+                         std::to_string(l.size()) + " values, expected " + std::to_string(want));
+}
+
+StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+  const std::string op = "nn.conv2d";
+  PLIR_ASSIGN_OR_RETURN(auto d, TensorArg(op, args, 0));
+  PLIR_ASSIGN_OR_RETURN(auto w, TensorArg(op, args, 1));
+  PLIR_ASSIGN_OR_RETURN(auto strides, Expand(attrs, "strides", 2, 1));
+  PLIR_ASSIGN_OR_RETURN(auto padding, Expand(attrs, "padding", 4, 0));
+  PLIR_ASSIGN_OR_RETURN(auto dilation, Expand(attrs, "dilation", 2, 1));
+  for (int64_t s : strides) if (s <= 0) return InvalidArgument("nn.conv2d: strides must be positive");
+  for (int64_t s : dilation) if (s <= 0) return InvalidArgument("nn.conv2d: dilation must be positive");
+  for (int64_t s : padding) if (s < 0) return InvalidArgument("nn.conv2d: padding must be non-negative");
+  int64_t groups = attrs.Get("groups") ? attrs.Get("groups")->as_int() : 1;
+  if (groups <= 0) return InvalidArgument("nn.conv2d: groups must be positive");
+  if (!d || !w) return TensorTypeNode::MakeRank(4, d ? d->dtype() : w ? w->dtype() : DataType::kUnknown);
+  PLIR_ASSIGN_OR_RETURN(DataType dt, SameDType(op, d, w));
+  if ((d->ndim() >= 0 && d->ndim() != 4) || (w->ndim() >= 0 && w->ndim() != 4))
+    return InvalidArgument("nn.conv2d expects 4-D data (NCHW) and weight (OIHW), got " +
+                           ShapeStr(d) + " and " + ShapeStr(w));
+  if (!d->has_shape() || !w->has_shape()) return TensorTypeNode::MakeRank(4, dt);
+  const auto& ds = d->shape();
+  const auto& ws = w->shape();
+  if (const AttrValue* ch = attrs.Get("channels")) {
+    if (ws[0].is_const() && ws[0].value != ch->as_int())
+      return InvalidArgument("nn.conv2d: channels=" + std::to_string(ch->as_int()) +
+                             " but the weight has " + std::to_string(ws[0].value) +
+                             " output channels");
+  }
+  if (const AttrValue* ks = attrs.Get("kernel_size")) {
+    std::vector<int64_t> k;
+    ks->GetIntList(&k);
+    if (k.size() != 2 || (ws[2].is_const() && ws[2].value != k[0]) ||
+        (ws[3].is_const() && ws[3].value != k[1]))
+      return InvalidArgument("nn.conv2d: kernel_size does not match the weight shape " +
+                             ShapeStr(w));
+  }
+  if (ds[1].is_const() && ws[1].is_const() && ds[1].value != ws[1].value * groups)
+    return InvalidArgument("nn.conv2d: data has " + std::to_string(ds[1].value) +
+                           " input channels, weight expects " +
+                           std::to_string(ws[1].value * groups) + " (groups=" +
+                           std::to_string(groups) + ")");
+  std::vector<Dim> out{ds[0], ws[0], Dim(), Dim()};
+  for (int i = 0; i < 2; ++i) {
+    const Dim& in = ds[2 + i];
+    const Dim& k = ws[2 + i];
+    if (!in.is_const() || !k.is_const()) return TensorTypeNode::MakeRank(4, dt);
+    int64_t eff = dilation[i] * (k.value - 1) + 1;
+    int64_t padded = in.value + padding[i] + padding[i + 2];
+    if (padded < eff)
+      return InvalidArgument("nn.conv2d: kernel larger than padded input in " +
+                             ShapeStr(d) + " with weight " + ShapeStr(w));
+    out[2 + i] = Dim::Const((padded - eff) / strides[i] + 1);
+  }
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
+Type SinfoResult(const std::vector<Type>& sinfo) {
+  if (sinfo.empty()) return ObjectTypeNode::Get();
+  if (sinfo.size() == 1) return sinfo[0];
+  return TupleTypeNode::Make(sinfo);
+}
+
+StatusOr<Type> InferCallTir(const Args& args, const Attrs&, const std::vector<Type>& sinfo) {
+  if (args[0]->kind() != NodeKind::kGlobalVar)
+    return InvalidArgument("call_tir: the first argument must be a global extern kernel (@name)");
+  if (args[1]->kind() != NodeKind::kTuple && args[1]->type()->kind() != NodeKind::kTupleType &&
+      args[1]->type()->kind() != NodeKind::kObjectType)
+    return InvalidArgument("call_tir: the second argument must be a tuple of arguments");
+  if (sinfo.empty()) return InvalidArgument("call_tir requires sinfo_args (the result type)");
+  return SinfoResult(sinfo);
+}
+
+StatusOr<Type> InferCallPacked(const Args& args, const Attrs&, const std::vector<Type>& sinfo) {
+  if (args[0]->kind() != NodeKind::kStringImm)
+    return InvalidArgument("call_packed: the first argument must be the function name string");
+  return SinfoResult(sinfo);
+}
+
+void Add(OpRegistry& r, OpDef def) {
+  Status s = r.Register(std::move(def));
+  (void)s;  // core names are distinct; a failure here is a programming error
+}
+
+OpDef Def(std::string name, std::string desc, int min_args, int max_args, TypeInferFn infer,
+          std::vector<AttrSpec> attrs = {}, bool pure = true) {
+  OpDef d;
+  d.name = std::move(name);
+  d.description = std::move(desc);
+  d.min_args = min_args;
+  d.max_args = max_args;
+  d.infer = std::move(infer);
+  d.attrs = std::move(attrs);
+  d.pure = pure;
+  return d;
+}
+
+}  // namespace
+
+void RegisterCoreOps(OpRegistry& r) {
+  for (const char* name : {"add", "subtract", "multiply", "divide"})
+    Add(r, Def(name, std::string("elementwise ") + name + " with NumPy broadcasting", 2, 2,
+               Elementwise(name)));
+  Add(r, Def("nn.relu", "max(x, 0) elementwise", 1, 1,
+             [](const Args& a, const Attrs&, const std::vector<Type>&) {
+               return InferUnarySame("nn.relu", a);
+             }));
+  Add(r, Def("nn.softmax", "softmax along `axis`", 1, 1, InferSoftmax,
+             {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)}}));
+  Add(r, Def("matmul", "NumPy matmul", 2, 2, InferMatmul));
+  Add(r, Def("reshape", "reshape to `shape` (one dim may be -1)", 1, 1, InferReshape,
+             {{"shape", AttrKind::kIntList, true, std::nullopt}}));
+  Add(r, Def("permute_dims", "permute dimensions by `axes` (default: reverse)", 1, 1,
+             InferPermuteDims, {{"axes", AttrKind::kIntList, false, std::nullopt}}));
+  Add(r, Def("nn.conv2d", "2-D convolution, data NCHW, weight OIHW", 2, 2, InferConv2d,
+             {{"strides", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
+              {"padding", AttrKind::kIntList, false,
+               AttrValue::List({AttrValue::Int(0), AttrValue::Int(0), AttrValue::Int(0), AttrValue::Int(0)})},
+              {"dilation", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
+              {"groups", AttrKind::kInt, false, AttrValue::Int(1)},
+              {"channels", AttrKind::kInt, false, std::nullopt},
+              {"kernel_size", AttrKind::kIntList, false, std::nullopt}}));
+  Add(r, Def("call_tir", "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T])", 2, 2,
+             InferCallTir));
+  Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
+             /*pure=*/false));
+  Add(r, Def("vm.kill_object", "frees a value", 1, 1,
+             [](const Args&, const Attrs&, const std::vector<Type>&) -> StatusOr<Type> {
+               return TupleTypeNode::Make({});
+             },
+             {}, /*pure=*/false));
+}
+
+}  // namespace plir::internal

@@ -1,0 +1,191 @@
+#include "ir/expr.h"
+
+#include <utility>
+
+namespace plir {
+
+Var VarNode::Make(std::string name_hint, Type type, bool is_dataflow) {
+  if (!type) type = ObjectTypeNode::Get();
+  return Var(new VarNode(std::move(name_hint), std::move(type), is_dataflow));
+}
+
+GlobalVarNode::GlobalVarNode(std::string name)
+    : ExprNode(kKind, ObjectTypeNode::Get()), name_(std::move(name)) {}
+
+GlobalVar GlobalVarNode::Make(std::string name) {
+  return GlobalVar(new GlobalVarNode(std::move(name)));
+}
+
+Ref<TupleNode> TupleNode::Make(std::vector<Expr> fields) {
+  std::vector<Type> types;
+  types.reserve(fields.size());
+  for (const Expr& f : fields) types.push_back(f->type());
+  return Ref<TupleNode>(new TupleNode(std::move(fields), TupleTypeNode::Make(std::move(types))));
+}
+
+StatusOr<Expr> TupleGetItemNode::Make(Expr tuple, int64_t index) {
+  const Type& t = tuple->type();
+  Type result;
+  if (auto* tt = As<TupleTypeNode>(t)) {
+    if (index < 0 || index >= static_cast<int64_t>(tt->fields().size()))
+      return InvalidArgument("tuple index " + std::to_string(index) +
+                             " out of range for " + TypeToString(t));
+    result = tt->fields()[index];
+  } else if (t->kind() == NodeKind::kObjectType) {
+    if (index < 0) return InvalidArgument("negative tuple index " + std::to_string(index));
+    result = ObjectTypeNode::Get();
+  } else {
+    return InvalidArgument("element access on a value of type " + TypeToString(t) +
+                           ", which is not a tuple");
+  }
+  return Expr(new TupleGetItemNode(std::move(tuple), index, std::move(result)));
+}
+
+Expr TupleGetItemNode::MakeUnchecked(Expr tuple, int64_t index, Type type) {
+  if (!type) type = ObjectTypeNode::Get();
+  return Expr(new TupleGetItemNode(std::move(tuple), index, std::move(type)));
+}
+
+namespace {
+Type PrimTypeOf(DataType dt) {
+  static const Type* i64 = new Type(PrimTypeNode::Make(DataType::kInt64));
+  static const Type* f64 = new Type(PrimTypeNode::Make(DataType::kFloat64));
+  static const Type* b = new Type(PrimTypeNode::Make(DataType::kBool));
+  switch (dt) {
+    case DataType::kInt64: return *i64;
+    case DataType::kFloat64: return *f64;
+    default: return *b;
+  }
+}
+}  // namespace
+
+PrimValueNode::PrimValueNode(DataType dt, int64_t i, double f)
+    : ExprNode(kKind, PrimTypeOf(dt)), dtype_(dt), i_(i), f_(f) {}
+
+Ref<PrimValueNode> PrimValueNode::Int(int64_t v) {
+  return Ref<PrimValueNode>(new PrimValueNode(DataType::kInt64, v, 0));
+}
+Ref<PrimValueNode> PrimValueNode::Float(double v) {
+  return Ref<PrimValueNode>(new PrimValueNode(DataType::kFloat64, 0, v));
+}
+Ref<PrimValueNode> PrimValueNode::Bool(bool v) {
+  return Ref<PrimValueNode>(new PrimValueNode(DataType::kBool, v ? 1 : 0, 0));
+}
+
+StringImmNode::StringImmNode(std::string v)
+    : ExprNode(kKind, ObjectTypeNode::Get()), value_(std::move(v)) {}
+
+Ref<StringImmNode> StringImmNode::Make(std::string value) {
+  return Ref<StringImmNode>(new StringImmNode(std::move(value)));
+}
+
+StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const std::string> data) {
+  auto* tt = As<TensorTypeNode>(type);
+  if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
+    return InvalidArgument("a constant needs a tensor type with a static shape and a dtype, not " +
+                           TypeToString(type));
+  for (const Dim& d : tt->shape())
+    if (d.value < 0) return InvalidArgument("negative dimension in constant type");
+  // Guard the multiplication against overflow.
+  uint64_t n = static_cast<uint64_t>(DataTypeSize(tt->dtype()));
+  for (const Dim& d : tt->shape()) {
+    if (d.value != 0 && n > (uint64_t{1} << 62) / static_cast<uint64_t>(d.value))
+      return InvalidArgument("constant of type " + TypeToString(type) + " is too large");
+    n *= static_cast<uint64_t>(d.value);
+  }
+  if (!data) data = std::make_shared<const std::string>();
+  if (data->size() != n)
+    return InvalidArgument("constant of type " + TypeToString(type) + " needs " +
+                           std::to_string(n) + " bytes of data, got " +
+                           std::to_string(data->size()));
+  return Ref<ConstantNode>(new ConstantNode(std::move(type), std::move(data)));
+}
+
+Ref<CallNode> CallNode::MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
+                                      std::vector<Type> sinfo_args, Type type) {
+  if (!type) type = ObjectTypeNode::Get();
+  return Ref<CallNode>(new CallNode(std::move(callee), std::move(args), std::move(attrs),
+                                    std::move(sinfo_args), std::move(type)));
+}
+
+IfNode::IfNode(Expr c, SeqExpr t, SeqExpr e, Type ty)
+    : ExprNode(kKind, std::move(ty)), cond_(std::move(c)), then_(std::move(t)),
+      else_(std::move(e)) {}
+
+StatusOr<Expr> IfNode::Make(Expr cond, SeqExpr then_body, SeqExpr else_body) {
+  const Type& ct = cond->type();
+  bool ok = ct->kind() == NodeKind::kObjectType;
+  if (auto* p = As<PrimTypeNode>(ct))
+    ok = p->dtype() == DataType::kBool || p->dtype() == DataType::kUnknown;
+  if (auto* t = As<TensorTypeNode>(ct))
+    ok = (t->dtype() == DataType::kBool || t->dtype() == DataType::kUnknown) &&
+         (t->ndim() == 0 || t->ndim() < 0);
+  if (!ok)
+    return InvalidArgument("the condition of an if must be a boolean scalar, not " +
+                           TypeToString(ct));
+  Type ty = JoinTypes(then_body->type(), else_body->type());
+  return Expr(new IfNode(std::move(cond), std::move(then_body), std::move(else_body),
+                         std::move(ty)));
+}
+
+Expr IfNode::MakeUnchecked(Expr cond, SeqExpr then_body, SeqExpr else_body, Type type) {
+  if (!type) type = ObjectTypeNode::Get();
+  return Expr(new IfNode(std::move(cond), std::move(then_body), std::move(else_body),
+                         std::move(type)));
+}
+
+Binding VarBindingNode::Make(Var var, Expr value) {
+  return Binding(new VarBindingNode(std::move(var), std::move(value)));
+}
+
+Block BindingBlockNode::Make(std::vector<Binding> bindings, bool is_dataflow) {
+  return Block(new BindingBlockNode(std::move(bindings), is_dataflow));
+}
+
+SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
+  std::vector<Block> out;
+  out.reserve(blocks.size());
+  for (Block& b : blocks) {
+    if (!b->is_dataflow()) {
+      if (b->bindings().empty()) continue;
+      if (!out.empty() && !out.back()->is_dataflow()) {
+        std::vector<Binding> merged = out.back()->bindings();
+        merged.insert(merged.end(), b->bindings().begin(), b->bindings().end());
+        out.back() = BindingBlockNode::Make(std::move(merged), false);
+        continue;
+      }
+    }
+    out.push_back(std::move(b));
+  }
+  return SeqExpr(new SeqExprNode(std::move(out), std::move(result)));
+}
+
+Function FunctionNode::Make(std::string name, std::vector<Var> params, Type ret_type,
+                            SeqExpr body, Attrs attrs) {
+  if (!ret_type) ret_type = body->type();
+  return Function(new FunctionNode(std::move(name), std::move(params), std::move(ret_type),
+                                   std::move(body), std::move(attrs)));
+}
+
+ExternFunc ExternFuncNode::Make(std::string name, std::vector<Var> params, Type ret_type,
+                                Attrs attrs) {
+  if (!ret_type) ret_type = ObjectTypeNode::Get();
+  return ExternFunc(new ExternFuncNode(kKind, std::move(name), std::move(params),
+                                       std::move(ret_type), std::move(attrs)));
+}
+
+bool IsAtomic(const Expr& e) {
+  switch (e->kind()) {
+    case NodeKind::kVar:
+    case NodeKind::kGlobalVar:
+    case NodeKind::kOp:
+    case NodeKind::kPrimValue:
+    case NodeKind::kStringImm:
+    case NodeKind::kConstant:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace plir

@@ -1,0 +1,291 @@
+// Expressions, bindings, blocks and module items of the PLIR IR.
+//
+// Every node is immutable and reference-counted; construct nodes with the
+// static Make functions. Every expression carries its type (struct info),
+// computed when the node is made. Variables have identity: two VarNodes with
+// the same name hint are different variables.
+#ifndef PLIR_IR_EXPR_H_
+#define PLIR_IR_EXPR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/node.h"
+#include "ir/status.h"
+#include "ir/type.h"
+
+namespace plir {
+
+class ExprNode : public Node {
+ public:
+  // The type (struct info) of the value this expression produces.
+  const Type& type() const { return type_; }
+
+ protected:
+  ExprNode(NodeKind kind, Type type) : Node(kind), type_(std::move(type)) {}
+  Type type_;
+};
+using Expr = Ref<ExprNode>;
+
+// A local variable: `%name` (ordinary) or a dataflow variable (bound in a
+// dataflow block and not listed in its `output` line).
+class VarNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kVar;
+  static Ref<VarNode> Make(std::string name_hint, Type type, bool is_dataflow = false);
+
+  const std::string& name_hint() const { return name_; }
+  bool is_dataflow() const { return dataflow_; }
+
+ private:
+  friend class TextParser;  // fixes the dataflow flag when it reads `output`
+  VarNode(std::string name, Type type, bool df)
+      : ExprNode(kKind, std::move(type)), name_(std::move(name)), dataflow_(df) {}
+  std::string name_;
+  mutable bool dataflow_;
+};
+using Var = Ref<VarNode>;
+
+// A reference to a module item by name: `@name`. Compared by name.
+class GlobalVarNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kGlobalVar;
+  static Ref<GlobalVarNode> Make(std::string name);
+  const std::string& name() const { return name_; }
+
+ private:
+  explicit GlobalVarNode(std::string name);
+  std::string name_;
+};
+using GlobalVar = Ref<GlobalVarNode>;
+
+// `(a, b)`.
+class TupleNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kTuple;
+  static Ref<TupleNode> Make(std::vector<Expr> fields);
+  const std::vector<Expr>& fields() const { return fields_; }
+
+ private:
+  TupleNode(std::vector<Expr> f, Type t) : ExprNode(kKind, std::move(t)), fields_(std::move(f)) {}
+  std::vector<Expr> fields_;
+};
+
+// `t.index`.
+class TupleGetItemNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kTupleGetItem;
+  // Fails if `tuple`'s type is known and is not a tuple, or `index` is out of range.
+  static StatusOr<Expr> Make(Expr tuple, int64_t index);
+  // Low level: builds the node with an already-computed `type`.
+  static Expr MakeUnchecked(Expr tuple, int64_t index, Type type);
+  const Expr& tuple() const { return tuple_; }
+  int64_t index() const { return index_; }
+
+ private:
+  TupleGetItemNode(Expr t, int64_t i, Type ty)
+      : ExprNode(kKind, std::move(ty)), tuple_(std::move(t)), index_(i) {}
+  Expr tuple_;
+  int64_t index_;
+};
+
+// A scalar literal: `42` (int64), `1.5` (float64), `true` (bool).
+class PrimValueNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kPrimValue;
+  static Ref<PrimValueNode> Int(int64_t v);
+  static Ref<PrimValueNode> Float(double v);
+  static Ref<PrimValueNode> Bool(bool v);
+  DataType dtype() const { return dtype_; }
+  int64_t int_value() const { return i_; }  // also bool (0/1)
+  double float_value() const { return f_; }
+
+ private:
+  PrimValueNode(DataType dt, int64_t i, double f);
+  DataType dtype_;
+  int64_t i_;
+  double f_;
+};
+
+// `"text"`.
+class StringImmNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kStringImm;
+  static Ref<StringImmNode> Make(std::string value);
+  const std::string& value() const { return value_; }
+
+ private:
+  explicit StringImmNode(std::string v);
+  std::string value_;
+};
+
+// A constant tensor: `const<Tensor[(2, 2), float32]>[1, 2, 3, 4]`. The data
+// is little-endian, row-major, and shared between copies of the node.
+class ConstantNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kConstant;
+  // Fails unless `type` is a tensor type with a static shape and known dtype
+  // and `data` holds exactly NumElements() * DataTypeSize(dtype) bytes.
+  static StatusOr<Ref<ConstantNode>> Make(Type type, std::shared_ptr<const std::string> data);
+  const TensorTypeNode& tensor_type() const { return *As<TensorTypeNode>(type_); }
+  const std::string& data() const { return *data_; }
+  const std::shared_ptr<const std::string>& data_ptr() const { return data_; }
+
+ private:
+  ConstantNode(Type t, std::shared_ptr<const std::string> d)
+      : ExprNode(kKind, std::move(t)), data_(std::move(d)) {}
+  std::shared_ptr<const std::string> data_;
+};
+
+// A call of an op, of a module function (`@f(...)`). Make it through
+// MakeOpCall / MakeGlobalCall in op.h, which infer its type.
+class CallNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kCall;
+  // Low level: builds the node with an already-computed `type`.
+  static Ref<CallNode> MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
+                                     std::vector<Type> sinfo_args, Type type);
+  const Expr& callee() const { return callee_; }
+  const std::vector<Expr>& args() const { return args_; }
+  const Attrs& attrs() const { return attrs_; }
+  const std::vector<Type>& sinfo_args() const { return sinfo_args_; }
+
+ private:
+  CallNode(Expr c, std::vector<Expr> a, Attrs at, std::vector<Type> s, Type t)
+      : ExprNode(kKind, std::move(t)), callee_(std::move(c)), args_(std::move(a)),
+        attrs_(std::move(at)), sinfo_args_(std::move(s)) {}
+  Expr callee_;
+  std::vector<Expr> args_;
+  Attrs attrs_;
+  std::vector<Type> sinfo_args_;
+};
+
+class SeqExprNode;
+using SeqExpr = Ref<SeqExprNode>;
+
+// `if (cond) { ... } else { ... }`.
+class IfNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kIf;
+  // Fails if `cond`'s type is known not to be a boolean scalar.
+  static StatusOr<Expr> Make(Expr cond, SeqExpr then_body, SeqExpr else_body);
+  // Low level: builds the node with an already-computed `type`.
+  static Expr MakeUnchecked(Expr cond, SeqExpr then_body, SeqExpr else_body, Type type);
+  const Expr& cond() const { return cond_; }
+  const SeqExpr& then_body() const { return then_; }
+  const SeqExpr& else_body() const { return else_; }
+
+ private:
+  IfNode(Expr c, SeqExpr t, SeqExpr e, Type ty);
+  Expr cond_;
+  SeqExpr then_;
+  SeqExpr else_;
+};
+
+// `%var = value;`.
+class VarBindingNode final : public Node {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kVarBinding;
+  static Ref<VarBindingNode> Make(Var var, Expr value);
+  const Var& var() const { return var_; }
+  const Expr& value() const { return value_; }
+
+ private:
+  VarBindingNode(Var v, Expr e) : Node(kKind), var_(std::move(v)), value_(std::move(e)) {}
+  Var var_;
+  Expr value_;
+};
+using Binding = Ref<VarBindingNode>;
+
+// An ordinary or dataflow block of bindings. In a dataflow block, the
+// bindings whose variable is not a dataflow variable are its outputs.
+class BindingBlockNode final : public Node {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kBindingBlock;
+  static Ref<BindingBlockNode> Make(std::vector<Binding> bindings, bool is_dataflow);
+  const std::vector<Binding>& bindings() const { return bindings_; }
+  bool is_dataflow() const { return dataflow_; }
+
+ private:
+  BindingBlockNode(std::vector<Binding> b, bool df)
+      : Node(kKind), bindings_(std::move(b)), dataflow_(df) {}
+  std::vector<Binding> bindings_;
+  bool dataflow_;
+};
+using Block = Ref<BindingBlockNode>;
+
+// A body: blocks of bindings, then a result expression.
+class SeqExprNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kSeqExpr;
+  // Normalizes so that text round trips: empty ordinary blocks are dropped
+  // and adjacent ordinary blocks are merged (the text cannot tell them apart).
+  static SeqExpr Make(std::vector<Block> blocks, Expr result);
+  const std::vector<Block>& blocks() const { return blocks_; }
+  const Expr& result() const { return result_; }
+
+ private:
+  SeqExprNode(std::vector<Block> b, Expr r)
+      : ExprNode(kKind, r->type()), blocks_(std::move(b)), result_(std::move(r)) {}
+  std::vector<Block> blocks_;
+  Expr result_;
+};
+
+// Common base of module items: `def` functions and `extern` kernels.
+class ItemNode : public Node {
+ public:
+  const std::string& name() const { return name_; }
+  const std::vector<Var>& params() const { return params_; }
+  const Type& ret_type() const { return ret_type_; }
+  const Attrs& attrs() const { return attrs_; }
+
+ protected:
+  ItemNode(NodeKind k, std::string name, std::vector<Var> params, Type ret, Attrs attrs)
+      : Node(k), name_(std::move(name)), params_(std::move(params)),
+        ret_type_(std::move(ret)), attrs_(std::move(attrs)) {}
+  std::string name_;
+  std::vector<Var> params_;
+  Type ret_type_;
+  Attrs attrs_;
+};
+using Item = Ref<ItemNode>;
+
+// `def @name(params) -> ret attrs {...} { body }`.
+class FunctionNode final : public ItemNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kFunction;
+  // `ret_type` may be null: the body's type is used.
+  static Ref<FunctionNode> Make(std::string name, std::vector<Var> params, Type ret_type,
+                                SeqExpr body, Attrs attrs = Attrs());
+  const SeqExpr& body() const { return body_; }
+
+ private:
+  FunctionNode(std::string n, std::vector<Var> p, Type r, SeqExpr b, Attrs a)
+      : ItemNode(kKind, std::move(n), std::move(p), std::move(r), std::move(a)),
+        body_(std::move(b)) {}
+  SeqExpr body_;
+};
+using Function = Ref<FunctionNode>;
+
+// `extern @name(params) -> ret`: an opaque kernel, callable through call_tir.
+class ExternFuncNode final : public ItemNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kExternFunc;
+  static Ref<ExternFuncNode> Make(std::string name, std::vector<Var> params, Type ret_type,
+                                  Attrs attrs = Attrs());
+
+ private:
+  using ItemNode::ItemNode;
+};
+using ExternFunc = Ref<ExternFuncNode>;
+
+// Returns true iff `e` is a leaf that normal form allows as an operand:
+// a variable, global, literal, constant or op.
+bool IsAtomic(const Expr& e);
+
+}  // namespace plir
+
+#endif  // PLIR_IR_EXPR_H_

@@ -1,0 +1,231 @@
+#include "ir/internal/lexer.h"
+
+namespace plir::internal {
+namespace {
+bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+}  // namespace
+
+std::string DescribeToken(const Token& t) {
+  switch (t.kind) {
+    case Tok::kEof: return "end of input";
+    case Tok::kError: return "an invalid token";
+    case Tok::kIdent: return "identifier '" + std::string(t.text) + "'";
+    case Tok::kLocal: return "'%" + std::string(t.text) + "'";
+    case Tok::kGlobal: return "'@" + std::string(t.text) + "'";
+    case Tok::kInt: return "integer " + std::string(t.text);
+    case Tok::kFloat: return "float " + std::string(t.text);
+    case Tok::kString: return "string " + std::string(t.text);
+    case Tok::kHexString: return "hex payload";
+    default: return "'" + std::string(t.text) + "'";
+  }
+}
+
+void Lexer::Advance(size_t n) {
+  for (size_t i = 0; i < n && pos_ < src_.size(); ++i) {
+    char c = src_[pos_++];
+    if (c == '\n') {
+      ++line_;
+      col_ = 1;
+    } else if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) {
+      ++col_;  // columns count characters, not UTF-8 continuation bytes
+    }
+  }
+}
+
+Token Lexer::Make(Tok kind, size_t start, int line, int col) {
+  Token t;
+  t.kind = kind;
+  t.text = src_.substr(start, pos_ - start);
+  t.line = line;
+  t.col = col;
+  return t;
+}
+
+Token Lexer::Error(std::string_view message, int line, int col) {
+  error_ = std::string(message);
+  Token t;
+  t.kind = Tok::kError;
+  t.text = error_;
+  t.line = line;
+  t.col = col;
+  return t;
+}
+
+void Lexer::SkipSpaceAndComments() {
+  while (pos_ < src_.size()) {
+    char c = src_[pos_];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      Advance();
+    } else if (c == '/' && Peek(1) == '/') {
+      while (pos_ < src_.size() && src_[pos_] != '\n') Advance();
+    } else {
+      break;
+    }
+  }
+}
+
+Token Lexer::Next() {
+  SkipSpaceAndComments();
+  bool after_dot = after_dot_;
+  after_dot_ = false;
+  int line = line_, col = col_;
+  size_t start = pos_;
+  if (pos_ >= src_.size()) return Make(Tok::kEof, start, line, col);
+  char c = src_[pos_];
+
+  auto single = [&](Tok k) {
+    Advance();
+    return Make(k, start, line, col);
+  };
+  switch (c) {
+    case '(': return single(Tok::kLParen);
+    case ')': return single(Tok::kRParen);
+    case '{': return single(Tok::kLBrace);
+    case '}': return single(Tok::kRBrace);
+    case '[': return single(Tok::kLBracket);
+    case ']': return single(Tok::kRBracket);
+    case '<': return single(Tok::kLAngle);
+    case '>': return single(Tok::kRAngle);
+    case ',': return single(Tok::kComma);
+    case ':': return single(Tok::kColon);
+    case ';': return single(Tok::kSemi);
+    case '=': return single(Tok::kEq);
+    case '#': return single(Tok::kHash);
+    case '.':
+      after_dot_ = true;
+      return single(Tok::kDot);
+    default: break;
+  }
+  if (c == '%' || c == '@') {
+    Advance();
+    size_t name_start = pos_;
+    while (IsIdentChar(Peek())) Advance();
+    if (pos_ == name_start)
+      return Error(std::string("expected a name after '") + c + "'", line, col);
+    Token t = Make(c == '%' ? Tok::kLocal : Tok::kGlobal, start, line, col);
+    t.text = src_.substr(name_start, pos_ - name_start);
+    return t;
+  }
+  if (c == '-' && Peek(1) == '>') {
+    Advance(2);
+    return Make(Tok::kArrow, start, line, col);
+  }
+  if (c == '-' && Peek(1) == 'i' && Peek(2) == 'n' && Peek(3) == 'f' && !IsIdentChar(Peek(4))) {
+    Advance(4);
+    return Make(Tok::kFloat, start, line, col);
+  }
+  if (IsDigit(c) || (c == '-' && IsDigit(Peek(1)))) {
+    if (c == '-') Advance();
+    while (IsDigit(Peek())) Advance();
+    if (after_dot) return Make(Tok::kInt, start, line, col);
+    bool is_float = false;
+    if (Peek() == '.' && IsDigit(Peek(1))) {
+      is_float = true;
+      Advance();
+      while (IsDigit(Peek())) Advance();
+    }
+    if (Peek() == 'e' || Peek() == 'E') {
+      size_t k = 1;
+      if (Peek(1) == '+' || Peek(1) == '-') k = 2;
+      if (IsDigit(Peek(k))) {
+        is_float = true;
+        Advance(k);
+        while (IsDigit(Peek())) Advance();
+      }
+    }
+    if (IsIdentStart(Peek()))
+      return Error("malformed number '" + std::string(src_.substr(start, pos_ - start + 1)) + "'",
+                   line, col);
+    return Make(is_float ? Tok::kFloat : Tok::kInt, start, line, col);
+  }
+  if (c == 'x' && Peek(1) == '"') {
+    Advance(2);
+    std::string bytes;
+    while (true) {
+      char h = Peek();
+      if (h == '"') break;
+      if (pos_ >= src_.size() || h == '\n')
+        return Error("unterminated hex payload", line, col);
+      int hi = HexDigit(h), lo = HexDigit(Peek(1));
+      if (hi < 0 || lo < 0) {
+        int l = line_, cc = col_;
+        return Error("invalid hex payload: expected pairs of hex digits", l, cc);
+      }
+      bytes.push_back(static_cast<char>(hi * 16 + lo));
+      Advance(2);
+    }
+    Advance();
+    Token t = Make(Tok::kHexString, start, line, col);
+    t.value = std::move(bytes);
+    return t;
+  }
+  if (IsIdentStart(c)) {
+    while (true) {
+      while (IsIdentChar(Peek())) Advance();
+      if (Peek() == '.' && IsIdentStart(Peek(1))) {
+        Advance();  // dotted op name: nn.conv2d
+        continue;
+      }
+      break;
+    }
+    return Make(Tok::kIdent, start, line, col);
+  }
+  if (c == '"') {
+    Advance();
+    std::string value;
+    while (true) {
+      if (pos_ >= src_.size()) return Error("unterminated string", line, col);
+      char ch = Peek();
+      if (ch == '"') break;
+      if (ch == '\n') return Error("newline in string (use \\n)", line, col);
+      if (ch == '\\') {
+        int el = line_, ec = col_;
+        char e = Peek(1);
+        switch (e) {
+          case '"': value.push_back('"'); break;
+          case '\\': value.push_back('\\'); break;
+          case 'n': value.push_back('\n'); break;
+          case 't': value.push_back('\t'); break;
+          case 'r': value.push_back('\r'); break;
+          case 'x': {
+            int hi = HexDigit(Peek(2)), lo = HexDigit(Peek(3));
+            if (hi < 0 || lo < 0) return Error("invalid \\x escape: expected two hex digits", el, ec);
+            value.push_back(static_cast<char>(hi * 16 + lo));
+            Advance(2);
+            break;
+          }
+          default:
+            return Error("invalid escape '\\" + std::string(1, e) +
+                             "' (allowed: \\\" \\\\ \\n \\t \\r \\xHH)",
+                         el, ec);
+        }
+        Advance(2);
+        continue;
+      }
+      value.push_back(ch);
+      Advance();
+    }
+    Advance();
+    Token t = Make(Tok::kString, start, line, col);
+    t.value = std::move(value);
+    return t;
+  }
+  unsigned char uc = static_cast<unsigned char>(c);
+  if (uc < 0x20 || uc >= 0x7f) {
+    char buf[8];
+    static const char* kHex = "0123456789abcdef";
+    buf[0] = '0'; buf[1] = 'x'; buf[2] = kHex[uc >> 4]; buf[3] = kHex[uc & 15]; buf[4] = 0;
+    return Error(std::string("unexpected byte ") + buf, line, col);
+  }
+  return Error("unexpected character '" + std::string(1, c) + "'", line, col);
+}
+
+}  // namespace plir::internal

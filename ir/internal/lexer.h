@@ -1,0 +1,60 @@
+// Internal: the tokenizer of the text format. Copyable, so the parser can
+// save a position and come back to it (function bodies are parsed after all
+// signatures are known).
+#ifndef PLIR_IR_INTERNAL_LEXER_H_
+#define PLIR_IR_INTERNAL_LEXER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace plir::internal {
+
+enum class Tok : uint8_t {
+  kEof,
+  kError,      // text holds the message
+  kIdent,      // foo, nn.conv2d, Tensor, float32, if, ...
+  kLocal,      // %name   (text without '%')
+  kGlobal,     // @name   (text without '@')
+  kInt,        // 42, -7
+  kFloat,      // 1.5, -2e-3, -inf
+  kString,     // "..."   (value holds the decoded string)
+  kHexString,  // x"0a0b" (value holds the decoded bytes)
+  kLParen, kRParen, kLBrace, kRBrace, kLBracket, kRBracket, kLAngle, kRAngle,
+  kComma, kColon, kSemi, kEq, kDot, kArrow, kHash,
+};
+
+struct Token {
+  Tok kind = Tok::kEof;
+  std::string_view text;  // the token's spelling (or the error message)
+  std::string value;      // decoded string or hex payload
+  int line = 1;
+  int col = 1;
+};
+
+// Describes a token for error messages: "'{'", "identifier 'foo'", "end of input".
+std::string DescribeToken(const Token& t);
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view src) : src_(src) {}
+  Token Next();
+
+ private:
+  char Peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
+  void Advance(size_t n = 1);
+  Token Make(Tok kind, size_t start, int line, int col);
+  Token Error(std::string_view message, int line, int col);
+  void SkipSpaceAndComments();
+
+  std::string_view src_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  int col_ = 1;
+  bool after_dot_ = false;  // `%t.1.0` is two accesses, not the float 1.0
+  std::string error_;       // storage for the last error message
+};
+
+}  // namespace plir::internal
+
+#endif  // PLIR_IR_INTERNAL_LEXER_H_

@@ -1,0 +1,131 @@
+// Node: the base of every IR object, and Ref<T>, its intrusive shared handle.
+//
+// Nodes are immutable once constructed and reference-counted; sharing a node
+// between many parents (and many modules) is the normal case. Copying a Ref
+// costs one atomic increment. Destruction is iterative: dropping the last
+// reference to a 100,000-deep expression does not recurse.
+#ifndef PLIR_IR_NODE_H_
+#define PLIR_IR_NODE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace plir {
+
+// Every concrete node class has exactly one kind.
+enum class NodeKind : uint8_t {
+  // Types (struct info).
+  kTensorType,
+  kTupleType,
+  kObjectType,
+  kPrimType,
+  kShapeType,
+  // Expressions.
+  kVar,
+  kGlobalVar,
+  kOp,
+  kTuple,
+  kTupleGetItem,
+  kPrimValue,
+  kStringImm,
+  kConstant,
+  kCall,
+  kIf,
+  kSeqExpr,
+  // Structure.
+  kVarBinding,
+  kBindingBlock,
+  kFunction,
+  kExternFunc,
+};
+
+const char* NodeKindName(NodeKind kind);
+
+inline bool IsTypeKind(NodeKind k) { return k <= NodeKind::kShapeType; }
+inline bool IsExprKind(NodeKind k) {
+  return k >= NodeKind::kVar && k <= NodeKind::kSeqExpr;
+}
+
+class Node {
+ public:
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  NodeKind kind() const { return kind_; }
+
+  // Reference counting; use Ref<T> rather than calling these directly.
+  void IncRef() const { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void DecRef() const;
+  // Returns the current reference count (for tests and diagnostics only).
+  uint32_t use_count() const { return refs_.load(std::memory_order_relaxed); }
+
+ protected:
+  explicit Node(NodeKind kind) : kind_(kind) {}
+  virtual ~Node() = default;
+
+ private:
+  mutable std::atomic<uint32_t> refs_{0};
+  NodeKind kind_;
+};
+
+// An intrusive shared handle to a node of type T (const access only: nodes
+// are immutable). A default-constructed Ref is null.
+template <typename T>
+class Ref {
+ public:
+  Ref() = default;
+  Ref(std::nullptr_t) {}  // NOLINT: implicit
+  explicit Ref(const T* p) : p_(p) { if (p_) p_->IncRef(); }
+  Ref(const Ref& o) : p_(o.p_) { if (p_) p_->IncRef(); }
+  Ref(Ref&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  template <typename U>
+  Ref(const Ref<U>& o) : p_(o.get()) { if (p_) p_->IncRef(); }  // NOLINT
+  template <typename U>
+  Ref(Ref<U>&& o) noexcept : p_(o.release()) {}  // NOLINT
+  ~Ref() { if (p_) p_->DecRef(); }
+
+  Ref& operator=(Ref o) noexcept { std::swap(p_, o.p_); return *this; }
+
+  const T* get() const { return p_; }
+  const T* operator->() const { return p_; }
+  const T& operator*() const { return *p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  bool same_as(const Ref& o) const { return p_ == o.p_; }
+
+  // Gives up ownership without decrementing (for move-conversion).
+  const T* release() { const T* p = p_; p_ = nullptr; return p; }
+
+  friend bool operator==(const Ref& a, const Ref& b) { return a.p_ == b.p_; }
+  friend bool operator!=(const Ref& a, const Ref& b) { return a.p_ != b.p_; }
+
+ private:
+  const T* p_ = nullptr;
+};
+
+// Allocates a node and returns the first reference to it.
+template <typename T, typename... Args>
+Ref<T> MakeNode(Args&&... args) {
+  return Ref<T>(new T(std::forward<Args>(args)...));
+}
+
+// Returns `n` viewed as a T if it has T's kind, else nullptr.
+template <typename T>
+const T* As(const Node* n) {
+  return (n && n->kind() == T::kKind) ? static_cast<const T*>(n) : nullptr;
+}
+template <typename T, typename U>
+const T* As(const Ref<U>& n) {
+  return As<T>(static_cast<const Node*>(n.get()));
+}
+
+// Unchecked downcast of a Ref whose kind the caller has checked.
+template <typename T, typename U>
+Ref<T> Downcast(const Ref<U>& n) {
+  return Ref<T>(static_cast<const T*>(static_cast<const Node*>(n.get())));
+}
+
+}  // namespace plir
+
+#endif  // PLIR_IR_NODE_H_

@@ -1,0 +1,190 @@
+#include "ir/op.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+namespace plir {
+
+const char* AttrKindName(AttrKind k) {
+  switch (k) {
+    case AttrKind::kInt: return "int";
+    case AttrKind::kFloat: return "float";
+    case AttrKind::kBool: return "bool";
+    case AttrKind::kString: return "string";
+    case AttrKind::kIntList: return "list of ints";
+    case AttrKind::kFloatList: return "list of floats";
+    case AttrKind::kType: return "type";
+    case AttrKind::kAny: return "any";
+  }
+  return "?";
+}
+
+OpNode::OpNode(OpDef def) : ExprNode(kKind, ObjectTypeNode::Get()), def_(std::move(def)) {}
+
+const AttrSpec* OpNode::FindAttr(std::string_view key) const {
+  for (const AttrSpec& s : def_.attrs)
+    if (s.name == key) return &s;
+  return nullptr;
+}
+
+OpRegistry& OpRegistry::Global() {
+  static OpRegistry* registry = [] {
+    auto* r = new OpRegistry();
+    internal::RegisterCoreOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+Status OpRegistry::Register(OpDef def) {
+  if (def.name.empty()) return InvalidArgument("op name is empty");
+  if (!def.infer) return InvalidArgument("op '" + def.name + "' has no type inference function");
+  if (def.max_args >= 0 && def.max_args < def.min_args)
+    return InvalidArgument("op '" + def.name + "' has max_args < min_args");
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto it = ops_.find(def.name);
+  if (it != ops_.end())
+    return AlreadyExists("op '" + def.name + "' registered by " + def.origin +
+                         " is already registered by " + it->second->def().origin);
+  std::string name = def.name;
+  ops_.emplace(std::move(name), Op(new OpNode(std::move(def))));
+  return Status::Ok();
+}
+
+Op OpRegistry::Lookup(std::string_view name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = ops_.find(std::string(name));
+  return it == ops_.end() ? Op() : it->second;
+}
+
+std::vector<std::string> OpRegistry::Names() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::vector<std::string> names;
+  for (const auto& [n, op] : ops_) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+namespace {
+// Checks `v` against `spec`, coercing ints to floats where floats are wanted.
+StatusOr<AttrValue> CheckAttr(const std::string& op, const AttrSpec& spec, const AttrValue& v) {
+  using K = AttrValue::Kind;
+  auto bad = [&]() {
+    std::string got;
+    v.AppendTo(&got);
+    return InvalidArgument("attribute '" + spec.name + "' of " + op + " must be " +
+                           AttrKindName(spec.kind) + ", got " + got);
+  };
+  switch (spec.kind) {
+    case AttrKind::kAny: return v;
+    case AttrKind::kInt: if (v.kind() != K::kInt) return bad(); return v;
+    case AttrKind::kBool: if (v.kind() != K::kBool) return bad(); return v;
+    case AttrKind::kString: if (v.kind() != K::kString) return bad(); return v;
+    case AttrKind::kType: if (v.kind() != K::kType) return bad(); return v;
+    case AttrKind::kFloat:
+      if (v.kind() == K::kInt) return AttrValue::Float(static_cast<double>(v.as_int()));
+      if (v.kind() != K::kFloat) return bad();
+      return v;
+    case AttrKind::kIntList:
+      if (v.kind() != K::kList) return bad();
+      for (const AttrValue& e : v.as_list())
+        if (e.kind() != K::kInt) return bad();
+      return v;
+    case AttrKind::kFloatList: {
+      if (v.kind() != K::kList) return bad();
+      std::vector<AttrValue> items;
+      for (const AttrValue& e : v.as_list()) {
+        if (e.kind() == K::kInt) items.push_back(AttrValue::Float(static_cast<double>(e.as_int())));
+        else if (e.kind() == K::kFloat) items.push_back(e);
+        else return bad();
+      }
+      return AttrValue::List(std::move(items));
+    }
+  }
+  return bad();
+}
+}  // namespace
+
+StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
+                          std::vector<Type> sinfo_args) {
+  const OpDef& def = op->def();
+  int n = static_cast<int>(args.size());
+  if (n < def.min_args || (def.max_args >= 0 && n > def.max_args)) {
+    std::string want = def.max_args < 0 ? "at least " + std::to_string(def.min_args)
+                       : def.min_args == def.max_args ? std::to_string(def.min_args)
+                       : std::to_string(def.min_args) + " to " + std::to_string(def.max_args);
+    return InvalidArgument(def.name + " takes " + want + " argument" +
+                           (want == "1" ? "" : "s") + ", got " + std::to_string(n));
+  }
+  std::vector<Attrs::Entry> checked;
+  bool changed = false;
+  for (const auto& [key, value] : attrs.entries()) {
+    const AttrSpec* spec = op->FindAttr(key.str());
+    if (!spec) {
+      std::vector<std::string> known;
+      for (const AttrSpec& s : def.attrs) known.push_back(s.name);
+      std::string msg = def.name + " has no attribute '" + key.str() + "'";
+      auto close = ClosestNames(key.str(), known, 1);
+      if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
+      return InvalidArgument(msg);
+    }
+    PLIR_ASSIGN_OR_RETURN(AttrValue v, CheckAttr(def.name, *spec, value));
+    if (v.kind() != value.kind() ||
+        (v.kind() == AttrValue::Kind::kList && !v.Equals(value)))
+      changed = true;
+    checked.emplace_back(key, std::move(v));
+  }
+  for (const AttrSpec& s : def.attrs)
+    if (s.required && !attrs.Get(s.name))
+      return InvalidArgument(def.name + " requires attribute '" + s.name + "'");
+  if (changed) {
+    PLIR_ASSIGN_OR_RETURN(attrs, Attrs::Make(std::move(checked)));
+  }
+  StatusOr<Type> type = def.infer(args, attrs, sinfo_args);
+  if (!type.ok()) return type.status();
+  return Expr(CallNode::MakeUnchecked(op, std::move(args), std::move(attrs),
+                                      std::move(sinfo_args), std::move(type).value()));
+}
+
+StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args, Attrs attrs,
+                          std::vector<Type> sinfo_args) {
+  Op op = OpRegistry::Global().Lookup(op_name);
+  if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
+  return MakeOpCall(op, std::move(args), std::move(attrs), std::move(sinfo_args));
+}
+
+Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
+                    std::vector<Type> sinfo_args) {
+  return CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(),
+                                 std::move(sinfo_args), std::move(ret_type));
+}
+
+std::vector<std::string> ClosestNames(std::string_view name,
+                                      const std::vector<std::string>& candidates, size_t max) {
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      }
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::vector<std::pair<size_t, std::string>> scored;
+  size_t limit = std::max<size_t>(2, name.size() / 2);
+  for (const std::string& c : candidates) {
+    size_t d = distance(name, c);
+    if (d <= limit) scored.emplace_back(d, c);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+}  // namespace plir

@@ -1,0 +1,109 @@
+// Operators and the op registry.
+//
+// An op has a name (`add`, `nn.conv2d`), an arity, an attribute schema and a
+// type-inference function. The registry holds the core ops of the spec from
+// the first call of OpRegistry::Global(); plugins register more at run time.
+// Registration is explicit (no static initializers).
+#ifndef PLIR_IR_OP_H_
+#define PLIR_IR_OP_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/expr.h"
+#include "ir/status.h"
+
+namespace plir {
+
+enum class AttrKind { kInt, kFloat, kBool, kString, kIntList, kFloatList, kType, kAny };
+const char* AttrKindName(AttrKind k);
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind = AttrKind::kAny;
+  bool required = false;
+  std::optional<AttrValue> default_value;  // documented default when absent
+};
+
+// Computes the result type of a call from its (already typed) arguments,
+// attributes (validated against the schema) and sinfo_args.
+using TypeInferFn = std::function<StatusOr<Type>(
+    const std::vector<Expr>& args, const Attrs& attrs, const std::vector<Type>& sinfo_args)>;
+
+struct OpDef {
+  std::string name;
+  std::string description;
+  int min_args = 0;
+  int max_args = 0;  // -1: variadic
+  std::vector<AttrSpec> attrs;
+  TypeInferFn infer;
+  bool pure = true;  // false: the call has side effects (never removed)
+  std::string origin = "core";  // who registered it (for duplicate errors)
+};
+
+class OpNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kOp;
+  const std::string& name() const { return def_.name; }
+  const OpDef& def() const { return def_; }
+  bool pure() const { return def_.pure; }
+  // Returns the spec of attribute `key`, or nullptr.
+  const AttrSpec* FindAttr(std::string_view key) const;
+
+ private:
+  friend class OpRegistry;
+  explicit OpNode(OpDef def);
+  OpDef def_;
+};
+using Op = Ref<OpNode>;
+
+class OpRegistry {
+ public:
+  // The process-wide registry, holding the core ops.
+  static OpRegistry& Global();
+
+  // Registers `def`. Fails (AlreadyExists, naming both origins) if the name is
+  // taken, or (InvalidArgument) if the definition is malformed.
+  Status Register(OpDef def);
+  // Returns the op named `name`, or null.
+  Op Lookup(std::string_view name) const;
+  // Sorted names of all registered ops.
+  std::vector<std::string> Names() const;
+
+ private:
+  OpRegistry() = default;
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, Op> ops_;
+};
+
+// Builds a call of `op`, checking arity and attributes and inferring its type.
+StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs = Attrs(),
+                          std::vector<Type> sinfo_args = {});
+// Convenience: looks the op up by name in the global registry.
+StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args,
+                          Attrs attrs = Attrs(), std::vector<Type> sinfo_args = {});
+// Builds a call of a module function whose return type is `ret_type`.
+Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
+                    std::vector<Type> sinfo_args = {});
+
+// Returns up to `max` names from `candidates` closest to `name` by edit
+// distance ("did you mean"), best first.
+std::vector<std::string> ClosestNames(std::string_view name,
+                                      const std::vector<std::string>& candidates,
+                                      size_t max = 3);
+
+namespace internal {
+// Registers the core ops of the spec into `registry` (called once by Global()).
+void RegisterCoreOps(OpRegistry& registry);
+}  // namespace internal
+
+}  // namespace plir
+
+#endif  // PLIR_IR_OP_H_

@@ -1,0 +1,33 @@
+// The text-format parser (spec: ../shared/spec/text-format.md).
+//
+// Every error reports "file:line:column: message" (what was expected and what
+// was found), followed by the offending source line and a caret. The parser
+// never crashes or hangs on any input, and limits nesting to
+// kMaxNestingDepth levels (deeper input is a clean error).
+#ifndef PLIR_IR_PARSER_H_
+#define PLIR_IR_PARSER_H_
+
+#include <string>
+#include <string_view>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace plir {
+
+inline constexpr int kMaxNestingDepth = 1000;
+
+struct ParseOptions {
+  // Name used in error messages.
+  std::string filename = "<input>";
+};
+
+StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options = {});
+// Reads and parses `path` ("-" reads standard input).
+StatusOr<Module> ParseModuleFile(const std::string& path);
+// Parses a single type, e.g. "Tensor[(2, n), float32]".
+StatusOr<Type> ParseType(std::string_view text, const ParseOptions& options = {});
+
+}  // namespace plir
+
+#endif  // PLIR_IR_PARSER_H_

@@ -1,0 +1,31 @@
+// The text-format printer (spec: ../shared/spec/text-format.md).
+//
+// Output is deterministic, prints a type on every binding and parameter and
+// a return type on every function, and makes variable names unique within a
+// function (%lv1, %lv1_1). Printing is iterative: any nesting depth.
+#ifndef PLIR_IR_PRINTER_H_
+#define PLIR_IR_PRINTER_H_
+
+#include <string>
+
+#include "ir/expr.h"
+#include "ir/module.h"
+
+namespace plir {
+
+struct PrintOptions {
+  // Print the `#[version = "1"]` first line.
+  bool version_header = true;
+  // Constants with more elements than this print as a hex payload.
+  size_t max_inline_elements = 64;
+};
+
+std::string PrintModule(const Module& m, const PrintOptions& options = {});
+// Prints one item (`def` or `extern`), without a trailing newline.
+std::string PrintItem(const Item& item, const PrintOptions& options = {});
+// Prints an expression on its own (variables named by their hints, made unique).
+std::string PrintExpr(const Expr& e, const PrintOptions& options = {});
+
+}  // namespace plir
+
+#endif  // PLIR_IR_PRINTER_H_

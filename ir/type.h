@@ -1,0 +1,139 @@
+// Types (Relax's "struct info"): what is statically known about a value.
+//
+//   Tensor[(16, n), float32]   TensorTypeNode with a shape (dims may be symbolic)
+//   Tensor[ndim=2, float32]    known rank, unknown shape
+//   Tensor[float32], Tensor    unknown rank (and dtype)
+//   (T1, T2)                   TupleTypeNode
+//   Object                     ObjectTypeNode: any value
+//   Prim[int64]                PrimTypeNode: a scalar primitive value
+//   Shape[(1, n)], Shape[ndim=2]  ShapeTypeNode
+#ifndef PLIR_IR_TYPE_H_
+#define PLIR_IR_TYPE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/node.h"
+#include "ir/symbol.h"
+
+namespace plir {
+
+// One dimension of a shape: a constant, or a symbolic variable named `sym`.
+struct Dim {
+  int64_t value = 0;
+  Symbol sym;  // empty for constants
+
+  static Dim Const(int64_t v) { return Dim{v, Symbol()}; }
+  static Dim Sym(Symbol s) { return Dim{0, s}; }
+  bool is_const() const { return sym.empty(); }
+  friend bool operator==(const Dim& a, const Dim& b) {
+    return a.value == b.value && a.sym == b.sym;
+  }
+  friend bool operator!=(const Dim& a, const Dim& b) { return !(a == b); }
+};
+
+std::string DimToString(const Dim& d);
+
+class TypeNode : public Node {
+ protected:
+  using Node::Node;
+};
+using Type = Ref<TypeNode>;
+
+class TensorTypeNode final : public TypeNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kTensorType;
+  // Tensor with a known shape (its rank is shape.size()).
+  static Type Make(std::vector<Dim> shape, DataType dtype);
+  // Tensor with known rank `ndim` (or -1: unknown) and unknown shape.
+  static Type MakeRank(int ndim, DataType dtype);
+
+  DataType dtype() const { return dtype_; }
+  int ndim() const { return ndim_; }  // -1 if unknown
+  bool has_shape() const { return has_shape_; }
+  const std::vector<Dim>& shape() const { return shape_; }
+  // True iff the shape is known and every dim is a constant.
+  bool IsStatic() const;
+  // Number of elements; precondition: IsStatic().
+  int64_t NumElements() const;
+
+ private:
+  TensorTypeNode(DataType dtype, int ndim, bool has_shape, std::vector<Dim> shape)
+      : TypeNode(kKind), dtype_(dtype), ndim_(ndim), has_shape_(has_shape),
+        shape_(std::move(shape)) {}
+  DataType dtype_;
+  int ndim_;
+  bool has_shape_;
+  std::vector<Dim> shape_;
+};
+
+class TupleTypeNode final : public TypeNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kTupleType;
+  static Type Make(std::vector<Type> fields);
+  const std::vector<Type>& fields() const { return fields_; }
+
+ private:
+  explicit TupleTypeNode(std::vector<Type> f) : TypeNode(kKind), fields_(std::move(f)) {}
+  std::vector<Type> fields_;
+};
+
+class ObjectTypeNode final : public TypeNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kObjectType;
+  static Type Get();  // a shared instance
+
+ private:
+  ObjectTypeNode() : TypeNode(kKind) {}
+};
+
+class PrimTypeNode final : public TypeNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kPrimType;
+  static Type Make(DataType dtype);
+  DataType dtype() const { return dtype_; }
+
+ private:
+  explicit PrimTypeNode(DataType d) : TypeNode(kKind), dtype_(d) {}
+  DataType dtype_;
+};
+
+class ShapeTypeNode final : public TypeNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kShapeType;
+  static Type Make(std::vector<Dim> values);
+  static Type MakeRank(int ndim);  // -1: unknown rank
+  int ndim() const { return ndim_; }
+  bool has_values() const { return has_values_; }
+  const std::vector<Dim>& values() const { return values_; }
+
+ private:
+  ShapeTypeNode(int ndim, bool has, std::vector<Dim> v)
+      : TypeNode(kKind), ndim_(ndim), has_values_(has), values_(std::move(v)) {}
+  int ndim_;
+  bool has_values_;
+  std::vector<Dim> values_;
+};
+
+// Returns the text-format spelling of `t` (iterative; any nesting depth).
+std::string TypeToString(const Type& t);
+void AppendType(const Type& t, std::string* out);
+
+// Returns true iff `a` and `b` may describe the same value: they do not
+// contradict each other (dtype, rank, constant dims, tuple arity, kind).
+// `Object` and unknown parts are compatible with anything. Symbolic dims are
+// compatible with any dim. Iterative.
+bool TypeCompatible(const Type& a, const Type& b);
+
+// Returns the most specific type that covers both `a` and `b` (the type of
+// an `if` whose branches have these types).
+Type JoinTypes(const Type& a, const Type& b);
+
+// Returns true iff two types are structurally identical. Iterative.
+bool TypeEqual(const Type& a, const Type& b);
+
+}  // namespace plir
+
+#endif  // PLIR_IR_TYPE_H_

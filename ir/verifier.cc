@@ -1,0 +1,253 @@
+#include "ir/verifier.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/op.h"
+#include "ir/visitor.h"
+
+namespace plir {
+namespace {
+
+std::string VarName(const VarNode* v) { return "%" + v->name_hint(); }
+
+class Verifier : public IRVisitor {
+ public:
+  Verifier(const Module& m, size_t max_errors) : module_(m), max_errors_(max_errors) {
+    visit_types_ = false;
+  }
+
+  std::vector<VerifyError> Run() {
+    for (const Item& it : module_.items()) {
+      if (errors_.size() >= max_errors_) break;
+      current_item_ = it.get();
+      Walk(it.get(), "@" + it->name());
+    }
+    return std::move(errors_);
+  }
+
+ protected:
+  bool Enter(const Node* n, bool is_def) override {
+    if (errors_.size() >= max_errors_) return false;
+    switch (n->kind()) {
+      case NodeKind::kVar:
+        if (is_def) Define(static_cast<const VarNode*>(n));
+        else Use(static_cast<const VarNode*>(n));
+        return false;
+      case NodeKind::kGlobalVar: {
+        auto* g = static_cast<const GlobalVarNode*>(n);
+        if (!module_.Contains(g->name())) Error("unknown global @" + g->name());
+        return false;
+      }
+      case NodeKind::kSeqExpr:
+      case NodeKind::kFunction:
+      case NodeKind::kExternFunc:
+        scope_marks_.push_back(scope_order_.size());
+        return true;
+      case NodeKind::kBindingBlock:
+        blocks_.push_back({static_cast<const BindingBlockNode*>(n)->is_dataflow(),
+                           scope_order_.size()});
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  void Leave(const Node* n, bool is_def) override {
+    if (errors_.size() >= max_errors_) return;
+    switch (n->kind()) {
+      case NodeKind::kSeqExpr:
+      case NodeKind::kExternFunc:
+        PopScope();
+        break;
+      case NodeKind::kBindingBlock: {
+        BlockContext block = blocks_.back();
+        blocks_.pop_back();
+        if (!block.dataflow) break;
+        // Dataflow variables die with their block; outputs live on.
+        std::vector<const VarNode*> keep;
+        for (size_t i = block.start; i < scope_order_.size(); ++i) {
+          const VarNode* v = scope_order_[i];
+          if (v->is_dataflow()) {
+            in_scope_.erase(v);
+            escaped_.insert(v);
+          } else {
+            keep.push_back(v);
+          }
+        }
+        scope_order_.resize(block.start);
+        scope_order_.insert(scope_order_.end(), keep.begin(), keep.end());
+        break;
+      }
+      case NodeKind::kVarBinding: {
+        auto* b = static_cast<const VarBindingNode*>(n);
+        if (!TypeCompatible(b->var()->type(), b->value()->type()))
+          Error("the annotation " + TypeToString(b->var()->type()) + " of " +
+                VarName(b->var().get()) + " is incompatible with its value's type " +
+                TypeToString(b->value()->type()));
+        break;
+      }
+      case NodeKind::kFunction: {
+        PopScope();
+        auto* f = static_cast<const FunctionNode*>(n);
+        if (!TypeCompatible(f->ret_type(), f->body()->type()))
+          Error("the return type " + TypeToString(f->ret_type()) +
+                " is incompatible with the body's type " + TypeToString(f->body()->type()));
+        break;
+      }
+      case NodeKind::kCall:
+        CheckCall(static_cast<const CallNode*>(n));
+        break;
+      case NodeKind::kIf: {
+        auto* f = static_cast<const IfNode*>(n);
+        auto r = IfNode::Make(f->cond(), f->then_body(), f->else_body());
+        if (!r.ok()) Error(r.status().message());
+        break;
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(n);
+        auto r = TupleGetItemNode::Make(t->tuple(), t->index());
+        if (!r.ok()) Error(r.status().message());
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+ private:
+  struct BlockContext {
+    bool dataflow;
+    size_t start;  // scope_order_ size when the block began
+  };
+
+  void PopScope() {
+    size_t mark = scope_marks_.back();
+    scope_marks_.pop_back();
+    while (scope_order_.size() > mark) {
+      in_scope_.erase(scope_order_.back());
+      scope_order_.pop_back();
+    }
+  }
+
+  bool InDataflowBlock() const { return !blocks_.empty() && blocks_.back().dataflow; }
+
+  void Error(std::string message) {
+    if (errors_.size() < max_errors_) errors_.push_back({CurrentPath(), std::move(message)});
+  }
+
+  void Define(const VarNode* v) {
+    if (!bound_.insert(v).second) {
+      Error("variable " + VarName(v) + " is bound more than once");
+      return;
+    }
+    if (v->is_dataflow()) {
+      const Node* parent = Parent();
+      bool in_block_binding = parent && parent->kind() == NodeKind::kVarBinding && InDataflowBlock();
+      if (!in_block_binding)
+        Error("dataflow variable " + VarName(v) + " is bound outside a dataflow block");
+    }
+    in_scope_.insert(v);
+    scope_order_.push_back(v);
+  }
+
+  void Use(const VarNode* v) {
+    if (in_scope_.count(v)) return;
+    if (escaped_.count(v)) {
+      Error("dataflow variable " + VarName(v) +
+            " is used outside its dataflow block (list it in the block's output line)");
+    } else if (bound_.count(v)) {
+      Error("variable " + VarName(v) + " is used outside the scope where it is bound");
+    } else if (IsBoundIn(current_item_, v)) {
+      Error("variable " + VarName(v) + " is used before its definition");
+    } else {
+      Error("variable " + VarName(v) + " is not defined");
+    }
+  }
+
+  static bool IsBoundIn(const Node* root, const VarNode* v) {
+    class Finder : public IRVisitor {
+     public:
+      explicit Finder(const VarNode* v) : v_(v) { visit_types_ = false; }
+      bool found = false;
+
+     protected:
+      bool Enter(const Node* n, bool is_def) override {
+        if (n == v_ && is_def) found = true;
+        return !found;
+      }
+      const VarNode* v_;
+    } finder(v);
+    finder.Walk(root);
+    return finder.found;
+  }
+
+  void CheckCall(const CallNode* c) {
+    if (auto* g = As<GlobalVarNode>(c->callee())) {
+      Item item = module_.Lookup(g->name());
+      if (!item) return;  // reported as an unknown global
+      if (item->kind() == NodeKind::kExternFunc) {
+        Error("@" + g->name() + " is an extern kernel; call it through call_tir");
+        return;
+      }
+      if (c->args().size() != item->params().size()) {
+        Error("@" + g->name() + " takes " + std::to_string(item->params().size()) +
+              " argument(s), got " + std::to_string(c->args().size()));
+        return;
+      }
+      for (size_t i = 0; i < c->args().size(); ++i)
+        if (!TypeCompatible(c->args()[i]->type(), item->params()[i]->type()))
+          Error("argument " + std::to_string(i) + " of @" + g->name() + " has type " +
+                TypeToString(c->args()[i]->type()) + ", the parameter expects " +
+                TypeToString(item->params()[i]->type()));
+      if (!TypeCompatible(c->type(), item->ret_type()))
+        Error("the call's type " + TypeToString(c->type()) + " does not match @" + g->name() +
+              "'s return type " + TypeToString(item->ret_type()));
+      return;
+    }
+    auto* op = As<OpNode>(c->callee());
+    if (!op) {
+      Error("the callee of a call must be an op or a global function");
+      return;
+    }
+    if (op->name() == "call_tir" && !c->args().empty()) {
+      if (auto* k = As<GlobalVarNode>(c->args()[0])) {
+        Item item = module_.Lookup(k->name());
+        if (item && item->kind() != NodeKind::kExternFunc)
+          Error("call_tir needs an extern kernel, but @" + k->name() + " is a function");
+      }
+    }
+    auto r = MakeOpCall(Downcast<OpNode>(c->callee()), c->args(), c->attrs(), c->sinfo_args());
+    if (!r.ok()) {
+      Error(r.status().message());
+    } else if (!TypeCompatible((*r)->type(), c->type())) {
+      Error("the call's recorded type " + TypeToString(c->type()) +
+            " disagrees with the inferred type " + TypeToString((*r)->type()));
+    }
+  }
+
+  const Module& module_;
+  size_t max_errors_;
+  const Node* current_item_ = nullptr;
+  std::vector<VerifyError> errors_;
+  std::unordered_set<const VarNode*> bound_, in_scope_, escaped_;
+  std::vector<const VarNode*> scope_order_;
+  std::vector<size_t> scope_marks_;
+  std::vector<BlockContext> blocks_;
+};
+
+}  // namespace
+
+std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
+  return Verifier(m, max_errors).Run();
+}
+
+Status Verify(const Module& m) {
+  std::vector<VerifyError> errors = VerifyModule(m);
+  if (errors.empty()) return Status::Ok();
+  std::string msg = "the module is not well-formed:";
+  for (const VerifyError& e : errors) msg += "\n  " + e.ToString();
+  return FailedPrecondition(msg);
+}
+
+}  // namespace plir

@@ -1,0 +1,68 @@
+#include "runtime/file_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <vector>
+
+namespace plir {
+
+StatusOr<std::string> ReadFileToString(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot open file: " + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Internal(path + ": read error");
+  return text;
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  std::string tmpl = path + ".tmp.XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) return Internal(path + ": cannot create a temporary file: " + std::strerror(errno));
+  std::string tmp(name.data());
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    close(fd);
+    unlink(tmp.c_str());
+    return Internal(path + ": " + what + ": " + std::strerror(err));
+  };
+  size_t off = 0;
+  while (off < contents.size()) {
+    ssize_t n = write(fd, contents.data() + off, contents.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("write failed");
+    }
+    off += static_cast<size_t>(n);
+  }
+  // mkstemp creates 0600; give the file the usual permissions (umask applies).
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  if (fsync(fd) != 0) return fail("fsync failed");
+  if (close(fd) != 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return Internal(path + ": close failed: " + std::strerror(err));
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return Internal(path + ": cannot rename the temporary file into place: " + std::strerror(err));
+  }
+  return Status::Ok();
+}
+
+}  // namespace plir

@@ -1,0 +1,22 @@
+// File helpers for the command-line tools.
+#ifndef PLIR_RUNTIME_FILE_UTIL_H_
+#define PLIR_RUNTIME_FILE_UTIL_H_
+
+#include <string>
+#include <string_view>
+
+#include "ir/status.h"
+
+namespace plir {
+
+// Reads a whole file ("-" reads standard input).
+StatusOr<std::string> ReadFileToString(const std::string& path);
+
+// Writes `contents` to `path` atomically: the data goes to a temporary file
+// in the same directory, which is flushed and then renamed over `path`. On
+// failure the temporary file is removed and `path` is left untouched.
+Status WriteFileAtomically(const std::string& path, std::string_view contents);
+
+}  // namespace plir
+
+#endif  // PLIR_RUNTIME_FILE_UTIL_H_

@@ -1,0 +1,37 @@
+#include "testing/ir_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "ir/parser.h"
+
+namespace plir::testing {
+
+Module ParseOrFail(const std::string& text) {
+  StatusOr<Module> m = ParseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? *m : Module();
+}
+
+std::string ReadTestFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot open " << path;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> ListTestFiles(const std::string& dir, const std::string& suffix) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string p = entry.path().string();
+    if (p.size() >= suffix.size() && p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace plir::testing

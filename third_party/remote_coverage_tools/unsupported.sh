@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "coverage is not supported in the offline PLIR workspace" >&2
+exit 1

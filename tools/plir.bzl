@@ -1,0 +1,45 @@
+"""Shared C++ settings and macros for PLIR's BUILD files."""
+
+PLIR_COPTS = ["-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-sign-compare"]
+
+def plir_cc_library(name, copts = [], **kwargs):
+    """A cc_library with PLIR's warnings and include root.
+
+    Args:
+      name: target name.
+      copts: extra compiler options.
+      **kwargs: passed to cc_library.
+    """
+    native.cc_library(name = name, copts = PLIR_COPTS + copts, **kwargs)
+
+def plir_cc_test(name, copts = [], deps = [], **kwargs):
+    """A googletest cc_test linked with gtest_main.
+
+    Args:
+      name: target name.
+      copts: extra compiler options.
+      deps: dependencies (gtest_main is added).
+      **kwargs: passed to cc_test.
+    """
+    native.cc_test(
+        name = name,
+        copts = PLIR_COPTS + copts,
+        deps = deps + ["@system//:gtest_main"],
+        **kwargs
+    )
+
+def plir_cc_binary(name, copts = [], linkopts = [], **kwargs):
+    """A host binary that exports the IR core's symbols to plugins.
+
+    Args:
+      name: target name.
+      copts: extra compiler options.
+      linkopts: extra link options (-rdynamic and -ldl are added).
+      **kwargs: passed to cc_binary.
+    """
+    native.cc_binary(
+        name = name,
+        copts = PLIR_COPTS + copts,
+        linkopts = linkopts + ["-rdynamic", "-ldl"],
+        **kwargs
+    )
