@@ -1,5 +1,6 @@
 #include "ir/printer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -118,9 +119,13 @@ class TextPrinter {
     }
   };
 
+  // Indentation stops growing at kMaxIndent levels, so that deeply nested
+  // IR prints in linear space.
+  static constexpr int kMaxIndent = 32;
+
   void Newline() {
     out_.push_back('\n');
-    out_.append(static_cast<size_t>(indent_) * 2, ' ');
+    out_.append(static_cast<size_t>(std::min(indent_, kMaxIndent)) * 2, ' ');
   }
 
   const std::string& NameOf(const VarNode* v) {

@@ -49,7 +49,9 @@ class EqualChecker {
   // Compares a and b shallowly; pushes a frame if their children need
   // comparing. Returns false on a mismatch.
   bool Visit(const Node* a, const Node* b, bool def) {
-    if (a == b && identity_ && !def) return true;  // shared subtree, identity mapping
+    // A shared subtree is equal to itself while every mapping so far is the
+    // identity. Not with map_free_vars: its free variables must be recorded.
+    if (a == b && identity_ && !def && !map_free_) return true;
     if (!a || !b) return a == b;
     if (a->kind() != b->kind()) return false;
     if (a->kind() == NodeKind::kVar) {

@@ -31,6 +31,12 @@ struct StructuralMismatch {
 // Returns the first mismatch in pre-order, or nullopt iff the trees are equal.
 std::optional<StructuralMismatch> FindFirstMismatch(const Node* lhs, const Node* rhs,
                                                     bool map_free_vars = false);
+template <typename T, typename U>
+std::optional<StructuralMismatch> FindFirstMismatch(const Ref<T>& lhs, const Ref<U>& rhs,
+                                                    bool map_free_vars = false) {
+  return FindFirstMismatch(static_cast<const Node*>(lhs.get()),
+                           static_cast<const Node*>(rhs.get()), map_free_vars);
+}
 // Modules are equal iff they have the same item names and equal items
 // (item order is not compared; the printer keeps it).
 std::optional<StructuralMismatch> FindFirstMismatch(const Module& lhs, const Module& rhs,

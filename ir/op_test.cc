@@ -1,0 +1,114 @@
+// Type inference of the core ops, and run-time registration of new ops.
+#include <gtest/gtest.h>
+
+#include "ir/op.h"
+#include "ir/parser.h"
+
+namespace plir {
+namespace {
+
+// Infers the type of `op(args...)` where args are given as types.
+std::string Infer(const std::string& op, const std::vector<std::string>& arg_types,
+                  Attrs attrs = Attrs()) {
+  std::vector<Expr> args;
+  for (const auto& t : arg_types) args.push_back(VarNode::Make("a", *ParseType(t)));
+  auto r = MakeOpCall(op, args, attrs);
+  return r.ok() ? TypeToString((*r)->type()) : "error: " + r.status().message();
+}
+
+Attrs Ints(const char* key, std::vector<int64_t> v) {
+  std::vector<AttrValue> l;
+  for (auto x : v) l.push_back(AttrValue::Int(x));
+  return *Attrs::Make({{Symbol(key), AttrValue::List(l)}});
+}
+
+TEST(OpTest, Broadcasting) {
+  EXPECT_EQ(Infer("add", {"Tensor[(2, 3), float32]", "Tensor[(3,), float32]"}), "Tensor[(2, 3), float32]");
+  EXPECT_EQ(Infer("multiply", {"Tensor[(4, 1, 5), float32]", "Tensor[(3, 1), float32]"}),
+            "Tensor[(4, 3, 5), float32]");
+  EXPECT_EQ(Infer("add", {"Tensor[(n, 1), float32]", "Tensor[(1, 4), float32]"}), "Tensor[(n, 4), float32]");
+  EXPECT_EQ(Infer("add", {"Tensor[(n, 4), float32]", "Tensor[(n, 4), float32]"}), "Tensor[(n, 4), float32]");
+  EXPECT_EQ(Infer("add", {"Tensor[(n, 4), float32]", "Tensor[(m, 4), float32]"}), "Tensor[ndim=2, float32]");
+  EXPECT_EQ(Infer("add", {"Tensor[(2,), float32]", "Tensor[(3,), float32]"}).substr(0, 6), "error:");
+  EXPECT_NE(Infer("add", {"Tensor[(2,), float32]", "Tensor[(2,), int32]"}).find("dtypes differ"), std::string::npos);
+  EXPECT_EQ(Infer("add", {"Tensor[ndim=2, float32]", "Tensor[(3,), float32]"}), "Tensor[ndim=2, float32]");
+}
+
+TEST(OpTest, ObjectOperandsInferLessSpecificTypes) {
+  EXPECT_EQ(Infer("add", {"Object", "Tensor[(3,), float32]"}), "Tensor[float32]");
+  EXPECT_EQ(Infer("nn.relu", {"Object"}), "Tensor");
+  EXPECT_EQ(Infer("nn.conv2d", {"Object", "Object"}), "Tensor[ndim=4]");
+  EXPECT_EQ(Infer("add", {"Prim[int64]", "Tensor[(3,), float32]"}).substr(0, 6), "error:");
+}
+
+TEST(OpTest, Matmul) {
+  EXPECT_EQ(Infer("matmul", {"Tensor[(2, 3), float32]", "Tensor[(3, 4), float32]"}), "Tensor[(2, 4), float32]");
+  EXPECT_EQ(Infer("matmul", {"Tensor[(8, 2, 3), float32]", "Tensor[(3, 4), float32]"}),
+            "Tensor[(8, 2, 4), float32]");
+  EXPECT_EQ(Infer("matmul", {"Tensor[(3,), float32]", "Tensor[(3, 4), float32]"}), "Tensor[(4,), float32]");
+  EXPECT_EQ(Infer("matmul", {"Tensor[(2, 3), float32]", "Tensor[(3,), float32]"}), "Tensor[(2,), float32]");
+  EXPECT_EQ(Infer("matmul", {"Tensor[(b, n, k), float32]", "Tensor[(k, 5), float32]"}), "Tensor[(b, n, 5), float32]");
+  EXPECT_NE(Infer("matmul", {"Tensor[(2, 3), float32]", "Tensor[(4, 5), float32]"}).find("contraction"), std::string::npos);
+}
+
+TEST(OpTest, Conv2dOutputShapes) {
+  Attrs a = *Attrs::Make({{Symbol("padding"), Ints("p", {1, 1, 1, 1}).entries()[0].second},
+                          {Symbol("channels"), AttrValue::Int(32)}});
+  EXPECT_EQ(Infer("nn.conv2d", {"Tensor[(1, 3, 224, 224), float32]", "Tensor[(32, 3, 5, 5), float32]"}, a),
+            "Tensor[(1, 32, 222, 222), float32]");
+  Attrs s = *Attrs::Make({{Symbol("strides"), Ints("s", {2, 2}).entries()[0].second}});
+  EXPECT_EQ(Infer("nn.conv2d", {"Tensor[(n, 3, 32, 32), float32]", "Tensor[(8, 3, 3, 3), float32]"}, s),
+            "Tensor[(n, 8, 15, 15), float32]");
+  EXPECT_NE(Infer("nn.conv2d", {"Tensor[(1, 4, 8, 8), float32]", "Tensor[(8, 3, 3, 3), float32]"}).find("input channels"),
+            std::string::npos);
+  Attrs bad = *Attrs::Make({{Symbol("channels"), AttrValue::Int(7)}});
+  EXPECT_NE(Infer("nn.conv2d", {"Tensor[(1, 3, 8, 8), float32]", "Tensor[(8, 3, 3, 3), float32]"}, bad).find("channels=7"),
+            std::string::npos);
+}
+
+TEST(OpTest, ReshapeAndPermute) {
+  EXPECT_EQ(Infer("reshape", {"Tensor[(4, 6), float32]"}, Ints("shape", {3, -1})), "Tensor[(3, 8), float32]");
+  EXPECT_NE(Infer("reshape", {"Tensor[(4, 6), float32]"}, Ints("shape", {5, 5})).find("24 elements"), std::string::npos);
+  EXPECT_EQ(Infer("reshape", {"Tensor[(n, 6), float32]"}, Ints("shape", {2, -1})), "Tensor[ndim=2, float32]");
+  EXPECT_EQ(Infer("permute_dims", {"Tensor[(2, 3, n), float32]"}, Ints("axes", {2, 0, 1})), "Tensor[(n, 2, 3), float32]");
+  EXPECT_EQ(Infer("permute_dims", {"Tensor[(2, 3), float32]"}), "Tensor[(3, 2), float32]");
+  EXPECT_NE(Infer("permute_dims", {"Tensor[(2, 3), float32]"}, Ints("axes", {0, 0})).find("repeated"), std::string::npos);
+  EXPECT_NE(Infer("reshape", {"Tensor[(4, 6), float32]"}).find("requires attribute 'shape'"), std::string::npos);
+}
+
+TEST(OpTest, SoftmaxAxisChecked) {
+  Attrs a = *Attrs::Make({{Symbol("axis"), AttrValue::Int(2)}});
+  EXPECT_NE(Infer("nn.softmax", {"Tensor[(2, 3), float32]"}, a).find("axis 2 out of range"), std::string::npos);
+}
+
+TEST(OpTest, RuntimeRegistration) {
+  OpDef def;
+  def.name = "test.double";
+  def.description = "doubles";
+  def.min_args = def.max_args = 1;
+  def.origin = "op_test";
+  def.infer = [](const std::vector<Expr>& args, const Attrs&, const std::vector<Type>&) -> StatusOr<Type> {
+    return args[0]->type();
+  };
+  ASSERT_TRUE(OpRegistry::Global().Register(def).ok());
+  EXPECT_EQ(Infer("test.double", {"Tensor[(2,), int8]"}), "Tensor[(2,), int8]");
+  // The parser sees the new op.
+  EXPECT_TRUE(ParseModule("def @f(%x: Tensor[(2,), int8]) { test.double(%x) }").ok());
+  // Registering the same name again fails and names both origins.
+  def.origin = "second";
+  Status s = OpRegistry::Global().Register(def);
+  EXPECT_EQ(s.code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(s.message().find("registered by second is already registered by op_test"), std::string::npos);
+  EXPECT_FALSE(OpRegistry::Global().Register(OpDef{}).ok());
+}
+
+TEST(OpTest, CoreOpsAreRegistered) {
+  for (const char* name : {"add", "subtract", "multiply", "divide", "nn.relu", "nn.softmax", "matmul",
+                           "reshape", "permute_dims", "nn.conv2d", "call_tir", "call_packed", "vm.kill_object"})
+    EXPECT_TRUE(OpRegistry::Global().Lookup(name)) << name;
+  EXPECT_FALSE(OpRegistry::Global().Lookup("call_packed")->pure());
+  EXPECT_TRUE(OpRegistry::Global().Lookup("add")->pure());
+}
+
+}  // namespace
+}  // namespace plir

@@ -1,0 +1,129 @@
+#include <gtest/gtest.h>
+
+#include "ir/op.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "ir/visitor.h"
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+using testing::ParseOrFail;
+
+const char* kText = R"(
+def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(3,), float32]) -> Tensor[(2, 3), float32] {
+  %a = add(%x, %y);
+  %b = multiply(%a, %x);
+  %c = nn.softmax(%b, axis=1);
+  %c
+}
+)";
+
+TEST(StructuralTest, ParsedTwiceIsEqualWithEqualHash) {
+  Module a = ParseOrFail(kText), b = ParseOrFail(kText);
+  EXPECT_TRUE(StructuralEqual(a, b));
+  EXPECT_EQ(StructuralHash(a), StructuralHash(b));
+}
+
+TEST(StructuralTest, NamesAreHintsOnly) {
+  std::string renamed = kText;
+  for (auto [from, to] : {std::pair{"%a", "%p"}, {"%b", "%q"}, {"%x", "%in"}})
+    for (size_t pos; (pos = renamed.find(from)) != std::string::npos;)
+      renamed.replace(pos, 2, to);
+  Module a = ParseOrFail(kText), b = ParseOrFail(renamed);
+  EXPECT_TRUE(StructuralEqual(a, b));
+  EXPECT_EQ(StructuralHash(a), StructuralHash(b));
+}
+
+TEST(StructuralTest, MismatchReportsPath) {
+  std::string changed = kText;
+  changed.replace(changed.find("multiply(%a, %x)"), 16, "multiply(%a, %a)");
+  Module a = ParseOrFail(kText), b = ParseOrFail(changed);
+  auto m = FindFirstMismatch(a, b);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->path, "@main, body, block 0, binding 1 (%b), value, argument 1");
+  EXPECT_EQ(m->lhs, "variable %x");
+  EXPECT_EQ(m->rhs, "variable %a");
+  EXPECT_NE(StructuralHash(a), StructuralHash(b));
+}
+
+TEST(StructuralTest, AttributeMismatchNamesAttribute) {
+  std::string changed = kText;
+  changed.replace(changed.find("axis=1"), 6, "axis=0");
+  auto m = FindFirstMismatch(ParseOrFail(kText), ParseOrFail(changed));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->path, "@main, body, block 0, binding 2 (%c), value");
+  EXPECT_NE(m->lhs.find("axis=1"), std::string::npos);
+  EXPECT_NE(m->rhs.find("axis=0"), std::string::npos);
+}
+
+TEST(StructuralTest, MissingItemReported) {
+  Module a = ParseOrFail(kText);
+  Module b = a.Without("main");
+  auto m = FindFirstMismatch(a, b);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->path, "@main");
+  EXPECT_EQ(m->rhs, "nothing");
+}
+
+TEST(StructuralTest, ItemOrderDoesNotMatter) {
+  Module a = ParseOrFail("def @f() { 1 }\ndef @g() { 2 }\n");
+  Module b = ParseOrFail("def @g() { 2 }\ndef @f() { 1 }\n");
+  EXPECT_TRUE(StructuralEqual(a, b));
+  EXPECT_EQ(StructuralHash(a), StructuralHash(b));
+}
+
+TEST(StructuralTest, FreeVariablesNeedMapping) {
+  Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
+  Var x = VarNode::Make("x", t), y = VarNode::Make("y", t);
+  Expr ex = *MakeOpCall("add", {x, x});
+  Expr ey = *MakeOpCall("add", {y, y});
+  EXPECT_FALSE(StructuralEqual(ex, ey));
+  EXPECT_TRUE(StructuralEqual(ex, ey, /*map_free_vars=*/true));
+  EXPECT_EQ(StructuralHash(ex, true), StructuralHash(ey, true));
+  EXPECT_NE(StructuralHash(ex, false), StructuralHash(ey, false));
+  // The mapping is a bijection: add(x, x) is not add(x, y).
+  Expr exy = *MakeOpCall("add", {x, y});
+  EXPECT_FALSE(StructuralEqual(ex, exy, true));
+  EXPECT_FALSE(StructuralEqual(exy, ex, true));
+}
+
+TEST(StructuralTest, FreeVariablesOfDifferentTypesDoNotMap) {
+  Var x = VarNode::Make("x", TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32));
+  Var y = VarNode::Make("y", TensorTypeNode::Make({Dim::Const(2)}, DataType::kInt32));
+  EXPECT_FALSE(StructuralEqual(x, y, true));
+}
+
+TEST(StructuralTest, BindingTypeAnnotationsMatter) {
+  Module a = ParseOrFail("def @f(%x: Object) -> Object { %y: Object = %x; %y }");
+  Module b = ParseOrFail("def @f(%x: Object) -> Object { %y = %x; %y }");
+  EXPECT_TRUE(StructuralEqual(a, b));  // the inferred type is the same
+  Module c = ParseOrFail("def @f(%x: Tensor) -> Object { %y: Tensor[float32] = %x; %y }");
+  Module d = ParseOrFail("def @f(%x: Tensor) -> Object { %y: Tensor = %x; %y }");
+  EXPECT_FALSE(StructuralEqual(c, d));
+}
+
+TEST(StructuralTest, DataflowFlagMatters) {
+  Module a = ParseOrFail("def @f(%x: Object) { dataflow { %y = %x; output %y; } %y }");
+  Module b = ParseOrFail("def @f(%x: Object) { dataflow { %y = %x; %z = %y; output %z; } %z }");
+  Module c = ParseOrFail("def @f(%x: Object) { dataflow { %y = %x; %z = %y; output %y, %z; } %z }");
+  EXPECT_FALSE(StructuralEqual(b, c));
+  EXPECT_FALSE(StructuralEqual(a, b));
+}
+
+TEST(StructuralTest, SharedSubtreeWithDifferentBindingsIsNotEqual) {
+  // Both sides share the node `add(%x, %x)`, but %x is bound to different
+  // parameters relative to the other side's structure.
+  Type t = ObjectTypeNode::Get();
+  Var x = VarNode::Make("x", t), y = VarNode::Make("y", t);
+  SeqExpr body = SeqExprNode::Make({}, TupleNode::Make({x}));
+  Function f = FunctionNode::Make("f", {x, y}, nullptr, body);
+  Function g = FunctionNode::Make("f", {y, x}, nullptr, body);
+  EXPECT_FALSE(StructuralEqual(f, g));
+  EXPECT_NE(StructuralHash(f), StructuralHash(g));
+}
+
+}  // namespace
+}  // namespace plir

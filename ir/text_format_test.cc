@@ -1,0 +1,216 @@
+// The text format contract: every spec example parses, verifies, prints, and
+// re-parses to a structurally equal module; printing is a fixed point.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "ir/op.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "ir/verifier.h"
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+using testing::ParseOrFail;
+
+void ExpectRoundTrip(const std::string& text, const std::string& what) {
+  SCOPED_TRACE(what);
+  StatusOr<Module> m = ParseModule(text);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(Verify(*m).ok()) << Verify(*m).message();
+  std::string printed = PrintModule(*m);
+  StatusOr<Module> again = ParseModule(printed);
+  ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << printed;
+  auto mismatch = FindFirstMismatch(*m, *again);
+  EXPECT_FALSE(mismatch) << mismatch->ToString() << "\n" << printed;
+  EXPECT_EQ(StructuralHash(*m), StructuralHash(*again));
+  EXPECT_EQ(PrintModule(*again), printed) << "printing is not a fixed point";
+}
+
+TEST(TextFormatTest, EverySpecExampleRoundTrips) {
+  auto files = testing::ListTestFiles("examples/spec", ".plir");
+  ASSERT_EQ(files.size(), 4u);
+  for (const std::string& f : files) ExpectRoundTrip(testing::ReadTestFile(f), f);
+}
+
+TEST(TextFormatTest, Conv2dExampleInfersOutputShape) {
+  Module m = ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
+  Function main = m.LookupFunction("main");
+  ASSERT_TRUE(main);
+  EXPECT_EQ(TypeToString(main->body()->result()->type()), "Tensor[(1, 32, 222, 222), float32]");
+}
+
+TEST(TextFormatTest, DataflowOutputsAreOrdinaryVariables) {
+  Module m = ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir"));
+  Function main = m.LookupFunction("main");
+  const Block& df = main->body()->blocks()[1];
+  ASSERT_TRUE(df->is_dataflow());
+  ASSERT_EQ(df->bindings().size(), 3u);
+  EXPECT_TRUE(df->bindings()[0]->var()->is_dataflow());   // %a
+  EXPECT_FALSE(df->bindings()[1]->var()->is_dataflow());  // %b, the output
+  EXPECT_TRUE(df->bindings()[2]->var()->is_dataflow());   // %unused
+}
+
+TEST(TextFormatTest, PrinterMakesNamesUnique) {
+  // Two different variables named %lv1 (one per if branch scope), and one
+  // built through the API with a clashing hint.
+  Module m = ParseOrFail(R"(
+def @f(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float32] {
+  %lv1 = if (%c) {
+    %lv1 = add(%x, %x);
+    %lv1
+  } else {
+    %x
+  };
+  %lv1
+}
+)");
+  std::string printed = PrintModule(m);
+  EXPECT_NE(printed.find("%lv1: Tensor[(2,), float32] = if"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("%lv1_1: Tensor[(2,), float32] = add"), std::string::npos) << printed;
+  ExpectRoundTrip(printed, "unique names");
+}
+
+TEST(TextFormatTest, AllTypeForms) {
+  ExpectRoundTrip(R"(
+extern @k(%a: Tensor[(n, 3), float32], %b: Tensor[ndim=2, float16], %c: Tensor[int8], %d: Tensor,
+          %e: (Tensor[(), bool], (Object,), ()), %f: Prim[int64], %g: Shape[(1, n)],
+          %h: Shape[ndim=2], %i: Tensor[(4,), bfloat16], %j: Tensor[(2, 3)], %l: Tensor[ndim=1], %m: Shape)
+  -> (Tensor[(n, 3), float32],) attrs {target = "llvm", tile = [4, 8]}
+def @main(%x: Tensor[(n, 3), float32]) -> Object {
+  %t = call_tir(@k, (%x,), sinfo_args=[Tensor[(n, 3), float32]]);
+  %o = call_packed("f", %t, sinfo_args=[Object]);
+  %o
+}
+)", "types");
+}
+
+TEST(TextFormatTest, LiteralsAndConstants) {
+  ExpectRoundTrip(R"(
+def @main() -> Object {
+  %i = -7;
+  %f = -2e-3;
+  %g = 1.5;
+  %w = 3.0;
+  %b = true;
+  %s = "quote \" backslash \\ newline \n tab \t";
+  %c1 = const<Tensor[(2, 2), float32]>[1, 2.5, -3, 4e10];
+  %c2 = const<Tensor[(3,), int8]>[-128, 0, 127];
+  %c3 = const<Tensor[(2,), bool]>[true, false];
+  %c4 = const<Tensor[(4,), uint8]>x"0a0b0c0d";
+  %c5 = const<Tensor[(2,), float16]>[0.5, 65504];
+  %c6 = const<Tensor[(2,), bfloat16]>[1, -2];
+  %c7 = const<Tensor[(1,), uint64]>[18446744073709551615];
+  %c8 = const<Tensor[(0,), float32]>[];
+  %c9 = const<Tensor[(), float64]>[0.1];
+  %tup = (%i, %f, (%b,), ());
+  %e = %tup.2.0;
+  %tup
+}
+)", "literals");
+}
+
+TEST(TextFormatTest, HexPayloadIsLittleEndianRowMajor) {
+  Module m = ParseOrFail(R"(
+def @main() -> Tensor[(2,), int16] {
+  const<Tensor[(2,), int16]>x"01000201"
+}
+)");
+  auto* c = As<ConstantNode>(m.LookupFunction("main")->body()->result());
+  ASSERT_TRUE(c);
+  int16_t v[2];
+  std::memcpy(v, c->data().data(), 4);
+  EXPECT_EQ(v[0], 1);
+  EXPECT_EQ(v[1], 0x0102);
+}
+
+TEST(TextFormatTest, LargeConstantsPrintAsHex) {
+  std::string elems;
+  for (int i = 0; i < 100; ++i) elems += (i ? ", " : "") + std::to_string(i);
+  std::string text = "def @main() -> Tensor[(100,), int32] {\n  const<Tensor[(100,), int32]>[" +
+                     elems + "]\n}\n";
+  Module m = ParseOrFail(text);
+  std::string printed = PrintModule(m);
+  EXPECT_NE(printed.find("x\"00000000010000000200"), std::string::npos) << printed;
+  ExpectRoundTrip(printed, "hex");
+}
+
+TEST(TextFormatTest, NonFiniteFloats) {
+  ExpectRoundTrip(R"(
+def @main() -> Object {
+  %a = inf;
+  %b = -inf;
+  %n = nan;
+  %c = const<Tensor[(3,), float32]>[inf, -inf, nan];
+  (%a, %b, %n, %c)
+}
+)", "non-finite");
+}
+
+TEST(TextFormatTest, NestedCallsAndIfs) {
+  ExpectRoundTrip(R"(
+def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(3,), float32], %c: Tensor[(), bool]) -> Tensor[(2, 3), float32] {
+  %r = add(multiply(%x, %y), if (%c) {
+    if (%c) { nn.relu(%x) } else { %x }
+  } else {
+    %z = nn.softmax(%x, axis=0);
+    %z
+  });
+  %r
+}
+)", "nested");
+}
+
+TEST(TextFormatTest, ForwardReferencesAndInferredReturnTypes) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) {
+  @later(%x)
+}
+def @later(%y: Tensor[(2,), float32]) {
+  nn.relu(%y)
+}
+)");
+  EXPECT_EQ(TypeToString(m.LookupFunction("main")->ret_type()), "Tensor[(2,), float32]");
+  ExpectRoundTrip(PrintModule(m), "forward");
+}
+
+TEST(TextFormatTest, EmptyDataflowBlockAndNoOutputs) {
+  ExpectRoundTrip(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+  }
+  dataflow {
+    %a = add(%x, %x);
+  }
+  %x
+}
+)", "empty blocks");
+}
+
+TEST(TextFormatTest, VersionHeader) {
+  EXPECT_TRUE(ParseModule("#[version = \"1\"]\n").ok());
+  auto bad = ParseModule("#[version = \"2\"]\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unsupported format version \"2\""), std::string::npos);
+}
+
+TEST(TextFormatTest, AttributesPrintInKeyOrder) {
+  Module m = ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
+  std::string printed = PrintModule(m);
+  EXPECT_NE(printed.find("channels=32, kernel_size=[5, 5], padding=[1, 1, 1, 1]"),
+            std::string::npos)
+      << printed;
+}
+
+TEST(TextFormatTest, ParseTypeStandalone) {
+  auto t = ParseType("Tensor[(2, n), float32]");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(TypeToString(*t), "Tensor[(2, n), float32]");
+  EXPECT_FALSE(ParseType("Tensor[(2, n), float33]").ok());
+}
+
+}  // namespace
+}  // namespace plir

@@ -1,0 +1,149 @@
+// One test per kind of verifier error, each checking where it is reported.
+// Ill-formed IR cannot come from the parser, so these build it by hand.
+#include <gtest/gtest.h>
+
+#include "ir/builder.h"
+#include "ir/op.h"
+#include "ir/verifier.h"
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+Type T2() { return TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32); }
+Expr Add(Expr a, Expr b) { return *MakeOpCall("add", {a, b}); }
+Binding Bind(Var v, Expr e) { return VarBindingNode::Make(v, e); }
+Block Ordinary(std::vector<Binding> b) { return BindingBlockNode::Make(std::move(b), false); }
+Block Dataflow(std::vector<Binding> b) { return BindingBlockNode::Make(std::move(b), true); }
+
+// Verifies a module of the given items and expects exactly one error.
+void ExpectOneError(std::vector<Item> items, const std::string& path, const std::string& needle) {
+  Module m = *Module::Make(std::move(items));
+  auto errors = VerifyModule(m);
+  ASSERT_EQ(errors.size(), 1u) << (errors.empty() ? "no error" : Verify(m).message());
+  EXPECT_EQ(errors[0].path, path);
+  EXPECT_NE(errors[0].message.find(needle), std::string::npos) << errors[0].message;
+  EXPECT_FALSE(Verify(m).ok());
+}
+
+TEST(VerifierTest, WellFormedExamplesPass) {
+  for (const auto& f : testing::ListTestFiles("examples/spec", ".plir")) {
+    Module m = testing::ParseOrFail(testing::ReadTestFile(f));
+    EXPECT_TRUE(Verify(m).ok()) << f << ": " << Verify(m).message();
+  }
+}
+
+TEST(VerifierTest, BoundTwice) {
+  Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr,
+                              SeqExprNode::Make({Ordinary({Bind(a, Add(x, x)), Bind(a, Add(x, x))})}, a));
+  ExpectOneError({f}, "@f, body, block 0, binding 1 (%a), bound variable", "%a is bound more than once");
+}
+
+TEST(VerifierTest, UsedBeforeDefinition) {
+  Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2()), b = VarNode::Make("b", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr,
+                              SeqExprNode::Make({Ordinary({Bind(a, Add(b, x)), Bind(b, Add(x, x))})}, a));
+  ExpectOneError({f}, "@f, body, block 0, binding 0 (%a), value, argument 0",
+                 "variable %b is used before its definition");
+}
+
+TEST(VerifierTest, NotDefined) {
+  Var x = VarNode::Make("x", T2()), ghost = VarNode::Make("ghost", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, Add(x, ghost)));
+  ExpectOneError({f}, "@f, body, result, argument 1", "variable %ghost is not defined");
+}
+
+TEST(VerifierTest, DataflowVariableEscapes) {
+  Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2(), /*is_dataflow=*/true);
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Dataflow({Bind(a, Add(x, x))})}, a));
+  ExpectOneError({f}, "@f, body, result",
+                 "dataflow variable %a is used outside its dataflow block");
+}
+
+TEST(VerifierTest, DataflowVariableInOrdinaryBlock) {
+  Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2(), true);
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, x));
+  ExpectOneError({f}, "@f, body, block 0, binding 0 (%a), bound variable",
+                 "dataflow variable %a is bound outside a dataflow block");
+}
+
+TEST(VerifierTest, BranchVariableUsedOutside) {
+  Var x = VarNode::Make("x", T2()), c = VarNode::Make("c", TensorTypeNode::Make({}, DataType::kBool));
+  Var t = VarNode::Make("t", T2()), r = VarNode::Make("r", T2());
+  SeqExpr then_body = SeqExprNode::Make({Ordinary({Bind(t, Add(x, x))})}, t);
+  Expr iff = *IfNode::Make(c, then_body, SeqExprNode::Make({}, x));
+  auto f = FunctionNode::Make("f", {x, c}, nullptr,
+                              SeqExprNode::Make({Ordinary({Bind(r, iff)})}, Add(r, t)));
+  ExpectOneError({f}, "@f, body, result, argument 1",
+                 "variable %t is used outside the scope where it is bound");
+}
+
+TEST(VerifierTest, UnknownGlobal) {
+  auto f = FunctionNode::Make("f", {}, nullptr,
+                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("nope"), {}, T2())));
+  ExpectOneError({f}, "@f, body, result, callee", "unknown global @nope");
+}
+
+TEST(VerifierTest, ExternCalledDirectly) {
+  Var p = VarNode::Make("p", T2());
+  auto k = ExternFuncNode::Make("k", {p}, T2());
+  Var x = VarNode::Make("x", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr,
+                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("k"), {x}, T2())));
+  ExpectOneError({k, f}, "@f, body, result", "@k is an extern kernel; call it through call_tir");
+}
+
+TEST(VerifierTest, CallTirOfAFunction) {
+  auto g = FunctionNode::Make("g", {}, nullptr, SeqExprNode::Make({}, PrimValueNode::Int(1)));
+  Expr call = *MakeOpCall("call_tir", {GlobalVarNode::Make("g"), TupleNode::Make({})}, Attrs(), {T2()});
+  auto f = FunctionNode::Make("f", {}, nullptr, SeqExprNode::Make({}, call));
+  ExpectOneError({g, f}, "@f, body, result", "call_tir needs an extern kernel, but @g is a function");
+}
+
+TEST(VerifierTest, AnnotationInconsistent) {
+  Var x = VarNode::Make("x", T2());
+  Var a = VarNode::Make("a", TensorTypeNode::Make({Dim::Const(3)}, DataType::kFloat32));
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, x));
+  ExpectOneError({f}, "@f, body, block 0, binding 0 (%a)",
+                 "the annotation Tensor[(3,), float32] of %a is incompatible with its value's type "
+                 "Tensor[(2,), float32]");
+}
+
+TEST(VerifierTest, ReturnTypeInconsistent) {
+  Var x = VarNode::Make("x", T2());
+  auto f = FunctionNode::Make("f", {x}, PrimTypeNode::Make(DataType::kInt64), SeqExprNode::Make({}, x));
+  ExpectOneError({f}, "@f", "the return type Prim[int64] is incompatible with the body's type");
+}
+
+TEST(VerifierTest, GlobalCallArgumentMismatch) {
+  Var p = VarNode::Make("p", T2());
+  auto g = FunctionNode::Make("g", {p}, nullptr, SeqExprNode::Make({}, p));
+  auto f = FunctionNode::Make(
+      "f", {}, nullptr,
+      SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("g"), {PrimValueNode::Int(1)}, T2())));
+  ExpectOneError({g, f}, "@f, body, result", "argument 0 of @g has type Prim[int64]");
+  auto h = FunctionNode::Make("h", {}, nullptr,
+                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("g"), {}, T2())));
+  ExpectOneError({g, h}, "@h, body, result", "@g takes 1 argument(s), got 0");
+}
+
+TEST(VerifierTest, OpCallThatNoLongerTypeChecks) {
+  Var x = VarNode::Make("x", T2());
+  Var y = VarNode::Make("y", TensorTypeNode::Make({Dim::Const(3)}, DataType::kFloat32));
+  Expr bad = CallNode::MakeUnchecked(OpRegistry::Global().Lookup("add"), {x, y}, Attrs(), {}, T2());
+  auto f = FunctionNode::Make("f", {x, y}, nullptr, SeqExprNode::Make({}, bad));
+  ExpectOneError({f}, "@f, body, result", "do not broadcast");
+}
+
+TEST(VerifierTest, ReportsSeveralErrors) {
+  Var x = VarNode::Make("x", T2()), g1 = VarNode::Make("g1", T2()), g2 = VarNode::Make("g2", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, Add(g1, g2)));
+  Module m = *Module::Make({f});
+  EXPECT_EQ(VerifyModule(m).size(), 2u);
+  EXPECT_NE(Verify(m).message().find("%g1"), std::string::npos);
+  EXPECT_NE(Verify(m).message().find("%g2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plir

@@ -1,0 +1,47 @@
+#include "runtime/file_util.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace plir {
+namespace {
+
+std::string TmpDir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d ? d : "/tmp";
+}
+
+TEST(FileUtilTest, WritesAtomicallyAndLeavesNoTemporaries) {
+  std::string dir = TmpDir() + "/atomic";
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/out.plir";
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  auto text = ReadFileToString(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "second");
+  int files = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++files; }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(FileUtilTest, FailureLeavesTargetUntouched) {
+  std::string path = TmpDir() + "/no/such/dir/out.plir";
+  Status s = WriteFileAtomically(path, "x");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(path), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(FileUtilTest, MissingInputIsAnError) {
+  auto r = ReadFileToString(TmpDir() + "/missing.plir");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plir
