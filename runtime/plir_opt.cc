@@ -1,57 +1,200 @@
-// plir-opt: reads a module, verifies it, and prints it.
+// plir-opt: runs pass pipelines on PLIR modules.
 //
-//   plir-opt FILE            parse, verify, print to stdout
-//   plir-opt - < FILE        read standard input
-//   plir-opt FILE -o OUT     write OUT atomically instead
+//   plir-opt INPUT [-o OUT] [--pipeline FILE.yaml | --passes A,B]
+//            [--plugin PATH]... [--plugin-path DIR]... [--opt-level N]
+//            [--time-passes] [--print-before-all] [--print-after-all]
+//            [--print-after P]... [--print-changed] [--verify-each]
+//            [--check-input-unchanged] [--list-passes] [--emit-pipeline]
 //
-// Exit status: 0 on success, 1 on an input error (message on stderr),
-// 2 on a usage error. On any error nothing is written.
-#include <CLI/CLI.hpp>
+// INPUT may be '-' (standard input). Plugins are searched along
+// --plugin-path, then $PLIR_PLUGIN_PATH, then the pipeline's plugin_path,
+// then the in-tree plugins next to this executable. Output is written
+// atomically; on any error nothing is written. Exit status: 0 success,
+// 1 input or pipeline error, 2 usage error.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "passes/instruments.h"
+#include "passes/pass_manager.h"
 #include "runtime/file_util.h"
+#include "runtime/pipeline.h"
+#include "runtime/plugin_loader.h"
 
 namespace plir {
 namespace {
 
-int Run(const std::string& input, const std::string& output) {
-  StatusOr<std::string> text = ReadFileToString(input);
-  if (!text.ok()) {
-    std::cerr << "plir-opt: " << text.status().message() << "\n";
-    return 1;
-  }
-  ParseOptions options;
-  options.filename = input == "-" ? "<stdin>" : input;
-  StatusOr<Module> module = ParseModule(*text, options);
-  if (!module.ok()) {
-    std::cerr << module.status().message() << "\n";
-    return 1;
-  }
-  if (Status s = Verify(*module); !s.ok()) {
-    std::cerr << options.filename << ": " << s.message() << "\n";
-    return 1;
-  }
-  std::string printed = PrintModule(*module);
-  if (output.empty() || output == "-") {
-    std::fwrite(printed.data(), 1, printed.size(), stdout);
-    if (std::fflush(stdout) != 0) {
-      std::cerr << "plir-opt: error writing to standard output\n";
-      return 1;
+struct Flags {
+  std::string input;
+  std::string output;
+  std::string pipeline;
+  std::string passes;
+  std::vector<std::string> plugins;
+  std::vector<std::string> plugin_dirs;
+  int opt_level = -1;
+  bool time_passes = false;
+  bool print_before_all = false;
+  bool print_after_all = false;
+  std::vector<std::string> print_after;
+  bool print_changed = false;
+  bool verify_each = false;
+  bool check_input_unchanged = false;
+  bool list_passes = false;
+  bool emit_pipeline = false;
+};
+
+int Error(const std::string& message) {
+  std::cerr << message << "\n";
+  return 1;
+}
+
+std::vector<std::string> SplitList(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void ListPasses(const PluginLoader& loader) {
+  PassRegistry& reg = PassRegistry::Global();
+  for (const std::string& name : reg.Names()) {
+    const PassInfo& info = reg.Lookup(name)->info;
+    std::cout << name << "  [" << info.origin << "]"
+              << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
+              << info.description << "\n";
+    if (info.min_opt_level > 0) std::cout << "    min_opt_level: " << info.min_opt_level << "\n";
+    if (!info.requires_properties.empty()) {
+      std::cout << "    requires:";
+      for (auto& r : info.requires_properties) std::cout << " " << r;
+      std::cout << "\n";
     }
+    if (!info.provides_properties.empty()) {
+      std::cout << "    provides:";
+      for (auto& r : info.provides_properties) std::cout << " " << r;
+      std::cout << "\n";
+    }
+    for (const OptionSpec& o : info.options) {
+      std::string dflt;
+      o.default_value.AppendTo(&dflt);
+      std::cout << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
+                << "): " << o.description << "\n";
+    }
+  }
+}
+
+int Run(const Flags& f) {
+  PluginLoader loader;
+  for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
+    for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);
+  for (const std::string& p : f.plugins) {
+    auto r = loader.LoadPath(p);
+    if (!r.ok()) return Error("plir-opt: " + r.status().message());
+  }
+  std::vector<std::string> defaults = DefaultPluginDirs();
+
+  Pipeline pipeline;
+  if (!f.pipeline.empty()) {
+    PipelineLoadOptions options;
+    options.fallback_plugin_dirs = defaults;
+    auto p = LoadPipeline(f.pipeline, loader, PassRegistry::Global(), options);
+    if (!p.ok()) return Error(p.status().message());
+    pipeline = std::move(p).value();
+  } else {
+    for (const std::string& d : defaults) loader.AddSearchDir(d);
+  }
+  if (f.list_passes) {
+    if (Status s = loader.LoadAll(); !s.ok()) return Error("plir-opt: " + s.message());
+    ListPasses(loader);
     return 0;
   }
-  if (Status s = WriteFileAtomically(output, printed); !s.ok()) {
-    std::cerr << "plir-opt: " << s.message() << "\n";
-    return 1;
+  if (!f.passes.empty()) {
+    for (const std::string& name : SplitList(f.passes, ',')) {
+      if (!PassRegistry::Global().Lookup(name)) {
+        // Load the conventional plugin, then everything on the path.
+        std::string snake;
+        for (size_t i = 0; i < name.size(); ++i) {
+          if (std::isupper(static_cast<unsigned char>(name[i]))) {
+            if (i) snake.push_back('_');
+            snake.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[i]))));
+          } else {
+            snake.push_back(name[i]);
+          }
+        }
+        if (loader.Find(snake)) {
+          auto r = loader.LoadByName(snake);
+          if (!r.ok()) return Error("plir-opt: " + r.status().message());
+        }
+        if (!PassRegistry::Global().Lookup(name)) {
+          if (Status s = loader.LoadAll(); !s.ok()) return Error("plir-opt: " + s.message());
+        }
+      }
+      auto step = MakePassStep(PassRegistry::Global(), name);
+      if (!step.ok()) {
+        std::string msg = "plir-opt: --passes: unknown pass '" + name + "'";
+        auto close = PassRegistry::Global().Suggest(name);
+        if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
+        return Error(msg);
+      }
+      pipeline.steps.push_back(std::move(step).value());
+    }
+    if (Status s = CheckProperties(pipeline.steps, PassRegistry::Global()); !s.ok())
+      return Error("plir-opt: --passes: " + s.message());
   }
+  if (f.emit_pipeline) {
+    std::cout << PipelineToYaml(pipeline);
+    return 0;
+  }
+  if (f.input.empty()) return Error("plir-opt: an input file is required (or --list-passes)");
+
+  StatusOr<std::string> text = ReadFileToString(f.input);
+  if (!text.ok()) return Error("plir-opt: " + text.status().message());
+  ParseOptions parse_options;
+  parse_options.filename = f.input == "-" ? "<stdin>" : f.input;
+  StatusOr<Module> module = ParseModule(*text, parse_options);
+  if (!module.ok()) return Error(module.status().message());
+  if (Status s = Verify(*module); !s.ok()) return Error(parse_options.filename + ": " + s.message());
+
+  PassContext ctx;
+  ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
+  ctx.required.insert(pipeline.required.begin(), pipeline.required.end());
+  ctx.disabled.insert(pipeline.disabled.begin(), pipeline.disabled.end());
+  ctx.config = pipeline.config;
+  InstrumentOptions inst = pipeline.instruments;
+  inst.timing |= f.time_passes;
+  if (f.verify_each) inst.verify = "each";
+  inst.print_changed |= f.print_changed;
+  inst.check_input_unchanged |= f.check_input_unchanged;
+  if (f.print_before_all) inst.print_before.push_back("all");
+  if (f.print_after_all) inst.print_after.push_back("all");
+  for (const std::string& p : f.print_after) inst.print_after.push_back(p);
+  AddInstruments(inst, &std::cerr, ctx);
+
+  StatusOr<Module> result = PassManager().Run(pipeline.steps, *module, ctx);
+  for (const std::string& w : ctx.TakeWarnings()) std::cerr << "warning: " << w << "\n";
+  if (!result.ok()) return Error("plir-opt: " + result.status().message());
+  if (inst.verify == "end" || inst.verify == "none") {
+    if (Status s = Verify(*result); !s.ok())
+      return Error("plir-opt: the pipeline produced an ill-formed module: " + s.message());
+  }
+
+  std::string printed = PrintModule(*result);
+  if (f.output.empty() || f.output == "-") {
+    std::fwrite(printed.data(), 1, printed.size(), stdout);
+    if (std::fflush(stdout) != 0) return Error("plir-opt: error writing to standard output");
+    return 0;
+  }
+  if (Status s = WriteFileAtomically(f.output, printed); !s.ok())
+    return Error("plir-opt: " + s.message());
   return 0;
 }
 
@@ -63,15 +206,33 @@ int main(int argc, char** argv) {
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(wd) != 0) std::perror("plir-opt: chdir to BUILD_WORKING_DIRECTORY");
   }
-  CLI::App app{"plir-opt: parse, verify and print PLIR modules"};
-  std::string input;
-  std::string output;
-  app.add_option("input", input, "input module (.plir), or - for standard input")->required();
-  app.add_option("-o,--output", output, "write the result to this file (atomically)");
+  CLI::App app{"plir-opt: run PLIR pass pipelines on modules"};
+  plir::Flags f;
+  app.add_option("input", f.input, "input module (.plir), or - for standard input");
+  app.add_option("-o,--output", f.output, "write the result to this file (atomically)");
+  auto* pipeline = app.add_option("--pipeline", f.pipeline, "YAML pipeline to run");
+  app.add_option("--passes", f.passes, "comma-separated passes to run")->excludes(pipeline);
+  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)");
+  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)");
+  app.add_option("--opt-level", f.opt_level, "optimization level 0-3")->check(CLI::Range(0, 3));
+  app.add_flag("--time-passes", f.time_passes, "print a pass timing report to stderr");
+  app.add_flag("--print-before-all", f.print_before_all, "print the IR before every pass");
+  app.add_flag("--print-after-all", f.print_after_all, "print the IR after every pass");
+  app.add_option("--print-after", f.print_after, "print the IR after this pass (repeatable)");
+  app.add_flag("--print-changed", f.print_changed, "print a diff of the IR for each pass that changed it");
+  app.add_flag("--verify-each", f.verify_each, "run the verifier after every pass");
+  app.add_flag("--check-input-unchanged", f.check_input_unchanged,
+               "prove that no pass modified its input module");
+  app.add_flag("--list-passes", f.list_passes, "list registered passes with plugin, description, options");
+  app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  return plir::Run(input, output);
+  if (f.input.empty() && !f.list_passes && !f.emit_pipeline) {
+    std::cerr << "plir-opt: an input file is required\n" << app.help();
+    return 2;
+  }
+  return plir::Run(f);
 }

@@ -43,3 +43,24 @@ def plir_cc_binary(name, copts = [], linkopts = [], **kwargs):
         linkopts = linkopts + ["-rdynamic", "-ldl"],
         **kwargs
     )
+
+def plir_pass_plugin_library(name, srcs, deps = [], **kwargs):
+    """Builds a pass plugin: the shared library libplir_<name>.so.
+
+    The plugin compiles against headers only and leaves the core's symbols
+    undefined; dlopen binds them to the host's single copy.
+
+    Args:
+      name: the plugin name (snake_case); the target is libplir_<name>.so.
+      srcs: plugin sources; one of them expands PLIR_PLUGIN.
+      deps: header-only dependencies (the SDK is added).
+      **kwargs: passed to cc_binary.
+    """
+    native.cc_binary(
+        name = "libplir_" + name + ".so",
+        srcs = srcs,
+        copts = PLIR_COPTS,
+        linkshared = True,
+        deps = deps + ["//passes:sdk_headers"],
+        **kwargs
+    )

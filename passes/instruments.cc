@@ -1,0 +1,96 @@
+#include "passes/instruments.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "ir/verifier.h"
+#include "passes/unified_diff.h"
+
+namespace plir {
+
+void TimingInstrument::BeforePass(const PassInfo& pass, const Module&) {
+  start_ = std::chrono::steady_clock::now();
+}
+
+Status TimingInstrument::AfterPass(const PassInfo& pass, const Module&, const Module&) {
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  auto [it, inserted] = entries_.try_emplace(pass.name);
+  if (inserted) order_.push_back(pass.name);
+  it->second.runs++;
+  it->second.seconds += s;
+  return Status::Ok();
+}
+
+void TimingInstrument::Finish() {
+  double total = 0;
+  for (auto& [n, e] : entries_) total += e.seconds;
+  std::vector<std::string> names = order_;
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return entries_[a].seconds > entries_[b].seconds;
+  });
+  *out_ << "===-------------------------------------------------------------===\n"
+        << "  Pass execution timing report\n"
+        << "===-------------------------------------------------------------===\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  Total: %.6f s\n  %12s  %7s  %5s  %s\n", total, "wall (s)",
+                "share", "runs", "pass");
+  *out_ << line;
+  for (const std::string& n : names) {
+    const Entry& e = entries_[n];
+    std::snprintf(line, sizeof line, "  %12.6f  %6.1f%%  %5d  %s\n", e.seconds,
+                  total > 0 ? 100.0 * e.seconds / total : 0.0, e.runs, n.c_str());
+    *out_ << line;
+  }
+  entries_.clear();
+  order_.clear();
+}
+
+void PrintIRInstrument::BeforePass(const PassInfo& pass, const Module& input) {
+  if (all_before_ || before_.count(pass.name))
+    *out_ << "// ----- IR before " << pass.name << " -----\n" << PrintModule(input);
+}
+
+Status PrintIRInstrument::AfterPass(const PassInfo& pass, const Module&, const Module& output) {
+  if (all_after_ || after_.count(pass.name))
+    *out_ << "// ----- IR after " << pass.name << " -----\n" << PrintModule(output);
+  return Status::Ok();
+}
+
+Status PrintChangedInstrument::AfterPass(const PassInfo& pass, const Module& input,
+                                         const Module& output) {
+  if (output.same_as(input)) return Status::Ok();
+  std::string diff = UnifiedDiff(PrintModule(input), PrintModule(output),
+                                 "before " + pass.name, "after " + pass.name);
+  if (!diff.empty()) *out_ << diff;
+  return Status::Ok();
+}
+
+Status VerifyInstrument::AfterPass(const PassInfo& pass, const Module&, const Module& output) {
+  Status s = Verify(output);
+  if (!s.ok()) return FailedPrecondition("after pass " + pass.name + ": " + s.message());
+  return Status::Ok();
+}
+
+void InputUnchangedInstrument::BeforePass(const PassInfo&, const Module& input) {
+  hashes_.clear();
+  for (const Item& it : input.items()) hashes_.push_back(StructuralHash(it));
+}
+
+Status InputUnchangedInstrument::AfterPass(const PassInfo& pass, const Module& input,
+                                           const Module&) {
+  std::string changed;
+  for (size_t i = 0; i < input.items().size() && i < hashes_.size(); ++i) {
+    if (StructuralHash(input.items()[i]) != hashes_[i]) {
+      if (!changed.empty()) changed += ", ";
+      changed += "@" + input.items()[i]->name();
+    }
+  }
+  if (changed.empty()) return Status::Ok();
+  return FailedPrecondition("pass " + pass.name + " (" + pass.origin +
+                            ") modified its input module (changed: " + changed +
+                            "); a pass must return new IR and leave its input unchanged");
+}
+
+}  // namespace plir

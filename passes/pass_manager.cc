@@ -1,0 +1,135 @@
+#include "passes/pass_manager.h"
+
+#include <atomic>
+#include <exception>
+#include <thread>
+
+#include "ir/structural.h"
+
+namespace plir {
+
+StatusOr<PipelineStep> MakePassStep(const PassRegistry& registry, const std::string& pass,
+                                    const std::map<std::string, AttrValue>& options) {
+  auto def = registry.Lookup(pass);
+  if (!def) return NotFound("unknown pass " + pass);
+  PLIR_ASSIGN_OR_RETURN(PassOptions resolved, def->info.ResolveOptions(options));
+  PipelineStep step;
+  step.pass = pass;
+  step.given_options = options;
+  step.options = std::move(resolved);
+  return step;
+}
+
+namespace {
+
+// Calls `fn`, converting anything it throws into an error naming the pass.
+template <typename T, typename F>
+StatusOr<T> Guarded(const std::string& pass, F&& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return Internal("pass " + pass + " threw an exception: " + e.what());
+  } catch (...) {
+    return Internal("pass " + pass + " threw an exception of unknown type");
+  }
+}
+
+}  // namespace
+
+StatusOr<Module> PassManager::RunFunctionPass(const PassDef& pass, const PassOptions& options,
+                                              const Module& module, PassContext& context) const {
+  const std::string& name = pass.info.name;
+  std::vector<size_t> funcs;
+  for (size_t i = 0; i < module.items().size(); ++i)
+    if (module.items()[i]->kind() == NodeKind::kFunction) funcs.push_back(i);
+  std::vector<std::optional<StatusOr<Function>>> results(funcs.size());
+  PassCallContext call{module, options, context};
+  auto work = [&](size_t j) {
+    Function f = Downcast<FunctionNode>(module.items()[funcs[j]]);
+    results[j] = Guarded<Function>(name, [&] { return pass.function_fn(f, call); });
+  };
+  size_t threads = context.num_threads > 0 ? static_cast<size_t>(context.num_threads)
+                                           : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, funcs.size());
+  if (threads <= 1) {
+    for (size_t j = 0; j < funcs.size(); ++j) work(j);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (size_t j; (j = next.fetch_add(1)) < funcs.size();) work(j);
+      });
+    for (auto& th : pool) th.join();
+  }
+  // Assemble in module order: the result does not depend on scheduling.
+  std::vector<Item> items = module.items();
+  bool changed = false;
+  for (size_t j = 0; j < funcs.size(); ++j) {
+    StatusOr<Function>& r = *results[j];
+    const std::string& fname = module.items()[funcs[j]]->name();
+    if (!r.ok()) return r.status().WithPrefix("on @" + fname);
+    if (!*r || (*r)->name() != fname)
+      return Internal("pass " + name + " returned " + (*r ? "@" + (*r)->name() : "nothing") +
+                      " for @" + fname + "; a function pass must keep the function's name");
+    if (r->get() != items[funcs[j]].get()) {
+      items[funcs[j]] = *r;
+      changed = true;
+    }
+  }
+  if (!changed) return module;
+  return Module::Make(std::move(items));
+}
+
+StatusOr<Module> PassManager::RunPass(const PassDef& pass, const PassOptions& options,
+                                      const Module& module, PassContext& context) const {
+  for (auto& inst : context.instruments) inst->BeforePass(pass.info, module);
+  StatusOr<Module> result = Module();
+  if (pass.info.kind == PassKind::kFunction) {
+    result = RunFunctionPass(pass, options, module, context);
+  } else {
+    PassCallContext call{module, options, context};
+    result = Guarded<Module>(pass.info.name, [&] { return pass.module_fn(module, call); });
+  }
+  if (!result.ok()) return result.status().WithPrefix("pass " + pass.info.name);
+  for (auto& inst : context.instruments)
+    PLIR_RETURN_IF_ERROR(inst->AfterPass(pass.info, module, *result));
+  return result;
+}
+
+StatusOr<Module> PassManager::RunSteps(const std::vector<PipelineStep>& steps, const Module& module,
+                                       PassContext& context) const {
+  Module m = module;
+  for (const PipelineStep& step : steps) {
+    switch (step.kind) {
+      case PipelineStep::Kind::kExtensionPoint:
+        break;
+      case PipelineStep::Kind::kPass: {
+        auto def = registry_.Lookup(step.pass);
+        if (!def) return NotFound("unknown pass " + step.pass);
+        int min_level = step.min_opt_level.value_or(def->info.min_opt_level);
+        if (!context.ShouldRun(step.pass, min_level)) break;
+        PLIR_ASSIGN_OR_RETURN(m, RunPass(*def, step.options, m, context));
+        break;
+      }
+      case PipelineStep::Kind::kRepeat: {
+        for (int i = 0; i < step.max_iterations; ++i) {
+          Module before = m;
+          PLIR_ASSIGN_OR_RETURN(m, RunSteps(step.steps, m, context));
+          if (step.until_fixpoint && (m.same_as(before) || StructuralEqual(m, before))) break;
+        }
+        break;
+      }
+    }
+  }
+  return m;
+}
+
+StatusOr<Module> PassManager::Run(const std::vector<PipelineStep>& steps, const Module& module,
+                                  PassContext& context) const {
+  StatusOr<Module> r = RunSteps(steps, module, context);
+  for (auto& inst : context.instruments) inst->Finish();
+  return r;
+}
+
+}  // namespace plir

@@ -1,0 +1,72 @@
+// The pass manager: runs a tree of pipeline steps (passes and repeat groups)
+// over a module under a PassContext, calling its instruments around every
+// pass. Anything a pass throws is caught and turned into an error naming
+// the pass; nothing propagates further.
+#ifndef PLIR_PASSES_PASS_MANAGER_H_
+#define PLIR_PASSES_PASS_MANAGER_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/pass.h"
+#include "passes/registry.h"
+
+namespace plir {
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;  // 1-based; 0 if unknown
+  int col = 0;
+  std::string ToString() const {
+    return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+  }
+};
+
+struct PipelineStep {
+  enum class Kind { kPass, kRepeat, kExtensionPoint };
+  Kind kind = Kind::kPass;
+  // kPass
+  std::string pass;
+  std::map<std::string, AttrValue> given_options;  // as written
+  PassOptions options;                             // resolved with defaults
+  std::optional<int> min_opt_level;                // overrides the pass's own
+  // kRepeat
+  int max_iterations = 1;
+  bool until_fixpoint = false;
+  std::vector<PipelineStep> steps;
+  // kExtensionPoint: a named place where plugins may add steps.
+  std::string point;
+  SourceLoc loc;
+};
+
+// A convenience for code and tests: a pass step with resolved options.
+StatusOr<PipelineStep> MakePassStep(const PassRegistry& registry, const std::string& pass,
+                                    const std::map<std::string, AttrValue>& options = {});
+
+class PassManager {
+ public:
+  explicit PassManager(const PassRegistry& registry = PassRegistry::Global())
+      : registry_(registry) {}
+
+  // Runs `steps` on `module`. The input is never modified; the result
+  // shares every part no pass changed. Calls every instrument's Finish.
+  StatusOr<Module> Run(const std::vector<PipelineStep>& steps, const Module& module,
+                       PassContext& context) const;
+
+  // Runs one pass (with instruments), ignoring opt-level rules.
+  StatusOr<Module> RunPass(const PassDef& pass, const PassOptions& options, const Module& module,
+                           PassContext& context) const;
+
+ private:
+  StatusOr<Module> RunSteps(const std::vector<PipelineStep>& steps, const Module& module,
+                            PassContext& context) const;
+  StatusOr<Module> RunFunctionPass(const PassDef& pass, const PassOptions& options,
+                                   const Module& module, PassContext& context) const;
+  const PassRegistry& registry_;
+};
+
+}  // namespace plir
+
+#endif  // PLIR_PASSES_PASS_MANAGER_H_

@@ -1,0 +1,221 @@
+// Pass manager rules with in-process passes in a private registry.
+#include "passes/pass_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <sstream>
+#include <thread>
+
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "ir/visitor.h"
+#include "passes/instruments.h"
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+// Replaces the first `add` it finds by `multiply`; a counter shows how many
+// times it ran.
+class AddToMultiply : public ExprMutator {
+ protected:
+  Ref<Node> Rewrite(const Ref<Node>& n) override {
+    auto* c = As<CallNode>(n);
+    auto* op = c ? As<OpNode>(c->callee()) : nullptr;
+    if (!done_ && op && op->name() == "add") {
+      done_ = true;
+      return *MakeOpCall("multiply", c->args());
+    }
+    return n;
+  }
+  bool done_ = false;
+};
+
+class PassManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Add("Once", 0, [this](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+      ++runs_["Once"];
+      return AddToMultiply().MutateModule(m);
+    });
+    Add("Noop", 0, [this](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+      ++runs_["Noop"];
+      return m;
+    });
+    Add("Level3", 3, [this](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+      ++runs_["Level3"];
+      return m;
+    });
+    Add("Fails", 0, [](const Module&, const PassCallContext&) -> StatusOr<Module> {
+      return InvalidArgument("no can do");
+    });
+    PassDef fn;
+    fn.info.name = "FnAddToMultiply";
+    fn.info.description = "function pass";
+    fn.info.kind = PassKind::kFunction;
+    fn.function_fn = [this](const Function& f, const PassCallContext&) -> StatusOr<Function> {
+      ++fn_calls_;
+      std::this_thread::yield();
+      return AddToMultiply().MutateFunction(f);
+    };
+    ASSERT_TRUE(registry_.Register(std::move(fn)).ok());
+  }
+
+  void Add(const std::string& name, int level, ModulePassFn fn) {
+    PassDef d;
+    d.info.name = name;
+    d.info.description = name;
+    d.info.min_opt_level = level;
+    d.module_fn = std::move(fn);
+    ASSERT_TRUE(registry_.Register(std::move(d)).ok());
+  }
+  PipelineStep Step(const std::string& name) { return *MakePassStep(registry_, name); }
+  PipelineStep Repeat(std::vector<PipelineStep> steps, int max, bool fixpoint) {
+    PipelineStep s;
+    s.kind = PipelineStep::Kind::kRepeat;
+    s.steps = std::move(steps);
+    s.max_iterations = max;
+    s.until_fixpoint = fixpoint;
+    return s;
+  }
+
+  Module Chain(int n) {
+    std::string text = "def @f(%x: Tensor[(2,), float32]) {\n";
+    for (int i = 0; i < n; ++i) text += "  %a" + std::to_string(i) + " = add(%x, %x);\n";
+    text += "  %x\n}\n";
+    return testing::ParseOrFail(text);
+  }
+
+  PassRegistry registry_;
+  std::map<std::string, int> runs_;
+  std::atomic<int> fn_calls_{0};
+};
+
+TEST_F(PassManagerTest, DuplicateRegistrationNamesBothOrigins) {
+  PassDef d;
+  d.info.name = "Noop";
+  d.info.origin = "plugin second";
+  d.module_fn = [](const Module& m, const PassCallContext&) -> StatusOr<Module> { return m; };
+  Status s = registry_.Register(d);
+  EXPECT_EQ(s.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(s.message(), "pass Noop from plugin second is already registered by core");
+}
+
+TEST_F(PassManagerTest, OptLevelRequiredAndDisabled) {
+  PassContext ctx;
+  ctx.opt_level = 2;
+  ASSERT_TRUE(PassManager(registry_).Run({Step("Level3"), Step("Noop")}, Chain(1), ctx).ok());
+  EXPECT_EQ(runs_["Level3"], 0);  // min level 3 > 2
+  EXPECT_EQ(runs_["Noop"], 1);
+  ctx.required = {"Level3"};
+  ctx.disabled = {"Noop", "Level3"};  // required wins over disabled
+  ASSERT_TRUE(PassManager(registry_).Run({Step("Level3"), Step("Noop")}, Chain(1), ctx).ok());
+  EXPECT_EQ(runs_["Level3"], 1);
+  EXPECT_EQ(runs_["Noop"], 1);  // disabled
+  // A step's own min_opt_level overrides the pass's.
+  PassContext low;
+  low.opt_level = 0;
+  PipelineStep s = Step("Noop");
+  s.min_opt_level = 1;
+  ASSERT_TRUE(PassManager(registry_).Run({s}, Chain(1), low).ok());
+  EXPECT_EQ(runs_["Noop"], 1);
+}
+
+TEST_F(PassManagerTest, RepeatStopsAtFixpoint) {
+  PassContext ctx;
+  auto r = PassManager(registry_).Run({Repeat({Step("Once")}, 100, true)}, Chain(3), ctx);
+  ASSERT_TRUE(r.ok());
+  // Three adds take three changing iterations, then one that changes nothing.
+  EXPECT_EQ(runs_["Once"], 4);
+  EXPECT_EQ(PrintModule(*r).find("add("), std::string::npos);
+}
+
+TEST_F(PassManagerTest, RepeatStopsAtIterationCap) {
+  PassContext ctx;
+  auto r = PassManager(registry_).Run({Repeat({Step("Once")}, 2, true)}, Chain(5), ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(runs_["Once"], 2);
+  runs_.clear();
+  ASSERT_TRUE(PassManager(registry_).Run({Repeat({Step("Noop")}, 7, false)}, Chain(1), ctx).ok());
+  EXPECT_EQ(runs_["Noop"], 7);  // no fixpoint test: always the cap
+}
+
+TEST_F(PassManagerTest, ErrorsNameThePass) {
+  PassContext ctx;
+  auto r = PassManager(registry_).Run({Step("Noop"), Step("Fails")}, Chain(1), ctx);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "pass Fails: no can do");
+}
+
+TEST_F(PassManagerTest, ParallelFunctionPassEqualsSerial) {
+  std::string text;
+  for (int f = 0; f < 64; ++f) {
+    text += "def @f" + std::to_string(f) + "(%x: Tensor[(2,), float32]) {\n";
+    for (int i = 0; i <= f % 5; ++i) text += "  %a" + std::to_string(i) + " = add(%x, %x);\n";
+    text += "  %x\n}\n";
+  }
+  text += "def @untouched(%x: Tensor[(2,), float32]) { %x }\n";
+  Module m = testing::ParseOrFail(text);
+  PassContext serial, parallel;
+  serial.num_threads = 1;
+  parallel.num_threads = 8;
+  auto a = PassManager(registry_).Run({Step("FnAddToMultiply")}, m, serial);
+  auto b = PassManager(registry_).Run({Step("FnAddToMultiply")}, m, parallel);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(fn_calls_, 2 * 65);
+  EXPECT_TRUE(StructuralEqual(*a, *b));
+  EXPECT_EQ(PrintModule(*a), PrintModule(*b));
+  // Functions the pass left alone are shared, not copied.
+  EXPECT_EQ(b->Lookup("untouched").get(), m.Lookup("untouched").get());
+  // The input is unchanged.
+  EXPECT_TRUE(StructuralEqual(m, testing::ParseOrFail(text)));
+}
+
+TEST_F(PassManagerTest, TimingAndPrintChangedInstruments) {
+  std::ostringstream out;
+  PassContext ctx;
+  ctx.instruments.push_back(std::make_shared<PrintChangedInstrument>(&out));
+  ctx.instruments.push_back(std::make_shared<TimingInstrument>(&out));
+  ASSERT_TRUE(PassManager(registry_).Run({Step("Noop"), Step("Once")}, Chain(2), ctx).ok());
+  std::string s = out.str();
+  EXPECT_NE(s.find("--- before Once\n+++ after Once\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("-  %a0: Tensor[(2,), float32] = add(%x, %x);"), std::string::npos) << s;
+  EXPECT_NE(s.find("+  %a0: Tensor[(2,), float32] = multiply(%x, %x);"), std::string::npos) << s;
+  EXPECT_EQ(s.find("before Noop"), std::string::npos);  // Noop changed nothing
+  EXPECT_NE(s.find("Pass execution timing report"), std::string::npos);
+  EXPECT_NE(s.find("Once"), std::string::npos);
+}
+
+TEST_F(PassManagerTest, PrintIRInstrument) {
+  std::ostringstream out;
+  PassContext ctx;
+  ctx.instruments.push_back(std::make_shared<PrintIRInstrument>(
+      &out, std::set<std::string>{}, std::set<std::string>{"Once"}, false, false));
+  ASSERT_TRUE(PassManager(registry_).Run({Step("Noop"), Step("Once")}, Chain(1), ctx).ok());
+  EXPECT_EQ(out.str().find("IR after Noop"), std::string::npos);
+  EXPECT_NE(out.str().find("// ----- IR after Once -----\n#[version = \"1\"]\ndef @f"), std::string::npos);
+}
+
+TEST(PassOptionsTest, ResolveChecksNamesAndTypesAndFillsDefaults) {
+  PassInfo info;
+  info.name = "P";
+  info.options = {{"count", OptionType::kInt, AttrValue::Int(3), ""},
+                  {"ratio", OptionType::kFloat, AttrValue::Float(0.5), ""},
+                  {"names", OptionType::kStringList, AttrValue::List({}), ""}};
+  auto r = info.ResolveOptions({{"ratio", AttrValue::Int(2)}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->GetInt("count"), 3);
+  EXPECT_EQ(r->GetFloat("ratio"), 2.0);  // ints widen to floats
+  EXPECT_TRUE(r->GetStringList("names").empty());
+  auto bad_name = info.ResolveOptions({{"cuont", AttrValue::Int(1)}});
+  EXPECT_EQ(bad_name.status().message(), "pass P has no option 'cuont'; did you mean 'count'?");
+  auto bad_type = info.ResolveOptions({{"count", AttrValue::String("many")}});
+  EXPECT_EQ(bad_type.status().message(), "option 'count' of P must be int, got \"many\"");
+  auto bad_list = info.ResolveOptions({{"names", AttrValue::List({AttrValue::Int(1)})}});
+  EXPECT_FALSE(bad_list.ok());
+}
+
+}  // namespace
+}  // namespace plir

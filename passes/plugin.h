@@ -1,0 +1,89 @@
+// Writing a plugin: define a registration function and expand PLIR_PLUGIN.
+//
+//   plir::Status Register(plir::PluginHost& host) {
+//     plir::PassDef def;
+//     def.info.name = "MyPass";
+//     def.info.description = "does something useful";
+//     def.module_fn = [](const plir::Module& m, const plir::PassCallContext& c)
+//         -> plir::StatusOr<plir::Module> { return m; };
+//     return host.RegisterPass(std::move(def));
+//   }
+//   PLIR_PLUGIN("my_plugin", "0.1", Register)
+//
+// The plugin's registration is staged: if it fails, nothing it registered
+// stays registered.
+#ifndef PLIR_PASSES_PLUGIN_H_
+#define PLIR_PASSES_PLUGIN_H_
+
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "ir/op.h"
+#include "passes/pass.h"
+#include "passes/plugin_abi.h"
+
+namespace plir {
+
+// What a plugin's registration function receives.
+class PluginHost {
+ public:
+  explicit PluginHost(std::string origin) : origin_(std::move(origin)) {}
+  // Stages a pass; its origin is set to this plugin.
+  Status RegisterPass(PassDef def) {
+    def.info.origin = origin_;
+    passes_.push_back(std::move(def));
+    return Status::Ok();
+  }
+  // Stages an op; its origin is set to this plugin.
+  Status RegisterOp(OpDef def) {
+    def.origin = origin_;
+    ops_.push_back(std::move(def));
+    return Status::Ok();
+  }
+  const std::string& origin() const { return origin_; }
+  std::vector<PassDef>& staged_passes() { return passes_; }
+  std::vector<OpDef>& staged_ops() { return ops_; }
+
+ private:
+  std::string origin_;
+  std::vector<PassDef> passes_;
+  std::vector<OpDef> ops_;
+};
+
+namespace internal {
+// Calls `fn` for a plugin, turning errors and exceptions into the C protocol.
+inline int CallRegister(Status (*fn)(PluginHost&), void* host, char* error, size_t error_size) {
+  std::string message;
+  try {
+    Status s = fn(*static_cast<PluginHost*>(host));
+    if (s.ok()) return 0;
+    message = s.message();
+  } catch (const std::exception& e) {
+    message = std::string("registration threw: ") + e.what();
+  } catch (...) {
+    message = "registration threw an exception of unknown type";
+  }
+  if (error_size > 0) {
+    std::strncpy(error, message.c_str(), error_size - 1);
+    error[error_size - 1] = '\0';
+  }
+  return 1;
+}
+}  // namespace internal
+
+}  // namespace plir
+
+#define PLIR_PLUGIN(NAME, VERSION, REGISTER_FN)                                          \
+  static int plir_plugin_register_(void* host, char* error, size_t error_size) {         \
+    return ::plir::internal::CallRegister(&REGISTER_FN, host, error, error_size);         \
+  }                                                                                       \
+  extern "C" __attribute__((visibility("default"))) const PlirPluginInfo*                \
+  plir_plugin_entry(void) {                                                               \
+    static const PlirPluginInfo info = {PLIR_PLUGIN_API_VERSION, PLIR_BUILD_FINGERPRINT, \
+                                        NAME, VERSION, &plir_plugin_register_};           \
+    return &info;                                                                         \
+  }
+
+#endif  // PLIR_PASSES_PLUGIN_H_

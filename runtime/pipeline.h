@@ -1,0 +1,81 @@
+// YAML pipelines: load, validate, print back in canonical form.
+//
+//   version: 1
+//   name: cleanup
+//   plugins: [dead_code_elimination]
+//   plugin_path: [../build/plugins]      # relative to this file
+//   opt_level: 2
+//   required: [DeadCodeElimination]
+//   disabled: []
+//   config: {key: value}
+//   passes:
+//     - CanonicalizeBindings
+//     - name: DeadCodeElimination
+//       options: {entry_functions: [main]}
+//       min_opt_level: 1
+//     - repeat: {max_iterations: 4, until: fixpoint}
+//       passes: [FoldConstant, DeadCodeElimination]
+//     - include: common/cleanup.yaml     # relative to this file
+//     - extension_point: after-simplify
+//   instruments: {timing: true, verify: each, print_after: [DeadCodeElimination],
+//                 print_changed: false, check_input_unchanged: true}
+//
+// Every error names file:line:column. Plugins named in `plugins` are loaded
+// through the given PluginLoader before pass names are resolved; a pass
+// named but not yet registered is looked for as the plugin of its
+// snake_case name.
+#ifndef PLIR_RUNTIME_PIPELINE_H_
+#define PLIR_RUNTIME_PIPELINE_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/pass_manager.h"
+#include "runtime/plugin_loader.h"
+
+namespace plir {
+
+struct InstrumentOptions {
+  bool timing = false;
+  std::string verify = "none";  // none | each | end
+  std::vector<std::string> print_before, print_after;  // pass names, or "all"
+  bool print_changed = false;
+  bool check_input_unchanged = false;
+};
+
+struct Pipeline {
+  std::string file;
+  std::string name;
+  std::vector<std::string> plugins;      // as loaded (names)
+  std::vector<std::string> plugin_path;  // absolute
+  std::optional<int> opt_level;
+  std::vector<std::string> required, disabled;
+  std::map<std::string, AttrValue> config;
+  std::vector<PipelineStep> steps;
+  InstrumentOptions instruments;
+};
+
+struct PipelineLoadOptions {
+  // Searched after the pipeline's own plugin_path (in-tree plugins).
+  std::vector<std::string> fallback_plugin_dirs;
+};
+
+StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
+                                const PassRegistry& registry = PassRegistry::Global(),
+                                const PipelineLoadOptions& options = {});
+
+// Canonical YAML: keys in a fixed order, includes expanded, options sorted.
+std::string PipelineToYaml(const Pipeline& p);
+
+// Checks that every pass's required properties are provided by an earlier
+// pass; the error names the pass's position.
+Status CheckProperties(const std::vector<PipelineStep>& steps, const PassRegistry& registry);
+
+// Adds the instruments `opts` asks for to `ctx` (output to `out`).
+void AddInstruments(const InstrumentOptions& opts, std::ostream* out, PassContext& ctx);
+
+}  // namespace plir
+
+#endif  // PLIR_RUNTIME_PIPELINE_H_

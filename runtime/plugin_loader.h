@@ -1,0 +1,88 @@
+// Loads pass plugins (.so files) at run time.
+//
+// A plugin is found by name along a search path (`dead_code_elimination` ->
+// DIR/libplir_dead_code_elimination.so or DIR/dead_code_elimination/
+// libplir_dead_code_elimination.so), or loaded by explicit path. Before
+// calling any C++ code of the plugin, the loader checks the entry symbol,
+// the API version and the build fingerprint. Registration is staged and then
+// committed as a whole. Every error names the file.
+#ifndef PLIR_RUNTIME_PLUGIN_LOADER_H_
+#define PLIR_RUNTIME_PLUGIN_LOADER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/op.h"
+#include "passes/plugin_abi.h"
+#include "passes/registry.h"
+
+namespace plir {
+
+struct LoadedPlugin {
+  std::string name;
+  std::string version;
+  std::string path;  // canonical path of the .so
+  std::vector<std::string> passes;
+  std::vector<std::string> ops;
+};
+
+// Error kinds the loader distinguishes (StatusCode alone is too coarse).
+enum class PluginError {
+  kNone,
+  kCannotOpen,
+  kMissingEntry,
+  kApiVersion,
+  kFingerprint,
+  kRegistration,
+  kDuplicateName,
+  kNotFound,
+};
+
+class PluginLoader {
+ public:
+  explicit PluginLoader(PassRegistry& passes = PassRegistry::Global(),
+                        OpRegistry& ops = OpRegistry::Global())
+      : passes_(passes), ops_(ops) {}
+
+  // Adds a directory to the end of the search path.
+  void AddSearchDir(const std::string& dir) { search_dirs_.push_back(dir); }
+  const std::vector<std::string>& search_dirs() const { return search_dirs_; }
+
+  // Loads the plugin at `path`. Loading the same file twice is a no-op that
+  // returns the first load.
+  StatusOr<LoadedPlugin> LoadPath(const std::string& path);
+  // Finds `name` on the search path and loads it.
+  StatusOr<LoadedPlugin> LoadByName(const std::string& name);
+  // Returns the file that LoadByName would load, if any.
+  std::optional<std::string> Find(const std::string& name) const;
+  // Loads every plugin found in the search directories.
+  Status LoadAll();
+
+  const std::vector<LoadedPlugin>& loaded() const { return loaded_; }
+  // The kind of the last error returned.
+  PluginError last_error() const { return last_error_; }
+
+ private:
+  Status Fail(PluginError kind, Status s) {
+    last_error_ = kind;
+    return s;
+  }
+  PassRegistry& passes_;
+  OpRegistry& ops_;
+  std::vector<std::string> search_dirs_;
+  std::vector<LoadedPlugin> loaded_;
+  PluginError last_error_ = PluginError::kNone;
+};
+
+// The directories holding the in-tree plugins, relative to the running
+// executable: EXE_DIR/../plugins (bazel-bin layout) and
+// EXE_DIR/../lib/plir/plugins (an installed copy).
+std::vector<std::string> DefaultPluginDirs();
+
+// The host's own fingerprint, as a plugin built with this tree would report it.
+std::string DescribeFingerprint(const PlirBuildFingerprint& f);
+
+}  // namespace plir
+
+#endif  // PLIR_RUNTIME_PLUGIN_LOADER_H_
