@@ -41,10 +41,22 @@ class Loader {
   Loader(PluginLoader& plugins, const PassRegistry& registry, const PipelineLoadOptions& options)
       : plugins_(plugins), registry_(registry), options_(options) {}
 
-  Pipeline Load(const std::string& file) {
+  Pipeline Load(const std::string& file) { return LoadRoot(file, LoadYaml(file)); }
+
+  Pipeline LoadText(const std::string& name, const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      throw YamlFailure{name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                        std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg};
+    }
+    return LoadRoot(name, root);
+  }
+
+  Pipeline LoadRoot(const std::string& file, const YAML::Node& root) {
     Pipeline p;
     p.file = file;
-    YAML::Node root = LoadYaml(file);
     files_.push_back(file);
     if (!root.IsMap()) Fail(file, root, "a pipeline file must be a map of keys (version, passes, ...)");
     static const std::vector<std::string> kKeys = {"version", "name", "plugins", "plugin_path",
@@ -459,6 +471,19 @@ StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
     return InvalidArgument(f.message);
   } catch (const YAML::Exception& e) {
     return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& text,
+                                    PluginLoader& loader, const PassRegistry& registry,
+                                    const PipelineLoadOptions& options) {
+  try {
+    return Loader(loader, registry, options).LoadText(name, text);
+  } catch (const YamlFailure& f) {
+    return InvalidArgument(f.message);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(name + ":" + std::to_string(e.mark.line + 1) + ":" +
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
 }

@@ -66,6 +66,13 @@ StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                                 const PassRegistry& registry = PassRegistry::Global(),
                                 const PipelineLoadOptions& options = {});
 
+// Loads a pipeline from YAML text; `name` stands for the file in messages
+// and relative paths resolve against its directory.
+StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& text,
+                                    PluginLoader& loader,
+                                    const PassRegistry& registry = PassRegistry::Global(),
+                                    const PipelineLoadOptions& options = {});
+
 // Canonical YAML: keys in a fixed order, includes expanded, options sorted.
 std::string PipelineToYaml(const Pipeline& p);
 

@@ -64,3 +64,38 @@ def plir_pass_plugin_library(name, srcs, deps = [], **kwargs):
         deps = deps + ["//passes:sdk_headers"],
         **kwargs
     )
+
+def plir_pass_plugin(name, srcs, deps = [], plugin_deps = [], **kwargs):
+    """A pass plugin with one golden test per case file under tests/.
+
+    Builds libplir_<name>.so and, for each tests/CASE.plir (other than
+    *.expected.plir), a test `golden_CASE` that runs the case through the
+    plugin loaded from its .so and compares with tests/CASE.expected.plir.
+    Regenerate expected files with
+    `bazel run //testing:update_goldens -- //plugins/<name>`.
+
+    Args:
+      name: plugin name (snake_case).
+      srcs: plugin sources.
+      deps: header-only dependencies.
+      plugin_deps: other plugin .so targets whose passes cases may RUN.
+      **kwargs: passed to the plugin's cc_binary.
+    """
+    plir_pass_plugin_library(name = name, srcs = srcs, deps = deps, **kwargs)
+    lib = ":libplir_" + name + ".so"
+    cases = native.glob(["tests/*.plir"], exclude = ["tests/*.expected.plir"])
+    for case in cases:
+        stem = case[len("tests/"):-len(".plir")]
+        expected = native.glob(["tests/" + stem + ".expected.plir"])
+        expected_path = "$(rootpath " + expected[0] + ")" if expected else native.package_name() + "/tests/" + stem + ".expected.plir"
+        args = ["$(rootpath //testing:golden_runner)", "--plugin", "$(rootpath " + lib + ")"]
+        for dep in plugin_deps:
+            args += ["--plugin", "$(rootpath " + dep + ")"]
+        args += ["--case", "$(rootpath " + case + ")", "--expected", expected_path]
+        native.sh_test(
+            name = "golden_" + stem,
+            srcs = ["//testing:golden_test.sh"],
+            args = args,
+            data = ["//testing:golden_runner", lib, case] + expected + plugin_deps +
+                   native.glob(["tests/*.yaml"]),
+        )

@@ -314,8 +314,18 @@ std::string ShortDescription(const Node* n) {
       AppendQuoted(static_cast<const StringImmNode*>(n)->value(), &s);
       return s;
     }
-    case NodeKind::kConstant:
-      return "constant of type " + TypeToString(static_cast<const ConstantNode*>(n)->type());
+    case NodeKind::kConstant: {
+      auto* c = static_cast<const ConstantNode*>(n);
+      std::string s = "constant of type " + TypeToString(c->type()) + " with bytes ";
+      static const char* kHex = "0123456789abcdef";
+      for (size_t i = 0; i < c->data().size() && i < 16; ++i) {
+        unsigned char b = static_cast<unsigned char>(c->data()[i]);
+        s.push_back(kHex[b >> 4]);
+        s.push_back(kHex[b & 15]);
+      }
+      if (c->data().size() > 16) s += "... (" + std::to_string(c->data().size()) + " bytes)";
+      return s;
+    }
     case NodeKind::kCall: {
       auto* c = static_cast<const CallNode*>(n);
       std::string s = "call of ";

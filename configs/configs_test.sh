@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs each ready pipeline with plir-opt on the sample models and checks what
+# each level must do. plir-opt finds the in-tree plugins next to itself.
+set -uo pipefail
+opt="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fail=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
+model=examples/models/mlp_with_constants.plir
+
+for level in O0 O1 O2; do
+  "$opt" "$model" --pipeline configs/$level.yaml --check-input-unchanged -o "$tmp/$level.plir" 2> "$tmp/$level.err"; rc=$?
+  cat "$tmp/$level.err"
+  check "$level runs on $model" '[ $rc -eq 0 ]'
+  "$opt" "$tmp/$level.plir" > /dev/null; rc=$?
+  check "$level output parses and verifies" '[ $rc -eq 0 ]'
+  "$opt" examples/models/small_cnn.plir --pipeline configs/$level.yaml > /dev/null; rc=$?
+  check "$level runs on small_cnn.plir" '[ $rc -eq 0 ]'
+done
+# O0 only normalizes: no nested call remains, nothing is removed.
+check "O0 normalizes" '! grep -q "multiply(subtract" "$tmp/O0.plir" && grep -q "%unused" "$tmp/O0.plir"'
+# O1 also removes dead code and copies.
+check "O1 removes dead code" '! grep -q "%unused" "$tmp/O1.plir" && ! grep -q "%copy" "$tmp/O1.plir"'
+check "O1 does not fold" 'grep -q "divide(" "$tmp/O1.plir"'
+# O2 folds constants and merges the duplicate.
+check "O2 folds constants" '! grep -q "divide(" "$tmp/O2.plir" && grep -q "\[0.5, 0.5, 0.5, 0.5\]" "$tmp/O2.plir"'
+check "O2 merges the duplicate matmul" '[ $(grep -c "matmul(" "$tmp/O2.plir") -eq 2 ]'
+check "O2 removes dead code" '! grep -q "nn.softmax(%h" "$tmp/O2.plir"'
+# The canonical YAML of O2 loads back to the same pipeline.
+"$opt" --pipeline configs/O2.yaml --emit-pipeline > "$tmp/O2.canonical.yaml"
+"$opt" --pipeline "$tmp/O2.canonical.yaml" --emit-pipeline > "$tmp/O2.again.yaml" 2> "$tmp/e"; rc=$?
+cat "$tmp/e"
+check "O2 canonical YAML is a fixed point" '[ $rc -eq 0 ] && diff <(grep -v plugin_path "$tmp/O2.canonical.yaml") <(grep -v plugin_path "$tmp/O2.again.yaml")'
+exit $fail

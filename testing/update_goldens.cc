@@ -1,0 +1,117 @@
+// Regenerates expected files of golden cases.
+//
+//   bazel run //testing:update_goldens -- //plugins/dead_code_elimination [...]
+//   bazel run //testing:update_goldens            # every in-tree plugin
+//
+// Writes plugins/NAME/tests/CASE.expected.plir in the source tree. Refuses
+// to overwrite a file without the do-not-edit banner.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "runtime/file_util.h"
+#include "testing/golden.h"
+
+namespace fs = std::filesystem;
+
+namespace plir::testing {
+namespace {
+
+int UpdatePlugin(const fs::path& root, const std::string& name, PluginLoader& loader) {
+  auto plugin = loader.LoadByName(name);
+  if (!plugin.ok()) {
+    std::cerr << "update_goldens: " << plugin.status().message() << "\n";
+    return 1;
+  }
+  fs::path tests = root / "plugins" / name / "tests";
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(tests, ec)) {
+    std::string f = e.path().filename().string();
+    if (e.path().extension() == ".plir" && f.find(".expected.") == std::string::npos)
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  int errors = 0;
+  for (const fs::path& file : files) {
+    fs::path expected = file;
+    expected.replace_extension(".expected.plir");
+    if (fs::exists(expected)) {
+      auto old = ReadFileToString(expected.string());
+      if (old.ok() && old->rfind(kBannerPrefix, 0) != 0) {
+        std::cerr << "update_goldens: refusing to overwrite " << expected
+                  << ": it has no do-not-edit banner (was it written by hand?)\n";
+        ++errors;
+        continue;
+      }
+    }
+    auto text = ReadFileToString(file.string());
+    if (!text.ok()) {
+      std::cerr << "update_goldens: " << text.status().message() << "\n";
+      ++errors;
+      continue;
+    }
+    std::string rel = fs::relative(file, root).string();
+    std::vector<std::string> sections;
+    bool ok = true;
+    for (const GoldenCase& c : SplitCases(*text)) {
+      auto r = RunCase(c, rel, plugin->passes, loader);
+      if (!r.ok()) {
+        std::cerr << "update_goldens: " << r.status().message() << "\n";
+        ok = false;
+        break;
+      }
+      if (r->is_error && c.expect_error.empty())
+        std::cerr << "update_goldens: warning: " << rel << ":" << c.first_line
+                  << ": the pipeline fails: " << r->error << "\n";
+      sections.push_back(r->rendered);
+    }
+    if (!ok) {
+      ++errors;
+      continue;
+    }
+    Status s = WriteFileAtomically(expected.string(), RenderExpected(sections, name));
+    if (!s.ok()) {
+      std::cerr << "update_goldens: " << s.message() << "\n";
+      ++errors;
+      continue;
+    }
+    std::cout << "wrote " << fs::relative(expected, root).string() << "\n";
+  }
+  return errors;
+}
+
+}  // namespace
+}  // namespace plir::testing
+
+int main(int argc, char** argv) {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  fs::path root = ws ? fs::path(ws) : fs::current_path();
+  if (!fs::exists(root / "WORKSPACE")) {
+    std::cerr << "update_goldens: run it with `bazel run //testing:update_goldens -- //plugins/NAME`\n";
+    return 2;
+  }
+  plir::PluginLoader loader;
+  for (const std::string& d : plir::DefaultPluginDirs()) loader.AddSearchDir(d);
+  std::vector<std::string> names;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    for (const std::string prefix : {"//plugins/", "plugins/"})
+      if (arg.rfind(prefix, 0) == 0) arg = arg.substr(prefix.size());
+    while (!arg.empty() && (arg.back() == '/' || arg.back() == ':')) arg.pop_back();
+    if (auto colon = arg.find(':'); colon != std::string::npos) arg = arg.substr(0, colon);
+    names.push_back(arg);
+  }
+  if (names.empty())
+    for (const auto& e : fs::directory_iterator(root / "plugins"))
+      if (fs::exists(e.path() / "tests")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  // Load every in-tree plugin so that RUN lines may use passes of others.
+  if (plir::Status s = loader.LoadAll(); !s.ok()) {
+    std::cerr << "update_goldens: " << s.message() << "\n";
+    return 1;
+  }
+  int errors = 0;
+  for (const std::string& n : names) errors += plir::testing::UpdatePlugin(root, n, loader);
+  return errors == 0 ? 0 : 1;
+}
