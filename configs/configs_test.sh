@@ -31,4 +31,19 @@ check "O2 removes dead code" '! grep -q "nn.softmax(%h" "$tmp/O2.plir"'
 "$opt" --pipeline "$tmp/O2.canonical.yaml" --emit-pipeline > "$tmp/O2.again.yaml" 2> "$tmp/e"; rc=$?
 cat "$tmp/e"
 check "O2 canonical YAML is a fixed point" '[ $rc -eq 0 ] && diff <(grep -v plugin_path "$tmp/O2.canonical.yaml") <(grep -v plugin_path "$tmp/O2.again.yaml")'
+
+# lazy-params: lift, then lazy, then cleanup; executing the eager (lifted)
+# and the lazy transform_params gives the same tensors.
+run="$2"
+m=examples/models/conv_weights_layout.plir
+"$opt" "$m" --pipeline configs/lazy-params.yaml -o "$tmp/lazy.plir"; rc=$?
+check "lazy-params runs on $m" '[ $rc -eq 0 ] && grep -q "call_packed(\"get_item\", 0" "$tmp/lazy.plir" && grep -q "vm.kill_object" "$tmp/lazy.plir"'
+"$opt" "$m" --passes ToBasicBlockNormalForm,LiftTransformParams -o "$tmp/lifted.plir"; rc=$?
+check "lift alone runs" '[ $rc -eq 0 ]'
+"$run" "$tmp/lifted.plir" --entry main_transform_params --inputs random:3 > "$tmp/eager.out"; rc1=$?
+T="Tensor[(8, 8, 3, 3), float32];Tensor[(8, 8, 3, 3), float32];Tensor[(8, 1, 1, 1), float32]"
+"$run" "$tmp/lazy.plir" --entry main_transform_params --lazy-param-types "$T" --lazy-params random:3 > "$tmp/lazy.out"; rc2=$?
+cat "$tmp/eager.out" "$tmp/lazy.out"
+check "eager and lazy runs succeed" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]'
+check "eager and lazy outputs are equal" 'diff <(grep -o "checksum [0-9a-f]*" "$tmp/eager.out") <(grep -o "checksum [0-9a-f]*" "$tmp/lazy.out")'
 exit $fail

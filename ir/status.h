@@ -62,6 +62,9 @@ inline Status FailedPrecondition(std::string m) {
 inline Status Internal(std::string m) {
   return Status(StatusCode::kInternal, std::move(m));
 }
+inline Status Unimplemented(std::string m) {
+  return Status(StatusCode::kUnimplemented, std::move(m));
+}
 inline Status ResourceExhausted(std::string m) {
   return Status(StatusCode::kResourceExhausted, std::move(m));
 }

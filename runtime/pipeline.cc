@@ -222,8 +222,8 @@ class Loader {
   void LoadPlugins(const std::string& file, const YAML::Node& root, Pipeline* p) {
     if (!root["plugins"]) return;
     for (const auto& [node, name] : StringList(file, root["plugins"], "plugins")) {
-      StatusOr<LoadedPlugin> r = (name.find('/') != std::string::npos || name.size() > 3 &&
-                                  name.compare(name.size() - 3, 3, ".so") == 0)
+      StatusOr<LoadedPlugin> r = (name.find('/') != std::string::npos ||
+                                  (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0))
                                      ? plugins_.LoadPath(Resolve(file, name))
                                      : plugins_.LoadByName(name);
       if (!r.ok()) Fail(file, node, r.status().message());

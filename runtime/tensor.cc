@@ -86,7 +86,20 @@ int64_t BroadcastIndex(int64_t flat, const std::vector<int64_t>& out, const std:
   return idx;
 }
 
+thread_local const TensorAllocator* current_allocator = nullptr;
+
 }  // namespace
+
+const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc) {
+  const TensorAllocator* prev = current_allocator;
+  current_allocator = alloc;
+  return prev;
+}
+
+std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes) {
+  if (current_allocator) return (*current_allocator)(bytes);
+  return std::make_shared<std::string>(bytes, '\0');
+}
 
 int64_t Tensor::NumElements() const { return Product(shape); }
 double Tensor::GetDouble(int64_t i) const { return Load(dtype, data->data() + i * DataTypeSize(dtype)); }
@@ -112,7 +125,7 @@ Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape, const std::functio
   t.shape = std::move(shape);
   int64_t n = t.NumElements();
   int size = DataTypeSize(dtype);
-  auto data = std::make_shared<std::string>(static_cast<size_t>(n) * size, '\0');
+  std::shared_ptr<std::string> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
   for (int64_t i = 0; i < n; ++i) Store(dtype, f(i), data->data() + i * size);
   t.data = std::move(data);
   return t;

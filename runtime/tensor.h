@@ -32,6 +32,14 @@ struct Tensor {
   StatusOr<Ref<ConstantNode>> ToConstant() const;
 };
 
+// Where kernels allocate tensor buffers. The interpreter installs one per
+// thread to count live bytes; by default buffers come from the heap.
+using TensorAllocator = std::function<std::shared_ptr<std::string>(size_t bytes)>;
+// Installs `alloc` for the calling thread (null restores the default);
+// returns the previous one.
+const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc);
+std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes);
+
 // A tensor of `shape` and `dtype` whose elements are given by `f(i)` (as
 // double for float dtypes, rounded to the integer dtype otherwise).
 Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,

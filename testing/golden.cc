@@ -111,6 +111,7 @@ StatusOr<CaseResult> RunCase(const GoldenCase& c, const std::string& case_file,
     }
     header += t + "\n";
   }
+  for (const std::string& w : ctx.TakeWarnings()) header += "// warning: " + w + "\n";
   if (!out.ok()) {
     result.is_error = true;
     result.error = out.status().message();

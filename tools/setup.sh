@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what PLIR needs on Debian 12 (idempotent), then runs the main job:
-# the O2 pipeline (plugins loaded at run time) on a sample model.
+# the lazy-params pipeline (plugins loaded at run time) on a sample model.
 #
 #   tools/setup.sh            install, build, and run the main job
 #   tools/setup.sh --no-run   install only
@@ -37,6 +37,6 @@ fi
 
 if [ "${1:-}" = "--no-run" ]; then exit 0; fi
 
-echo "setup: main job: plir-opt examples/models/mlp_with_constants.plir --pipeline configs/O2.yaml"
-bazel run //runtime:plir-opt -- examples/models/mlp_with_constants.plir \
-  --pipeline configs/O2.yaml --time-passes --check-input-unchanged
+echo "setup: main job: plir-opt examples/models/conv_weights_layout.plir --pipeline configs/lazy-params.yaml"
+bazel run //runtime:plir-opt -- examples/models/conv_weights_layout.plir \
+  --pipeline configs/lazy-params.yaml --time-passes

@@ -1,0 +1,284 @@
+#include "runtime/interpreter.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ir/op.h"
+#include "ir/visitor.h"
+
+namespace plir {
+namespace {
+
+// Nesting beyond this is refused (normalize the module first); it keeps the
+// evaluator's recursion bounded.
+constexpr int kMaxDepth = 2000;
+
+Tensor Untracked(const Tensor& t) {
+  Tensor u = t;
+  u.data = std::make_shared<const std::string>(*t.data);
+  return u;
+}
+
+}  // namespace
+
+ValueRef Value::OfTensor(Tensor t) {
+  auto v = std::make_shared<Value>();
+  v->kind = Kind::kTensor;
+  v->tensor = std::move(t);
+  return v;
+}
+
+ValueRef Value::OfTuple(std::vector<ValueRef> fields) {
+  auto v = std::make_shared<Value>();
+  v->kind = Kind::kTuple;
+  v->fields = std::move(fields);
+  return v;
+}
+
+ValueRef Value::Opaque() { return std::make_shared<Value>(); }
+
+std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes) {
+  size_t now = live_ += bytes;
+  size_t peak = peak_.load();
+  while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+  }
+  return std::shared_ptr<std::string>(new std::string(bytes, '\0'), [this](std::string* s) {
+    live_ -= s->size();
+    delete s;
+  });
+}
+
+struct Interpreter::Frame {
+  std::unordered_map<const VarNode*, ValueRef> env;
+  std::string function;
+};
+
+Interpreter::Interpreter(Module module) : module_(std::move(module)) {
+  allocator_ = [this](size_t bytes) { return memory_.Allocate(bytes); };
+}
+
+Tensor Interpreter::Track(const Tensor& t) {
+  Tensor out = t;
+  std::shared_ptr<std::string> buf = memory_.Allocate(t.NumBytes());
+  if (t.data) std::copy(t.data->begin(), t.data->end(), buf->begin());
+  out.data = std::move(buf);
+  return out;
+}
+
+StatusOr<ValueRef> Interpreter::Call(const std::string& name, const std::vector<ValueRef>& args) {
+  Function f = module_.LookupFunction(name);
+  if (!f) return NotFound("no function @" + name + " in the module");
+  const TensorAllocator* prev = SetThreadTensorAllocator(&allocator_);
+  StatusOr<ValueRef> r = CallFunction(*f, args, 0);
+  SetThreadTensorAllocator(prev);
+  return r;
+}
+
+StatusOr<ValueRef> Interpreter::CallFunction(const FunctionNode& f, const std::vector<ValueRef>& args,
+                                             int depth) {
+  if (depth > kMaxDepth) return ResourceExhausted("call depth exceeds " + std::to_string(kMaxDepth));
+  if (args.size() != f.params().size())
+    return InvalidArgument("@" + f.name() + " takes " + std::to_string(f.params().size()) +
+                           " argument(s), got " + std::to_string(args.size()));
+  Frame frame;
+  frame.function = f.name();
+  for (size_t i = 0; i < args.size(); ++i) frame.env[f.params()[i].get()] = args[i];
+  auto r = EvalBody(*f.body(), frame, depth + 1);
+  if (!r.ok()) return r.status().WithPrefix("in @" + f.name());
+  return r;
+}
+
+// For each binding of `body`, the variables whose last use (by a top-level
+// binding of this body, anything nested included) is that binding.
+const std::vector<std::vector<const VarNode*>>& Interpreter::ReleasePlan(const SeqExprNode& body) {
+  auto it = plans_.find(&body);
+  if (it != plans_.end()) return it->second;
+  std::vector<const VarBindingNode*> bindings;
+  for (const Block& b : body.blocks())
+    for (const Binding& x : b->bindings()) bindings.push_back(x.get());
+  class Uses : public IRVisitor {
+   public:
+    std::vector<const VarNode*> vars;
+
+   protected:
+    bool Enter(const Node* n, bool is_def) override {
+      if (auto* v = As<VarNode>(n); v && !is_def) vars.push_back(v);
+      return n->kind() != NodeKind::kVar;
+    }
+  };
+  std::unordered_map<const VarNode*, size_t> last;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    Uses u;
+    u.Walk(bindings[i]->value());
+    for (const VarNode* v : u.vars) last[v] = i;
+    last.emplace(bindings[i]->var().get(), i);  // never used: released at once
+  }
+  Uses result;
+  result.Walk(body.result());
+  for (const VarNode* v : result.vars) last.erase(v);  // lives to the end
+  std::vector<std::vector<const VarNode*>> plan(bindings.size());
+  for (const auto& [v, i] : last) plan[i].push_back(v);
+  return plans_.emplace(&body, std::move(plan)).first->second;
+}
+
+StatusOr<ValueRef> Interpreter::EvalBody(const SeqExprNode& body, Frame& frame, int depth) {
+  const auto& plan = ReleasePlan(body);
+  size_t k = 0;
+  for (const Block& b : body.blocks()) {
+    for (const Binding& x : b->bindings()) {
+      auto v = Eval(x->value(), frame, depth + 1);
+      if (!v.ok()) return v.status().WithPrefix("binding %" + x->var()->name_hint());
+      frame.env[x->var().get()] = *v;
+      for (const VarNode* dead : plan[k]) frame.env.erase(dead);
+      ++k;
+    }
+  }
+  return Eval(body.result(), frame, depth + 1);
+}
+
+StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
+  if (depth > kMaxDepth)
+    return ResourceExhausted("expression nested deeper than " + std::to_string(kMaxDepth) +
+                             " levels; normalize the module first (ToBasicBlockNormalForm)");
+  switch (e->kind()) {
+    case NodeKind::kVar: {
+      auto it = frame.env.find(As<VarNode>(e));
+      if (it == frame.env.end())
+        return FailedPrecondition("variable %" + As<VarNode>(e)->name_hint() + " has no value");
+      return it->second;
+    }
+    case NodeKind::kConstant:
+      return Value::OfTensor(Tensor::FromConstant(*As<ConstantNode>(e)));
+    case NodeKind::kPrimValue: {
+      auto* p = As<PrimValueNode>(e);
+      auto v = std::make_shared<Value>();
+      if (p->dtype() == DataType::kFloat64) { v->kind = Value::Kind::kFloat; v->f = p->float_value(); }
+      else if (p->dtype() == DataType::kBool) { v->kind = Value::Kind::kBool; v->i = p->int_value(); }
+      else { v->kind = Value::Kind::kInt; v->i = p->int_value(); }
+      return ValueRef(v);
+    }
+    case NodeKind::kStringImm: {
+      auto v = std::make_shared<Value>();
+      v->kind = Value::Kind::kString;
+      v->str = As<StringImmNode>(e)->value();
+      return ValueRef(v);
+    }
+    case NodeKind::kTuple: {
+      std::vector<ValueRef> fields;
+      for (const Expr& f : As<TupleNode>(e)->fields()) {
+        PLIR_ASSIGN_OR_RETURN(ValueRef v, Eval(f, frame, depth + 1));
+        fields.push_back(std::move(v));
+      }
+      return Value::OfTuple(std::move(fields));
+    }
+    case NodeKind::kTupleGetItem: {
+      auto* t = As<TupleGetItemNode>(e);
+      PLIR_ASSIGN_OR_RETURN(ValueRef tuple, Eval(t->tuple(), frame, depth + 1));
+      if (tuple->kind != Value::Kind::kTuple || t->index() < 0 ||
+          t->index() >= static_cast<int64_t>(tuple->fields.size()))
+        return FailedPrecondition("element access on a value that is not a tuple of that size");
+      return tuple->fields[t->index()];
+    }
+    case NodeKind::kIf: {
+      auto* f = As<IfNode>(e);
+      PLIR_ASSIGN_OR_RETURN(ValueRef c, Eval(f->cond(), frame, depth + 1));
+      bool taken = c->kind == Value::Kind::kTensor ? c->tensor.GetDouble(0) != 0 : c->i != 0;
+      return EvalBody(taken ? *f->then_body() : *f->else_body(), frame, depth + 1);
+    }
+    case NodeKind::kCall:
+      return EvalCall(*As<CallNode>(e), frame, depth);
+    case NodeKind::kSeqExpr:
+      return EvalBody(*As<SeqExprNode>(e), frame, depth + 1);
+    case NodeKind::kGlobalVar: {
+      auto v = std::make_shared<Value>();  // a function reference
+      v->str = As<GlobalVarNode>(e)->name();
+      return ValueRef(v);
+    }
+    default:
+      return Unimplemented(std::string("cannot evaluate a ") + NodeKindName(e->kind()));
+  }
+}
+
+StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int depth) {
+  if (auto* g = As<GlobalVarNode>(c.callee())) {
+    std::vector<ValueRef> args;
+    for (const Expr& a : c.args()) {
+      PLIR_ASSIGN_OR_RETURN(ValueRef v, Eval(a, frame, depth + 1));
+      args.push_back(std::move(v));
+    }
+    Function f = module_.LookupFunction(g->name());
+    if (!f) return NotFound("no function @" + g->name());
+    return CallFunction(*f, args, depth + 1);
+  }
+  auto* op = As<OpNode>(c.callee());
+  if (!op) return Unimplemented("calls of computed callees");
+  const std::string& name = op->name();
+  if (name == "vm.kill_object") {
+    if (auto* v = As<VarNode>(c.args()[0])) frame.env.erase(v);
+    return Value::OfTuple({});
+  }
+  std::vector<ValueRef> args;
+  for (const Expr& a : c.args()) {
+    PLIR_ASSIGN_OR_RETURN(ValueRef v, Eval(a, frame, depth + 1));
+    args.push_back(std::move(v));
+  }
+  if (name == "call_packed") {
+    const std::string& fn = args[0]->str;
+    std::vector<ValueRef> rest(args.begin() + 1, args.end());
+    if (fn == "get_item") {
+      if (rest.empty() || rest[0]->kind != Value::Kind::kInt) return InvalidArgument("get_item(i) needs an index");
+      int64_t i = rest[0]->i;
+      if (i < 0 || i >= static_cast<int64_t>(source_.size()))
+        return InvalidArgument("get_item: no parameter " + std::to_string(i));
+      return Value::OfTensor(Track(source_[i]));
+    }
+    if (fn == "set_item") {
+      if (rest.size() != 2 || rest[0]->kind != Value::Kind::kInt || rest[1]->kind != Value::Kind::kTensor)
+        return InvalidArgument("set_item(i, tensor) needs an index and a tensor");
+      outputs_[rest[0]->i] = Untracked(rest[1]->tensor);  // handed out of our memory
+      return Value::Opaque();
+    }
+    auto it = packed_.find(fn);
+    if (it == packed_.end()) return NotFound("no packed function '" + fn + "' is registered");
+    return it->second(*this, rest);
+  }
+  if (name == "call_tir") {
+    auto* k = As<GlobalVarNode>(c.args()[0]);
+    auto it = kernels_.find(k->name());
+    if (it == kernels_.end()) return NotFound("no kernel registered for extern @" + k->name());
+    std::vector<Tensor> in;
+    for (const ValueRef& v : args[1]->fields) {
+      if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors");
+      in.push_back(v->tensor);
+    }
+    PLIR_ASSIGN_OR_RETURN(Tensor out, it->second(in, c.type()));
+    return Value::OfTensor(std::move(out));
+  }
+  std::vector<Tensor> in;
+  for (const ValueRef& v : args) {
+    if (v->kind != Value::Kind::kTensor) return InvalidArgument(name + " needs tensor arguments");
+    in.push_back(v->tensor);
+  }
+  PLIR_ASSIGN_OR_RETURN(Tensor out, EvalCoreOp(name, in, c.attrs()));
+  return Value::OfTensor(std::move(out));
+}
+
+bool ValuesBitwiseEqual(const ValueRef& a, const ValueRef& b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+    case Value::Kind::kTensor:
+      return a->tensor.dtype == b->tensor.dtype && a->tensor.shape == b->tensor.shape &&
+             *a->tensor.data == *b->tensor.data;
+    case Value::Kind::kTuple:
+      if (a->fields.size() != b->fields.size()) return false;
+      for (size_t i = 0; i < a->fields.size(); ++i)
+        if (!ValuesBitwiseEqual(a->fields[i], b->fields[i])) return false;
+      return true;
+    case Value::Kind::kString:
+      return a->str == b->str;
+    default:
+      return a->i == b->i && a->f == b->f;
+  }
+}
+
+}  // namespace plir

@@ -1,0 +1,98 @@
+#include "runtime/interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+Tensor Vec(std::vector<double> v) {
+  return MakeTensor(DataType::kFloat32, {static_cast<int64_t>(v.size())}, [&](int64_t i) { return v[i]; });
+}
+
+TEST(InterpreterTest, RunsOpsCallsIfsAndTuples) {
+  Module m = testing::ParseOrFail(R"(
+extern @double_it(%a: Tensor[(3,), float32]) -> Tensor[(3,), float32]
+def @helper(%a: Tensor[(3,), float32]) -> Tensor[(3,), float32] {
+  nn.relu(%a)
+}
+def @main(%x: Tensor[(3,), float32], %c: Tensor[(), bool]) -> (Tensor[(3,), float32], Tensor[(3,), float32]) {
+  %a = add(%x, const<Tensor[(3,), float32]>[1, 1, 1]);
+  %b = @helper(subtract(%a, const<Tensor[(), float32]>[3]));
+  %k = call_tir(@double_it, (%b,), sinfo_args=[Tensor[(3,), float32]]);
+  %r = if (%c) { multiply(%k, %k) } else { %k };
+  (%r, %b)
+}
+)");
+  Interpreter in(m);
+  in.RegisterKernel("double_it", [](const std::vector<Tensor>& t, const Type&) -> StatusOr<Tensor> {
+    return MakeTensor(t[0].dtype, t[0].shape, [&](int64_t i) { return 2 * t[0].GetDouble(i); });
+  });
+  Tensor cond = MakeTensor(DataType::kBool, {}, [](int64_t) { return 1; });
+  auto r = in.Call("main", {Value::OfTensor(Vec({1, 2, 5})), Value::OfTensor(cond)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Tensor& out = (*r)->fields[0]->tensor;
+  // a = [2, 3, 6]; b = relu([-1, 0, 3]) = [0, 0, 3]; k = [0, 0, 6]; r = k*k
+  EXPECT_EQ(out.GetDouble(0), 0);
+  EXPECT_EQ(out.GetDouble(2), 36);
+  EXPECT_EQ((*r)->fields[1]->tensor.GetDouble(2), 3);
+}
+
+TEST(InterpreterTest, ErrorsNameTheFunctionAndBinding) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(2,), int32]) -> Tensor[(2,), int32] {
+  %z = divide(%x, const<Tensor[(2,), int32]>[0, 1]);
+  %z
+}
+)");
+  Interpreter in(m);
+  auto r = in.Call("main", {Value::OfTensor(MakeTensor(DataType::kInt32, {2}, [](int64_t) { return 1; }))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "in @main: binding %z: divide: integer division by zero");
+}
+
+TEST(InterpreterTest, ReleasesValuesAfterTheirLastUse) {
+  // Three 4 KiB temporaries in sequence: at most two are live at once.
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(1024,), float32]) -> Tensor[(1024,), float32] {
+  %a = nn.relu(%x);
+  %b = nn.relu(%a);
+  %c = nn.relu(%b);
+  %c
+}
+)");
+  Interpreter in(m);
+  Tensor x = in.Track(Vec(std::vector<double>(1024, 1.0)));
+  auto r = in.Call("main", {Value::OfTensor(x)});
+  ASSERT_TRUE(r.ok());
+  // x (held by the caller) + two temporaries.
+  EXPECT_EQ(in.memory().peak(), 3u * 4096);
+}
+
+TEST(InterpreterTest, LazyProtocol) {
+  Module m = testing::ParseOrFail(R"(
+def @transform_params() -> (Object,) {
+  dataflow {
+    %w: Object = call_packed("get_item", 0, sinfo_args=[Object]);
+    %r: Tensor[(2,), float32] = nn.relu(%w);
+    %s: Object = call_packed("set_item", 0, %r, sinfo_args=[Object]);
+    %k: () = vm.kill_object(%w);
+    %out: (Object,) = (%s,);
+    output %out;
+  }
+  %out
+}
+)");
+  Interpreter in(m);
+  in.SetParamSource({Vec({-1, 2})});
+  auto r = in.Call("transform_params", {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(in.outputs().size(), 1u);
+  EXPECT_EQ(in.outputs().at(0).GetDouble(0), 0);
+  EXPECT_EQ(in.outputs().at(0).GetDouble(1), 2);
+  EXPECT_EQ(in.memory().live(), 0u);  // everything was handed out or freed
+}
+
+}  // namespace
+}  // namespace plir
