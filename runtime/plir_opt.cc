@@ -6,7 +6,8 @@
 //            [--print-after P]... [--print-changed] [--verify-each]
 //            [--check-input-unchanged] [--list-passes] [--emit-pipeline]
 //
-// INPUT may be '-' (standard input). Plugins are searched along
+// INPUT may be '-' (standard input), in text, JSON or binary form (detected
+// by magic); --emit text|json|binary picks the output form. Plugins are searched along
 // --plugin-path, then $PLIR_PLUGIN_PATH, then the pipeline's plugin_path,
 // then the in-tree plugins next to this executable. Output is written
 // atomically; on any error nothing is written. Exit status: 0 success,
@@ -22,6 +23,7 @@
 
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/serialize.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
@@ -49,7 +51,12 @@ struct Flags {
   bool check_input_unchanged = false;
   bool list_passes = false;
   bool emit_pipeline = false;
+  std::string emit;  // text | json | binary; default from -o's extension
 };
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 int Error(const std::string& message) {
   std::cerr << message << "\n";
@@ -158,11 +165,16 @@ int Run(const Flags& f) {
 
   StatusOr<std::string> text = ReadFileToString(f.input);
   if (!text.ok()) return Error("plir-opt: " + text.status().message());
-  ParseOptions parse_options;
-  parse_options.filename = f.input == "-" ? "<stdin>" : f.input;
-  StatusOr<Module> module = ParseModule(*text, parse_options);
+  std::string input_name = f.input == "-" ? "<stdin>" : f.input;
+  // The format comes from the magic bytes or a leading '{' (LoadModule);
+  // a .plirb or .json extension must agree with it.
+  ModuleFormat format = DetectFormat(*text);
+  if ((EndsWith(f.input, ".plirb") && format != ModuleFormat::kBinary) ||
+      (EndsWith(f.input, ".json") && format != ModuleFormat::kJson))
+    return Error(input_name + ": the file's contents do not match its extension");
+  StatusOr<Module> module = LoadModule(*text, input_name);
   if (!module.ok()) return Error(module.status().message());
-  if (Status s = Verify(*module); !s.ok()) return Error(parse_options.filename + ": " + s.message());
+  if (Status s = Verify(*module); !s.ok()) return Error(input_name + ": " + s.message());
 
   PassContext ctx;
   ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
@@ -187,7 +199,10 @@ int Run(const Flags& f) {
       return Error("plir-opt: the pipeline produced an ill-formed module: " + s.message());
   }
 
-  std::string printed = PrintModule(*result);
+  std::string emit = f.emit;
+  if (emit.empty()) emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+  std::string printed = emit == "binary" ? SaveBinary(*result) : emit == "json" ? SaveJson(*result)
+                                                                                : PrintModule(*result);
   if (f.output.empty() || f.output == "-") {
     std::fwrite(printed.data(), 1, printed.size(), stdout);
     if (std::fflush(stdout) != 0) return Error("plir-opt: error writing to standard output");
@@ -225,6 +240,8 @@ int main(int argc, char** argv) {
                "prove that no pass modified its input module");
   app.add_flag("--list-passes", f.list_passes, "list registered passes with plugin, description, options");
   app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
+  app.add_option("--emit", f.emit, "output format (default: by -o's extension .plirb/.json, else text)")
+      ->check(CLI::IsMember({"text", "json", "binary"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -60,4 +60,18 @@ cp "$(dirname "$opt")"/../plugins/*/libplir_*.so "$tmp/inst/lib/plir/plugins/"
 "$tmp/inst/bin/plir-opt" examples/spec/conv2d.plir --passes ToBasicBlockNormalForm > /dev/null; rc=$?
 check "an installed copy finds its plugins without flags" '[ $rc -eq 0 ]'
 
+for f in examples/spec/*.plir; do
+  "$opt" "$f" --emit binary -o "$tmp/m.plirb" && "$opt" "$tmp/m.plirb" -o "$tmp/back.plir"; rc=$?
+  check "$f: text -> binary -> text is lossless" '[ $rc -eq 0 ] && cmp -s "$tmp/back.plir" <("$opt" "$f")'
+  "$opt" "$f" -o "$tmp/m.json" && "$opt" "$tmp/m.json" --emit text > "$tmp/back2.plir"; rc=$?
+  check "$f: text -> json -> text is lossless" '[ $rc -eq 0 ] && cmp -s "$tmp/back2.plir" <("$opt" "$f")'
+done
+check "-o x.plirb writes binary by extension" 'head -c 8 "$tmp/m.plirb" | od -c | grep -q "P   L   I   R"'
+head -c 40 "$tmp/m.plirb" > "$tmp/trunc.plirb"
+"$opt" "$tmp/trunc.plirb" 2> "$tmp/err"; rc=$?
+check "truncated binary is a clean error" '[ $rc -eq 1 ] && grep -q "corrupt binary module" "$tmp/err"'
+cp examples/spec/conv2d.plir "$tmp/lies.plirb"
+"$opt" "$tmp/lies.plirb" 2> "$tmp/err"; rc=$?
+check "extension that lies is an error" '[ $rc -eq 1 ] && grep -q "do not match its extension" "$tmp/err"'
+
 exit $fail

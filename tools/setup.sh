@@ -14,7 +14,7 @@ packages=(
   libgtest-dev       # tests
   libbenchmark-dev   # bench/
   libcli11-dev       # command-line parsing
-  nlohmann-json3-dev # JSON serialization
+  libsimdjson-dev    # JSON loading
 )
 
 missing=()

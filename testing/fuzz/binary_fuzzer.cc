@@ -1,0 +1,21 @@
+// libFuzzer target for the binary loader: any bytes give a module or a clean
+// error; a loaded module saves back to bytes that load to an equal module.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "ir/serialize.h"
+#include "ir/structural.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  auto m = plir::LoadBinary(bytes);
+  if (!m.ok()) return 0;
+  auto again = plir::LoadBinary(plir::SaveBinary(*m));
+  if (!again.ok() || !plir::StructuralEqual(*m, *again, /*map_free_vars=*/true)) {
+    std::fprintf(stderr, "binary round trip failed\n");
+    std::abort();
+  }
+  return 0;
+}
