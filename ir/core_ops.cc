@@ -73,8 +73,14 @@ TypeInferFn Elementwise(std::string op) {
       return UnknownTensor(dt);
     }
     PLIR_ASSIGN_OR_RETURN(DataType dt, SameDType(op, a, b));
+    // Same type on both sides (the common case): share the operand's node.
+    if (a == b || (a->dtype() == b->dtype() && a->has_shape() && b->has_shape() &&
+                   a->shape() == b->shape()))
+      return Type(a);
     if (a->has_shape() && b->has_shape()) {
       PLIR_ASSIGN_OR_RETURN(auto shape, Broadcast(op, a, b));
+      if (shape && *shape == a->shape() && dt == a->dtype()) return Type(a);
+      if (shape && *shape == b->shape() && dt == b->dtype()) return Type(b);
       if (shape) return TensorTypeNode::Make(std::move(*shape), dt);
       return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
     }

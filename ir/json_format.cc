@@ -87,7 +87,8 @@ class Writer : public internal::RecordSink {
         }
         break;
       case NodeKind::kPrimType:
-        out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
+        if (r.dtype != DataType::kUnknown)
+          out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
         break;
       case NodeKind::kVar:
         out_.append(",\"n\":");

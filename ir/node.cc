@@ -33,23 +33,25 @@ const char* NodeKindName(NodeKind kind) {
 // Destruction is deferred through a per-thread queue: while one node is being
 // deleted, the nodes whose last reference its destructor drops are queued
 // instead of deleted recursively, so the stack depth stays constant however
-// deep the IR is.
+// deep the IR is. The queue lives on the stack of the outermost DecRef; the
+// thread_local is a plain pointer, so it is usable during static destruction
+// (modules held by statics are released after thread_locals are destroyed).
 void Node::DecRef() const {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  thread_local std::vector<const Node*> pending;
-  thread_local bool draining = false;
-  if (draining) {
-    pending.push_back(this);
+  thread_local std::vector<const Node*>* pending = nullptr;
+  if (pending) {
+    pending->push_back(this);
     return;
   }
-  draining = true;
+  std::vector<const Node*> queue;
+  pending = &queue;
   delete this;
-  while (!pending.empty()) {
-    const Node* next = pending.back();
-    pending.pop_back();
+  while (!queue.empty()) {
+    const Node* next = queue.back();
+    queue.pop_back();
     delete next;
   }
-  draining = false;
+  pending = nullptr;
 }
 
 }  // namespace plir

@@ -246,10 +246,19 @@ class TextParser {
     items_.push_back(std::move(item));
   }
 
-  // Skips from '{' to its matching '}' (strings and comments are tokens, so
-  // braces inside them do not count).
+  // Skips from '{' to its matching '}' with a raw byte scan (strings and
+  // comments respected); the body is tokenized once, in the second pass.
   void SkipBracedBlock() {
     Loc open = Here();
+    Cursor at_brace = c_;
+    c_.peek.reset();
+    if (c_.lex.SkipBracedBody()) {
+      Advance();
+      return;
+    }
+    // Unterminated: tokenize from the brace, so that a bad token inside
+    // (an unterminated string, say) is what gets reported.
+    c_ = std::move(at_brace);
     int depth = 0;
     do {
       if (Is(Tok::kEof)) Fail("unterminated function body: no '}' matches this '{'", open);
@@ -411,6 +420,9 @@ class TextParser {
                " is incompatible with its value's type " + TypeToString(value->type()),
            ann_loc);
     (void)value_loc;
+    // An annotation equal to the inferred type shares the inferred type's
+    // node: one type node instead of two per binding.
+    if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
     Var v = VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow);
     Define(v, loc);
     return VarBindingNode::Make(v, std::move(value));
@@ -666,7 +678,13 @@ class TextParser {
   Expr ParseOpCall(int depth) {
     Token t = c_.cur;
     std::string name(t.text);
-    Op op = OpRegistry::Global().Lookup(name);
+    Op op;
+    if (auto it = op_cache_.find(name); it != op_cache_.end()) {
+      op = it->second;
+    } else {
+      op = OpRegistry::Global().Lookup(name);
+      if (op) op_cache_.emplace(name, op);
+    }
     if (!op) {
       std::string msg = "unknown op '" + name + "'";
       auto close = ClosestNames(name, OpRegistry::Global().Names(), 1);
@@ -996,6 +1014,7 @@ class TextParser {
   std::unordered_map<std::string, size_t> item_index_;
   FuncCtx* ctx_ = nullptr;
   int on_demand_depth_ = 0;
+  std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options) {

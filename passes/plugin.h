@@ -23,6 +23,7 @@
 #include "ir/op.h"
 #include "passes/pass.h"
 #include "passes/plugin_abi.h"
+#include "passes/version.h"
 
 namespace plir {
 

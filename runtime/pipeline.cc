@@ -54,6 +54,32 @@ class Loader {
     return LoadRoot(name, root);
   }
 
+  // Loads an extension fragment; returns the point and the steps.
+  std::pair<std::string, std::vector<PipelineStep>> LoadExtension(const std::string& file,
+                                                                 YAML::Node* point_node) {
+    YAML::Node root = LoadYaml(file);
+    files_.push_back(file);
+    if (!root.IsMap()) Fail(file, root, "an extension fragment must be a map with 'extend'");
+    CheckKeys(file, root, {"version", "name", "plugins", "plugin_path", "extend"}, "extension fragment");
+    CheckVersion(file, root);
+    if (root["plugin_path"])
+      for (const auto& [node, dir] : StringList(file, root["plugin_path"], "plugin_path"))
+        plugins_.AddSearchDir(Resolve(file, dir));
+    Pipeline dummy;
+    LoadPlugins(file, root, &dummy);
+    const YAML::Node& ext = root["extend"];
+    if (!ext || !ext.IsMap()) Fail(file, root, "an extension fragment needs 'extend: {point: NAME, passes: [...]}'");
+    CheckKeys(file, ext, {"point", "passes"}, "extend");
+    if (!ext["point"] || !ext["passes"]) Fail(file, ext, "'extend' needs 'point' and 'passes'");
+    *point_node = ext["point"];
+    std::string point = Scalar(file, ext["point"], "point");
+    return {point, Steps(file, ext["passes"], 0)};
+  }
+
+  [[noreturn]] void FailAt(const std::string& file, const YAML::Node& node, const std::string& msg) {
+    Fail(file, node, msg);
+  }
+
   Pipeline LoadRoot(const std::string& file, const YAML::Node& root) {
     Pipeline p;
     p.file = file;
@@ -484,6 +510,51 @@ StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& 
     return InvalidArgument(f.message);
   } catch (const YAML::Exception& e) {
     return InvalidArgument(name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+namespace {
+// Inserts `steps` after every extension point named `point`; returns the count.
+int InsertAtPoint(std::vector<PipelineStep>& list, const std::string& point,
+                  const std::vector<PipelineStep>& steps, std::vector<std::string>* seen) {
+  int n = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].kind == PipelineStep::Kind::kRepeat) {
+      n += InsertAtPoint(list[i].steps, point, steps, seen);
+    } else if (list[i].kind == PipelineStep::Kind::kExtensionPoint) {
+      seen->push_back(list[i].point);
+      if (list[i].point == point) {
+        list.insert(list.begin() + i + 1, steps.begin(), steps.end());
+        i += steps.size();
+        ++n;
+      }
+    }
+  }
+  return n;
+}
+}  // namespace
+
+Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoader& loader,
+                      const PassRegistry& registry) {
+  try {
+    PipelineLoadOptions options;
+    Loader l(loader, registry, options);
+    YAML::Node point_node;
+    auto [point, steps] = l.LoadExtension(fragment_file, &point_node);
+    std::vector<std::string> seen;
+    if (InsertAtPoint(p.steps, point, steps, &seen) == 0) {
+      std::string known;
+      for (const std::string& s : seen) known += (known.empty() ? "" : ", ") + s;
+      l.FailAt(fragment_file, point_node,
+               "pipeline " + (p.name.empty() ? p.file : p.name) + " has no extension point '" + point +
+                   "' (it has: " + (known.empty() ? "none" : known) + ")");
+    }
+    return CheckProperties(p.steps, registry);
+  } catch (const YamlFailure& f) {
+    return InvalidArgument(f.message);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(fragment_file + ":" + std::to_string(e.mark.line + 1) + ":" +
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
 }

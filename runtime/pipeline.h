@@ -73,6 +73,20 @@ StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& 
                                     const PassRegistry& registry = PassRegistry::Global(),
                                     const PipelineLoadOptions& options = {});
 
+// Applies an extension fragment to `p`:
+//
+//   version: 1
+//   plugins: [my_plugin]          # optional: loaded through `loader`
+//   extend:
+//     point: after-simplify
+//     passes: [MyPass, {name: Other, options: {...}}]
+//
+// The passes are inserted right after every `extension_point` step of that
+// name (repeat groups included). Errors name the fragment's file:line:col;
+// an unknown point lists the pipeline's points.
+Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoader& loader,
+                      const PassRegistry& registry = PassRegistry::Global());
+
 // Canonical YAML: keys in a fixed order, includes expanded, options sorted.
 std::string PipelineToYaml(const Pipeline& p);
 

@@ -52,6 +52,7 @@ struct Flags {
   bool list_passes = false;
   bool emit_pipeline = false;
   std::string emit;  // text | json | binary; default from -o's extension
+  std::vector<std::string> extends;
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -118,6 +119,17 @@ int Run(const Flags& f) {
     pipeline = std::move(p).value();
   } else {
     for (const std::string& d : defaults) loader.AddSearchDir(d);
+  }
+  // Extension fragments: given with --extend, or shipped beside a plugin
+  // loaded with --plugin (libplir_NAME.so -> libplir_NAME.extend.yaml).
+  std::vector<std::string> fragments = f.extends;
+  for (const std::string& p : f.plugins) {
+    std::string frag = EndsWith(p, ".so") ? p.substr(0, p.size() - 3) + ".extend.yaml" : "";
+    if (!frag.empty() && access(frag.c_str(), R_OK) == 0) fragments.push_back(frag);
+  }
+  for (const std::string& frag : fragments) {
+    if (f.pipeline.empty()) return Error("plir-opt: --extend needs --pipeline");
+    if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok()) return Error(s.message());
   }
   if (f.list_passes) {
     if (Status s = loader.LoadAll(); !s.ok()) return Error("plir-opt: " + s.message());
@@ -227,19 +239,20 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", f.output, "write the result to this file (atomically)");
   auto* pipeline = app.add_option("--pipeline", f.pipeline, "YAML pipeline to run");
   app.add_option("--passes", f.passes, "comma-separated passes to run")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)");
-  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)");
+  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)")->allow_extra_args(false);
   app.add_option("--opt-level", f.opt_level, "optimization level 0-3")->check(CLI::Range(0, 3));
   app.add_flag("--time-passes", f.time_passes, "print a pass timing report to stderr");
   app.add_flag("--print-before-all", f.print_before_all, "print the IR before every pass");
   app.add_flag("--print-after-all", f.print_after_all, "print the IR after every pass");
-  app.add_option("--print-after", f.print_after, "print the IR after this pass (repeatable)");
+  app.add_option("--print-after", f.print_after, "print the IR after this pass (repeatable)")->allow_extra_args(false);
   app.add_flag("--print-changed", f.print_changed, "print a diff of the IR for each pass that changed it");
   app.add_flag("--verify-each", f.verify_each, "run the verifier after every pass");
   app.add_flag("--check-input-unchanged", f.check_input_unchanged,
                "prove that no pass modified its input module");
   app.add_flag("--list-passes", f.list_passes, "list registered passes with plugin, description, options");
   app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
+  app.add_option("--extend", f.extends, "apply an extension fragment to the pipeline (repeatable)")->allow_extra_args(false);
   app.add_option("--emit", f.emit, "output format (default: by -o's extension .plirb/.json, else text)")
       ->check(CLI::IsMember({"text", "json", "binary"}));
   try {

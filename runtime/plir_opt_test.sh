@@ -74,4 +74,7 @@ cp examples/spec/conv2d.plir "$tmp/lies.plirb"
 "$opt" "$tmp/lies.plirb" 2> "$tmp/err"; rc=$?
 check "extension that lies is an error" '[ $rc -eq 1 ] && grep -q "do not match its extension" "$tmp/err"'
 
+"$opt" --plugin "$(dirname "$opt")/../plugins/fold_constant/libplir_fold_constant.so" examples/spec/conv2d.plir > /dev/null; rc=$?
+check "--plugin PATH before the input file" '[ $rc -eq 0 ]'
+
 exit $fail

@@ -174,7 +174,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs;
   app.add_option("module", file, "module file (.plir)")->required();
   app.add_option("--entry", entry, "function to run (default main)");
-  app.add_option("--inputs", inputs, "one spec per parameter: zeros, ones, random[:SEED], file:PATH");
+  app.add_option("--inputs", inputs, "one spec per parameter: zeros, ones, random[:SEED], file:PATH")
+      ->allow_extra_args(false);
   app.add_option("--lazy-param-types", lazy_types, "types of the parameters get_item loads, ';'-separated");
   app.add_option("--lazy-params", lazy_spec, "spec for the get_item parameters (default random)");
   try {

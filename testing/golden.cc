@@ -126,8 +126,8 @@ StatusOr<CaseResult> RunCase(const GoldenCase& c, const std::string& case_file,
 }
 
 std::string RenderExpected(const std::vector<std::string>& sections, const std::string& plugin_name) {
-  std::string out = std::string(kBannerPrefix) + "\n// Regenerate: bazel run //testing:update_goldens -- //plugins/" +
-                    plugin_name + "\n";
+  std::string out = std::string(kBannerPrefix) + "\n// Regenerate: bazel run //plugins/" + plugin_name +
+                    ":update_goldens\n";
   for (size_t i = 0; i < sections.size(); ++i) {
     if (i) out += std::string(kCaseSeparator) + "\n";
     out += sections[i];

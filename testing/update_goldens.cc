@@ -17,13 +17,15 @@ namespace fs = std::filesystem;
 namespace plir::testing {
 namespace {
 
-int UpdatePlugin(const fs::path& root, const std::string& name, PluginLoader& loader) {
+// `package` is the plugin's directory relative to `root` ("plugins/NAME").
+int UpdatePlugin(const fs::path& root, const std::string& package, PluginLoader& loader) {
+  std::string name = fs::path(package).filename().string();
   auto plugin = loader.LoadByName(name);
   if (!plugin.ok()) {
     std::cerr << "update_goldens: " << plugin.status().message() << "\n";
     return 1;
   }
-  fs::path tests = root / "plugins" / name / "tests";
+  fs::path tests = root / package / "tests";
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(tests, ec)) {
@@ -92,24 +94,37 @@ int main(int argc, char** argv) {
     return 2;
   }
   plir::PluginLoader loader;
-  for (const std::string& d : plir::DefaultPluginDirs()) loader.AddSearchDir(d);
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // packages: "plugins/NAME"
+  bool explicit_plugins = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    for (const std::string prefix : {"//plugins/", "plugins/"})
-      if (arg.rfind(prefix, 0) == 0) arg = arg.substr(prefix.size());
+    if (arg == "--plugin" && i + 1 < argc) {
+      // Plugins given by path (bazel run //plugins/NAME:update_goldens).
+      auto r = loader.LoadPath(argv[++i]);
+      if (!r.ok()) {
+        std::cerr << "update_goldens: " << r.status().message() << "\n";
+        return 1;
+      }
+      explicit_plugins = true;
+      continue;
+    }
+    if (arg.rfind("//", 0) == 0) arg = arg.substr(2);
     while (!arg.empty() && (arg.back() == '/' || arg.back() == ':')) arg.pop_back();
     if (auto colon = arg.find(':'); colon != std::string::npos) arg = arg.substr(0, colon);
+    if (arg.find('/') == std::string::npos) arg = "plugins/" + arg;
     names.push_back(arg);
   }
   if (names.empty())
     for (const auto& e : fs::directory_iterator(root / "plugins"))
-      if (fs::exists(e.path() / "tests")) names.push_back(e.path().filename().string());
+      if (fs::exists(e.path() / "tests")) names.push_back("plugins/" + e.path().filename().string());
   std::sort(names.begin(), names.end());
-  // Load every in-tree plugin so that RUN lines may use passes of others.
-  if (plir::Status s = loader.LoadAll(); !s.ok()) {
-    std::cerr << "update_goldens: " << s.message() << "\n";
-    return 1;
+  if (!explicit_plugins) {
+    // Load every in-tree plugin so that RUN lines may use passes of others.
+    for (const std::string& d : plir::DefaultPluginDirs()) loader.AddSearchDir(d);
+    if (plir::Status s = loader.LoadAll(); !s.ok()) {
+      std::cerr << "update_goldens: " << s.message() << "\n";
+      return 1;
+    }
   }
   int errors = 0;
   for (const std::string& n : names) errors += plir::testing::UpdatePlugin(root, n, loader);

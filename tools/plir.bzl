@@ -61,7 +61,7 @@ def plir_pass_plugin_library(name, srcs, deps = [], **kwargs):
         srcs = srcs,
         copts = PLIR_COPTS,
         linkshared = True,
-        deps = deps + ["//passes:sdk_headers"],
+        deps = deps + [str(Label("//passes:sdk_headers"))],
         **kwargs
     )
 
@@ -83,19 +83,34 @@ def plir_pass_plugin(name, srcs, deps = [], plugin_deps = [], **kwargs):
     """
     plir_pass_plugin_library(name = name, srcs = srcs, deps = deps, **kwargs)
     lib = ":libplir_" + name + ".so"
+    runner = str(Label("//testing:golden_runner"))
+    wrapper = str(Label("//testing:golden_test.sh"))
     cases = native.glob(["tests/*.plir"], exclude = ["tests/*.expected.plir"])
     for case in cases:
         stem = case[len("tests/"):-len(".plir")]
         expected = native.glob(["tests/" + stem + ".expected.plir"])
         expected_path = "$(rootpath " + expected[0] + ")" if expected else native.package_name() + "/tests/" + stem + ".expected.plir"
-        args = ["$(rootpath //testing:golden_runner)", "--plugin", "$(rootpath " + lib + ")"]
+        args = ["$(rootpath " + runner + ")", "--plugin", "$(rootpath " + lib + ")"]
         for dep in plugin_deps:
             args += ["--plugin", "$(rootpath " + dep + ")"]
         args += ["--case", "$(rootpath " + case + ")", "--expected", expected_path]
         native.sh_test(
             name = "golden_" + stem,
-            srcs = ["//testing:golden_test.sh"],
+            srcs = [wrapper],
             args = args,
-            data = ["//testing:golden_runner", lib, case] + expected + plugin_deps +
+            data = [runner, lib, case] + expected + plugin_deps +
                    native.glob(["tests/*.yaml"]),
         )
+
+    # `bazel run //<package>:update_goldens` regenerates this plugin's
+    # expected files (in-tree or out of tree).
+    update = str(Label("//testing:update_goldens"))
+    update_args = ["$(rootpath " + update + ")", "--plugin", "$(rootpath " + lib + ")"]
+    for dep in plugin_deps:
+        update_args += ["--plugin", "$(rootpath " + dep + ")"]
+    native.sh_binary(
+        name = "update_goldens",
+        srcs = [wrapper],
+        args = update_args + [native.package_name()],
+        data = [update, lib] + plugin_deps,
+    )

@@ -62,14 +62,44 @@ Token Lexer::Error(std::string_view message, int line, int col) {
 void Lexer::SkipSpaceAndComments() {
   while (pos_ < src_.size()) {
     char c = src_[pos_];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      Advance();
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++pos_;
+      ++col_;
+    } else if (c == '\n') {
+      ++pos_;
+      ++line_;
+      col_ = 1;
     } else if (c == '/' && Peek(1) == '/') {
       while (pos_ < src_.size() && src_[pos_] != '\n') Advance();
     } else {
       break;
     }
   }
+}
+
+bool Lexer::SkipBracedBody() {
+  int depth = 1;
+  after_dot_ = false;
+  while (pos_ < src_.size()) {
+    char c = src_[pos_];
+    if (c == '"') {  // a string: skip to its closing quote
+      Advance();
+      while (pos_ < src_.size() && src_[pos_] != '"' && src_[pos_] != '\n') {
+        if (src_[pos_] == '\\' && pos_ + 1 < src_.size()) Advance();
+        Advance();
+      }
+      if (pos_ < src_.size() && src_[pos_] == '"') Advance();
+      continue;
+    }
+    if (c == '/' && Peek(1) == '/') {
+      while (pos_ < src_.size() && src_[pos_] != '\n') Advance();
+      continue;
+    }
+    Advance();
+    if (c == '{') ++depth;
+    if (c == '}' && --depth == 0) return true;
+  }
+  return false;
 }
 
 Token Lexer::Next() {
@@ -107,7 +137,10 @@ Token Lexer::Next() {
   if (c == '%' || c == '@') {
     Advance();
     size_t name_start = pos_;
-    while (IsIdentChar(Peek())) Advance();
+    while (pos_ < src_.size() && IsIdentChar(src_[pos_])) {
+      ++pos_;
+      ++col_;
+    }
     if (pos_ == name_start)
       return Error(std::string("expected a name after '") + c + "'", line, col);
     Token t = Make(c == '%' ? Tok::kLocal : Tok::kGlobal, start, line, col);
@@ -168,14 +201,17 @@ Token Lexer::Next() {
     return t;
   }
   if (IsIdentStart(c)) {
+    size_t p = pos_;
     while (true) {
-      while (IsIdentChar(Peek())) Advance();
-      if (Peek() == '.' && IsIdentStart(Peek(1))) {
-        Advance();  // dotted op name: nn.conv2d
+      while (p < src_.size() && IsIdentChar(src_[p])) ++p;
+      if (p + 1 < src_.size() && src_[p] == '.' && IsIdentStart(src_[p + 1])) {
+        ++p;  // dotted op name: nn.conv2d
         continue;
       }
       break;
     }
+    col_ += static_cast<int>(p - pos_);  // ASCII only: one column per byte
+    pos_ = p;
     return Make(Tok::kIdent, start, line, col);
   }
   if (c == '"') {

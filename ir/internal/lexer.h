@@ -39,6 +39,10 @@ class Lexer {
  public:
   explicit Lexer(std::string_view src) : src_(src) {}
   Token Next();
+  // Precondition: the last token returned was '{'. Skips raw bytes to just
+  // past the matching '}' (strings and comments respected) without making
+  // tokens. Returns false at end of input.
+  bool SkipBracedBody();
 
  private:
   char Peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }

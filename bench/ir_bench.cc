@@ -1,0 +1,303 @@
+// Google Benchmark suite of the IR core and the core plugin passes, on
+// generated models at 1k, 10k, 100k and 1M bindings.
+//
+//   bazel run -c opt //bench:ir_bench -- --benchmark_format=json > out.json
+//   bench/run.sh      # all of it, then RESULTS.md and the chart
+//
+// Counters: bindings/s ("items_per_second"), bytes/s where text or bytes
+// are involved, and for loads the resident memory per binding of the loaded
+// module (RSS before and after, divided by bindings).
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "bench/workloads.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/serialize.h"
+#include "ir/structural.h"
+#include "ir/verifier.h"
+#include "ir/visitor.h"
+#include "passes/pass_manager.h"
+#include "runtime/plugin_loader.h"
+
+namespace plir::bench {
+namespace {
+
+// Generated once per (model, size) and shared by the benchmarks.
+const Module& Model(const std::string& kind, size_t n) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, size_t>, Module> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(kind, n);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  Module m = kind == "resnet" ? ResNetModel(n) : kind == "transformer" ? TransformerModel(n) : ChainModel(n);
+  return cache.emplace(key, m).first->second;
+}
+
+const std::string& Text(const std::string& kind, size_t n) {
+  static std::map<std::pair<std::string, size_t>, std::string> cache;
+  auto key = std::make_pair(kind, n);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, PrintModule(Model(kind, n))).first;
+  return it->second;
+}
+
+size_t RssBytes() {
+  std::ifstream in("/proc/self/statm");
+  size_t pages = 0, rss = 0;
+  in >> pages >> rss;
+  return rss * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+void Done(benchmark::State& state, size_t n, size_t bytes = 0) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  if (bytes) state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["bindings"] = static_cast<double>(n);
+}
+
+#define MODEL_BENCH(NAME) \
+  void NAME(benchmark::State& state, const std::string& kind)
+
+MODEL_BENCH(Parse) {
+  size_t n = state.range(0);
+  const std::string& text = Text(kind, n);
+  for (auto _ : state) {
+    auto m = ParseModule(text);
+    if (!m.ok()) state.SkipWithError(m.status().message().c_str());
+    benchmark::DoNotOptimize(m);
+  }
+  Done(state, n, text.size());
+}
+
+MODEL_BENCH(Print) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string s = PrintModule(m);
+    bytes = s.size();
+    benchmark::DoNotOptimize(s);
+  }
+  Done(state, n, bytes);
+}
+
+MODEL_BENCH(TextRoundTrip) {  // parse + verify + print
+  size_t n = state.range(0);
+  const std::string& text = Text(kind, n);
+  for (auto _ : state) {
+    auto m = ParseModule(text);
+    Status s = Verify(*m);
+    std::string out = PrintModule(*m);
+    benchmark::DoNotOptimize(out);
+    if (!s.ok()) state.SkipWithError("verify failed");
+  }
+  Done(state, n, text.size());
+}
+
+MODEL_BENCH(JsonSave) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string s = SaveJson(m);
+    bytes = s.size();
+    benchmark::DoNotOptimize(s);
+  }
+  Done(state, n, bytes);
+}
+
+MODEL_BENCH(JsonLoad) {
+  size_t n = state.range(0);
+  std::string json = SaveJson(Model(kind, n));
+  size_t rss_delta = 0;
+  for (auto _ : state) {
+    malloc_trim(0);
+    size_t before = RssBytes();
+    auto m = LoadJson(json);
+    rss_delta = RssBytes() - before;
+    if (!m.ok()) state.SkipWithError(m.status().message().c_str());
+  }
+  Done(state, n, json.size());
+  state.counters["rss_per_binding"] = static_cast<double>(rss_delta) / n;
+}
+
+MODEL_BENCH(BinarySave) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string s = SaveBinary(m);
+    bytes = s.size();
+    benchmark::DoNotOptimize(s);
+  }
+  Done(state, n, bytes);
+}
+
+MODEL_BENCH(BinaryLoad) {
+  size_t n = state.range(0);
+  std::string bin = SaveBinary(Model(kind, n));
+  size_t rss_delta = 0;
+  for (auto _ : state) {
+    malloc_trim(0);
+    size_t before = RssBytes();
+    auto m = LoadBinary(bin);
+    size_t after = RssBytes();
+    rss_delta = after > before ? after - before : 0;
+    if (!m.ok()) state.SkipWithError(m.status().message().c_str());
+    benchmark::DoNotOptimize(m);
+  }
+  Done(state, n, bin.size());
+  state.counters["rss_per_binding"] = static_cast<double>(rss_delta) / n;
+}
+
+MODEL_BENCH(BinaryRoundTrip) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  for (auto _ : state) {
+    auto back = LoadBinary(SaveBinary(m));
+    benchmark::DoNotOptimize(back);
+  }
+  Done(state, n);
+}
+
+MODEL_BENCH(Copy) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  for (auto _ : state) {
+    Module copy = m;
+    benchmark::DoNotOptimize(copy);
+  }
+  Done(state, n);
+}
+
+MODEL_BENCH(UpdateOneFunction) {  // copy, then replace one function
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  Item last = m.items().back();
+  for (auto _ : state) {
+    Module copy = m;
+    Module updated = copy.WithItem(last);
+    benchmark::DoNotOptimize(updated);
+  }
+  Done(state, n);
+}
+
+MODEL_BENCH(DeepCopyModule) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  for (auto _ : state) benchmark::DoNotOptimize(DeepCopy(m));
+  Done(state, n);
+}
+
+MODEL_BENCH(Hash) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  for (auto _ : state) benchmark::DoNotOptimize(StructuralHash(m));
+  Done(state, n);
+}
+
+MODEL_BENCH(Equal) {  // against a deep copy: every node is compared
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  Module other = DeepCopy(m);
+  for (auto _ : state) {
+    bool eq = StructuralEqual(m, other);
+    if (!eq) state.SkipWithError("not equal");
+  }
+  Done(state, n);
+}
+
+MODEL_BENCH(VerifyModule) {
+  size_t n = state.range(0);
+  const Module& m = Model(kind, n);
+  for (auto _ : state) benchmark::DoNotOptimize(Verify(m));
+  Done(state, n);
+}
+
+void Pass(benchmark::State& state, const std::string& plugin, const std::string& pass) {
+  static PluginLoader* loader = [] {
+    auto* l = new PluginLoader();
+    for (const std::string& d : DefaultPluginDirs()) l->AddSearchDir(d);
+    return l;
+  }();
+  if (!PassRegistry::Global().Lookup(pass)) {
+    auto r = loader->LoadByName(plugin);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().message().c_str());
+      return;
+    }
+  }
+  size_t n = state.range(0);
+  const Module& m = Model("chain", n);
+  auto step = MakePassStep(PassRegistry::Global(), pass);
+  for (auto _ : state) {
+    PassContext ctx;
+    ctx.num_threads = 1;
+    auto out = PassManager().Run({*step}, m, ctx);
+    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  Done(state, n);
+}
+
+// plir-opt start-up: a process that loads plugins and reads an empty module.
+void PlirOptStartup(benchmark::State& state) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return state.SkipWithError("no /proc/self/exe");
+  buf[n] = '\0';
+  std::string dir = std::string(buf).substr(0, std::string(buf).rfind('/'));
+  std::string opt = dir + "/../runtime/plir-opt";
+  std::vector<std::string> plugins;
+  for (const char* p : {"canonicalize_bindings", "common_subexpression_elimination", "dead_code_elimination",
+                        "fold_constant", "lazy_transform_params", "lift_transform_params",
+                        "to_basic_block_normal_form"})
+    plugins.push_back(dir + "/../plugins/" + p + "/libplir_" + p + ".so");
+  for (const char* p : {"test_good", "test_misbehaving"})
+    plugins.push_back(dir + "/../testing/plugins/libplir_" + std::string(p) + ".so");
+  std::string empty = "/tmp/plir_bench_empty.plir";
+  std::ofstream(empty) << "";
+  std::string cmd = opt;
+  for (const std::string& p : plugins) cmd += " --plugin " + p;
+  cmd += " " + empty + " > /dev/null";
+  for (auto _ : state) {
+    if (std::system(cmd.c_str()) != 0) return state.SkipWithError(("failed: " + cmd).c_str());
+  }
+  state.counters["plugins"] = static_cast<double>(plugins.size());
+}
+BENCHMARK(PlirOptStartup)->Unit(benchmark::kMillisecond);
+
+void Sizes(benchmark::internal::Benchmark* b) {
+  for (int64_t n : {1000, 10000, 100000, 1000000}) b->Arg(n);
+  b->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+}  // namespace plir::bench
+
+using namespace plir::bench;
+
+#define REG(F, KIND) BENCHMARK_CAPTURE(F, KIND, std::string(#KIND))->Apply(Sizes)
+REG(Parse, chain); REG(Print, chain); REG(TextRoundTrip, chain);
+REG(JsonSave, chain); REG(JsonLoad, chain); REG(BinarySave, chain); REG(BinaryLoad, chain);
+REG(BinaryRoundTrip, chain); REG(Copy, chain); REG(UpdateOneFunction, chain); REG(DeepCopyModule, chain);
+REG(Hash, chain); REG(Equal, chain); REG(VerifyModule, chain);
+REG(Parse, resnet); REG(Print, resnet); REG(BinaryLoad, resnet); REG(Hash, resnet);
+REG(Parse, transformer); REG(Print, transformer); REG(BinaryLoad, transformer); REG(Hash, transformer);
+BENCHMARK_CAPTURE(Pass, ToBasicBlockNormalForm, "to_basic_block_normal_form", "ToBasicBlockNormalForm")->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, CanonicalizeBindings, "canonicalize_bindings", "CanonicalizeBindings")->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, DeadCodeElimination, "dead_code_elimination", "DeadCodeElimination")->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, CommonSubexpressionElimination, "common_subexpression_elimination",
+                  "CommonSubexpressionElimination")->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, FoldConstant, "fold_constant", "FoldConstant")->Apply(Sizes);
+
+BENCHMARK_MAIN();
