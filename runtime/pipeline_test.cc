@@ -179,6 +179,38 @@ TEST_F(PipelineTest, PassesMustBeAList) {
   ExpectError(std::string(kHeader) + "passes: TestBindResult\n", 4, 9, "'passes' must be a list");
 }
 
+TEST_F(PipelineTest, ExtensionFragmentAddsPassesAtItsPoint) {
+  auto p = Load(Write("p.yaml", std::string(kHeader) + R"(passes:
+  - TestBindResult
+  - extension_point: after-bind
+  - repeat: {max_iterations: 2}
+    passes: [TestReluToSoftmax, {extension_point: in-loop}]
+)"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Status s = ApplyExtension(*p, Write("ext.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestNeedsResultBound]\n"),
+                            loader_);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(p->steps.size(), 4u);
+  EXPECT_EQ(p->steps[2].pass, "TestNeedsResultBound");
+  s = ApplyExtension(*p, Write("ext2.yaml", "version: 1\nextend: {point: in-loop, passes: [TestOptions]}\n"), loader_);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(p->steps[3].steps.back().pass, "TestOptions");
+}
+
+TEST_F(PipelineTest, ExtensionErrors) {
+  auto p = Load(Write("p.yaml", std::string(kHeader) + "passes:\n  - extension_point: after-bind\n"));
+  ASSERT_TRUE(p.ok());
+  std::string bad = Write("ext.yaml", "version: 1\nextend:\n  point: after-simplify\n  passes: [TestBindResult]\n");
+  Status s = ApplyExtension(*p, bad, loader_);
+  EXPECT_EQ(s.message(), bad + ":3:10: pipeline " + dir_ + "/p.yaml has no extension point 'after-simplify' (it has: after-bind)");
+  std::string bad2 = Write("ext2.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestBindResul]\n");
+  s = ApplyExtension(*p, bad2, loader_);
+  EXPECT_NE(s.message().find(bad2 + ":4:12: unknown pass 'TestBindResul'"), std::string::npos) << s.message();
+  std::string needs = Write("ext3.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestNeedsResultBound]\n");
+  s = ApplyExtension(*p, needs, loader_);
+  EXPECT_NE(s.message().find("requires property 'result_bound'"), std::string::npos) << s.message();
+}
+
 TEST_F(PipelineTest, RunsOnAModule) {
   auto p = Load(Write("p.yaml", std::string(kHeader) + "passes: [TestReluToSoftmax, TestBindResult]\n"));
   ASSERT_TRUE(p.ok()) << p.status().message();

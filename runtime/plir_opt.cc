@@ -122,15 +122,16 @@ int Run(const Flags& f) {
   }
   // Extension fragments: given with --extend, or shipped beside a plugin
   // loaded with --plugin (libplir_NAME.so -> libplir_NAME.extend.yaml).
+  if (!f.extends.empty() && f.pipeline.empty()) return Error("plir-opt: --extend needs --pipeline");
   std::vector<std::string> fragments = f.extends;
-  for (const std::string& p : f.plugins) {
-    std::string frag = EndsWith(p, ".so") ? p.substr(0, p.size() - 3) + ".extend.yaml" : "";
-    if (!frag.empty() && access(frag.c_str(), R_OK) == 0) fragments.push_back(frag);
+  if (!f.pipeline.empty()) {
+    for (const std::string& p : f.plugins) {
+      std::string frag = EndsWith(p, ".so") ? p.substr(0, p.size() - 3) + ".extend.yaml" : "";
+      if (!frag.empty() && access(frag.c_str(), R_OK) == 0) fragments.push_back(frag);
+    }
   }
-  for (const std::string& frag : fragments) {
-    if (f.pipeline.empty()) return Error("plir-opt: --extend needs --pipeline");
+  for (const std::string& frag : fragments)
     if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok()) return Error(s.message());
-  }
   if (f.list_passes) {
     if (Status s = loader.LoadAll(); !s.ok()) return Error("plir-opt: " + s.message());
     ListPasses(loader);
