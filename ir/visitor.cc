@@ -265,6 +265,25 @@ Module ExprMutator::MutateModule(const Module& m) {
   return out;
 }
 
+std::vector<const VarNode*> CollectVarUses(const Node* root) {
+  class Collector : public IRVisitor {
+   public:
+    Collector() { visit_types_ = false; }
+    std::vector<const VarNode*> vars;
+
+   protected:
+    bool Enter(const Node* n, bool is_def) override {
+      if (n->kind() == NodeKind::kVar) {
+        if (!is_def) vars.push_back(static_cast<const VarNode*>(n));
+        return false;
+      }
+      return true;
+    }
+  } c;
+  c.Walk(root);
+  return std::move(c.vars);
+}
+
 namespace {
 class DeepCopier : public ExprMutator {
  protected:

@@ -87,6 +87,17 @@ class ExprMutator {
   std::unordered_map<const VarNode*, Expr> remap_;
 };
 
+// A mutator that only replaces variables: Map(from, to), then Mutate*.
+// Unchanged parts come back pointer-equal.
+class VarSubstituter : public ExprMutator {
+ public:
+  void Map(const VarNode* from, Expr to) { RemapVar(from, std::move(to)); }
+};
+
+// Returns the variable uses (not definitions) under `root`, in pre-order,
+// with repeats.
+std::vector<const VarNode*> CollectVarUses(const Node* root);
+
 // Returns a copy of `n` in which every variable defined inside it is a fresh
 // variable (same name hint, type and kind); uses are renamed to match.
 // Free variables are kept. The copy is structurally equal to the original.

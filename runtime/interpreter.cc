@@ -96,26 +96,12 @@ const std::vector<std::vector<const VarNode*>>& Interpreter::ReleasePlan(const S
   std::vector<const VarBindingNode*> bindings;
   for (const Block& b : body.blocks())
     for (const Binding& x : b->bindings()) bindings.push_back(x.get());
-  class Uses : public IRVisitor {
-   public:
-    std::vector<const VarNode*> vars;
-
-   protected:
-    bool Enter(const Node* n, bool is_def) override {
-      if (auto* v = As<VarNode>(n); v && !is_def) vars.push_back(v);
-      return n->kind() != NodeKind::kVar;
-    }
-  };
   std::unordered_map<const VarNode*, size_t> last;
   for (size_t i = 0; i < bindings.size(); ++i) {
-    Uses u;
-    u.Walk(bindings[i]->value());
-    for (const VarNode* v : u.vars) last[v] = i;
+    for (const VarNode* v : CollectVarUses(bindings[i]->value().get())) last[v] = i;
     last.emplace(bindings[i]->var().get(), i);  // never used: released at once
   }
-  Uses result;
-  result.Walk(body.result());
-  for (const VarNode* v : result.vars) last.erase(v);  // lives to the end
+  for (const VarNode* v : CollectVarUses(body.result().get())) last.erase(v);  // lives to the end
   std::vector<std::vector<const VarNode*>> plan(bindings.size());
   for (const auto& [v, i] : last) plan[i].push_back(v);
   return plans_.emplace(&body, std::move(plan)).first->second;

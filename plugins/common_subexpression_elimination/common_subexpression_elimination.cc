@@ -37,13 +37,6 @@ bool IsPure(const Expr& e) {
   return check.pure;
 }
 
-// Substitutes variables inside one block (the outer mutator has already
-// visited the block's bindings when it decides what to reuse).
-class Substitute : public ExprMutator {
- public:
-  void Map(const VarNode* from, Expr to) { RemapVar(from, std::move(to)); }
-};
-
 class Cse : public ExprMutator {
  protected:
   Ref<Node> Rewrite(const Ref<Node>& n) override {
@@ -52,7 +45,9 @@ class Cse : public ExprMutator {
     std::unordered_multimap<uint64_t, Binding> seen;
     std::vector<Binding> out;
     bool changed = false;
-    Substitute local;
+    // Substitutes inside this block: the outer mutator has already visited
+    // the block's bindings when it decides what to reuse.
+    VarSubstituter local;
     bool substituting = false;
     for (const Binding& original : block->bindings()) {
       Binding b = original;

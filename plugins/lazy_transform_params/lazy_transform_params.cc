@@ -30,17 +30,6 @@ namespace {
 
 using namespace plir;
 
-class UsedVars : public IRVisitor {
- public:
-  std::vector<const VarNode*> vars;
-
- protected:
-  bool Enter(const Node* n, bool is_def) override {
-    if (auto* v = As<VarNode>(n); v && !is_def) vars.push_back(v);
-    return true;
-  }
-};
-
 struct Names {
   std::string get, set, kill;
 };
@@ -74,13 +63,14 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
     if (t && t->tuple().get() == params.get()) load_index[b->var().get()] = t->index();
   }
   {
-    UsedVars u;
+    std::vector<const VarNode*> uses = CollectVarUses(body->result().get());
     for (const VarBindingNode* b : all)
       if (!(As<TupleGetItemNode>(b->value()) &&
-            As<TupleGetItemNode>(b->value())->tuple().get() == params.get()))
-        u.Walk(b->value());
-    u.Walk(body->result());
-    for (const VarNode* v : u.vars)
+            As<TupleGetItemNode>(b->value())->tuple().get() == params.get())) {
+        std::vector<const VarNode*> u = CollectVarUses(b->value().get());
+        uses.insert(uses.end(), u.begin(), u.end());
+      }
+    for (const VarNode* v : uses)
       if (v == params.get()) {
         ctx.Warn(pass, "@" + f->name() + " uses %" + params->name_hint() +
                            " other than through %" + params->name_hint() + ".i bindings; left unchanged");
@@ -103,9 +93,7 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
   for (const VarBindingNode* b : all) {
     if (load_index.count(b->var().get())) last_use[b->var().get()] = b;
     if (b == out_binding) continue;
-    UsedVars u;
-    u.Walk(b->value());
-    for (const VarNode* v : u.vars)
+    for (const VarNode* v : CollectVarUses(b->value().get()))
       if (load_index.count(v)) last_use[v] = b;
   }
   std::unordered_map<const VarBindingNode*, std::vector<const VarNode*>> kills_after;
@@ -122,10 +110,7 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
   // can be built in its place.
   std::unordered_map<const VarNode*, Var> loaded;  // old load var -> new Object var
   std::map<int64_t, Var> set_results;
-  class Remap : public ExprMutator {
-   public:
-    void Map(const VarNode* a, Expr b) { RemapVar(a, std::move(b)); }
-  } remap;
+  VarSubstituter remap;
   auto result_tuple = [&]() -> StatusOr<Expr> {
     std::vector<Expr> fields;
     for (size_t j = 0; j < out_tuple->fields().size(); ++j) {

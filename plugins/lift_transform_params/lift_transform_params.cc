@@ -42,11 +42,6 @@ class Uses : public IRVisitor {
   }
 };
 
-class Substitute : public ExprMutator {
- public:
-  void Map(const VarNode* from, Expr to) { RemapVar(from, std::move(to)); }
-};
-
 StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
   Module out = m;
   for (const Item& item : m.items()) {
@@ -111,7 +106,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     std::vector<Type> weight_types;
     for (const Var& w : weights) weight_types.push_back(w->type());
     Var params = VarNode::Make("params", TupleTypeNode::Make(weight_types));
-    Substitute fresh;
+    VarSubstituter fresh;
     std::unordered_map<const VarNode*, Var> fresh_of;
     std::vector<Binding> body;
     // Each weight is unpacked right before its first use, so that the lazy
@@ -151,7 +146,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
         Attrs().With(Symbol("global_symbol"), AttrValue::String(lifted_name)));
 
     // The rewritten original: inputs, then the lifted values as parameters.
-    Substitute to_params;
+    VarSubstituter to_params;
     std::vector<Var> new_params = inputs;
     for (const VarNode* v : outputs) {
       Var p = VarNode::Make(v->name_hint(), v->type(), false);
