@@ -133,7 +133,8 @@ int Run(const Flags& f) {
   for (const std::string& frag : fragments)
     if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok()) return Error(s.message());
   if (f.list_passes) {
-    if (Status s = loader.LoadAll(); !s.ok()) return Error("plir-opt: " + s.message());
+    if (Status s = loader.LoadAll(); !s.ok())
+      std::cerr << "warning: some plugins on the search path did not load:\n" << s.message() << "\n";
     ListPasses(loader);
     return 0;
   }
@@ -155,7 +156,9 @@ int Run(const Flags& f) {
           if (!r.ok()) return Error("plir-opt: " + r.status().message());
         }
         if (!PassRegistry::Global().Lookup(name)) {
-          if (Status s = loader.LoadAll(); !s.ok()) return Error("plir-opt: " + s.message());
+          Status s = loader.LoadAll();
+          if (!s.ok() && !PassRegistry::Global().Lookup(name))
+            std::cerr << "warning: some plugins on the search path did not load:\n" << s.message() << "\n";
         }
       }
       auto step = MakePassStep(PassRegistry::Global(), name);

@@ -77,4 +77,9 @@ check "extension that lies is an error" '[ $rc -eq 1 ] && grep -q "do not match 
 "$opt" --plugin "$(dirname "$opt")/../plugins/fold_constant/libplir_fold_constant.so" examples/spec/conv2d.plir > /dev/null; rc=$?
 check "--plugin PATH before the input file" '[ $rc -eq 0 ]'
 
+PLIR_PLUGIN_PATH="/nonexistent:testing/plugins" "$opt" examples/spec/conv2d.plir --passes TestBindResult > "$tmp/env.plir" 2> "$tmp/err"; rc=$?
+check "PLIR_PLUGIN_PATH finds plugins by name" '[ $rc -eq 0 ] && grep -q "%result" "$tmp/env.plir"'
+"$opt" examples/spec/conv2d.plir --plugin-path testing/plugins --passes TestBindResult > /dev/null; rc=$?
+check "--plugin-path finds plugins by name" '[ $rc -eq 0 ]'
+
 exit $fail

@@ -196,10 +196,12 @@ Status PluginLoader::LoadAll() {
     }
   }
   std::sort(files.begin(), files.end());
+  std::string errors;
   for (const std::string& f : files) {
     auto r = LoadPath(f);
-    if (!r.ok()) return r.status();
+    if (!r.ok()) errors += (errors.empty() ? "" : "\n") + r.status().message();
   }
+  if (!errors.empty()) return FailedPrecondition(errors);
   return Status::Ok();
 }
 

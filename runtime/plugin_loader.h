@@ -56,7 +56,8 @@ class PluginLoader {
   StatusOr<LoadedPlugin> LoadByName(const std::string& name);
   // Returns the file that LoadByName would load, if any.
   std::optional<std::string> Find(const std::string& name) const;
-  // Loads every plugin found in the search directories.
+  // Loads every plugin found in the search directories. A file that fails
+  // does not stop the others; the result lists every failure (one per line).
   Status LoadAll();
 
   const std::vector<LoadedPlugin>& loaded() const { return loaded_; }
