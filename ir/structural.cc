@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ir/internal/children.h"
+#include "ir/internal/pointer_map.h"
 
 namespace plir {
 namespace {
@@ -57,19 +58,18 @@ class EqualChecker {
     if (a->kind() == NodeKind::kVar) {
       auto* va = static_cast<const VarNode*>(a);
       auto* vb = static_cast<const VarNode*>(b);
-      auto it = l2r_.find(va);
-      if (it != l2r_.end()) {
-        if (it->second != vb) return false;
+      if (const VarNode* const* mapped = l2r_.Find(va)) {
+        if (*mapped != vb) return false;
         if (!def) return true;
       } else {
-        if (r2l_.count(vb)) return false;
+        if (r2l_.Find(vb)) return false;
         if (!def) {
           if (!map_free_) return va == vb;
           if (va->is_dataflow() != vb->is_dataflow() || !TypeEqual(va->type(), vb->type()))
             return false;
         }
-        l2r_.emplace(va, vb);
-        r2l_.emplace(vb, va);
+        l2r_.Insert(va, vb);
+        r2l_.Insert(vb, va);
         if (va != vb) identity_ = false;
         if (!def) return true;
       }
@@ -105,7 +105,7 @@ class EqualChecker {
   bool identity_ = true;
   std::string root_;
   std::vector<Frame> frames_;
-  std::unordered_map<const VarNode*, const VarNode*> l2r_, r2l_;
+  internal::PointerMap<const VarNode*> l2r_, r2l_;
 };
 
 class Hasher {
@@ -126,14 +126,13 @@ class Hasher {
         auto* v = static_cast<const VarNode*>(n);
         if (def) {
           h = internal::HashMix(h, 0xdef0000 + defs_.size());
-          defs_.emplace(v, defs_.size());
+          defs_.Insert(v, defs_.size());
         } else {
-          auto it = defs_.find(v);
-          if (it != defs_.end()) {
-            h = internal::HashMix(h, 0x05e0000 + it->second);
+          if (const uint64_t* idx = defs_.Find(v)) {
+            h = internal::HashMix(h, 0x05e0000 + *idx);
           } else if (map_free_) {
-            auto fit = free_.emplace(v, free_.size()).first;
-            h = internal::HashMix(h, 0xf4ee000 + fit->second);
+            free_.Insert(v, free_.size());
+            h = internal::HashMix(h, 0xf4ee000 + *free_.Find(v));
             h = internal::HashMix(h, Hasher(false).Hash(v->type().get()));
           } else {
             h = internal::HashMix(h, reinterpret_cast<uintptr_t>(v));
@@ -160,7 +159,7 @@ class Hasher {
   };
   bool map_free_;
   std::vector<Item> stack_;
-  std::unordered_map<const VarNode*, uint64_t> defs_, free_;
+  internal::PointerMap<uint64_t> defs_, free_;
 };
 
 }  // namespace
