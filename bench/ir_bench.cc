@@ -262,7 +262,7 @@ void PlirOptStartup(benchmark::State& state) {
                         "fold_constant", "lazy_transform_params", "lift_transform_params",
                         "to_basic_block_normal_form"})
     plugins.push_back(dir + "/../plugins/" + p + "/libplir_" + p + ".so");
-  for (const char* p : {"test_good", "test_misbehaving"})
+  for (const char* p : {"test_good", "test_misbehaving", "test_noop"})
     plugins.push_back(dir + "/../testing/plugins/libplir_" + std::string(p) + ".so");
   std::string empty = "/tmp/plir_bench_empty.plir";
   std::ofstream(empty) << "";
