@@ -31,6 +31,9 @@ for b in "$blocks"/*.sh; do
   fi
 done
 bazel shutdown > /dev/null 2>&1
+for ws in "$tmp"/*/; do  # workspaces the guide created beside the copy
+  [ -f "$ws/WORKSPACE" ] && (cd "$ws" && bazel shutdown > /dev/null 2>&1)
+done
 cd /; rm -rf "$tmp"
 echo "guide: ${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
