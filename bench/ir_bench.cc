@@ -115,19 +115,27 @@ MODEL_BENCH(JsonSave) {
   Done(state, n, bytes);
 }
 
-MODEL_BENCH(JsonLoad) {
-  size_t n = state.range(0);
-  std::string json = SaveJson(Model(kind, n));
+// Loads `data` with `load` per iteration; reports bytes/s and the resident
+// memory the loaded module takes per binding.
+void LoadBench(benchmark::State& state, size_t n, const std::string& data,
+               StatusOr<Module> (*load)(std::string_view)) {
   size_t rss_delta = 0;
   for (auto _ : state) {
     malloc_trim(0);
     size_t before = RssBytes();
-    auto m = LoadJson(json);
-    rss_delta = RssBytes() - before;
+    auto m = load(data);
+    size_t after = RssBytes();
+    rss_delta = after > before ? after - before : 0;
     if (!m.ok()) state.SkipWithError(m.status().message().c_str());
+    benchmark::DoNotOptimize(m);
   }
-  Done(state, n, json.size());
+  Done(state, n, data.size());
   state.counters["rss_per_binding"] = static_cast<double>(rss_delta) / n;
+}
+
+MODEL_BENCH(JsonLoad) {
+  size_t n = state.range(0);
+  LoadBench(state, n, SaveJson(Model(kind, n)), &LoadJson);
 }
 
 MODEL_BENCH(BinarySave) {
@@ -144,19 +152,7 @@ MODEL_BENCH(BinarySave) {
 
 MODEL_BENCH(BinaryLoad) {
   size_t n = state.range(0);
-  std::string bin = SaveBinary(Model(kind, n));
-  size_t rss_delta = 0;
-  for (auto _ : state) {
-    malloc_trim(0);
-    size_t before = RssBytes();
-    auto m = LoadBinary(bin);
-    size_t after = RssBytes();
-    rss_delta = after > before ? after - before : 0;
-    if (!m.ok()) state.SkipWithError(m.status().message().c_str());
-    benchmark::DoNotOptimize(m);
-  }
-  Done(state, n, bin.size());
-  state.counters["rss_per_binding"] = static_cast<double>(rss_delta) / n;
+  LoadBench(state, n, SaveBinary(Model(kind, n)), &LoadBinary);
 }
 
 MODEL_BENCH(BinaryRoundTrip) {

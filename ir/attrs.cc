@@ -61,7 +61,7 @@ bool AttrValue::Equals(const AttrValue& o) const {
   return false;
 }
 
-void AppendQuoted(std::string_view s, std::string* out) {
+void AppendQuoted(std::string_view s, std::string* out, QuoteStyle style) {
   out->push_back('"');
   for (unsigned char c : s) {
     switch (c) {
@@ -71,9 +71,9 @@ void AppendQuoted(std::string_view s, std::string* out) {
       case '\t': out->append("\\t"); break;
       case '\r': out->append("\\r"); break;
       default:
-        if (c < 0x20 || c == 0x7f) {
+        if (c < 0x20 || (c == 0x7f && style == QuoteStyle::kText)) {
           static const char* kHex = "0123456789abcdef";
-          out->append("\\x");
+          out->append(style == QuoteStyle::kJson ? "\\u00" : "\\x");
           out->push_back(kHex[c >> 4]);
           out->push_back(kHex[c & 15]);
         } else {

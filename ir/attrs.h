@@ -75,8 +75,11 @@ class Attrs {
   std::shared_ptr<const std::vector<Entry>> entries_;
 };
 
+// How control characters are escaped: `\xHH` (the text format) or
+// `\u00HH` (JSON). Both escape `"`, `\`, newline, tab and carriage return.
+enum class QuoteStyle { kText, kJson };
 // Appends `s` as a quoted, escaped string literal.
-void AppendQuoted(std::string_view s, std::string* out);
+void AppendQuoted(std::string_view s, std::string* out, QuoteStyle style = QuoteStyle::kText);
 // Appends a float literal that reads back as the same double and always
 // contains '.', 'e', or is inf/nan.
 void AppendFloat(double v, std::string* out);

@@ -23,27 +23,7 @@ namespace {
 using internal::Record;
 using internal::RecordAttr;
 
-void JsonString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\t': out->append("\\t"); break;
-      case '\r': out->append("\\r"); break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out->append(buf);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
+void JsonString(std::string_view s, std::string* out) { AppendQuoted(s, out, QuoteStyle::kJson); }
 
 // Floats: a JSON number when finite, else the string "inf", "-inf", "nan".
 void JsonFloat(double v, std::string* out) {
