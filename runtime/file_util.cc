@@ -26,6 +26,16 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  // Devices, pipes and the like (-o /dev/null, -o /dev/stdout) are written
+  // in place: renaming a temporary file over them would replace them.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    out.flush();
+    if (!out) return Internal(path + ": write failed: " + std::strerror(errno));
+    return Status::Ok();
+  }
   std::string tmpl = path + ".tmp.XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');

@@ -14,7 +14,9 @@ StatusOr<std::string> ReadFileToString(const std::string& path);
 
 // Writes `contents` to `path` atomically: the data goes to a temporary file
 // in the same directory, which is flushed and then renamed over `path`. On
-// failure the temporary file is removed and `path` is left untouched.
+// failure the temporary file is removed and `path` is left untouched. A
+// `path` that exists and is not a regular file (/dev/null, a pipe) is written
+// in place instead.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
 }  // namespace plir

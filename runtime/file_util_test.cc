@@ -37,6 +37,16 @@ TEST(FileUtilTest, FailureLeavesTargetUntouched) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+TEST(FileUtilTest, DevicesAreWrittenInPlaceNotReplaced) {
+  struct stat before;
+  ASSERT_EQ(stat("/dev/null", &before), 0);
+  ASSERT_TRUE(WriteFileAtomically("/dev/null", "discarded").ok());
+  struct stat after;
+  ASSERT_EQ(stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));  // still the device
+  EXPECT_EQ(before.st_ino, after.st_ino);
+}
+
 TEST(FileUtilTest, MissingInputIsAnError) {
   auto r = ReadFileToString(TmpDir() + "/missing.plir");
   ASSERT_FALSE(r.ok());
