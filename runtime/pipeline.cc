@@ -22,20 +22,6 @@ struct YamlFailure {
 
 constexpr int kMaxIncludeDepth = 32;
 
-std::string SnakeCase(const std::string& camel) {
-  std::string out;
-  for (size_t i = 0; i < camel.size(); ++i) {
-    char c = camel[i];
-    if (std::isupper(static_cast<unsigned char>(c))) {
-      if (i > 0) out.push_back('_');
-      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
 class Loader {
  public:
   Loader(PluginLoader& plugins, const PassRegistry& registry, const PipelineLoadOptions& options)
@@ -130,10 +116,14 @@ class Loader {
                       ": " + msg};
   }
 
-  YAML::Node LoadYaml(const std::string& file) {
+  // Reads a YAML file. `included_at` (with `site`) is the include that names
+  // it, where a missing file is reported.
+  YAML::Node LoadYaml(const std::string& file, const std::string* included_at = nullptr,
+                      const YAML::Node* site = nullptr) {
     try {
       return YAML::LoadFile(file);
     } catch (const YAML::BadFile&) {
+      if (included_at) Fail(*included_at, *site, "cannot open included file " + file);
       throw YamlFailure{file + ": cannot open pipeline file"};
     } catch (const YAML::ParserException& e) {
       throw YamlFailure{file + ":" + std::to_string(e.mark.line + 1) + ":" +
@@ -261,8 +251,8 @@ class Loader {
   std::string KnownPass(const std::string& file, const YAML::Node& node, const std::string& name) {
     if (registry_.Lookup(name)) return name;
     // Not registered yet: try the plugin of the conventional name.
-    if (plugins_.Find(SnakeCase(name))) {
-      auto r = plugins_.LoadByName(SnakeCase(name));
+    if (plugins_.Find(PluginNameForPass(name))) {
+      auto r = plugins_.LoadByName(PluginNameForPass(name));
       if (!r.ok()) Fail(file, node, r.status().message());
       if (registry_.Lookup(name)) return name;
     }
@@ -373,15 +363,7 @@ class Loader {
       }
     }
     if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
-    YAML::Node root;
-    try {
-      root = YAML::LoadFile(path);
-    } catch (const YAML::BadFile&) {
-      Fail(file, node, "cannot open included file " + path);
-    } catch (const YAML::ParserException& e) {
-      throw YamlFailure{path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                        std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg};
-    }
+    YAML::Node root = LoadYaml(path, &file, &node);
     if (!root.IsMap()) Fail(path, root, "an included file must be a map with 'passes'");
     CheckKeys(path, root, {"version", "name", "plugins", "passes"}, "included file");
     CheckVersion(path, root);

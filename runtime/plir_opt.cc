@@ -142,15 +142,7 @@ int Run(const Flags& f) {
     for (const std::string& name : SplitList(f.passes, ',')) {
       if (!PassRegistry::Global().Lookup(name)) {
         // Load the conventional plugin, then everything on the path.
-        std::string snake;
-        for (size_t i = 0; i < name.size(); ++i) {
-          if (std::isupper(static_cast<unsigned char>(name[i]))) {
-            if (i) snake.push_back('_');
-            snake.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[i]))));
-          } else {
-            snake.push_back(name[i]);
-          }
-        }
+        std::string snake = PluginNameForPass(name);
         if (loader.Find(snake)) {
           auto r = loader.LoadByName(snake);
           if (!r.ok()) return Error("plir-opt: " + r.status().message());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -44,6 +45,20 @@ LoadedTable& Loaded() {
 }
 
 }  // namespace
+
+std::string PluginNameForPass(const std::string& pass) {
+  std::string out;
+  for (size_t i = 0; i < pass.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(pass[i]);
+    if (std::isupper(c)) {
+      if (i > 0) out.push_back('_');
+      out.push_back(static_cast<char>(std::tolower(c)));
+    } else {
+      out.push_back(pass[i]);
+    }
+  }
+  return out;
+}
 
 std::string DescribeFingerprint(const PlirBuildFingerprint& f) {
   char hash[32];

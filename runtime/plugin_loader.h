@@ -81,6 +81,10 @@ class PluginLoader {
 // EXE_DIR/../lib/plir/plugins (an installed copy).
 std::vector<std::string> DefaultPluginDirs();
 
+// The conventional plugin name of a pass: DeadCodeElimination ->
+// dead_code_elimination (found as libplir_dead_code_elimination.so).
+std::string PluginNameForPass(const std::string& pass);
+
 // The host's own fingerprint, as a plugin built with this tree would report it.
 std::string DescribeFingerprint(const PlirBuildFingerprint& f);
 
