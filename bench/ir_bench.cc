@@ -64,6 +64,18 @@ void Done(benchmark::State& state, size_t n, size_t bytes = 0) {
   state.counters["bindings"] = static_cast<double>(n);
 }
 
+// Writes the module to a string per iteration; reports bytes/s.
+template <typename F>
+void SaveBench(benchmark::State& state, size_t n, const Module& m, F save) {
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string s = save(m);
+    bytes = s.size();
+    benchmark::DoNotOptimize(s);
+  }
+  Done(state, n, bytes);
+}
+
 #define MODEL_BENCH(NAME) \
   void NAME(benchmark::State& state, const std::string& kind)
 
@@ -80,14 +92,7 @@ MODEL_BENCH(Parse) {
 
 MODEL_BENCH(Print) {
   size_t n = state.range(0);
-  const Module& m = Model(kind, n);
-  size_t bytes = 0;
-  for (auto _ : state) {
-    std::string s = PrintModule(m);
-    bytes = s.size();
-    benchmark::DoNotOptimize(s);
-  }
-  Done(state, n, bytes);
+  SaveBench(state, n, Model(kind, n), [](const Module& m) { return PrintModule(m); });
 }
 
 MODEL_BENCH(TextRoundTrip) {  // parse + verify + print
@@ -105,14 +110,7 @@ MODEL_BENCH(TextRoundTrip) {  // parse + verify + print
 
 MODEL_BENCH(JsonSave) {
   size_t n = state.range(0);
-  const Module& m = Model(kind, n);
-  size_t bytes = 0;
-  for (auto _ : state) {
-    std::string s = SaveJson(m);
-    bytes = s.size();
-    benchmark::DoNotOptimize(s);
-  }
-  Done(state, n, bytes);
+  SaveBench(state, n, Model(kind, n), [](const Module& m) { return SaveJson(m); });
 }
 
 // Loads `data` with `load` per iteration; reports bytes/s and the resident
@@ -140,14 +138,7 @@ MODEL_BENCH(JsonLoad) {
 
 MODEL_BENCH(BinarySave) {
   size_t n = state.range(0);
-  const Module& m = Model(kind, n);
-  size_t bytes = 0;
-  for (auto _ : state) {
-    std::string s = SaveBinary(m);
-    bytes = s.size();
-    benchmark::DoNotOptimize(s);
-  }
-  Done(state, n, bytes);
+  SaveBench(state, n, Model(kind, n), [](const Module& m) { return SaveBinary(m); });
 }
 
 MODEL_BENCH(BinaryLoad) {

@@ -28,6 +28,20 @@ std::string Trim(const std::string& s) {
 
 bool IsSeparator(const std::string& line) { return Trim(line) == kCaseSeparator; }
 
+// The comment lines a case starts with (trimmed), up to its first code line.
+std::vector<std::string> HeaderComments(const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& l : Lines(text)) {
+    std::string t = Trim(l);
+    if (t.rfind("//", 0) != 0) {
+      if (!t.empty()) break;
+      continue;
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<GoldenCase> SplitCases(const std::string& text) {
@@ -35,12 +49,7 @@ std::vector<GoldenCase> SplitCases(const std::string& text) {
   GoldenCase current;
   int line_no = 0;
   auto finish = [&]() {
-    for (const std::string& l : Lines(current.text)) {
-      std::string t = Trim(l);
-      if (t.rfind("//", 0) != 0) {
-        if (!t.empty()) break;  // headers end at the first non-comment line
-        continue;
-      }
+    for (const std::string& t : HeaderComments(current.text)) {
       std::string body = Trim(t.substr(2));
       if (body.rfind("RUN:", 0) == 0) current.run = Trim(body.substr(4));
       else if (body.rfind("PIPELINE:", 0) == 0) current.pipeline = Trim(body.substr(9));
@@ -103,14 +112,7 @@ StatusOr<CaseResult> RunCase(const GoldenCase& c, const std::string& case_file,
                               ": the pipeline modified its input module");
   // Intent comments come first in the rendered section, then the result.
   std::string header;
-  for (const std::string& l : Lines(c.text)) {
-    std::string t = Trim(l);
-    if (t.rfind("//", 0) != 0) {
-      if (!t.empty()) break;
-      continue;
-    }
-    header += t + "\n";
-  }
+  for (const std::string& t : HeaderComments(c.text)) header += t + "\n";
   for (const std::string& w : ctx.TakeWarnings()) header += "// warning: " + w + "\n";
   if (!out.ok()) {
     result.is_error = true;
