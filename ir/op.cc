@@ -106,8 +106,13 @@ StatusOr<AttrValue> CheckAttr(const std::string& op, const AttrSpec& spec, const
 }
 }  // namespace
 
-StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
-                          std::vector<Type> sinfo_args) {
+namespace {
+
+// Checks arity and attributes of a call of `op`; on success `*attrs` holds
+// the validated (possibly normalized) attributes and the inferred type is
+// returned. Shared by MakeOpCall and InferOpCallType.
+StatusOr<Type> CheckOpCall(const Op& op, const std::vector<Expr>& args, Attrs* attrs,
+                           const std::vector<Type>& sinfo_args) {
   const OpDef& def = op->def();
   int n = static_cast<int>(args.size());
   if (n < def.min_args || (def.max_args >= 0 && n > def.max_args)) {
@@ -117,34 +122,49 @@ StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
     return InvalidArgument(def.name + " takes " + want + " argument" +
                            (want == "1" ? "" : "s") + ", got " + std::to_string(n));
   }
-  std::vector<Attrs::Entry> checked;
-  bool changed = false;
-  for (const auto& [key, value] : attrs.entries()) {
-    const AttrSpec* spec = op->FindAttr(key.str());
-    if (!spec) {
-      std::vector<std::string> known;
-      for (const AttrSpec& s : def.attrs) known.push_back(s.name);
-      std::string msg = def.name + " has no attribute '" + key.str() + "'";
-      auto close = ClosestNames(key.str(), known, 1);
-      if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
-      return InvalidArgument(msg);
+  if (!attrs->empty()) {
+    std::vector<Attrs::Entry> checked;
+    bool changed = false;
+    for (const auto& [key, value] : attrs->entries()) {
+      const AttrSpec* spec = op->FindAttr(key.str());
+      if (!spec) {
+        std::vector<std::string> known;
+        for (const AttrSpec& s : def.attrs) known.push_back(s.name);
+        std::string msg = def.name + " has no attribute '" + key.str() + "'";
+        auto close = ClosestNames(key.str(), known, 1);
+        if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
+        return InvalidArgument(msg);
+      }
+      PLIR_ASSIGN_OR_RETURN(AttrValue v, CheckAttr(def.name, *spec, value));
+      if (v.kind() != value.kind() ||
+          (v.kind() == AttrValue::Kind::kList && !v.Equals(value)))
+        changed = true;
+      checked.emplace_back(key, std::move(v));
     }
-    PLIR_ASSIGN_OR_RETURN(AttrValue v, CheckAttr(def.name, *spec, value));
-    if (v.kind() != value.kind() ||
-        (v.kind() == AttrValue::Kind::kList && !v.Equals(value)))
-      changed = true;
-    checked.emplace_back(key, std::move(v));
+    if (changed) {
+      PLIR_ASSIGN_OR_RETURN(*attrs, Attrs::Make(std::move(checked)));
+    }
   }
   for (const AttrSpec& s : def.attrs)
-    if (s.required && !attrs.Get(s.name))
+    if (s.required && !attrs->Get(s.name))
       return InvalidArgument(def.name + " requires attribute '" + s.name + "'");
-  if (changed) {
-    PLIR_ASSIGN_OR_RETURN(attrs, Attrs::Make(std::move(checked)));
-  }
-  StatusOr<Type> type = def.infer(args, attrs, sinfo_args);
+  return def.infer(args, *attrs, sinfo_args);
+}
+
+}  // namespace
+
+StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
+                          std::vector<Type> sinfo_args) {
+  StatusOr<Type> type = CheckOpCall(op, args, &attrs, sinfo_args);
   if (!type.ok()) return type.status();
   return Expr(CallNode::MakeUnchecked(op, std::move(args), std::move(attrs),
                                       std::move(sinfo_args), std::move(type).value()));
+}
+
+StatusOr<Type> InferOpCallType(const Op& op, const std::vector<Expr>& args, const Attrs& attrs,
+                               const std::vector<Type>& sinfo_args) {
+  Attrs checked = attrs;
+  return CheckOpCall(op, args, &checked, sinfo_args);
 }
 
 StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args, Attrs attrs,

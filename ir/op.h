@@ -86,6 +86,10 @@ class OpRegistry {
 // Builds a call of `op`, checking arity and attributes and inferring its type.
 StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs = Attrs(),
                           std::vector<Type> sinfo_args = {});
+// Checks a call of `op` as MakeOpCall does and returns its inferred type,
+// without building the node (the verifier's re-check).
+StatusOr<Type> InferOpCallType(const Op& op, const std::vector<Expr>& args, const Attrs& attrs,
+                               const std::vector<Type>& sinfo_args);
 // Convenience: looks the op up by name in the global registry.
 StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args,
                           Attrs attrs = Attrs(), std::vector<Type> sinfo_args = {});

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ir/internal/lexer.h"
+#include "ir/internal/string_map.h"
 #include "ir/op.h"
 
 namespace plir {
@@ -62,9 +63,13 @@ struct ItemInfo {
   Item result;
 };
 
-struct VisibleVar {
+// What a local name means at the current point of a function body: the
+// variable it names now, or why it is no longer visible.
+struct LocalName {
+  enum State : uint8_t { kVisible, kDeadDataflow, kOutOfScope };
   Var var;
-  Loc loc;
+  Loc loc;  // where the variable was defined
+  State state = kVisible;
 };
 
 // Formats "file:line:col: message", then the source line and a caret.
@@ -290,12 +295,15 @@ class TextParser {
   }
 
   // ----- function bodies -------------------------------------------------
+  // Per function body. Names are views into the source text or into the
+  // parameters' name hints, both alive for the whole parse; one flat map
+  // holds every name with its state (a quarter of a large function's parse
+  // time went to four node-based string maps).
   struct FuncCtx {
     ItemInfo* item;
-    std::unordered_map<std::string, VisibleVar> visible;
-    std::vector<std::vector<std::string>> scopes;  // names to hide at scope exit
-    std::unordered_map<std::string, Loc> dead_dataflow;  // dataflow vars of closed blocks
-    std::unordered_map<std::string, Loc> out_of_scope;   // vars of closed if branches
+    internal::StringMap<LocalName> names;
+    std::vector<std::string_view> scope_names;  // names defined, innermost scope last
+    std::vector<size_t> scope_marks;            // scope_names size at each scope's start
   };
 
   void ParseItemBody(ItemInfo& item) {
@@ -305,12 +313,12 @@ class TextParser {
     item.state = ItemInfo::kParsing;
     Cursor saved = c_;
     FuncCtx* saved_ctx = ctx_;
-    FuncCtx ctx{&item, {}, {}, {}, {}};
+    FuncCtx ctx{&item, {}, {}, {}};
     ctx_ = &ctx;
     c_ = *item.body;
-    ctx.scopes.emplace_back();
+    ctx.scope_marks.push_back(0);
     for (size_t i = 0; i < item.params.size(); ++i)
-      Define(item.params[i], item.param_locs[i]);
+      Define(item.params[i], item.params[i]->name_hint(), item.param_locs[i]);
     Loc body_loc = Here();
     SeqExpr body = ParseBody(1);
     if (item.declared_ret && !TypeCompatible(item.declared_ret, body->type()))
@@ -326,35 +334,39 @@ class TextParser {
     --on_demand_depth_;
   }
 
-  void CheckNotVisible(const std::string& name, Loc loc) {
-    auto it = ctx_->visible.find(name);
-    if (it != ctx_->visible.end())
-      Fail("%" + name + " is already defined at " + std::to_string(it->second.loc.line) + ":" +
-               std::to_string(it->second.loc.col),
+  void CheckNotVisible(std::string_view name, Loc loc) {
+    const LocalName* n = ctx_->names.Find(name);
+    if (n && n->state == LocalName::kVisible)
+      Fail("%" + std::string(name) + " is already defined at " + std::to_string(n->loc.line) +
+               ":" + std::to_string(n->loc.col),
            loc);
   }
 
-  void Define(const Var& v, Loc loc) {
-    const std::string& name = v->name_hint();
-    CheckNotVisible(name, loc);
-    ctx_->visible.emplace(name, VisibleVar{v, loc});
-    ctx_->scopes.back().push_back(name);
+  // Makes `name` (a view that outlives the parse) name `v` from here on.
+  void Define(const Var& v, std::string_view name, Loc loc) {
+    auto [entry, inserted] = ctx_->names.Insert(name, LocalName{v, loc});
+    if (!inserted) {
+      if (entry->state == LocalName::kVisible)
+        Fail("%" + std::string(name) + " is already defined at " +
+                 std::to_string(entry->loc.line) + ":" + std::to_string(entry->loc.col),
+             loc);
+      *entry = LocalName{v, loc};
+    }
+    ctx_->scope_names.push_back(name);
   }
 
   Var LookupLocal(const Token& t) {
+    const LocalName* n = ctx_->names.Find(t.text);
+    if (n && n->state == LocalName::kVisible) return n->var;
     std::string name(t.text);
-    auto it = ctx_->visible.find(name);
-    if (it != ctx_->visible.end()) return it->second.var;
-    auto df = ctx_->dead_dataflow.find(name);
-    if (df != ctx_->dead_dataflow.end())
+    if (n && n->state == LocalName::kDeadDataflow)
       Fail("%" + name + " is a dataflow variable of the block at " +
-               std::to_string(df->second.line) + ":" + std::to_string(df->second.col) +
+               std::to_string(n->loc.line) + ":" + std::to_string(n->loc.col) +
                " and is not visible outside it (list it in the block's output line)",
            LocOf(t));
-    auto os = ctx_->out_of_scope.find(name);
-    if (os != ctx_->out_of_scope.end())
-      Fail("%" + name + " (defined at " + std::to_string(os->second.line) + ":" +
-               std::to_string(os->second.col) + ") is not visible here: it is local to an if branch",
+    if (n)
+      Fail("%" + name + " (defined at " + std::to_string(n->loc.line) + ":" +
+               std::to_string(n->loc.col) + ") is not visible here: it is local to an if branch",
            LocOf(t));
     Fail("undefined variable %" + name, LocOf(t));
   }
@@ -363,7 +375,7 @@ class TextParser {
   SeqExpr ParseBody(int depth) {
     CheckDepth(depth);
     Expect(Tok::kLBrace, "'{'");
-    ctx_->scopes.emplace_back();
+    ctx_->scope_marks.push_back(ctx_->scope_names.size());
     std::vector<Block> blocks;
     std::vector<Binding> ordinary;
     auto flush = [&]() {
@@ -389,19 +401,17 @@ class TextParser {
     if (Is(Tok::kRBrace)) FailExpected("a result expression before '}'");
     Expr result = ParseExpr(depth + 1);
     Expect(Tok::kRBrace, "'}' after the result expression (a body ends with one expression)");
-    for (const std::string& name : ctx_->scopes.back()) {
-      auto it = ctx_->visible.find(name);
-      if (it != ctx_->visible.end()) {
-        ctx_->out_of_scope[name] = it->second.loc;
-        ctx_->visible.erase(it);
-      }
+    for (size_t i = ctx_->scope_marks.back(); i < ctx_->scope_names.size(); ++i) {
+      LocalName* n = ctx_->names.Find(ctx_->scope_names[i]);
+      if (n && n->state == LocalName::kVisible) n->state = LocalName::kOutOfScope;
     }
-    ctx_->scopes.pop_back();
+    ctx_->scope_names.resize(ctx_->scope_marks.back());
+    ctx_->scope_marks.pop_back();
     return SeqExprNode::Make(std::move(blocks), std::move(result));
   }
 
   Binding ParseBinding(int depth, bool in_dataflow) {
-    std::string name(c_.cur.text);
+    std::string_view name = c_.cur.text;  // a view into the source
     Loc loc = Here();
     CheckNotVisible(name, loc);
     Advance();
@@ -416,15 +426,15 @@ class TextParser {
     Expr value = ParseExpr(depth + 1);
     Expect(Tok::kSemi, "';' after the binding");
     if (annotation && !TypeCompatible(annotation, value->type()))
-      Fail("the annotation " + TypeToString(annotation) + " of %" + name +
+      Fail("the annotation " + TypeToString(annotation) + " of %" + std::string(name) +
                " is incompatible with its value's type " + TypeToString(value->type()),
            ann_loc);
     (void)value_loc;
     // An annotation equal to the inferred type shares the inferred type's
     // node: one type node instead of two per binding.
     if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
-    Var v = VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow);
-    Define(v, loc);
+    Var v = VarNode::Make(std::string(name), annotation ? annotation : value->type(), in_dataflow);
+    Define(v, name, loc);
     return VarBindingNode::Make(v, std::move(value));
   }
 
@@ -433,24 +443,26 @@ class TextParser {
     Advance();  // dataflow
     Expect(Tok::kLBrace, "'{'");
     std::vector<Binding> bindings;
-    std::unordered_map<std::string, size_t> index;
+    internal::StringMap<size_t> index;  // name -> binding; the names view the source
     while (Is(Tok::kLocal)) {
+      std::string_view name = c_.cur.text;
       bindings.push_back(ParseBinding(depth, true));
-      index.emplace(bindings.back()->var()->name_hint(), bindings.size() - 1);
+      index.Insert(name, bindings.size() - 1);
     }
     if (IsIdent("output")) {
       Advance();
-      std::unordered_map<std::string, Loc> listed;
+      internal::StringMap<char> listed;
       if (!Is(Tok::kSemi)) {
         while (true) {
           if (!Is(Tok::kLocal)) FailExpected("a variable of this block in the output line");
-          std::string name(c_.cur.text);
-          auto it = index.find(name);
-          if (it == index.end())
-            Fail("%" + name + " in the output line is not bound in this dataflow block", Here());
-          if (listed.count(name)) Fail("%" + name + " is listed twice in the output line", Here());
-          listed.emplace(name, Here());
-          bindings[it->second]->var()->dataflow_ = false;
+          std::string_view name = c_.cur.text;
+          const size_t* at = index.Find(name);
+          if (!at)
+            Fail("%" + std::string(name) + " in the output line is not bound in this dataflow block",
+                 Here());
+          if (!listed.Insert(name, 0).second)
+            Fail("%" + std::string(name) + " is listed twice in the output line", Here());
+          bindings[*at]->var()->dataflow_ = false;
           Advance();
           if (Accept(Tok::kComma)) continue;
           break;
@@ -463,12 +475,11 @@ class TextParser {
       FailExpected("a binding, the output line, or '}' in the dataflow block");
     }
     Advance();
+    (void)block_loc;
     for (const Binding& b : bindings) {
       if (!b->var()->is_dataflow()) continue;
-      const std::string& name = b->var()->name_hint();
-      auto it = ctx_->visible.find(name);
-      ctx_->dead_dataflow[name] = it != ctx_->visible.end() ? it->second.loc : block_loc;
-      ctx_->visible.erase(name);
+      LocalName* n = ctx_->names.Find(b->var()->name_hint());
+      if (n && n->state == LocalName::kVisible) n->state = LocalName::kDeadDataflow;
     }
     return BindingBlockNode::Make(std::move(bindings), true);
   }

@@ -8,6 +8,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/internal/pointer_map.h"
+#include "ir/internal/string_map.h"
 #include "ir/op.h"
 
 namespace plir {
@@ -59,9 +61,10 @@ class TextPrinter {
   std::string TakeOutput() { return std::move(out_); }
 
   void PrintItem(const ItemNode* item) {
-    names_.clear();
-    used_.clear();
-    next_suffix_.clear();
+    names_ = internal::PointerMap<std::string_view>();
+    used_.Clear();
+    next_suffix_.Clear();
+    arena_.Clear();
     bool is_def = item->kind() == NodeKind::kFunction;
     out_.append(is_def ? "def @" : "extern @").append(item->name()).push_back('(');
     for (size_t i = 0; i < item->params().size(); ++i) {
@@ -128,21 +131,27 @@ class TextPrinter {
     out_.append(static_cast<size_t>(std::min(indent_, kMaxIndent)) * 2, ' ');
   }
 
-  const std::string& NameOf(const VarNode* v) {
-    auto it = names_.find(v);
-    if (it != names_.end()) return it->second;
-    std::string base;
+  // Returns the printed name of `v`: its hint with non-name characters
+  // replaced, made unique within the item by a `_N` suffix.
+  std::string_view NameOf(const VarNode* v) {
+    if (const std::string_view* known = names_.Find(v)) return *known;
+    std::string& base = scratch_;
+    base.clear();
     for (char c : v->name_hint()) base.push_back(IsNameChar(c) ? c : '_');
     if (base.empty()) base = "v";
-    std::string name = base;
-    if (used_.count(name)) {
-      int64_t& k = next_suffix_[base];
+    std::string_view name = arena_.Store(base);
+    if (!used_.Insert(name, 0).second) {
+      std::string_view stored_base = name;
+      int64_t* k = next_suffix_.Insert(stored_base, 0).first;
+      std::string candidate;
       do {
-        name = base + "_" + std::to_string(++k);
-      } while (used_.count(name));
+        candidate = base + "_" + std::to_string(++*k);
+      } while (used_.Find(candidate));
+      name = arena_.Store(candidate);
+      used_.Insert(name, 0);
     }
-    used_.insert(name);
-    return names_.emplace(v, std::move(name)).first->second;
+    names_.Insert(v, name);
+    return name;
   }
 
   void Run() {
@@ -357,9 +366,13 @@ class TextPrinter {
   std::string out_;
   int indent_ = 0;
   std::vector<Work> stack_;
-  std::unordered_map<const VarNode*, std::string> names_;
-  std::unordered_set<std::string> used_;
-  std::unordered_map<std::string, int64_t> next_suffix_;
+  // Per item: printed names by variable, the names taken, the next suffix
+  // to try per base name, and the bytes behind those views.
+  internal::PointerMap<std::string_view> names_;
+  internal::StringMap<char> used_;
+  internal::StringMap<int64_t> next_suffix_;
+  internal::StringArena arena_;
+  std::string scratch_;
 };
 
 }  // namespace

@@ -1,8 +1,6 @@
 #include "ir/verifier.h"
 
-#include <unordered_map>
-#include <unordered_set>
-
+#include "ir/internal/pointer_map.h"
 #include "ir/op.h"
 #include "ir/visitor.h"
 
@@ -69,8 +67,7 @@ class Verifier : public IRVisitor {
         for (size_t i = block.start; i < scope_order_.size(); ++i) {
           const VarNode* v = scope_order_[i];
           if (v->is_dataflow()) {
-            in_scope_.erase(v);
-            escaped_.insert(v);
+            state_.Set(v, kEscaped);
           } else {
             keep.push_back(v);
           }
@@ -125,7 +122,7 @@ class Verifier : public IRVisitor {
     size_t mark = scope_marks_.back();
     scope_marks_.pop_back();
     while (scope_order_.size() > mark) {
-      in_scope_.erase(scope_order_.back());
+      state_.Set(scope_order_.back(), kOutOfScope);
       scope_order_.pop_back();
     }
   }
@@ -137,7 +134,7 @@ class Verifier : public IRVisitor {
   }
 
   void Define(const VarNode* v) {
-    if (!bound_.insert(v).second) {
+    if (!state_.Insert(v, kInScope)) {
       Error("variable " + VarName(v) + " is bound more than once");
       return;
     }
@@ -147,16 +144,16 @@ class Verifier : public IRVisitor {
       if (!in_block_binding)
         Error("dataflow variable " + VarName(v) + " is bound outside a dataflow block");
     }
-    in_scope_.insert(v);
     scope_order_.push_back(v);
   }
 
   void Use(const VarNode* v) {
-    if (in_scope_.count(v)) return;
-    if (escaped_.count(v)) {
+    const uint8_t* state = state_.Find(v);
+    if (state && *state == kInScope) return;
+    if (state && *state == kEscaped) {
       Error("dataflow variable " + VarName(v) +
             " is used outside its dataflow block (list it in the block's output line)");
-    } else if (bound_.count(v)) {
+    } else if (state) {
       Error("variable " + VarName(v) + " is used outside the scope where it is bound");
     } else if (IsBoundIn(current_item_, v)) {
       Error("variable " + VarName(v) + " is used before its definition");
@@ -217,12 +214,13 @@ class Verifier : public IRVisitor {
           Error("call_tir needs an extern kernel, but @" + k->name() + " is a function");
       }
     }
-    auto r = MakeOpCall(Downcast<OpNode>(c->callee()), c->args(), c->attrs(), c->sinfo_args());
+    auto r = InferOpCallType(Downcast<OpNode>(c->callee()), c->args(), c->attrs(),
+                             c->sinfo_args());
     if (!r.ok()) {
       Error(r.status().message());
-    } else if (!TypeCompatible((*r)->type(), c->type())) {
+    } else if (*r != c->type() && !TypeCompatible(*r, c->type())) {
       Error("the call's recorded type " + TypeToString(c->type()) +
-            " disagrees with the inferred type " + TypeToString((*r)->type()));
+            " disagrees with the inferred type " + TypeToString(*r));
     }
   }
 
@@ -230,7 +228,11 @@ class Verifier : public IRVisitor {
   size_t max_errors_;
   const Node* current_item_ = nullptr;
   std::vector<VerifyError> errors_;
-  std::unordered_set<const VarNode*> bound_, in_scope_, escaped_;
+  // Every variable bound so far, with where it stands now. One flat map
+  // instead of three node-based sets (a quarter of plir-opt's time at 200k
+  // bindings went to their inserts, erases and rehashes).
+  enum : uint8_t { kInScope = 1, kOutOfScope = 2, kEscaped = 3 };
+  internal::PointerMap<uint8_t> state_;
   std::vector<const VarNode*> scope_order_;
   std::vector<size_t> scope_marks_;
   std::vector<BlockContext> blocks_;

@@ -15,13 +15,27 @@
 namespace plir {
 
 StatusOr<std::string> ReadFileToString(const std::string& path) {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  // Plain read(2) into a buffer sized from fstat: istreambuf_iterator moved
+  // one character at a time (2.4% of a 100k-binding round trip in perf).
+  int fd = path == "-" ? 0 : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound(path + ": cannot open file: " + std::strerror(errno));
+  struct stat st;
+  std::string text;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    text.reserve(static_cast<size_t>(st.st_size) + 1);
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      if (fd != 0) close(fd);
+      return Internal(path + ": read error: " + std::strerror(err));
+    }
+    text.append(buf, static_cast<size_t>(n));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot open file: " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Internal(path + ": read error");
+  if (fd != 0) close(fd);
   return text;
 }
 

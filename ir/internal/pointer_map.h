@@ -22,6 +22,18 @@ class PointerMap {
       if (slots_[i].key == nullptr) return nullptr;
     }
   }
+  V* FindMutable(const void* key) { return const_cast<V*>(Find(key)); }
+  // Sets `key` -> `value`, inserting or overwriting.
+  void Set(const void* key, V value) {
+    if (V* v = FindMutable(key)) *v = value;
+    else Insert(key, value);
+  }
+  // Reserves room for `n` entries without rehashing.
+  void Reserve(size_t n) {
+    size_t want = 64;
+    while (want * 3 < n * 4) want *= 2;
+    if (want > slots_.size()) Rehash(want);
+  }
   // Inserts `key` -> `value` unless present; returns true iff inserted.
   bool Insert(const void* key, V value) {
     if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
@@ -45,10 +57,11 @@ class PointerMap {
     uint64_t h = reinterpret_cast<uintptr_t>(key) * 0x9e3779b97f4a7c15ull;
     return static_cast<size_t>(h >> 32) & mask_;
   }
-  void Grow() {
+  void Grow() { Rehash(slots_.empty() ? 64 : slots_.size() * 2); }
+  void Rehash(size_t n) {
     std::vector<Entry> old;
     old.swap(slots_);
-    slots_.resize(old.empty() ? 64 : old.size() * 2);
+    slots_.resize(n);
     mask_ = slots_.size() - 1;
     size_ = 0;
     for (const Entry& e : old)
