@@ -1,40 +1,112 @@
 #!/usr/bin/env bash
-# Side-by-side text round trip (parse + verify + print) of PLIR and MLIR on
-# the same 1M-operation chain: 100 functions of 10,000 scalar-tensor
-# add/multiply/subtract ops each. Needs Debian's mlir-22-tools and hyperfine
-# (installed if missing).
+# plir-opt against mlir-opt, side by side, each run a whole process, on the
+# same generated programs in both languages (bench/peer_compare.py: a chain of
+# scalar-tensor add/multiply/subtract ops, with every 7th op dead and every
+# 5th a duplicate of the previous op), in two shapes: spread over 1,000
+# functions ("many") and all in one function ("one").
+#
+# Cases, per size and shape:
+#   text     plir-opt in.plir -o out.plir
+#            mlir-opt in.mlir -o out.mlir
+#   binary   plir-opt in.plirb -o out.plirb        (in.plirb from plir-opt in.plir -o in.plirb)
+#            mlir-opt in.mlirbc --emit-bytecode -o out.mlirbc
+#                                                  (in.mlirbc from mlir-opt in.mlir --emit-bytecode)
+#   cleanup  plir-opt in.plir --passes CanonicalizeBindings,CommonSubexpressionElimination,DeadCodeElimination -o clean.plir
+#            mlir-opt in.mlir --canonicalize --cse -o clean.mlir
+#            (mlir-opt's canonicalize also erases dead ops, so it stands for
+#            canonicalize + DCE; no function is named main and none has
+#            global_symbol, so PLIR's DCE keeps every function, as mlir-opt
+#            keeps every public func.func: see bench/peer_compare.py)
+# Each run goes through /usr/bin/time (peak RSS); the tools are interleaved
+# (plir, mlir, plir, mlir, ...); the markdown table (stdout) gives medians.
+# Raw runs go to a CSV, and bench/peer_chart.py draws bench/peers.png.
+#
+# Environment:
+#   PLIR_OPT=path     plir-opt to use (default: bazel build -c opt //runtime:plir-opt)
+#   PLIR_PLUGIN_PATH  where that plir-opt finds its pass plugins, when they are
+#                     not next to it (../plugins) -- needed by the cleanup case
+#   MLIR_OPT=path     default /usr/lib/llvm-22/bin/mlir-opt (Debian mlir-22-tools)
+#   SIZES="10000 100000 1000000"  SHAPES="many one"  CASES="text binary cleanup"
+#   RUNS=3            runs per tool and case (median reported)
+#   FUNCS=1000        functions of the "many" shape
+#   CSV=path          raw measurements (default: a new directory under /tmp, kept)
+#   CHART=path        default bench/peers.png; CHART=none draws nothing
+#   TMPDIR            where the programs and outputs go (default /tmp; up to
+#                     ~0.4 GB at 1M ops). plir-opt fsyncs its output file and
+#                     mlir-opt does not: TMPDIR=/dev/shm takes the disk out.
+# Quick run: SIZES="10000 100000" bench/peer_compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! [ -x /usr/lib/llvm-22/bin/mlir-opt ] || ! command -v hyperfine > /dev/null; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get install -y -q mlir-22-tools hyperfine
+
+SIZES="${SIZES:-10000 100000 1000000}"
+SHAPES="${SHAPES:-many one}"
+CASES="${CASES:-text binary cleanup}"
+RUNS="${RUNS:-3}"
+FUNCS="${FUNCS:-1000}"
+MLIR_OPT="${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}"
+CHART="${CHART:-bench/peers.png}"
+
+die() { echo "peer_compare: $*" >&2; exit 1; }
+
+# Debian packages: mlir-opt, matplotlib, GNU time.
+need=()
+if ! [ -x "$MLIR_OPT" ]; then
+  [ "$MLIR_OPT" = /usr/lib/llvm-22/bin/mlir-opt ] || die "MLIR_OPT=$MLIR_OPT is not an executable"
+  need+=(mlir-22-tools)
 fi
-bazel build -c opt //runtime:plir-opt
-opt="$(readlink -f bazel-bin)/runtime/plir-opt"
-dir=$(mktemp -d)
-/usr/bin/python3 - "$dir" <<'PY'
-import sys
-d = sys.argv[1]
-ops, mops = ["add", "multiply", "subtract"], ["arith.addf", "arith.mulf", "arith.subf"]
-with open(f"{d}/chain.plir", "w") as p, open(f"{d}/chain.mlir", "w") as m:
-    for f in range(100):
-        name = "main" if f == 0 else f"f{f}"
-        p.write(f"def @{name}(%x: Tensor[(), float32], %c: Tensor[(), float32]) -> Tensor[(), float32] {{\n  dataflow {{\n")
-        m.write(f"func.func @{name}(%x: tensor<f32>, %c: tensor<f32>) -> tensor<f32> {{\n")
-        prev = "%x"
-        for i in range(10000):
-            p.write(f"    %v{i}: Tensor[(), float32] = {ops[i % 3]}({prev}, %c);\n")
-            m.write(f"  %v{i} = {mops[i % 3]} {prev}, %c : tensor<f32>\n")
-            prev = f"%v{i}"
-        p.write(f"    output {prev};\n  }}\n  {prev}\n}}\n\n")
-        m.write(f"  return {prev} : tensor<f32>\n}}\n")
-PY
-ls -l "$dir"
-hyperfine --runs 3 --warmup 1 \
-  "/usr/lib/llvm-22/bin/mlir-opt $dir/chain.mlir -o $dir/out.mlir" \
-  "/usr/lib/llvm-22/bin/mlir-opt $dir/chain.mlir --mlir-print-op-generic -o $dir/out2.mlir" \
-  "$opt $dir/chain.plir -o $dir/out.plir"
-for cmd in "/usr/lib/llvm-22/bin/mlir-opt $dir/chain.mlir -o $dir/out.mlir" "$opt $dir/chain.plir -o $dir/out.plir"; do
-  /usr/bin/time -f "peak RSS %M KiB: $cmd" $cmd
-done
-rm -rf "$dir"
+if [ "$CHART" != none ] && ! /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then need+=(python3-matplotlib); fi
+[ -x /usr/bin/time ] || need+=(time)
+if [ "${#need[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  echo "peer_compare: installing ${need[*]}" >&2
+  $SUDO apt-get install -y -q "${need[@]}" >&2 || { $SUDO apt-get update -q >&2 && $SUDO apt-get install -y -q "${need[@]}" >&2; }
+fi
+
+if [ -n "${PLIR_OPT:-}" ]; then
+  [ -x "$PLIR_OPT" ] || die "PLIR_OPT=$PLIR_OPT is not an executable"
+  PLIR_OPT="$(readlink -f "$PLIR_OPT")"
+else
+  bazel build -c opt //runtime:plir-opt >&2
+  PLIR_OPT="$(readlink -f bazel-bin)/runtime/plir-opt"
+fi
+
+case " $CASES " in
+  *" cleanup "*)
+    passes="$("$PLIR_OPT" --list-passes 2>&1)" || die "$PLIR_OPT --list-passes failed:
+$passes"
+    for p in CanonicalizeBindings CommonSubexpressionElimination DeadCodeElimination; do
+      grep -q "^$p " <<< "$passes" || die "$PLIR_OPT does not find the pass $p (plugins are looked for next to
+the executable in ../plugins, and in \$PLIR_PLUGIN_PATH; set PLIR_PLUGIN_PATH to the directory of
+the libplir_*.so built with this plir-opt, or leave cleanup out of CASES). --list-passes said:
+$passes"
+    done ;;
+esac
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/peer_compare.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+if [ -z "${CSV:-}" ]; then
+  CSV="$(mktemp -d /tmp/peer_compare_results.XXXXXX)/peers.csv"
+else
+  rm -f "$CSV"
+fi
+
+{
+  echo "plir-opt: $PLIR_OPT"
+  echo "mlir-opt: $MLIR_OPT ($("$MLIR_OPT" --version | grep -m1 -i version | sed 's/^ *//'))"
+  echo "sizes: $SIZES; shapes: $SHAPES (many = $FUNCS functions); cases: $CASES; runs: $RUNS"
+  echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >&2
+
+start=$SECONDS
+rc=0
+# shellcheck disable=SC2086  # the lists are meant to be split
+/usr/bin/python3 bench/peer_compare.py run --plir-opt "$PLIR_OPT" --mlir-opt "$MLIR_OPT" \
+  --work "$work" --csv "$CSV" --sizes $SIZES --shapes $SHAPES --cases $CASES \
+  --runs "$RUNS" --funcs "$FUNCS" || rc=$?
+echo "peer_compare: raw measurements in $CSV; $((SECONDS - start)) s in all; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+if [ "$CHART" != none ] && [ -s "$CSV" ]; then
+  /usr/bin/python3 bench/peer_chart.py "$CSV" "$CHART" || rc=1
+  echo "peer_compare: chart written to $CHART" >&2
+fi
+exit "$rc"

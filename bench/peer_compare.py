@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Helper of bench/peer_compare.sh: plir-opt against mlir-opt, whole processes.
+
+  peer_compare.py gen SIZE SHAPE FUNCS OUT_DIR     # write OUT_DIR/in.plir, in.mlir
+  peer_compare.py run --plir-opt P --mlir-opt M --work DIR --csv FILE
+                      [--sizes ...] [--shapes ...] [--cases ...] [--runs N] [--funcs N]
+  peer_compare.py table FILE.csv                   # the markdown tables again
+
+The program (the same in both languages): a chain of scalar-tensor
+add/multiply/subtract ops, `size` ops in all, either spread over FUNCS
+functions ("many") or all in one function ("one"). In every function, op i
+(counted from 0) is
+  - dead when i % 7 == 6: `multiply(prev, %x)`, never used (its second operand
+    is %x, not %c, so it never equals a live op);
+  - else a duplicate when i % 5 == 4: the previous live op's exact expression
+    (same op, same operands), whose result the chain then continues from;
+  - else `add`/`multiply`/`subtract` (by i % 3) of the previous live value
+    and %c.
+Cleaning up leaves only the non-dead, non-duplicate ops; both outputs are
+counted after the runs and compared with that number.
+
+Functions are named f0, f1, ... (none is `main`) and carry no
+`global_symbol`: DeadCodeElimination then has no entry function, and keeps
+every function (plugins/dead_code_elimination: "If none exists, no item is
+removed") while still removing dead bindings. That matches mlir-opt, whose
+--canonicalize never removes a (public) func.func. Its `entry_functions`
+option cannot be given through --passes, and listing 1,000 entries would add
+a reachability walk that mlir-opt does not do.
+
+Each run is `/usr/bin/time -f "%M %U %S" -o FILE tool ...`; wall time is taken
+around it with time.perf_counter (so it includes the fork/exec of
+/usr/bin/time, the same for both tools). Tools are interleaved: plir, mlir,
+plir, mlir, ...; the table reports medians.
+"""
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+PLIR_T = "Tensor[(), float32]"
+OPS = [("add", "arith.addf"), ("multiply", "arith.mulf"), ("subtract", "arith.subf")]
+MLIR_OP = {p: m for p, m in OPS}
+CASES = ("text", "binary", "cleanup")
+CASE_TITLE = {"text": "text round trip", "binary": "binary round trip", "cleanup": "cleanup pipeline"}
+SHAPE_TITLE = {"many": "many functions", "one": "one function"}
+PASSES = "CanonicalizeBindings,CommonSubexpressionElimination,DeadCodeElimination"
+FIELDS = ["case", "shape", "size", "functions", "tool", "run", "wall_s", "peak_rss_kib",
+          "cpu_s", "input_bytes", "status"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- generator
+
+def function_sizes(size, shape, funcs):
+    if shape == "one":
+        return [size]
+    if shape != "many":
+        raise SystemExit(f"peer_compare: unknown shape '{shape}' (many or one)")
+    base, extra = divmod(size, funcs)
+    return [base + (1 if f < extra else 0) for f in range(funcs) if base or f < extra]
+
+
+def generate(size, shape, funcs, out_dir):
+    """Writes out_dir/in.plir and out_dir/in.mlir; returns (functions, ops kept by a cleanup)."""
+    sizes = function_sizes(size, shape, funcs)
+    kept = 0
+    with open(os.path.join(out_dir, "in.plir"), "w") as p, open(os.path.join(out_dir, "in.mlir"), "w") as m:
+        for f, n in enumerate(sizes):
+            pl = [f"def @f{f}(%x: {PLIR_T}, %c: {PLIR_T}) -> {PLIR_T} {{\n  dataflow {{\n"]
+            ml = [f"func.func @f{f}(%x: tensor<f32>, %c: tensor<f32>) -> tensor<f32> {{\n"]
+            prev, last = "%x", None  # last: (op, operand) of the previous live, non-duplicate op
+            for i in range(n):
+                if i % 7 == 6:
+                    pl.append(f"    %d{i}: {PLIR_T} = multiply({prev}, %x);\n")
+                    ml.append(f"  %d{i} = arith.mulf {prev}, %x : tensor<f32>\n")
+                    continue
+                if i % 5 == 4 and last is not None:
+                    op, arg = last
+                else:
+                    op, arg = OPS[i % 3][0], prev
+                    last = (op, arg)
+                    kept += 1
+                pl.append(f"    %v{i}: {PLIR_T} = {op}({arg}, %c);\n")
+                ml.append(f"  %v{i} = {MLIR_OP[op]} {arg}, %c : tensor<f32>\n")
+                prev = f"%v{i}"
+            pl.append(f"    output {prev};\n  }}\n  {prev}\n}}\n\n")
+            ml.append(f"  return {prev} : tensor<f32>\n}}\n")
+            p.write("".join(pl))
+            m.write("".join(ml))
+    return len(sizes), kept
+
+
+def count_ops(path, tool):
+    """Ops in a text module: PLIR bindings of a call (not `%a = %b` aliases), MLIR arith ops."""
+    n = 0
+    with open(path) as fh:
+        if tool == "plir":
+            for line in fh:
+                s = line.lstrip()
+                if s.startswith("%") and " = " in s and not s.split(" = ", 1)[1].startswith("%"):
+                    n += 1
+        else:
+            for line in fh:
+                if " = arith." in line:
+                    n += 1
+    return n
+
+
+# ---------------------------------------------------------------- running
+
+class ToolFailure(Exception):
+    pass
+
+
+def run_once(cmd, rss_file):
+    """Runs cmd under /usr/bin/time; returns (wall s, peak RSS KiB, user+sys s)."""
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", rss_file] + cmd,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        err = p.stderr.decode(errors="replace")
+        lines = err.splitlines()
+        if len(lines) > 40:
+            err = "\n".join(lines[:20] + [f"... ({len(lines) - 40} lines left out) ..."] + lines[-20:])
+        raise ToolFailure(f"exit status {p.returncode}: {' '.join(cmd)}\n{err}")
+    with open(rss_file) as fh:
+        rss, user, sys_ = fh.read().split("\n")[-2].split()  # last line (after any status line)
+    return wall, int(rss), float(user) + float(sys_)
+
+
+def must(cmd, what):
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise ToolFailure(f"{what} failed, exit status {p.returncode}: {' '.join(cmd)}\n"
+                          + p.stderr.decode(errors="replace")[-6000:])
+
+
+def commands(case, tool, plir, mlir, d):
+    j = lambda name: os.path.join(d, name)  # noqa: E731
+    if tool == "plir":
+        return {
+            "text": [plir, j("in.plir"), "-o", j("out.plir")],
+            "binary": [plir, j("in.plirb"), "-o", j("out.plirb")],
+            "cleanup": [plir, j("in.plir"), "--passes", PASSES, "-o", j("clean.plir")],
+        }[case]
+    return {
+        "text": [mlir, j("in.mlir"), "-o", j("out.mlir")],
+        "binary": [mlir, j("in.mlirbc"), "--emit-bytecode", "-o", j("out.mlirbc")],
+        "cleanup": [mlir, j("in.mlir"), "--canonicalize", "--cse", "-o", j("clean.mlir")],
+    }[case]
+
+
+def input_file(case, tool):
+    return {("binary", "plir"): "in.plirb", ("binary", "mlir"): "in.mlirbc"}.get(
+        (case, tool), "in.plir" if tool == "plir" else "in.mlir")
+
+
+def cmd_run(a):
+    failures, warnings = [], []
+    new_file = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
+    out = open(a.csv, "a", newline="")
+    w = csv.DictWriter(out, FIELDS)
+    if new_file:
+        w.writeheader()
+    for size in a.sizes:
+        for shape in a.shapes:
+            d = os.path.join(a.work, f"{shape}{size}")
+            os.makedirs(d, exist_ok=True)
+            log(f"== {SHAPE_TITLE[shape]}, {size} ops: generating")
+            nfun, kept = generate(size, shape, a.funcs, d)
+            # Both inputs must load before anything is timed; these runs also warm the caches.
+            try:
+                must([a.plir_opt, os.path.join(d, "in.plir"), "-o", "/dev/null"], "plir-opt parse check")
+                must([a.mlir_opt, os.path.join(d, "in.mlir"), "-o", "/dev/null"], "mlir-opt parse check")
+                if "binary" in a.cases:
+                    must([a.plir_opt, os.path.join(d, "in.plir"), "-o", os.path.join(d, "in.plirb")],
+                         "plir-opt text -> binary")
+                    must([a.mlir_opt, os.path.join(d, "in.mlir"), "--emit-bytecode", "-o",
+                          os.path.join(d, "in.mlirbc")], "mlir-opt text -> bytecode")
+            except ToolFailure as e:
+                log(f"error: {shape}/{size}: {e}")
+                failures.append(f"{shape}/{size}: preparation: {str(e).splitlines()[0]}")
+                continue
+            for case in a.cases:
+                dead = set()
+                for r in range(a.runs):
+                    for tool in ("plir", "mlir"):
+                        if tool in dead:
+                            continue
+                        cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d)
+                        inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
+                        row = dict(case=case, shape=shape, size=size, functions=nfun, tool=tool, run=r,
+                                   input_bytes=inp)
+                        try:
+                            wall, rss, cpu = run_once(cmd, os.path.join(d, "time.txt"))
+                            row.update(wall_s=f"{wall:.4f}", peak_rss_kib=rss, cpu_s=f"{cpu:.2f}", status="ok")
+                            log(f"   {case:7} {tool}-opt run {r + 1}/{a.runs}: {wall:.3f} s, {rss / 1024:.1f} MiB")
+                        except ToolFailure as e:
+                            name = "plir-opt" if tool == "plir" else "mlir-opt"
+                            log(f"error: {name} failed on case {case}, {SHAPE_TITLE[shape]}, {size} ops: {e}")
+                            failures.append(f"{name} on {case}/{shape}/{size}: {str(e).splitlines()[0]}")
+                            row.update(status="failed")
+                            dead.add(tool)
+                        w.writerow(row)
+                        out.flush()
+                # The outputs must hold the expected number of ops (same work on both sides);
+                # binary outputs are turned back into text for that (not timed).
+                want = kept if case == "cleanup" else size
+                for tool in ("plir", "mlir"):
+                    if tool in dead:
+                        continue
+                    f = os.path.join(d, f"{'clean' if case == 'cleanup' else 'out'}.{tool}")
+                    try:
+                        if case == "binary":
+                            tool_path = a.plir_opt if tool == "plir" else a.mlir_opt
+                            must([tool_path, f + ("b" if tool == "plir" else "bc"), "-o", f],
+                                 f"{tool}-opt binary output -> text")
+                        got = count_ops(f, tool)
+                    except (ToolFailure, OSError) as e:
+                        log(f"error: {case}/{shape}/{size}: cannot check {tool}-opt's output: {e}")
+                        failures.append(f"{tool}-opt on {case}/{shape}/{size}: output check: {str(e).splitlines()[0]}")
+                        continue
+                    if got != want:
+                        msg = (f"{case}/{shape}/{size}: {tool}-opt's output has {got} ops, "
+                               f"expected {want}")
+                        log("warning: " + msg)
+                        warnings.append(msg)
+                    else:
+                        log(f"   {case:7} {tool}-opt output: {got} ops, as expected")
+            for name in os.listdir(d):
+                os.remove(os.path.join(d, name))
+            os.rmdir(d)
+    out.close()
+    print_tables(a.csv)
+    if warnings:
+        print("\nWarnings:\n" + "\n".join("- " + x for x in warnings))
+    if failures:
+        print("\nFailures (stderr above):\n" + "\n".join("- " + x for x in failures))
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------- tables
+
+def fmt_s(x):
+    return "-" if x is None else (f"{x:.3f}" if x < 10 else f"{x:.2f}")
+
+
+def print_tables(path):
+    rows = list(csv.DictReader(open(path)))
+    groups = {}
+    for r in rows:
+        key = (r["case"], r["shape"], int(r["size"]))
+        g = groups.setdefault(key, {"plir": [], "mlir": [], "fail": set(), "bytes": {}, "functions": r["functions"]})
+        g["bytes"][r["tool"]] = int(r["input_bytes"])
+        if r["status"] == "ok":
+            g[r["tool"]].append((float(r["wall_s"]), int(r["peak_rss_kib"]), float(r["cpu_s"])))
+        else:
+            g["fail"].add(r["tool"])
+    order = lambda k: (CASES.index(k[0]) if k[0] in CASES else 9, k[1] != "many", k[2])  # noqa: E731
+    print("| case | shape | size | plir-opt s | mlir-opt s | ratio mlir/plir | plir RSS MB | mlir RSS MB"
+          " | RSS ratio mlir/plir | PLIR input B/op | PLIR peak RSS B/op | plir CPU s | mlir CPU s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for key in sorted(groups, key=order):
+        case, shape, size = key
+        g = groups[key]
+        med = {}
+        for t in ("plir", "mlir"):
+            if g[t] and t not in g["fail"]:
+                med[t] = tuple(statistics.median(x[i] for x in g[t]) for i in range(3))
+        p, m = med.get("plir"), med.get("mlir")
+        cell = lambda t, v: v if t in med else ("FAILED" if t in g["fail"] else "-")  # noqa: E731
+        ratio = f"{m[0] / p[0]:.2f}" if p and m else "-"
+        rss_ratio = f"{m[1] / p[1]:.2f}" if p and m else "-"
+        shape_s = f"{int(g['functions']):,} functions" if shape == "many" else "1 function"
+        print(f"| {CASE_TITLE.get(case, case)} | {shape_s} | {size:,} | "
+              f"{cell('plir', fmt_s(p[0]) if p else '')} | {cell('mlir', fmt_s(m[0]) if m else '')} | {ratio} | "
+              f"{cell('plir', f'{p[1] * 1024 / 1e6:.1f}' if p else '')} | "
+              f"{cell('mlir', f'{m[1] * 1024 / 1e6:.1f}' if m else '')} | {rss_ratio} | "
+              f"{g['bytes'].get('plir', 0) / size:.1f} | "
+              f"{cell('plir', f'{p[1] * 1024 / size:.0f}' if p else '')} | "
+              f"{cell('plir', fmt_s(p[2]) if p else '')} | {cell('mlir', fmt_s(m[2]) if m else '')} |")
+    runs = max((len(g["plir"]) for g in groups.values()), default=0)
+    print(f"\nMedians of {runs} runs per tool (interleaved), whole processes; MB = 10^6 bytes; "
+          "peak RSS from /usr/bin/time (%M). PLIR input B/op: bytes of the case's input file "
+          "(text, or binary for the binary case) per op; PLIR peak RSS B/op includes the process's "
+          "fixed start-up memory, so it is only meaningful at the larger sizes. CPU s: median user + "
+          "system time (from /usr/bin/time), less sensitive than wall time to other load on the machine.")
+    # Input sizes of both formats.
+    sizes = {}
+    for (case, shape, size), g in groups.items():
+        e = sizes.setdefault((shape, size), {})
+        for t, b in g["bytes"].items():
+            e[(case == "binary", t)] = b
+    print("\n| shape | size | PLIR text B/op | MLIR text B/op | PLIR binary B/op | MLIR bytecode B/op |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for (shape, size) in sorted(sizes, key=lambda k: (k[0] != "many", k[1])):
+        e = sizes[(shape, size)]
+        c = lambda k: f"{e[k] / size:.1f}" if k in e else "-"  # noqa: E731
+        print(f"| {SHAPE_TITLE.get(shape, shape)} | {size:,} | {c((False, 'plir'))} | {c((False, 'mlir'))} | "
+              f"{c((True, 'plir'))} | {c((True, 'mlir'))} |")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("size", type=int)
+    g.add_argument("shape", choices=["many", "one"])
+    g.add_argument("funcs", type=int)
+    g.add_argument("out_dir")
+    r = sub.add_parser("run")
+    r.add_argument("--plir-opt", required=True)
+    r.add_argument("--mlir-opt", required=True)
+    r.add_argument("--work", required=True)
+    r.add_argument("--csv", required=True)
+    r.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000, 1000000])
+    r.add_argument("--shapes", nargs="+", default=["many", "one"], choices=["many", "one"])
+    r.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    r.add_argument("--runs", type=int, default=3)
+    r.add_argument("--funcs", type=int, default=1000)
+    t = sub.add_parser("table")
+    t.add_argument("csv")
+    a = ap.parse_args(argv)
+    if a.cmd == "gen":
+        nfun, kept = generate(a.size, a.shape, a.funcs, a.out_dir)
+        print(f"{nfun} functions, {a.size} ops, {kept} left after a cleanup")
+        return 0
+    if a.cmd == "table":
+        print_tables(a.csv)
+        return 0
+    if a.runs < 1 or a.funcs < 1:
+        raise SystemExit("peer_compare: --runs and --funcs must be at least 1")
+    return cmd_run(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
