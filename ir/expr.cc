@@ -4,23 +4,60 @@
 
 namespace plir {
 
-Var VarNode::Make(std::string name_hint, Type type, bool is_dataflow) {
+NameHint::NameHint(std::string_view s) {
+  // The longest trailing run of at most 9 digits that has no leading zero
+  // (or is "0") becomes the number; everything before it the prefix.
+  size_t end = s.size(), j = end;
+  while (j > 0 && end - j < 9 && s[j - 1] >= '0' && s[j - 1] <= '9') --j;
+  while (end - j > 1 && s[j] == '0') ++j;
+  if (j < end) {
+    uint32_t n = 0;
+    for (size_t i = j; i < end; ++i) n = n * 10 + static_cast<uint32_t>(s[i] - '0');
+    number_ = n;
+  }
+  prefix_ = Symbol(s.substr(0, j));
+}
+
+void NameHint::AppendTo(std::string* out) const {
+  out->append(prefix_.str());
+  if (number_ == kNoNumber) return;
+  char buf[16];
+  int n = 0;
+  uint32_t v = number_;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n) out->push_back(buf[--n]);
+}
+
+std::string NameHint::str() const {
+  std::string s;
+  AppendTo(&s);
+  return s;
+}
+
+Var VarNode::Make(std::string_view name_hint, Type type, bool is_dataflow) {
+  return Make(NameHint(name_hint), std::move(type), is_dataflow, kNoIndex);
+}
+
+Var VarNode::Make(NameHint name, Type type, bool is_dataflow, uint32_t index) {
   if (!type) type = ObjectTypeNode::Get();
-  return Var(new VarNode(std::move(name_hint), std::move(type), is_dataflow));
+  return Var(new (internal::NodeMemory<VarNode>()) VarNode(name, std::move(type), is_dataflow, index));
 }
 
 GlobalVarNode::GlobalVarNode(std::string name)
     : ExprNode(kKind, ObjectTypeNode::Get()), name_(std::move(name)) {}
 
 GlobalVar GlobalVarNode::Make(std::string name) {
-  return GlobalVar(new GlobalVarNode(std::move(name)));
+  return GlobalVar(new (internal::NodeMemory<GlobalVarNode>()) GlobalVarNode(std::move(name)));
 }
 
 Ref<TupleNode> TupleNode::Make(std::vector<Expr> fields) {
   std::vector<Type> types;
   types.reserve(fields.size());
   for (const Expr& f : fields) types.push_back(f->type());
-  return Ref<TupleNode>(new TupleNode(std::move(fields), TupleTypeNode::Make(std::move(types))));
+  return Ref<TupleNode>(new (internal::NodeMemory<TupleNode>()) TupleNode(std::move(fields), TupleTypeNode::Make(std::move(types))));
 }
 
 StatusOr<Expr> TupleGetItemNode::Make(Expr tuple, int64_t index) {
@@ -38,12 +75,12 @@ StatusOr<Expr> TupleGetItemNode::Make(Expr tuple, int64_t index) {
     return InvalidArgument("element access on a value of type " + TypeToString(t) +
                            ", which is not a tuple");
   }
-  return Expr(new TupleGetItemNode(std::move(tuple), index, std::move(result)));
+  return Expr(new (internal::NodeMemory<TupleGetItemNode>()) TupleGetItemNode(std::move(tuple), index, std::move(result)));
 }
 
 Expr TupleGetItemNode::MakeUnchecked(Expr tuple, int64_t index, Type type) {
   if (!type) type = ObjectTypeNode::Get();
-  return Expr(new TupleGetItemNode(std::move(tuple), index, std::move(type)));
+  return Expr(new (internal::NodeMemory<TupleGetItemNode>()) TupleGetItemNode(std::move(tuple), index, std::move(type)));
 }
 
 namespace {
@@ -63,20 +100,20 @@ PrimValueNode::PrimValueNode(DataType dt, int64_t i, double f)
     : ExprNode(kKind, PrimTypeOf(dt)), dtype_(dt), i_(i), f_(f) {}
 
 Ref<PrimValueNode> PrimValueNode::Int(int64_t v) {
-  return Ref<PrimValueNode>(new PrimValueNode(DataType::kInt64, v, 0));
+  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kInt64, v, 0));
 }
 Ref<PrimValueNode> PrimValueNode::Float(double v) {
-  return Ref<PrimValueNode>(new PrimValueNode(DataType::kFloat64, 0, v));
+  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kFloat64, 0, v));
 }
 Ref<PrimValueNode> PrimValueNode::Bool(bool v) {
-  return Ref<PrimValueNode>(new PrimValueNode(DataType::kBool, v ? 1 : 0, 0));
+  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kBool, v ? 1 : 0, 0));
 }
 
 StringImmNode::StringImmNode(std::string v)
     : ExprNode(kKind, ObjectTypeNode::Get()), value_(std::move(v)) {}
 
 Ref<StringImmNode> StringImmNode::Make(std::string value) {
-  return Ref<StringImmNode>(new StringImmNode(std::move(value)));
+  return Ref<StringImmNode>(new (internal::NodeMemory<StringImmNode>()) StringImmNode(std::move(value)));
 }
 
 StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const std::string> data) {
@@ -98,13 +135,13 @@ StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const 
     return InvalidArgument("constant of type " + TypeToString(type) + " needs " +
                            std::to_string(n) + " bytes of data, got " +
                            std::to_string(data->size()));
-  return Ref<ConstantNode>(new ConstantNode(std::move(type), std::move(data)));
+  return Ref<ConstantNode>(new (internal::NodeMemory<ConstantNode>()) ConstantNode(std::move(type), std::move(data)));
 }
 
 Ref<CallNode> CallNode::MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
                                       std::vector<Type> sinfo_args, Type type) {
   if (!type) type = ObjectTypeNode::Get();
-  return Ref<CallNode>(new CallNode(std::move(callee), std::move(args), std::move(attrs),
+  return Ref<CallNode>(new (internal::NodeMemory<CallNode>()) CallNode(std::move(callee), std::move(args), std::move(attrs),
                                     std::move(sinfo_args), std::move(type)));
 }
 
@@ -124,22 +161,22 @@ StatusOr<Expr> IfNode::Make(Expr cond, SeqExpr then_body, SeqExpr else_body) {
     return InvalidArgument("the condition of an if must be a boolean scalar, not " +
                            TypeToString(ct));
   Type ty = JoinTypes(then_body->type(), else_body->type());
-  return Expr(new IfNode(std::move(cond), std::move(then_body), std::move(else_body),
+  return Expr(new (internal::NodeMemory<IfNode>()) IfNode(std::move(cond), std::move(then_body), std::move(else_body),
                          std::move(ty)));
 }
 
 Expr IfNode::MakeUnchecked(Expr cond, SeqExpr then_body, SeqExpr else_body, Type type) {
   if (!type) type = ObjectTypeNode::Get();
-  return Expr(new IfNode(std::move(cond), std::move(then_body), std::move(else_body),
+  return Expr(new (internal::NodeMemory<IfNode>()) IfNode(std::move(cond), std::move(then_body), std::move(else_body),
                          std::move(type)));
 }
 
 Binding VarBindingNode::Make(Var var, Expr value) {
-  return Binding(new VarBindingNode(std::move(var), std::move(value)));
+  return Binding(new (internal::NodeMemory<VarBindingNode>()) VarBindingNode(std::move(var), std::move(value)));
 }
 
 Block BindingBlockNode::Make(std::vector<Binding> bindings, bool is_dataflow) {
-  return Block(new BindingBlockNode(std::move(bindings), is_dataflow));
+  return Block(new (internal::NodeMemory<BindingBlockNode>()) BindingBlockNode(std::move(bindings), is_dataflow));
 }
 
 SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
@@ -157,20 +194,20 @@ SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
     }
     out.push_back(std::move(b));
   }
-  return SeqExpr(new SeqExprNode(std::move(out), std::move(result)));
+  return SeqExpr(new (internal::NodeMemory<SeqExprNode>()) SeqExprNode(std::move(out), std::move(result)));
 }
 
 Function FunctionNode::Make(std::string name, std::vector<Var> params, Type ret_type,
                             SeqExpr body, Attrs attrs) {
   if (!ret_type) ret_type = body->type();
-  return Function(new FunctionNode(std::move(name), std::move(params), std::move(ret_type),
+  return Function(new (internal::NodeMemory<FunctionNode>()) FunctionNode(std::move(name), std::move(params), std::move(ret_type),
                                    std::move(body), std::move(attrs)));
 }
 
 ExternFunc ExternFuncNode::Make(std::string name, std::vector<Var> params, Type ret_type,
                                 Attrs attrs) {
   if (!ret_type) ret_type = ObjectTypeNode::Get();
-  return ExternFunc(new ExternFuncNode(kKind, std::move(name), std::move(params),
+  return ExternFunc(new (internal::NodeMemory<ExternFuncNode>()) ExternFuncNode(kKind, std::move(name), std::move(params),
                                        std::move(ret_type), std::move(attrs)));
 }
 

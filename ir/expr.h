@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/attrs.h"
 #include "ir/node.h"
 #include "ir/status.h"
+#include "ir/symbol.h"
 #include "ir/type.h"
 
 namespace plir {
@@ -30,23 +32,65 @@ class ExprNode : public Node {
 };
 using Expr = Ref<ExprNode>;
 
+// A variable's name hint, stored without a string of its own: an interned
+// prefix and an optional decimal suffix ("lv12" is "lv" and 12; "x" is "x"
+// and none), since most names are generated and share a few prefixes. The
+// split is exact: str() gives back the string it was made from.
+class NameHint {
+ public:
+  static constexpr uint32_t kNoNumber = UINT32_MAX;
+  NameHint() = default;
+  explicit NameHint(std::string_view s);
+  NameHint(Symbol prefix, uint32_t number) : prefix_(prefix), number_(number) {}
+
+  std::string str() const;
+  void AppendTo(std::string* out) const;
+  Symbol prefix() const { return prefix_; }
+  uint32_t number() const { return number_; }  // kNoNumber if none
+  bool empty() const { return prefix_.empty() && number_ == kNoNumber; }
+  friend bool operator==(const NameHint& a, const NameHint& b) {
+    return a.prefix_ == b.prefix_ && a.number_ == b.number_;
+  }
+
+ private:
+  Symbol prefix_;
+  uint32_t number_ = kNoNumber;
+};
+
 // A local variable: `%name` (ordinary) or a dataflow variable (bound in a
 // dataflow block and not listed in its `output` line).
+//
+// index() is the variable's position in the definition order of the function
+// that defines it, when whoever built that function numbered its variables
+// (the text parser and the loaders do); analyses use it to index arrays
+// instead of probing hash maps, and check it (a variable reused by a pass in
+// another function may carry a stale or kNoIndex number, and then takes a
+// slower path, never a wrong one).
 class VarNode final : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::kVar;
-  static Ref<VarNode> Make(std::string name_hint, Type type, bool is_dataflow = false);
+  static constexpr uint32_t kNoIndex = UINT32_MAX;
+  static Ref<VarNode> Make(std::string_view name_hint, Type type, bool is_dataflow = false);
+  static Ref<VarNode> Make(NameHint name, Type type, bool is_dataflow = false,
+                           uint32_t index = kNoIndex);
 
-  const std::string& name_hint() const { return name_; }
-  bool is_dataflow() const { return dataflow_; }
+  // The name hint as a string (built on each call; see hint()).
+  std::string name_hint() const { return name_.str(); }
+  const NameHint& hint() const { return name_; }
+  bool is_dataflow() const { return spare() & 1; }
+  uint32_t index() const { return index_; }
 
  private:
   friend class TextParser;  // fixes the dataflow flag when it reads `output`
-  VarNode(std::string name, Type type, bool df)
-      : ExprNode(kKind, std::move(type)), name_(std::move(name)), dataflow_(df) {}
-  std::string name_;
-  mutable bool dataflow_;
+  VarNode(NameHint name, Type type, bool df, uint32_t index)
+      : ExprNode(kKind, std::move(type)), name_(name), index_(index) {
+    spare() = df ? 1 : 0;
+  }
+  void set_dataflow(bool df) const { spare() = df ? 1 : 0; }
+  NameHint name_;
+  uint32_t index_;
 };
+static_assert(sizeof(NameHint) == 16);
 using Var = Ref<VarNode>;
 
 // A reference to a module item by name: `@name`. Compared by name.
@@ -207,13 +251,13 @@ class BindingBlockNode final : public Node {
   static constexpr NodeKind kKind = NodeKind::kBindingBlock;
   static Ref<BindingBlockNode> Make(std::vector<Binding> bindings, bool is_dataflow);
   const std::vector<Binding>& bindings() const { return bindings_; }
-  bool is_dataflow() const { return dataflow_; }
+  bool is_dataflow() const { return spare() & 1; }
 
  private:
-  BindingBlockNode(std::vector<Binding> b, bool df)
-      : Node(kKind), bindings_(std::move(b)), dataflow_(df) {}
+  BindingBlockNode(std::vector<Binding> b, bool df) : Node(kKind), bindings_(std::move(b)) {
+    spare() = df ? 1 : 0;
+  }
   std::vector<Binding> bindings_;
-  bool dataflow_;
 };
 using Block = Ref<BindingBlockNode>;
 

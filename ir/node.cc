@@ -2,6 +2,10 @@
 
 #include <vector>
 
+#include "ir/expr.h"
+#include "ir/op.h"
+#include "ir/type.h"
+
 namespace plir {
 
 const char* NodeKindName(NodeKind kind) {
@@ -30,14 +34,56 @@ const char* NodeKindName(NodeKind kind) {
   return "?";
 }
 
+namespace {
+
+template <typename T>
+void DestroyAs(const Node* n) {
+  const T* p = static_cast<const T*>(n);
+  size_t size;
+  if constexpr (requires { p->AllocSize(); }) {
+    size = p->AllocSize();  // nodes with inline operand arrays
+  } else {
+    size = sizeof(T);
+  }
+  p->~T();
+  internal::FreeNodeMemory(const_cast<T*>(p), size);
+}
+
+// Runs the destructor of `n`'s concrete class and frees its memory.
+void DestroyNode(const Node* n) {
+  switch (n->kind()) {
+    case NodeKind::kTensorType: return DestroyAs<TensorTypeNode>(n);
+    case NodeKind::kTupleType: return DestroyAs<TupleTypeNode>(n);
+    case NodeKind::kObjectType: return DestroyAs<ObjectTypeNode>(n);
+    case NodeKind::kPrimType: return DestroyAs<PrimTypeNode>(n);
+    case NodeKind::kShapeType: return DestroyAs<ShapeTypeNode>(n);
+    case NodeKind::kVar: return DestroyAs<VarNode>(n);
+    case NodeKind::kGlobalVar: return DestroyAs<GlobalVarNode>(n);
+    case NodeKind::kOp: return DestroyAs<OpNode>(n);
+    case NodeKind::kTuple: return DestroyAs<TupleNode>(n);
+    case NodeKind::kTupleGetItem: return DestroyAs<TupleGetItemNode>(n);
+    case NodeKind::kPrimValue: return DestroyAs<PrimValueNode>(n);
+    case NodeKind::kStringImm: return DestroyAs<StringImmNode>(n);
+    case NodeKind::kConstant: return DestroyAs<ConstantNode>(n);
+    case NodeKind::kCall: return DestroyAs<CallNode>(n);
+    case NodeKind::kIf: return DestroyAs<IfNode>(n);
+    case NodeKind::kSeqExpr: return DestroyAs<SeqExprNode>(n);
+    case NodeKind::kVarBinding: return DestroyAs<VarBindingNode>(n);
+    case NodeKind::kBindingBlock: return DestroyAs<BindingBlockNode>(n);
+    case NodeKind::kFunction: return DestroyAs<FunctionNode>(n);
+    case NodeKind::kExternFunc: return DestroyAs<ExternFuncNode>(n);
+  }
+}
+
+}  // namespace
+
 // Destruction is deferred through a per-thread queue: while one node is being
-// deleted, the nodes whose last reference its destructor drops are queued
-// instead of deleted recursively, so the stack depth stays constant however
-// deep the IR is. The queue lives on the stack of the outermost DecRef; the
+// destroyed, the nodes whose last reference its destructor drops are queued
+// instead of destroyed recursively, so the stack depth stays constant however
+// deep the IR is. The queue lives on the stack of the outermost Destroy; the
 // thread_local is a plain pointer, so it is usable during static destruction
 // (modules held by statics are released after thread_locals are destroyed).
-void Node::DecRef() const {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+void Node::Destroy() const {
   thread_local std::vector<const Node*>* pending = nullptr;
   if (pending) {
     pending->push_back(this);
@@ -45,11 +91,11 @@ void Node::DecRef() const {
   }
   std::vector<const Node*> queue;
   pending = &queue;
-  delete this;
+  DestroyNode(this);
   while (!queue.empty()) {
     const Node* next = queue.back();
     queue.pop_back();
-    delete next;
+    DestroyNode(next);
   }
   pending = nullptr;
 }

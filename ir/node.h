@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <utility>
 
 namespace plir {
@@ -48,6 +49,20 @@ inline bool IsExprKind(NodeKind k) {
   return k >= NodeKind::kVar && k <= NodeKind::kSeqExpr;
 }
 
+namespace internal {
+// Node memory (ir/internal/node_alloc.cc): per-thread slabs of fixed-size
+// cells, 8-byte size classes up to 256 bytes, so building a node is a free-
+// list pop, not a malloc. Larger requests go to operator new. Memory freed
+// by one thread is reused by that thread; it is not returned to the system.
+void* AllocNodeMemory(size_t size);
+void FreeNodeMemory(void* p, size_t size);
+// Memory for one node of type T: `new (internal::NodeMemory<T>()) T(...)`.
+template <typename T>
+void* NodeMemory() { return AllocNodeMemory(sizeof(T)); }
+}  // namespace internal
+
+// The base of every IR object: an 8-byte header (reference count, kind,
+// flags) and no virtual table; destruction dispatches on the kind.
 class Node {
  public:
   Node(const Node&) = delete;
@@ -56,19 +71,41 @@ class Node {
   NodeKind kind() const { return kind_; }
 
   // Reference counting; use Ref<T> rather than calling these directly.
-  void IncRef() const { refs_.fetch_add(1, std::memory_order_relaxed); }
-  void DecRef() const;
-  // Returns the current reference count (for tests and diagnostics only).
-  uint32_t use_count() const { return refs_.load(std::memory_order_relaxed); }
+  // Immortal nodes (interned types, ops) are never counted or freed.
+  void IncRef() const {
+    if (!(flags_ & kImmortal)) refs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void DecRef() const {
+    if (flags_ & kImmortal) return;
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
+  }
+  // Returns the current reference count (for tests and diagnostics only);
+  // immortal nodes report UINT32_MAX.
+  uint32_t use_count() const {
+    return (flags_ & kImmortal) ? UINT32_MAX : refs_.load(std::memory_order_relaxed);
+  }
+  bool is_immortal() const { return flags_ & kImmortal; }
 
  protected:
   explicit Node(NodeKind kind) : kind_(kind) {}
-  virtual ~Node() = default;
+  ~Node() = default;  // not virtual: DestroyNode dispatches on kind()
+
+  static constexpr uint8_t kImmortal = 1;
+  // Marks this node as never freed (call before it is shared).
+  void MakeImmortal() { flags_ |= kImmortal; }
+
+  // A spare header byte for a subclass's flags (a variable's or a block's
+  // dataflow bit), so that they cost no extra word.
+  uint8_t& spare() const { return spare_; }
 
  private:
+  void Destroy() const;  // frees this node and, iteratively, what it held last
   mutable std::atomic<uint32_t> refs_{0};
   NodeKind kind_;
+  uint8_t flags_ = 0;
+  mutable uint8_t spare_ = 0;
 };
+static_assert(sizeof(Node) == 8, "the node header is one word");
 
 // An intrusive shared handle to a node of type T (const access only: nodes
 // are immutable). A default-constructed Ref is null.
@@ -104,10 +141,11 @@ class Ref {
   const T* p_ = nullptr;
 };
 
-// Allocates a node and returns the first reference to it.
+// Allocates a node of fixed size from the node slabs and returns the first
+// reference to it.
 template <typename T, typename... Args>
 Ref<T> MakeNode(Args&&... args) {
-  return Ref<T>(new T(std::forward<Args>(args)...));
+  return Ref<T>(new (internal::AllocNodeMemory(sizeof(T))) T(std::forward<Args>(args)...));
 }
 
 // Returns `n` viewed as a T if it has T's kind, else nullptr.

@@ -20,7 +20,11 @@ const char* AttrKindName(AttrKind k) {
   return "?";
 }
 
-OpNode::OpNode(OpDef def) : ExprNode(kKind, ObjectTypeNode::Get()), def_(std::move(def)) {}
+// Ops live as long as the registry (the process): immortal, so that calls
+// built on many threads do not contend on one reference count.
+OpNode::OpNode(OpDef def) : ExprNode(kKind, ObjectTypeNode::Get()), def_(std::move(def)) {
+  MakeImmortal();
+}
 
 const AttrSpec* OpNode::FindAttr(std::string_view key) const {
   for (const AttrSpec& s : def_.attrs)
@@ -48,7 +52,7 @@ Status OpRegistry::Register(OpDef def) {
     return AlreadyExists("op '" + def.name + "' registered by " + def.origin +
                          " is already registered by " + it->second->def().origin);
   std::string name = def.name;
-  ops_.emplace(std::move(name), Op(new OpNode(std::move(def))));
+  ops_.emplace(std::move(name), Op(new (internal::NodeMemory<OpNode>()) OpNode(std::move(def))));
   return Status::Ok();
 }
 

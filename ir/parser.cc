@@ -55,6 +55,7 @@ struct ItemInfo {
   Loc loc;
   std::vector<Var> params;
   std::vector<Loc> param_locs;
+  std::vector<std::string_view> param_names;  // views into the source
   Type declared_ret;  // null if not written
   Type ret;           // known return type (declared or inferred)
   Attrs attrs;
@@ -215,15 +216,19 @@ class TextParser {
     if (!Is(Tok::kRParen)) {
       while (true) {
         if (!Is(Tok::kLocal)) FailExpected("a parameter (%name: Type)");
-        std::string name(c_.cur.text);
+        std::string_view name = c_.cur.text;
         Loc loc = Here();
-        if (seen.count(name)) Fail("parameter %" + name + " is declared twice", loc);
+        if (seen.count(std::string(name)))
+          Fail("parameter %" + std::string(name) + " is declared twice", loc);
         seen.emplace(name, loc);
         Advance();
         Expect(Tok::kColon, "':' and the parameter's type");
         Type t = ParseTypeAt(0);
-        item->params.push_back(VarNode::Make(name, t, false));
+        // Parameters are the function's first variables: indices 0..n-1.
+        item->params.push_back(VarNode::Make(NameHint(name), t, false,
+                                             static_cast<uint32_t>(item->params.size())));
         item->param_locs.push_back(loc);
+        item->param_names.push_back(name);
         if (Accept(Tok::kComma)) continue;
         break;
       }
@@ -304,6 +309,7 @@ class TextParser {
     internal::StringMap<LocalName> names;
     std::vector<std::string_view> scope_names;  // names defined, innermost scope last
     std::vector<size_t> scope_marks;            // scope_names size at each scope's start
+    uint32_t next_index = 0;                    // the next variable's dense index
   };
 
   void ParseItemBody(ItemInfo& item) {
@@ -313,12 +319,13 @@ class TextParser {
     item.state = ItemInfo::kParsing;
     Cursor saved = c_;
     FuncCtx* saved_ctx = ctx_;
-    FuncCtx ctx{&item, {}, {}, {}};
+    FuncCtx ctx{&item, {}, {}, {}, 0};
     ctx_ = &ctx;
     c_ = *item.body;
     ctx.scope_marks.push_back(0);
     for (size_t i = 0; i < item.params.size(); ++i)
-      Define(item.params[i], item.params[i]->name_hint(), item.param_locs[i]);
+      Define(item.params[i], item.param_names[i], item.param_locs[i]);
+    ctx.next_index = static_cast<uint32_t>(item.params.size());
     Loc body_loc = Here();
     SeqExpr body = ParseBody(1);
     if (item.declared_ret && !TypeCompatible(item.declared_ret, body->type()))
@@ -433,7 +440,8 @@ class TextParser {
     // An annotation equal to the inferred type shares the inferred type's
     // node: one type node instead of two per binding.
     if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
-    Var v = VarNode::Make(std::string(name), annotation ? annotation : value->type(), in_dataflow);
+    Var v = VarNode::Make(NameHint(name), annotation ? annotation : value->type(), in_dataflow,
+                          ctx_->next_index++);
     Define(v, name, loc);
     return VarBindingNode::Make(v, std::move(value));
   }
@@ -443,26 +451,23 @@ class TextParser {
     Advance();  // dataflow
     Expect(Tok::kLBrace, "'{'");
     std::vector<Binding> bindings;
-    internal::StringMap<size_t> index;  // name -> binding; the names view the source
-    while (Is(Tok::kLocal)) {
-      std::string_view name = c_.cur.text;
-      bindings.push_back(ParseBinding(depth, true));
-      index.Insert(name, bindings.size() - 1);
-    }
+    // Variables numbered from here on are this block's (or of bodies nested
+    // in it, which are out of scope again by the output line).
+    uint32_t first_index = ctx_->next_index;
+    while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, true));
     if (IsIdent("output")) {
       Advance();
-      internal::StringMap<char> listed;
       if (!Is(Tok::kSemi)) {
         while (true) {
           if (!Is(Tok::kLocal)) FailExpected("a variable of this block in the output line");
           std::string_view name = c_.cur.text;
-          const size_t* at = index.Find(name);
-          if (!at)
+          const LocalName* n = ctx_->names.Find(name);
+          if (!n || n->state != LocalName::kVisible || n->var->index() < first_index)
             Fail("%" + std::string(name) + " in the output line is not bound in this dataflow block",
                  Here());
-          if (!listed.Insert(name, 0).second)
+          if (!n->var->is_dataflow())
             Fail("%" + std::string(name) + " is listed twice in the output line", Here());
-          bindings[*at]->var()->dataflow_ = false;
+          n->var->set_dataflow(false);
           Advance();
           if (Accept(Tok::kComma)) continue;
           break;
@@ -478,7 +483,7 @@ class TextParser {
     (void)block_loc;
     for (const Binding& b : bindings) {
       if (!b->var()->is_dataflow()) continue;
-      LocalName* n = ctx_->names.Find(b->var()->name_hint());
+      LocalName* n = ctx_->names.Find(b->var()->name_hint());  // lookup only: a temporary is fine
       if (n && n->state == LocalName::kVisible) n->state = LocalName::kDeadDataflow;
     }
     return BindingBlockNode::Make(std::move(bindings), true);

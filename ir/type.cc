@@ -1,5 +1,7 @@
 #include "ir/type.h"
 
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 namespace plir {
@@ -8,13 +10,127 @@ std::string DimToString(const Dim& d) {
   return d.is_const() ? std::to_string(d.value) : d.sym.str();
 }
 
+namespace {
+
+// Types are hash-consed: equal types are one node, built once per process
+// and never freed (so a Ref to a type costs no atomic count and TypeEqual is
+// a pointer compare). The table is sharded by hash with a lock per shard, and
+// each thread keeps a small direct-mapped cache of recent hits in front of
+// it. A type's fields are themselves interned, so matching a candidate is a
+// shallow compare.
+struct TypeKey {
+  NodeKind kind;
+  DataType dtype = DataType::kUnknown;
+  int ndim = -1;
+  bool has = false;                           // has_shape / has_values
+  const std::vector<Dim>* dims = nullptr;     // tensor shape, shape values
+  const std::vector<Type>* fields = nullptr;  // tuple fields
+};
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+uint64_t HashKey(const TypeKey& k) {
+  uint64_t h = Mix(static_cast<uint64_t>(k.kind), static_cast<uint64_t>(k.dtype));
+  h = Mix(h, static_cast<uint64_t>(k.ndim + 1) * 2 + k.has);
+  if (k.dims)
+    for (const Dim& d : *k.dims)
+      h = Mix(h, static_cast<uint64_t>(d.value) ^ reinterpret_cast<uintptr_t>(d.sym.ptr()));
+  if (k.fields)
+    for (const Type& f : *k.fields) h = Mix(h, reinterpret_cast<uintptr_t>(f.get()));
+  return h ^ (h >> 31);
+}
+
+bool Matches(const TypeNode* t, const TypeKey& k) {
+  if (t->kind() != k.kind) return false;
+  switch (k.kind) {
+    case NodeKind::kTensorType: {
+      auto* x = static_cast<const TensorTypeNode*>(t);
+      return x->dtype() == k.dtype && x->ndim() == k.ndim && x->has_shape() == k.has &&
+             x->shape() == *k.dims;
+    }
+    case NodeKind::kTupleType: {
+      const std::vector<Type>& f = static_cast<const TupleTypeNode*>(t)->fields();
+      if (f.size() != k.fields->size()) return false;
+      for (size_t i = 0; i < f.size(); ++i)
+        if (f[i].get() != (*k.fields)[i].get()) return false;
+      return true;
+    }
+    case NodeKind::kPrimType:
+      return static_cast<const PrimTypeNode*>(t)->dtype() == k.dtype;
+    case NodeKind::kShapeType: {
+      auto* x = static_cast<const ShapeTypeNode*>(t);
+      return x->ndim() == k.ndim && x->has_values() == k.has && x->values() == *k.dims;
+    }
+    default:
+      return true;  // ObjectType
+  }
+}
+
+class TypeTable {
+ public:
+  // Returns the interned type matching `k`, building it with `build()` (a
+  // new node) when there is none yet.
+  template <typename Build>
+  Type Intern(const TypeKey& k, Build&& build) {
+    uint64_t h = HashKey(k);
+    // Trivially destructible, so usable during static destruction.
+    thread_local const TypeNode* cache[kCacheSize] = {};
+    thread_local uint64_t cache_hash[kCacheSize] = {};
+    size_t ci = h & (kCacheSize - 1);
+    if (cache[ci] && cache_hash[ci] == h && Matches(cache[ci], k)) return Type(cache[ci]);
+    Shard& shard = shards_[(h >> 48) % kShards];
+    const TypeNode* found = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(shard.mu);
+      auto [lo, hi] = shard.map.equal_range(h);
+      for (auto it = lo; it != hi && !found; ++it)
+        if (Matches(it->second, k)) found = it->second;
+      if (!found) {
+        found = build();
+        shard.map.emplace(h, found);
+      }
+    }
+    cache[ci] = found;
+    cache_hash[ci] = h;
+    return Type(found);
+  }
+
+ private:
+  static constexpr size_t kCacheSize = 256;
+  static constexpr size_t kShards = 16;
+  struct Shard {
+    std::mutex mu;
+    std::unordered_multimap<uint64_t, const TypeNode*> map;
+  };
+  Shard shards_[kShards];
+};
+
+TypeTable& Types() {
+  static auto* table = new TypeTable();  // never destroyed: types outlive main
+  return *table;
+}
+
+}  // namespace
+
 Type TensorTypeNode::Make(std::vector<Dim> shape, DataType dtype) {
   int ndim = static_cast<int>(shape.size());
-  return Type(new TensorTypeNode(dtype, ndim, true, std::move(shape)));
+  TypeKey k{kKind, dtype, ndim, true, &shape, nullptr};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<TensorTypeNode>())
+        TensorTypeNode(dtype, ndim, true, std::move(shape));
+  });
 }
 
 Type TensorTypeNode::MakeRank(int ndim, DataType dtype) {
-  return Type(new TensorTypeNode(dtype, ndim < 0 ? -1 : ndim, false, {}));
+  static const std::vector<Dim> kNoDims;
+  ndim = ndim < 0 ? -1 : ndim;
+  TypeKey k{kKind, dtype, ndim, false, &kNoDims, nullptr};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<TensorTypeNode>()) TensorTypeNode(dtype, ndim, false, {});
+  });
 }
 
 bool TensorTypeNode::IsStatic() const {
@@ -31,23 +147,39 @@ int64_t TensorTypeNode::NumElements() const {
 }
 
 Type TupleTypeNode::Make(std::vector<Type> fields) {
-  return Type(new TupleTypeNode(std::move(fields)));
+  TypeKey k{kKind, DataType::kUnknown, -1, false, nullptr, &fields};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<TupleTypeNode>()) TupleTypeNode(std::move(fields));
+  });
 }
 
 Type ObjectTypeNode::Get() {
-  static const Type* instance = new Type(new ObjectTypeNode());
-  return *instance;
+  static const TypeNode* instance = new (internal::NodeMemory<ObjectTypeNode>()) ObjectTypeNode();
+  return Type(instance);
 }
 
-Type PrimTypeNode::Make(DataType dtype) { return Type(new PrimTypeNode(dtype)); }
+Type PrimTypeNode::Make(DataType dtype) {
+  TypeKey k{kKind, dtype, -1, false, nullptr, nullptr};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<PrimTypeNode>()) PrimTypeNode(dtype);
+  });
+}
 
 Type ShapeTypeNode::Make(std::vector<Dim> values) {
   int n = static_cast<int>(values.size());
-  return Type(new ShapeTypeNode(n, true, std::move(values)));
+  TypeKey k{kKind, DataType::kUnknown, n, true, &values, nullptr};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<ShapeTypeNode>()) ShapeTypeNode(n, true, std::move(values));
+  });
 }
 
 Type ShapeTypeNode::MakeRank(int ndim) {
-  return Type(new ShapeTypeNode(ndim < 0 ? -1 : ndim, false, {}));
+  static const std::vector<Dim> kNoDims;
+  ndim = ndim < 0 ? -1 : ndim;
+  TypeKey k{kKind, DataType::kUnknown, ndim, false, &kNoDims, nullptr};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<ShapeTypeNode>()) ShapeTypeNode(ndim, false, {});
+  });
 }
 
 namespace {
@@ -205,49 +337,9 @@ bool TypeCompatible(const Type& a0, const Type& b0) {
   return true;
 }
 
-bool TypeEqual(const Type& a0, const Type& b0) {
-  std::vector<std::pair<const TypeNode*, const TypeNode*>> stack{{a0.get(), b0.get()}};
-  while (!stack.empty()) {
-    auto [a, b] = stack.back();
-    stack.pop_back();
-    if (a == b) continue;
-    if (!a || !b || a->kind() != b->kind()) return false;
-    switch (a->kind()) {
-      case NodeKind::kTensorType: {
-        auto* x = static_cast<const TensorTypeNode*>(a);
-        auto* y = static_cast<const TensorTypeNode*>(b);
-        if (x->dtype() != y->dtype() || x->ndim() != y->ndim() ||
-            x->has_shape() != y->has_shape() || x->shape() != y->shape())
-          return false;
-        break;
-      }
-      case NodeKind::kTupleType: {
-        auto& x = static_cast<const TupleTypeNode*>(a)->fields();
-        auto& y = static_cast<const TupleTypeNode*>(b)->fields();
-        if (x.size() != y.size()) return false;
-        for (size_t i = 0; i < x.size(); ++i) stack.push_back({x[i].get(), y[i].get()});
-        break;
-      }
-      case NodeKind::kObjectType:
-        break;
-      case NodeKind::kPrimType:
-        if (static_cast<const PrimTypeNode*>(a)->dtype() !=
-            static_cast<const PrimTypeNode*>(b)->dtype())
-          return false;
-        break;
-      case NodeKind::kShapeType: {
-        auto* x = static_cast<const ShapeTypeNode*>(a);
-        auto* y = static_cast<const ShapeTypeNode*>(b);
-        if (x->ndim() != y->ndim() || x->has_values() != y->has_values() ||
-            x->values() != y->values())
-          return false;
-        break;
-      }
-      default:
-        return false;
-    }
-  }
-  return true;
+bool TypeEqual(const Type& a, const Type& b) {
+  // Types are hash-consed (see TypeTable): equal types are the same node.
+  return a.get() == b.get();
 }
 
 namespace {

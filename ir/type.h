@@ -36,9 +36,11 @@ struct Dim {
 
 std::string DimToString(const Dim& d);
 
+// Every type node is interned when made (equal types are one node) and
+// immortal: it lives until the process ends and is never reference-counted.
 class TypeNode : public Node {
  protected:
-  using Node::Node;
+  explicit TypeNode(NodeKind kind) : Node(kind) { MakeImmortal(); }
 };
 using Type = Ref<TypeNode>;
 
@@ -131,7 +133,8 @@ bool TypeCompatible(const Type& a, const Type& b);
 // an `if` whose branches have these types).
 Type JoinTypes(const Type& a, const Type& b);
 
-// Returns true iff two types are structurally identical. Iterative.
+// Returns true iff two types are structurally identical: since types are
+// interned, iff they are the same node. O(1).
 bool TypeEqual(const Type& a, const Type& b);
 
 }  // namespace plir
