@@ -41,7 +41,6 @@ class NameHint {
   static constexpr uint32_t kNoNumber = UINT32_MAX;
   NameHint() = default;
   explicit NameHint(std::string_view s);
-  NameHint(Symbol prefix, uint32_t number) : prefix_(prefix), number_(number) {}
 
   std::string str() const;
   void AppendTo(std::string* out) const;

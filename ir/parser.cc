@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "ir/internal/lexer.h"
-#include "ir/internal/string_map.h"
+#include "ir/internal/name_table.h"
 #include "ir/op.h"
 
 namespace plir {
@@ -55,7 +55,6 @@ struct ItemInfo {
   Loc loc;
   std::vector<Var> params;
   std::vector<Loc> param_locs;
-  std::vector<std::string_view> param_names;  // views into the source
   Type declared_ret;  // null if not written
   Type ret;           // known return type (declared or inferred)
   Attrs attrs;
@@ -228,7 +227,6 @@ class TextParser {
         item->params.push_back(VarNode::Make(NameHint(name), t, false,
                                              static_cast<uint32_t>(item->params.size())));
         item->param_locs.push_back(loc);
-        item->param_names.push_back(name);
         if (Accept(Tok::kComma)) continue;
         break;
       }
@@ -300,14 +298,13 @@ class TextParser {
   }
 
   // ----- function bodies -------------------------------------------------
-  // Per function body. Names are views into the source text or into the
-  // parameters' name hints, both alive for the whole parse; one flat map
-  // holds every name with its state (a quarter of a large function's parse
-  // time went to four node-based string maps).
+  // Per function body. One table holds every local name with its state (a
+  // quarter of a large function's parse time went to four node-based string
+  // maps); generated names index arrays (internal/name_table.h).
   struct FuncCtx {
     ItemInfo* item;
-    internal::StringMap<LocalName> names;
-    std::vector<std::string_view> scope_names;  // names defined, innermost scope last
+    internal::NameTable<LocalName> names;
+    std::vector<NameHint> scope_names;  // names defined, innermost scope last
     std::vector<size_t> scope_marks;            // scope_names size at each scope's start
     uint32_t next_index = 0;                    // the next variable's dense index
   };
@@ -324,7 +321,7 @@ class TextParser {
     c_ = *item.body;
     ctx.scope_marks.push_back(0);
     for (size_t i = 0; i < item.params.size(); ++i)
-      Define(item.params[i], item.param_names[i], item.param_locs[i]);
+      Define(item.params[i], item.params[i]->hint(), item.param_locs[i]);
     ctx.next_index = static_cast<uint32_t>(item.params.size());
     Loc body_loc = Here();
     SeqExpr body = ParseBody(1);
@@ -341,20 +338,20 @@ class TextParser {
     --on_demand_depth_;
   }
 
-  void CheckNotVisible(std::string_view name, Loc loc) {
+  void CheckNotVisible(const NameHint& name, Loc loc) {
     const LocalName* n = ctx_->names.Find(name);
     if (n && n->state == LocalName::kVisible)
-      Fail("%" + std::string(name) + " is already defined at " + std::to_string(n->loc.line) +
+      Fail("%" + name.str() + " is already defined at " + std::to_string(n->loc.line) +
                ":" + std::to_string(n->loc.col),
            loc);
   }
 
-  // Makes `name` (a view that outlives the parse) name `v` from here on.
-  void Define(const Var& v, std::string_view name, Loc loc) {
+  // Makes `name` name `v` from here on.
+  void Define(const Var& v, const NameHint& name, Loc loc) {
     auto [entry, inserted] = ctx_->names.Insert(name, LocalName{v, loc});
     if (!inserted) {
       if (entry->state == LocalName::kVisible)
-        Fail("%" + std::string(name) + " is already defined at " +
+        Fail("%" + name.str() + " is already defined at " +
                  std::to_string(entry->loc.line) + ":" + std::to_string(entry->loc.col),
              loc);
       *entry = LocalName{v, loc};
@@ -363,7 +360,7 @@ class TextParser {
   }
 
   Var LookupLocal(const Token& t) {
-    const LocalName* n = ctx_->names.Find(t.text);
+    const LocalName* n = ctx_->names.Find(NameHint(t.text));
     if (n && n->state == LocalName::kVisible) return n->var;
     std::string name(t.text);
     if (n && n->state == LocalName::kDeadDataflow)
@@ -418,7 +415,7 @@ class TextParser {
   }
 
   Binding ParseBinding(int depth, bool in_dataflow) {
-    std::string_view name = c_.cur.text;  // a view into the source
+    NameHint name(c_.cur.text);
     Loc loc = Here();
     CheckNotVisible(name, loc);
     Advance();
@@ -433,14 +430,14 @@ class TextParser {
     Expr value = ParseExpr(depth + 1);
     Expect(Tok::kSemi, "';' after the binding");
     if (annotation && !TypeCompatible(annotation, value->type()))
-      Fail("the annotation " + TypeToString(annotation) + " of %" + std::string(name) +
+      Fail("the annotation " + TypeToString(annotation) + " of %" + name.str() +
                " is incompatible with its value's type " + TypeToString(value->type()),
            ann_loc);
     (void)value_loc;
     // An annotation equal to the inferred type shares the inferred type's
     // node: one type node instead of two per binding.
     if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
-    Var v = VarNode::Make(NameHint(name), annotation ? annotation : value->type(), in_dataflow,
+    Var v = VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow,
                           ctx_->next_index++);
     Define(v, name, loc);
     return VarBindingNode::Make(v, std::move(value));
@@ -461,7 +458,7 @@ class TextParser {
         while (true) {
           if (!Is(Tok::kLocal)) FailExpected("a variable of this block in the output line");
           std::string_view name = c_.cur.text;
-          const LocalName* n = ctx_->names.Find(name);
+          const LocalName* n = ctx_->names.Find(NameHint(name));
           if (!n || n->state != LocalName::kVisible || n->var->index() < first_index)
             Fail("%" + std::string(name) + " in the output line is not bound in this dataflow block",
                  Here());
@@ -483,7 +480,7 @@ class TextParser {
     (void)block_loc;
     for (const Binding& b : bindings) {
       if (!b->var()->is_dataflow()) continue;
-      LocalName* n = ctx_->names.Find(b->var()->name_hint());  // lookup only: a temporary is fine
+      LocalName* n = ctx_->names.Find(b->var()->hint());
       if (n && n->state == LocalName::kVisible) n->state = LocalName::kDeadDataflow;
     }
     return BindingBlockNode::Make(std::move(bindings), true);

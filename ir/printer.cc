@@ -8,8 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ir/internal/pointer_map.h"
-#include "ir/internal/string_map.h"
+#include "ir/internal/name_table.h"
 #include "ir/op.h"
 
 namespace plir {
@@ -61,17 +60,17 @@ class TextPrinter {
   std::string TakeOutput() { return std::move(out_); }
 
   void PrintItem(const ItemNode* item) {
-    names_ = internal::PointerMap<std::string_view>();
+    names_.Clear();
     used_.Clear();
     next_suffix_.Clear();
-    arena_.Clear();
     bool is_def = item->kind() == NodeKind::kFunction;
     out_.append(is_def ? "def @" : "extern @").append(item->name()).push_back('(');
     for (size_t i = 0; i < item->params().size(); ++i) {
       if (i) out_.append(", ");
       const VarNode* p = item->params()[i].get();
       out_.push_back('%');
-      out_.append(NameOf(p)).append(": ");
+      AppendName(p);
+      out_.append(": ");
       AppendType(p->type(), &out_);
     }
     out_.append(") -> ");
@@ -132,27 +131,38 @@ class TextPrinter {
   }
 
   // Returns the printed name of `v`: its hint with non-name characters
-  // replaced, made unique within the item by a `_N` suffix.
-  std::string_view NameOf(const VarNode* v) {
-    if (const std::string_view* known = names_.Find(v)) return *known;
-    std::string& base = scratch_;
-    base.clear();
-    for (char c : v->name_hint()) base.push_back(IsNameChar(c) ? c : '_');
-    if (base.empty()) base = "v";
-    std::string_view name = arena_.Store(base);
+  // replaced, made unique within the item by a `_N` suffix. Names are kept
+  // as NameHints (prefix + number), so the common case (a clean, unique
+  // generated name) builds no string and indexes arrays (name_table.h).
+  NameHint NameOf(const VarNode* v) {
+    if (const NameHint* known = names_.Find(v)) return *known;
+    NameHint base = CleanName(v->hint());
+    NameHint name = base;
     if (!used_.Insert(name, 0).second) {
-      std::string_view stored_base = name;
-      int64_t* k = next_suffix_.Insert(stored_base, 0).first;
-      std::string candidate;
+      int64_t* k = next_suffix_.Insert(base, 0).first;
+      std::string prefix = base.str() + "_";
       do {
-        candidate = base + "_" + std::to_string(++*k);
-      } while (used_.Find(candidate));
-      name = arena_.Store(candidate);
+        name = NameHint(prefix + std::to_string(++*k));
+      } while (used_.Find(name));
       used_.Insert(name, 0);
     }
     names_.Insert(v, name);
     return name;
   }
+
+  // `hint` with every character outside [A-Za-z0-9_] replaced by '_', or
+  // "v" if it is empty.
+  static NameHint CleanName(const NameHint& hint) {
+    if (hint.empty()) return NameHint("v");
+    const std::string& prefix = hint.prefix().str();
+    if (std::all_of(prefix.begin(), prefix.end(), IsNameChar)) return hint;
+    std::string s = hint.str();
+    for (char& c : s)
+      if (!IsNameChar(c)) c = '_';
+    return NameHint(s);
+  }
+
+  void AppendName(const VarNode* v) { NameOf(v).AppendTo(&out_); }
 
   void Run() {
     while (!stack_.empty()) {
@@ -194,7 +204,8 @@ class TextPrinter {
       const VarBindingNode* bind = b->bindings()[ji].get();
       Newline();
       out_.push_back('%');
-      out_.append(NameOf(bind->var().get())).append(": ");
+      AppendName(bind->var().get());
+      out_.append(": ");
       AppendType(bind->var()->type(), &out_);
       out_.append(" = ");
       stack_.push_back(Work::Text(";"));
@@ -213,7 +224,7 @@ class TextPrinter {
         }
         first = false;
         out_.push_back('%');
-        out_.append(NameOf(x->var().get()));
+        AppendName(x->var().get());
       }
       if (!first) out_.push_back(';');
       --indent_;
@@ -257,7 +268,7 @@ class TextPrinter {
     switch (n->kind()) {
       case NodeKind::kVar:
         out_.push_back('%');
-        out_.append(NameOf(static_cast<const VarNode*>(n)));
+        AppendName(static_cast<const VarNode*>(n));
         return;
       case NodeKind::kGlobalVar:
         out_.push_back('@');
@@ -368,11 +379,9 @@ class TextPrinter {
   std::vector<Work> stack_;
   // Per item: printed names by variable, the names taken, the next suffix
   // to try per base name, and the bytes behind those views.
-  internal::PointerMap<std::string_view> names_;
-  internal::StringMap<char> used_;
-  internal::StringMap<int64_t> next_suffix_;
-  internal::StringArena arena_;
-  std::string scratch_;
+  internal::VarTable<NameHint> names_;
+  internal::NameTable<char> used_;
+  internal::NameTable<int64_t> next_suffix_;
 };
 
 }  // namespace
