@@ -7,6 +7,7 @@
 // turned into a Status at the API boundary; nothing escapes.
 #include "ir/parser.h"
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -22,6 +24,7 @@
 #include "ir/internal/lexer.h"
 #include "ir/internal/name_table.h"
 #include "ir/op.h"
+#include "ir/parallel.h"
 
 namespace plir {
 
@@ -59,6 +62,7 @@ struct ItemInfo {
   Type ret;           // known return type (declared or inferred)
   Attrs attrs;
   std::optional<Cursor> body;  // positioned at the body's '{'
+  size_t body_bytes = 0;
   enum State { kPending, kParsing, kDone } state = kPending;
   Item result;
 };
@@ -102,18 +106,76 @@ Status FormatError(std::string_view src, const std::string& filename, const Pars
 
 }  // namespace
 
+// The items of the module being parsed: written by the first pass (headers)
+// and by the serial part of the second; read-only while bodies are parsed in
+// parallel, when each worker writes only the item it parses.
+struct ModuleItems {
+  std::vector<std::unique_ptr<ItemInfo>> items;
+  std::unordered_map<std::string, size_t> index;
+};
+
 class TextParser {
  public:
   TextParser(std::string_view src, std::string filename)
-      : src_(src), filename_(std::move(filename)), c_{Lexer(src), Token(), std::nullopt} {
+      : src_(src), filename_(std::move(filename)), c_{Lexer(src), Token(), std::nullopt},
+        module_(std::make_shared<ModuleItems>()), items_(module_->items),
+        item_index_(module_->index) {
     Advance();
   }
+  // A worker that parses bodies of `main`'s items on another thread.
+  explicit TextParser(const TextParser& main)
+      : src_(main.src_), filename_(main.filename_), c_{Lexer(main.src_), Token(), std::nullopt},
+        module_(main.module_), items_(module_->items), item_index_(module_->index) {}
 
-  Module ParseModuleText() {
+  // Parses the whole module. Bodies are parsed in two steps: first, in
+  // order, the functions without a written return type (a call of one needs
+  // its body's type, so they may parse each other on demand); then all the
+  // others, on up to `threads` threads (each body only reads the now-known
+  // signatures). The result and the error reported (the first step's first,
+  // else that of the earliest failing function) do not depend on `threads`.
+  Module ParseModuleText(int threads) {
     ParseVersion();
     while (c_.cur.kind != Tok::kEof) ParseItemHeader();
+    std::vector<ItemInfo*> rest;
+    size_t rest_bytes = 0;
     for (auto& item : items_) {
-      if (item->state == ItemInfo::kPending) ParseItemBody(*item);
+      if (item->state != ItemInfo::kPending) continue;
+      if (!item->declared_ret) {
+        ParseItemBody(*item);
+      } else {
+        rest.push_back(item.get());
+        rest_bytes += item->body_bytes;
+      }
+    }
+    // Threads pay off from about a megabyte of bodies.
+    if (rest_bytes < (1u << 20)) threads = 1;
+    size_t nthreads = ParallelThreads(rest.size(), threads);
+    if (nthreads <= 1) {
+      for (ItemInfo* item : rest)
+        if (item->state == ItemInfo::kPending) ParseItemBody(*item);
+    } else {
+      std::vector<std::unique_ptr<TextParser>> workers(nthreads);
+      std::vector<std::optional<ParseFailure>> failures(rest.size());
+      std::atomic<size_t> first_failure{rest.size()};
+      bool out_of_memory = false;
+      std::mutex mu;
+      ParallelFor(rest.size(), threads, [&](size_t i, size_t w) {
+        if (i > first_failure.load(std::memory_order_relaxed)) return;  // moot now
+        try {
+          if (!workers[w]) workers[w] = std::make_unique<TextParser>(*this);
+          workers[w]->ParseItemBody(*rest[i]);
+        } catch (ParseFailure& f) {
+          failures[i] = std::move(f);
+          size_t cur = first_failure.load();
+          while (i < cur && !first_failure.compare_exchange_weak(cur, i)) {}
+        } catch (const std::bad_alloc&) {
+          std::lock_guard<std::mutex> lock(mu);
+          out_of_memory = true;
+        }
+      });
+      if (out_of_memory) throw std::bad_alloc();
+      size_t f = first_failure.load();
+      if (f < rest.size()) throw std::move(*failures[f]);
     }
     std::vector<Item> out;
     out.reserve(items_.size());
@@ -245,7 +307,9 @@ class TextParser {
     if (item->is_def) {
       if (!Is(Tok::kLBrace)) FailExpected("'{' to start the function body");
       item->body = c_;
+      size_t body_start = c_.lex.offset();
       SkipBracedBlock();
+      item->body_bytes = c_.lex.offset() - body_start;
     } else {
       item->state = ItemInfo::kDone;
       item->result = ExternFuncNode::Make(item->name, item->params, item->ret, item->attrs);
@@ -1023,8 +1087,9 @@ class TextParser {
   std::string_view src_;
   std::string filename_;
   Cursor c_;
-  std::vector<std::unique_ptr<ItemInfo>> items_;
-  std::unordered_map<std::string, size_t> item_index_;
+  std::shared_ptr<ModuleItems> module_;
+  std::vector<std::unique_ptr<ItemInfo>>& items_;
+  std::unordered_map<std::string, size_t>& item_index_;
   FuncCtx* ctx_ = nullptr;
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
@@ -1033,7 +1098,7 @@ class TextParser {
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options) {
   try {
     TextParser p(text, options.filename);
-    return p.ParseModuleText();
+    return p.ParseModuleText(options.threads);
   } catch (const ParseFailure& f) {
     return FormatError(text, options.filename, f);
   } catch (const std::bad_alloc&) {

@@ -20,6 +20,9 @@ inline constexpr int kMaxNestingDepth = 1000;
 struct ParseOptions {
   // Name used in error messages.
   std::string filename = "<input>";
+  // Threads for parsing function bodies (0: DefaultThreads()). The result
+  // does not depend on it.
+  int threads = 0;
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options = {});

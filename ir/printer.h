@@ -18,6 +18,9 @@ struct PrintOptions {
   bool version_header = true;
   // Constants with more elements than this print as a hex payload.
   size_t max_inline_elements = 64;
+  // Threads for printing items in parallel (0: DefaultThreads()). The output
+  // does not depend on it.
+  int threads = 0;
 };
 
 std::string PrintModule(const Module& m, const PrintOptions& options = {});

@@ -113,7 +113,7 @@ class PassContext {
   std::set<std::string> disabled;  // never run (unless required)
   std::map<std::string, AttrValue> config;
   std::vector<std::shared_ptr<Instrument>> instruments;
-  int num_threads = 0;  // for function passes; 0: hardware concurrency
+  int num_threads = 0;  // for function passes; 0: DefaultThreads() (plir-opt --threads)
 
   // Returns true iff a pass with this name and effective minimum opt level
   // runs: required passes always run, then disabled ones never, then those

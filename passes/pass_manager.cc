@@ -4,6 +4,7 @@
 #include <exception>
 #include <thread>
 
+#include "ir/parallel.h"
 #include "ir/structural.h"
 
 namespace plir {
@@ -48,20 +49,7 @@ StatusOr<Module> PassManager::RunFunctionPass(const PassDef& pass, const PassOpt
     Function f = Downcast<FunctionNode>(module.items()[funcs[j]]);
     results[j] = Guarded<Function>(name, [&] { return pass.function_fn(f, call); });
   };
-  size_t threads = context.num_threads > 0 ? static_cast<size_t>(context.num_threads)
-                                           : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, funcs.size());
-  if (threads <= 1) {
-    for (size_t j = 0; j < funcs.size(); ++j) work(j);
-  } else {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-      pool.emplace_back([&] {
-        for (size_t j; (j = next.fetch_add(1)) < funcs.size();) work(j);
-      });
-    for (auto& th : pool) th.join();
-  }
+  ParallelFor(funcs.size(), context.num_threads, [&](size_t j, size_t) { work(j); });
   // Assemble in module order: the result does not depend on scheduling.
   std::vector<Item> items = module.items();
   bool changed = false;

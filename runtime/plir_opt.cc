@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/parallel.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/serialize.h"
@@ -54,6 +55,7 @@ struct Flags {
   bool emit_pipeline = false;
   std::string emit;  // text | json | binary; default from -o's extension
   std::vector<std::string> extends;
+  int threads = 0;  // 0: the hardware's
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -262,6 +264,9 @@ int main(int argc, char** argv) {
   app.add_flag("--list-passes", f.list_passes, "list registered passes with plugin, description, options");
   app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
   app.add_option("--extend", f.extends, "apply an extension fragment to the pipeline (repeatable)")->allow_extra_args(false);
+  app.add_option("--threads", f.threads,
+                 "threads for parsing, printing and parallel function passes (default: the hardware's)")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--emit", f.emit, "output format (default: by -o's extension .plirb/.json, else text)")
       ->check(CLI::IsMember({"text", "json", "binary"}));
   try {
@@ -273,5 +278,6 @@ int main(int argc, char** argv) {
     std::cerr << "plir-opt: an input file is required\n" << app.help();
     return 2;
   }
+  if (f.threads > 0) plir::SetDefaultThreads(f.threads);
   return plir::Run(f);
 }

@@ -43,6 +43,8 @@ class Lexer {
   // past the matching '}' (strings and comments respected) without making
   // tokens. Returns false at end of input.
   bool SkipBracedBody();
+  // The byte offset of the next unread character.
+  size_t offset() const { return pos_; }
 
  private:
   char Peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }

@@ -1,0 +1,31 @@
+// Parallel loops over independent work items (functions of a module): used
+// by the text parser and printer and by parallel function passes, so one
+// setting (plir-opt --threads) governs them all.
+#ifndef PLIR_IR_PARALLEL_H_
+#define PLIR_IR_PARALLEL_H_
+
+#include <cstddef>
+#include <functional>
+
+namespace plir {
+
+// The number of threads parallel work uses when a caller asks for 0
+// ("default"): the hardware's concurrency unless SetDefaultThreads changed
+// it. Always >= 1.
+int DefaultThreads();
+// Sets the default (n >= 1), or restores the hardware's when n <= 0.
+void SetDefaultThreads(int n);
+
+// Calls fn(i, worker) for every i in [0, n), on up to `threads` threads
+// (0: DefaultThreads()); `worker` in [0, number of threads used) identifies
+// the calling thread, for per-thread state. Items are handed out in order,
+// one at a time. With one thread (or n <= 1) everything runs on the caller's
+// thread. fn must not throw.
+void ParallelFor(size_t n, int threads, const std::function<void(size_t i, size_t worker)>& fn);
+
+// The number of threads ParallelFor(n, threads, ...) uses.
+size_t ParallelThreads(size_t n, int threads);
+
+}  // namespace plir
+
+#endif  // PLIR_IR_PARALLEL_H_

@@ -1,0 +1,104 @@
+// Parallel parsing and printing give exactly the serial result, and
+// ParallelFor runs every index once.
+#include "ir/parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "testing/random_module.h"
+
+namespace plir {
+namespace {
+
+TEST(ParallelForTest, RunsEveryIndexOnceWithValidWorkerIds) {
+  for (int threads : {1, 2, 7}) {
+    std::vector<std::atomic<int>> hits(1000);
+    std::atomic<size_t> max_worker{0};
+    ParallelFor(hits.size(), threads, [&](size_t i, size_t w) {
+      hits[i].fetch_add(1);
+      size_t m = max_worker.load();
+      while (w > m && !max_worker.compare_exchange_weak(m, w)) {}
+    });
+    for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+    EXPECT_LT(max_worker.load(), ParallelThreads(hits.size(), threads));
+  }
+}
+
+TEST(ParallelForTest, DefaultThreadsCanBeSetAndRestored) {
+  SetDefaultThreads(3);
+  EXPECT_EQ(DefaultThreads(), 3);
+  EXPECT_EQ(ParallelThreads(100, 0), 3u);
+  EXPECT_EQ(ParallelThreads(2, 0), 2u);
+  SetDefaultThreads(0);
+  EXPECT_GE(DefaultThreads(), 1);
+}
+
+// A module of several hundred functions, large enough (several MB of text)
+// that the parser and printer do use threads.
+Module ManyFunctions() {
+  testing::RandomModuleOptions o;
+  o.seed = 7;
+  o.num_bindings = 60000;
+  o.bindings_per_function = 150;
+  return testing::GenerateRandomModule(o);
+}
+
+TEST(ParallelTextTest, PrintingIsByteIdenticalToSerial) {
+  Module m = ManyFunctions();
+  ASSERT_GT(m.items().size(), 100u);
+  PrintOptions serial, parallel;
+  serial.threads = 1;
+  parallel.threads = 4;
+  std::string a = PrintModule(m, serial);
+  ASSERT_GT(a.size(), 1u << 20);
+  EXPECT_EQ(a, PrintModule(m, parallel));
+}
+
+TEST(ParallelTextTest, ParsingGivesTheSerialModule) {
+  PrintOptions po;
+  po.threads = 1;
+  std::string text = PrintModule(ManyFunctions(), po);
+  ParseOptions serial, parallel;
+  serial.threads = 1;
+  parallel.threads = 4;
+  StatusOr<Module> a = ParseModule(text, serial);
+  StatusOr<Module> b = ParseModule(text, parallel);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE(StructuralEqual(*a, *b));
+  EXPECT_EQ(PrintModule(*a, po), PrintModule(*b, po));
+  EXPECT_EQ(PrintModule(*b, po), text);
+}
+
+TEST(ParallelTextTest, TheReportedErrorDoesNotDependOnThreads) {
+  PrintOptions po;
+  po.threads = 1;
+  std::string text = PrintModule(ManyFunctions(), po);
+  // Break two function bodies far apart: the earlier one must be reported.
+  size_t first = text.find(" = ", text.size() / 4);
+  size_t second = text.find(" = ", 3 * text.size() / 4);
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(second, std::string::npos);
+  text.replace(second, 3, " ? ");
+  text.replace(first, 3, " ! ");
+  ParseOptions serial, parallel;
+  serial.threads = 1;
+  parallel.threads = 4;
+  StatusOr<Module> a = ParseModule(text, serial);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("'!'"), std::string::npos) << a.status().message();
+  for (int i = 0; i < 5; ++i) {
+    StatusOr<Module> b = ParseModule(text, parallel);
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(a.status().message(), b.status().message());
+  }
+}
+
+}  // namespace
+}  // namespace plir
