@@ -79,6 +79,41 @@ TEST(VerifierTest, BranchVariableUsedOutside) {
                  "variable %t is used outside the scope where it is bound");
 }
 
+TEST(VerifierTest, VariableBoundInTwoFunctions) {
+  // Each function alone is fine; sharing the binding's variable is not.
+  Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
+  auto g = FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(y, y))})}, a));
+  ExpectOneError({f, g}, "@g, body, block 0, binding 0 (%a), bound variable",
+                 "variable %a is bound more than once (also in @f)");
+}
+
+TEST(VerifierTest, VariableOfAnotherFunction) {
+  Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
+  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
+  auto g = FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({}, Add(y, a)));
+  // Bound in an earlier function: out of its scope; in a later one: undefined here.
+  ExpectOneError({f, g}, "@g, body, result, argument 1",
+                 "variable %a is used outside the scope where it is bound");
+  ExpectOneError({g, f}, "@g, body, result, argument 1", "variable %a is not defined");
+}
+
+TEST(VerifierTest, ManyFunctionsVerifyInParallelInModuleOrder) {
+  // One error per function; the report lists them in module order.
+  std::vector<Item> items;
+  for (int i = 0; i < 64; ++i) {
+    Var x = VarNode::Make("x", T2()), ghost = VarNode::Make("ghost" + std::to_string(i), T2());
+    items.push_back(FunctionNode::Make("f" + std::to_string(i), {x}, nullptr,
+                                       SeqExprNode::Make({}, Add(x, ghost))));
+  }
+  Module m = *Module::Make(std::move(items));
+  auto errors = VerifyModule(m, 1000);
+  ASSERT_EQ(errors.size(), 64u);
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(errors[i].path, "@f" + std::to_string(i) + ", body, result, argument 1");
+  EXPECT_EQ(VerifyModule(m, 5).size(), 5u);
+}
+
 TEST(VerifierTest, UnknownGlobal) {
   auto f = FunctionNode::Make("f", {}, nullptr,
                               SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("nope"), {}, T2())));

@@ -55,6 +55,11 @@ class VarTable {
     ++size_;
     return {sparse_.FindMutable(v), true};
   }
+  // Sets `v` -> `value`, inserting or overwriting.
+  void Set(const VarNode* v, V value) {
+    auto [entry, inserted] = Insert(v, value);
+    if (!inserted) *entry = std::move(value);
+  }
   size_t size() const { return size_; }
   void Clear() {
     owner_.clear();
