@@ -391,7 +391,7 @@ std::string PrintModule(const Module& m, const PrintOptions& options) {
   // Items print independently (names are unique per item), so they print in
   // parallel into separate buffers, concatenated in order: the output is
   // byte-identical to a serial run.
-  const std::vector<Item>& items = m.items();
+  const ItemList& items = m.items();
   std::vector<std::string> texts(items.size());
   int threads = items.size() < 2 ? 1 : options.threads;
   ParallelFor(items.size(), threads, [&](size_t i, size_t) {

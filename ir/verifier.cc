@@ -285,7 +285,7 @@ std::string DefinitionPath(const ItemNode* item, const VarNode* v) {
 }  // namespace
 
 std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
-  const std::vector<Item>& items = m.items();
+  const ItemList& items = m.items();
   std::vector<ItemReport> reports(items.size());
   ParallelFor(items.size(), 0, [&](size_t i, size_t) {
     reports[i] = Verifier(m, max_errors).Run(items[i].get());
