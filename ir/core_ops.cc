@@ -11,7 +11,7 @@
 namespace plir::internal {
 namespace {
 
-using Args = std::vector<Expr>;
+using Args = ExprSpan;
 
 // Returns the tensor type of args[i]; nullptr if the argument is an Object
 // (type unknown). Fails if the argument is known not to be a tensor.
@@ -65,7 +65,7 @@ StatusOr<DataType> SameDType(const std::string& op, const TensorTypeNode* a,
 }
 
 TypeInferFn Elementwise(std::string op) {
-  return [op](const Args& args, const Attrs&, const std::vector<Type>&) -> StatusOr<Type> {
+  return [op](const Args& args, const Attrs&, TypeSpan) -> StatusOr<Type> {
     PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
     PLIR_ASSIGN_OR_RETURN(auto b, TensorArg(op, args, 1));
     if (!a || !b) {
@@ -104,7 +104,7 @@ StatusOr<int64_t> NormalizeAxis(const std::string& op, int64_t axis, int ndim) {
   return axis < 0 ? axis + ndim : axis;
 }
 
-StatusOr<Type> InferSoftmax(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+StatusOr<Type> InferSoftmax(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("nn.softmax", args, 0));
   if (!a) return UnknownTensor();
   if (a->ndim() >= 0) {
@@ -114,7 +114,7 @@ StatusOr<Type> InferSoftmax(const Args& args, const Attrs& attrs, const std::vec
   return Type(a);
 }
 
-StatusOr<Type> InferMatmul(const Args& args, const Attrs&, const std::vector<Type>&) {
+StatusOr<Type> InferMatmul(const Args& args, const Attrs&, TypeSpan) {
   const std::string op = "matmul";
   PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
   PLIR_ASSIGN_OR_RETURN(auto b, TensorArg(op, args, 1));
@@ -151,7 +151,7 @@ StatusOr<Type> InferMatmul(const Args& args, const Attrs&, const std::vector<Typ
   return TensorTypeNode::Make(std::move(out), dt);
 }
 
-StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("reshape", args, 0));
   std::vector<int64_t> shape;
   attrs.Get("shape")->GetIntList(&shape);
@@ -186,7 +186,7 @@ StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, const std::vec
   return TensorTypeNode::Make(std::move(dims), dt);
 }
 
-StatusOr<Type> InferPermuteDims(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+StatusOr<Type> InferPermuteDims(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("permute_dims", args, 0));
   if (!a) return UnknownTensor();
   if (a->ndim() < 0) return Type(a);
@@ -227,7 +227,7 @@ StatusOr<std::vector<int64_t>> Expand(const Attrs& attrs, const char* key, size_
                          std::to_string(l.size()) + " values, expected " + std::to_string(want));
 }
 
-StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, const std::vector<Type>&) {
+StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, TypeSpan) {
   const std::string op = "nn.conv2d";
   PLIR_ASSIGN_OR_RETURN(auto d, TensorArg(op, args, 0));
   PLIR_ASSIGN_OR_RETURN(auto w, TensorArg(op, args, 1));
@@ -281,13 +281,13 @@ StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, const std::vect
   return TensorTypeNode::Make(std::move(out), dt);
 }
 
-Type SinfoResult(const std::vector<Type>& sinfo) {
+Type SinfoResult(TypeSpan sinfo) {
   if (sinfo.empty()) return ObjectTypeNode::Get();
   if (sinfo.size() == 1) return sinfo[0];
-  return TupleTypeNode::Make(sinfo);
+  return TupleTypeNode::Make(ToVector(sinfo));
 }
 
-StatusOr<Type> InferCallTir(const Args& args, const Attrs&, const std::vector<Type>& sinfo) {
+StatusOr<Type> InferCallTir(const Args& args, const Attrs&, TypeSpan sinfo) {
   if (args[0]->kind() != NodeKind::kGlobalVar)
     return InvalidArgument("call_tir: the first argument must be a global extern kernel (@name)");
   if (args[1]->kind() != NodeKind::kTuple && args[1]->type()->kind() != NodeKind::kTupleType &&
@@ -297,7 +297,7 @@ StatusOr<Type> InferCallTir(const Args& args, const Attrs&, const std::vector<Ty
   return SinfoResult(sinfo);
 }
 
-StatusOr<Type> InferCallPacked(const Args& args, const Attrs&, const std::vector<Type>& sinfo) {
+StatusOr<Type> InferCallPacked(const Args& args, const Attrs&, TypeSpan sinfo) {
   if (args[0]->kind() != NodeKind::kStringImm)
     return InvalidArgument("call_packed: the first argument must be the function name string");
   return SinfoResult(sinfo);
@@ -328,7 +328,7 @@ void RegisterCoreOps(OpRegistry& r) {
     Add(r, Def(name, std::string("elementwise ") + name + " with NumPy broadcasting", 2, 2,
                Elementwise(name)));
   Add(r, Def("nn.relu", "max(x, 0) elementwise", 1, 1,
-             [](const Args& a, const Attrs&, const std::vector<Type>&) {
+             [](const Args& a, const Attrs&, TypeSpan) {
                return InferUnarySame("nn.relu", a);
              }));
   Add(r, Def("nn.softmax", "softmax along `axis`", 1, 1, InferSoftmax,
@@ -351,7 +351,7 @@ void RegisterCoreOps(OpRegistry& r) {
   Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
              /*pure=*/false));
   Add(r, Def("vm.kill_object", "frees a value", 1, 1,
-             [](const Args&, const Attrs&, const std::vector<Type>&) -> StatusOr<Type> {
+             [](const Args&, const Attrs&, TypeSpan) -> StatusOr<Type> {
                return TupleTypeNode::Make({});
              },
              {}, /*pure=*/false));

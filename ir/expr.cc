@@ -57,7 +57,9 @@ Ref<TupleNode> TupleNode::Make(std::vector<Expr> fields) {
   std::vector<Type> types;
   types.reserve(fields.size());
   for (const Expr& f : fields) types.push_back(f->type());
-  return Ref<TupleNode>(new (internal::NodeMemory<TupleNode>()) TupleNode(std::move(fields), TupleTypeNode::Make(std::move(types))));
+  Type type = TupleTypeNode::Make(std::move(types));
+  return Ref<TupleNode>(new (internal::NodeMemory<TupleNode>(fields.size() * sizeof(Expr)))
+                            TupleNode(fields, std::move(type)));
 }
 
 StatusOr<Expr> TupleGetItemNode::Make(Expr tuple, int64_t index) {
@@ -141,8 +143,10 @@ StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const 
 Ref<CallNode> CallNode::MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
                                       std::vector<Type> sinfo_args, Type type) {
   if (!type) type = ObjectTypeNode::Get();
-  return Ref<CallNode>(new (internal::NodeMemory<CallNode>()) CallNode(std::move(callee), std::move(args), std::move(attrs),
-                                    std::move(sinfo_args), std::move(type)));
+  size_t extra = args.size() * sizeof(Expr) + sinfo_args.size() * sizeof(Type);
+  return Ref<CallNode>(new (internal::NodeMemory<CallNode>(extra))
+                           CallNode(std::move(callee), args, std::move(attrs), sinfo_args,
+                                    std::move(type)));
 }
 
 IfNode::IfNode(Expr c, SeqExpr t, SeqExpr e, Type ty)
@@ -176,7 +180,8 @@ Binding VarBindingNode::Make(Var var, Expr value) {
 }
 
 Block BindingBlockNode::Make(std::vector<Binding> bindings, bool is_dataflow) {
-  return Block(new (internal::NodeMemory<BindingBlockNode>()) BindingBlockNode(std::move(bindings), is_dataflow));
+  return Block(new (internal::NodeMemory<BindingBlockNode>(bindings.size() * sizeof(Binding)))
+                   BindingBlockNode(bindings, is_dataflow));
 }
 
 SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
@@ -186,7 +191,7 @@ SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
     if (!b->is_dataflow()) {
       if (b->bindings().empty()) continue;
       if (!out.empty() && !out.back()->is_dataflow()) {
-        std::vector<Binding> merged = out.back()->bindings();
+        std::vector<Binding> merged = ToVector(out.back()->bindings());
         merged.insert(merged.end(), b->bindings().begin(), b->bindings().end());
         out.back() = BindingBlockNode::Make(std::move(merged), false);
         continue;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,15 @@ class ExprNode : public Node {
   Type type_;
 };
 using Expr = Ref<ExprNode>;
+// Operand lists are stored inline with their node and read as spans.
+using ExprSpan = std::span<const Expr>;
+using TypeSpan = std::span<const Type>;
+
+// Copies a span (an inline operand list) into a vector, to build a variant.
+template <typename T>
+std::vector<T> ToVector(std::span<const T> s) {
+  return std::vector<T>(s.begin(), s.end());
+}
 
 // A variable's name hint, stored without a string of its own: an interned
 // prefix and an optional decimal suffix ("lv12" is "lv" and 12; "x" is "x"
@@ -110,11 +120,19 @@ class TupleNode final : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::kTuple;
   static Ref<TupleNode> Make(std::vector<Expr> fields);
-  const std::vector<Expr>& fields() const { return fields_; }
+  ExprSpan fields() const { return {Fields::Data(this), n_}; }
+
+  // Internal: the bytes this node occupies with its inline fields.
+  size_t AllocSize() const { return sizeof(TupleNode) + n_ * sizeof(Expr); }
+  ~TupleNode() { Fields::Destroy(Fields::Data(this), n_); }
 
  private:
-  TupleNode(std::vector<Expr> f, Type t) : ExprNode(kKind, std::move(t)), fields_(std::move(f)) {}
-  std::vector<Expr> fields_;
+  using Fields = internal::InlineArray<Expr, TupleNode>;
+  TupleNode(std::vector<Expr>& f, Type t)
+      : ExprNode(kKind, std::move(t)), n_(static_cast<uint32_t>(f.size())) {
+    Fields::Init(Fields::Data(this), f);
+  }
+  uint32_t n_;
 };
 
 // `t.index`.
@@ -192,18 +210,34 @@ class CallNode final : public ExprNode {
   static Ref<CallNode> MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
                                      std::vector<Type> sinfo_args, Type type);
   const Expr& callee() const { return callee_; }
-  const std::vector<Expr>& args() const { return args_; }
+  ExprSpan args() const { return {Args::Data(this), nargs_}; }
   const Attrs& attrs() const { return attrs_; }
-  const std::vector<Type>& sinfo_args() const { return sinfo_args_; }
+  TypeSpan sinfo_args() const { return {Sinfo::Data(this, nargs_), nsinfo_}; }
+
+  // Internal: the bytes this node occupies with its inline operands.
+  size_t AllocSize() const {
+    return sizeof(CallNode) + nargs_ * sizeof(Expr) + nsinfo_ * sizeof(Type);
+  }
+  ~CallNode() {
+    Args::Destroy(Args::Data(this), nargs_);
+    Sinfo::Destroy(Sinfo::Data(this, nargs_), nsinfo_);
+  }
 
  private:
-  CallNode(Expr c, std::vector<Expr> a, Attrs at, std::vector<Type> s, Type t)
-      : ExprNode(kKind, std::move(t)), callee_(std::move(c)), args_(std::move(a)),
-        attrs_(std::move(at)), sinfo_args_(std::move(s)) {}
+  // Arguments, then sinfo_args, right after the object (both one pointer each).
+  using Args = internal::InlineArray<Expr, CallNode>;
+  using Sinfo = internal::InlineArray<Type, CallNode>;
+  static_assert(sizeof(Expr) == sizeof(Type));
+  CallNode(Expr c, std::vector<Expr>& a, Attrs at, std::vector<Type>& s, Type t)
+      : ExprNode(kKind, std::move(t)), callee_(std::move(c)), attrs_(std::move(at)),
+        nargs_(static_cast<uint32_t>(a.size())), nsinfo_(static_cast<uint32_t>(s.size())) {
+    Args::Init(Args::Data(this), a);
+    Sinfo::Init(Sinfo::Data(this, nargs_), s);
+  }
   Expr callee_;
-  std::vector<Expr> args_;
   Attrs attrs_;
-  std::vector<Type> sinfo_args_;
+  uint32_t nargs_;
+  uint32_t nsinfo_;
 };
 
 class SeqExprNode;
@@ -249,14 +283,21 @@ class BindingBlockNode final : public Node {
  public:
   static constexpr NodeKind kKind = NodeKind::kBindingBlock;
   static Ref<BindingBlockNode> Make(std::vector<Binding> bindings, bool is_dataflow);
-  const std::vector<Binding>& bindings() const { return bindings_; }
+  std::span<const Binding> bindings() const { return {Bindings::Data(this), n_}; }
   bool is_dataflow() const { return spare() & 1; }
 
+  // Internal: the bytes this node occupies with its inline bindings.
+  size_t AllocSize() const { return sizeof(BindingBlockNode) + n_ * sizeof(Binding); }
+  ~BindingBlockNode() { Bindings::Destroy(Bindings::Data(this), n_); }
+
  private:
-  BindingBlockNode(std::vector<Binding> b, bool df) : Node(kKind), bindings_(std::move(b)) {
+  using Bindings = internal::InlineArray<Ref<VarBindingNode>, BindingBlockNode>;
+  BindingBlockNode(std::vector<Ref<VarBindingNode>>& b, bool df)
+      : Node(kKind), n_(static_cast<uint64_t>(b.size())) {
     spare() = df ? 1 : 0;
+    Bindings::Init(Bindings::Data(this), b);
   }
-  std::vector<Binding> bindings_;
+  uint64_t n_;
 };
 using Block = Ref<BindingBlockNode>;
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <new>
 #include <utility>
+#include <vector>
 
 namespace plir {
 
@@ -56,9 +57,27 @@ namespace internal {
 // by one thread is reused by that thread; it is not returned to the system.
 void* AllocNodeMemory(size_t size);
 void FreeNodeMemory(void* p, size_t size);
-// Memory for one node of type T: `new (internal::NodeMemory<T>()) T(...)`.
+// Memory for one node of type T: `new (internal::NodeMemory<T>()) T(...)`;
+// `extra` bytes follow the object (a node's inline operand array).
 template <typename T>
-void* NodeMemory() { return AllocNodeMemory(sizeof(T)); }
+void* NodeMemory(size_t extra = 0) { return AllocNodeMemory(sizeof(T) + extra); }
+
+// An operand array stored right after its node's object (operands inline
+// with their node: no separate allocation, one cache line further).
+// `Owner` must be a multiple of alignof(T) in size.
+template <typename T, typename Owner>
+struct InlineArray {
+  static T* Data(const Owner* o, size_t offset = 0) {
+    return reinterpret_cast<T*>(const_cast<Owner*>(o) + 1) + offset;
+  }
+  // Moves `from` into the array at `at`.
+  static void Init(T* at, std::vector<T>& from) {
+    for (size_t i = 0; i < from.size(); ++i) new (at + i) T(std::move(from[i]));
+  }
+  static void Destroy(T* at, size_t n) {
+    for (size_t i = 0; i < n; ++i) at[i].~T();
+  }
+};
 }  // namespace internal
 
 // The base of every IR object: an 8-byte header (reference count, kind,

@@ -115,8 +115,7 @@ namespace {
 // Checks arity and attributes of a call of `op`; on success `*attrs` holds
 // the validated (possibly normalized) attributes and the inferred type is
 // returned. Shared by MakeOpCall and InferOpCallType.
-StatusOr<Type> CheckOpCall(const Op& op, const std::vector<Expr>& args, Attrs* attrs,
-                           const std::vector<Type>& sinfo_args) {
+StatusOr<Type> CheckOpCall(const Op& op, ExprSpan args, Attrs* attrs, TypeSpan sinfo_args) {
   const OpDef& def = op->def();
   int n = static_cast<int>(args.size());
   if (n < def.min_args || (def.max_args >= 0 && n > def.max_args)) {
@@ -165,8 +164,8 @@ StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
                                       std::move(sinfo_args), std::move(type).value()));
 }
 
-StatusOr<Type> InferOpCallType(const Op& op, const std::vector<Expr>& args, const Attrs& attrs,
-                               const std::vector<Type>& sinfo_args) {
+StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,
+                               TypeSpan sinfo_args) {
   Attrs checked = attrs;
   return CheckOpCall(op, args, &checked, sinfo_args);
 }
@@ -176,6 +175,15 @@ StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args, Attr
   Op op = OpRegistry::Global().Lookup(op_name);
   if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
   return MakeOpCall(op, std::move(args), std::move(attrs), std::move(sinfo_args));
+}
+
+StatusOr<Expr> MakeOpCall(const Op& op, ExprSpan args, Attrs attrs, TypeSpan sinfo_args) {
+  return MakeOpCall(op, ToVector(args), std::move(attrs), ToVector(sinfo_args));
+}
+
+StatusOr<Expr> MakeOpCall(std::string_view op_name, ExprSpan args, Attrs attrs,
+                          TypeSpan sinfo_args) {
+  return MakeOpCall(op_name, ToVector(args), std::move(attrs), ToVector(sinfo_args));
 }
 
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,

@@ -34,8 +34,9 @@ struct AttrSpec {
 
 // Computes the result type of a call from its (already typed) arguments,
 // attributes (validated against the schema) and sinfo_args.
-using TypeInferFn = std::function<StatusOr<Type>(
-    const std::vector<Expr>& args, const Attrs& attrs, const std::vector<Type>& sinfo_args)>;
+// The operands are spans (calls store them inline).
+using TypeInferFn =
+    std::function<StatusOr<Type>(ExprSpan args, const Attrs& attrs, TypeSpan sinfo_args)>;
 
 struct OpDef {
   std::string name;
@@ -88,11 +89,16 @@ StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs = At
                           std::vector<Type> sinfo_args = {});
 // Checks a call of `op` as MakeOpCall does and returns its inferred type,
 // without building the node (the verifier's re-check).
-StatusOr<Type> InferOpCallType(const Op& op, const std::vector<Expr>& args, const Attrs& attrs,
-                               const std::vector<Type>& sinfo_args);
+StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,
+                               TypeSpan sinfo_args);
 // Convenience: looks the op up by name in the global registry.
 StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args,
                           Attrs attrs = Attrs(), std::vector<Type> sinfo_args = {});
+// The same, from spans (the operands of an existing call).
+StatusOr<Expr> MakeOpCall(const Op& op, ExprSpan args, Attrs attrs = Attrs(),
+                          TypeSpan sinfo_args = {});
+StatusOr<Expr> MakeOpCall(std::string_view op_name, ExprSpan args, Attrs attrs = Attrs(),
+                          TypeSpan sinfo_args = {});
 // Builds a call of a module function whose return type is `ret_type`.
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                     std::vector<Type> sinfo_args = {});

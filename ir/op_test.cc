@@ -87,7 +87,7 @@ TEST(OpTest, RuntimeRegistration) {
   def.description = "doubles";
   def.min_args = def.max_args = 1;
   def.origin = "op_test";
-  def.infer = [](const std::vector<Expr>& args, const Attrs&, const std::vector<Type>&) -> StatusOr<Type> {
+  def.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
     return args[0]->type();
   };
   ASSERT_TRUE(OpRegistry::Global().Register(def).ok());

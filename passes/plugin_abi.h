@@ -19,7 +19,7 @@
 #endif
 
 // Bumped on any change to PlirPluginInfo or to the meaning of its fields.
-#define PLIR_PLUGIN_API_VERSION 1u
+#define PLIR_PLUGIN_API_VERSION 2u
 #define PLIR_PLUGIN_ENTRY_SYMBOL "plir_plugin_entry"
 
 #ifdef __cplusplus

@@ -75,7 +75,7 @@ TEST(PluginLoaderTest, MissingEntrySymbol) {
 TEST(PluginLoaderTest, ApiVersionMismatch) {
   PluginLoader loader;
   ExpectLoadError(loader, "test_bad_version", PluginError::kApiVersion,
-                  "plugin API version 999, but this PLIR supports version 1");
+                  "plugin API version 999, but this PLIR supports version 2");
 }
 
 TEST(PluginLoaderTest, FingerprintMismatch) {

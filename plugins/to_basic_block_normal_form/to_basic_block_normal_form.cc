@@ -33,11 +33,12 @@ Expr WithOperands(const Expr& e, std::vector<Expr> ops) {
     case NodeKind::kCall: {
       auto* c = As<CallNode>(e);
       if (auto* op = As<OpNode>(c->callee())) {
-        auto r = MakeOpCall(Downcast<OpNode>(c->callee()), ops, c->attrs(), c->sinfo_args());
+        auto r = MakeOpCall(Downcast<OpNode>(c->callee()), ops, c->attrs(), ToVector(c->sinfo_args()));
         if (r.ok()) return *r;
         (void)op;
       }
-      return CallNode::MakeUnchecked(c->callee(), std::move(ops), c->attrs(), c->sinfo_args(), c->type());
+      return CallNode::MakeUnchecked(c->callee(), std::move(ops), c->attrs(), ToVector(c->sinfo_args()),
+                                     c->type());
     }
     case NodeKind::kTuple:
       return TupleNode::Make(std::move(ops));
@@ -57,8 +58,8 @@ Expr WithOperands(const Expr& e, std::vector<Expr> ops) {
 
 std::vector<Expr> Operands(const Expr& e) {
   switch (e->kind()) {
-    case NodeKind::kCall: return As<CallNode>(e)->args();
-    case NodeKind::kTuple: return As<TupleNode>(e)->fields();
+    case NodeKind::kCall: return ToVector(As<CallNode>(e)->args());
+    case NodeKind::kTuple: return ToVector(As<TupleNode>(e)->fields());
     case NodeKind::kTupleGetItem: return {As<TupleGetItemNode>(e)->tuple()};
     case NodeKind::kIf: return {As<IfNode>(e)->cond()};
     default: return {};

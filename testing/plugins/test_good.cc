@@ -77,8 +77,7 @@ Status Register(PluginHost& host) {
   square.name = "test.square";
   square.description = "x * x";
   square.min_args = square.max_args = 1;
-  square.infer = [](const std::vector<Expr>& args, const Attrs&,
-                    const std::vector<Type>&) -> StatusOr<Type> { return args[0]->type(); };
+  square.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
   return host.RegisterOp(std::move(square));
 }
 

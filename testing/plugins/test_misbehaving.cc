@@ -39,7 +39,7 @@ Status Register(PluginHost& host) {
     FirstCall finder;
     finder.WalkModule(m);
     if (finder.found) {
-      auto& args = const_cast<std::vector<Expr>&>(finder.found->args());
+      Expr* args = const_cast<Expr*>(finder.found->args().data());
       std::swap(args[0], args[1]);
     }
     return m;  // pretends nothing happened

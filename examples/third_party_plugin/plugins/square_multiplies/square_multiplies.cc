@@ -26,8 +26,7 @@ Status Register(PluginHost& host) {
   square.name = "example.square";
   square.description = "x * x, elementwise";
   square.min_args = square.max_args = 1;
-  square.infer = [](const std::vector<Expr>& args, const Attrs&,
-                    const std::vector<Type>&) -> StatusOr<Type> {
+  square.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
     const Type& t = args[0]->type();
     if (t->kind() != NodeKind::kTensorType && t->kind() != NodeKind::kObjectType)
       return InvalidArgument("example.square expects a tensor, got " + TypeToString(t));
