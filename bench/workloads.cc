@@ -42,9 +42,9 @@ std::string Name(size_t f) { return f == 0 ? "main" : "f" + std::to_string(f); }
 
 }  // namespace
 
-Module ChainModel(size_t bindings) {
+Module ChainModel(size_t bindings, size_t per_function) {
   Type scalar = TensorTypeNode::Make({}, DataType::kFloat32);
-  return Split(bindings, 10000, [&](size_t f, size_t n) -> Item {
+  return Split(bindings, per_function, [&](size_t f, size_t n) -> Item {
     Var x = VarNode::Make("x", scalar);
     Var c = VarNode::Make("c", scalar);
     std::vector<Binding> b;
