@@ -25,6 +25,19 @@ const char* kHead = "def @f(%x: Tensor[(2, 3), float32]) {\n";
 TEST(ParseErrorTest, UnexpectedCharacter) {
   ExpectError(std::string(kHead) + "  %a = add(%x, $);\n  %a\n}\n", 2, 16, "unexpected character '$'");
 }
+// The first pass skips bodies with a raw byte scan; positions after a body
+// must still count lines (escaped newlines in strings too) and characters
+// (not UTF-8 bytes).
+TEST(ParseErrorTest, PositionsAfterASkippedBody) {
+  const char* same_line =
+      "def @f(%x: Object) -> Object { call_packed(\"\xc3\xa9\xc3\xa9\", %x, sinfo_args=[Object]) }"
+      " def @g(%y: Objekt) -> Object { %y }\n";
+  ExpectError(same_line, 1, 88, "unknown type 'Objekt'");
+  const char* next_lines =
+      "def @f(%x: Object) -> Object {\n  %a = call_packed(\"\xc3\xa9\\\n{x}\", %x, "
+      "sinfo_args=[Object]); // \xc3\xbc }\n  %a\n} def @g(%y: Objekt) -> Object { %y }\n";
+  ExpectError(next_lines, 5, 14, "unknown type 'Objekt'");
+}
 TEST(ParseErrorTest, UnexpectedByte) {
   ExpectError(std::string("def @f() {\n  \x01\n}"), 2, 3, "unexpected byte 0x01");
 }

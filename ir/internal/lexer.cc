@@ -78,28 +78,67 @@ void Lexer::SkipSpaceAndComments() {
 }
 
 bool Lexer::SkipBracedBody() {
+  // A tight byte loop (this first pass touches every byte of every body):
+  // only newlines are counted on the way; the column is recomputed once at
+  // the end from the last line start.
   int depth = 1;
   after_dot_ = false;
-  while (pos_ < src_.size()) {
-    char c = src_[pos_];
-    if (c == '"') {  // a string: skip to its closing quote
-      Advance();
-      while (pos_ < src_.size() && src_[pos_] != '"' && src_[pos_] != '\n') {
-        if (src_[pos_] == '\\' && pos_ + 1 < src_.size()) Advance();
-        Advance();
-      }
-      if (pos_ < src_.size() && src_[pos_] == '"') Advance();
-      continue;
+  const char* s = src_.data();
+  const size_t n = src_.size();
+  size_t p = pos_;
+  size_t line_start = SIZE_MAX;  // unknown: no newline crossed yet
+  int lines = 0;
+  bool found = false;
+  while (p < n) {
+    char c = s[p++];
+    switch (c) {
+      case '\n':
+        ++lines;
+        line_start = p;
+        break;
+      case '{':
+        ++depth;
+        break;
+      case '}':
+        if (--depth == 0) found = true;
+        break;
+      case '"':  // a string: to its closing quote (escapes skipped), or the line's end
+        while (p < n && s[p] != '"' && s[p] != '\n') {
+          if (s[p] == '\\' && p + 1 < n) {
+            if (s[p + 1] == '\n') {  // an escaped newline is still a line
+              ++lines;
+              line_start = p + 2;
+            }
+            p += 2;
+          } else {
+            ++p;
+          }
+        }
+        if (p < n && s[p] == '"') ++p;
+        break;
+      case '/':
+        if (p < n && s[p] == '/')
+          while (p < n && s[p] != '\n') ++p;
+        break;
+      default:
+        break;
     }
-    if (c == '/' && Peek(1) == '/') {
-      while (pos_ < src_.size() && src_[pos_] != '\n') Advance();
-      continue;
-    }
-    Advance();
-    if (c == '{') ++depth;
-    if (c == '}' && --depth == 0) return true;
+    if (found) break;
   }
-  return false;
+  // Columns count characters, not UTF-8 continuation bytes.
+  auto columns = [&](size_t from, size_t to) {
+    int cols = 0;
+    for (size_t i = from; i < to; ++i) cols += (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80;
+    return cols;
+  };
+  if (line_start == SIZE_MAX) {
+    col_ += columns(pos_, p);
+  } else {
+    line_ += lines;
+    col_ = 1 + columns(line_start, p);
+  }
+  pos_ = p;
+  return found;
 }
 
 Token Lexer::Next() {
