@@ -121,14 +121,17 @@ StatusOr<Attrs> Attrs::Make(std::vector<Entry> entries) {
     if (entries[i].first == entries[i - 1].first)
       return InvalidArgument("attribute '" + entries[i].first.str() + "' given twice");
   Attrs a;
-  if (!entries.empty())
-    a.entries_ = std::make_shared<const std::vector<Entry>>(std::move(entries));
+  if (!entries.empty()) {
+    Data* d = new Data();
+    d->entries = std::move(entries);
+    a.data_ = d;
+  }
   return a;
 }
 
 const std::vector<Attrs::Entry>& Attrs::entries() const {
   static const std::vector<Entry> kEmpty;
-  return entries_ ? *entries_ : kEmpty;
+  return data_ ? data_->entries : kEmpty;
 }
 
 const AttrValue* Attrs::Get(std::string_view key) const {

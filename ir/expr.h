@@ -62,6 +62,8 @@ class NameHint {
   }
 
  private:
+  friend class VarNode;  // stores the parts itself (a word smaller)
+  NameHint(Symbol prefix, uint32_t number) : prefix_(prefix), number_(number) {}
   Symbol prefix_;
   uint32_t number_ = kNoNumber;
 };
@@ -84,21 +86,25 @@ class VarNode final : public ExprNode {
                            uint32_t index = kNoIndex);
 
   // The name hint as a string (built on each call; see hint()).
-  std::string name_hint() const { return name_.str(); }
-  const NameHint& hint() const { return name_; }
+  std::string name_hint() const { return hint().str(); }
+  NameHint hint() const { return NameHint(prefix_, number_); }
   bool is_dataflow() const { return spare() & 1; }
   uint32_t index() const { return index_; }
 
  private:
   friend class TextParser;  // fixes the dataflow flag when it reads `output`
   VarNode(NameHint name, Type type, bool df, uint32_t index)
-      : ExprNode(kKind, std::move(type)), name_(name), index_(index) {
+      : ExprNode(kKind, std::move(type)), prefix_(name.prefix()), number_(name.number()),
+        index_(index) {
     spare() = df ? 1 : 0;
   }
   void set_dataflow(bool df) const { spare() = df ? 1 : 0; }
-  NameHint name_;
+  // The name hint's parts, laid out with the index in one 16-byte run.
+  Symbol prefix_;
+  uint32_t number_;
   uint32_t index_;
 };
+static_assert(sizeof(VarNode) == 32, "a variable is four words");
 static_assert(sizeof(NameHint) == 16);
 using Var = Ref<VarNode>;
 
@@ -239,6 +245,7 @@ class CallNode final : public ExprNode {
   uint32_t nargs_;
   uint32_t nsinfo_;
 };
+static_assert(sizeof(CallNode) == 40, "a call is five words plus its operands");
 
 class SeqExprNode;
 using SeqExpr = Ref<SeqExprNode>;
@@ -276,6 +283,7 @@ class VarBindingNode final : public Node {
   Expr value_;
 };
 using Binding = Ref<VarBindingNode>;
+static_assert(sizeof(VarBindingNode) == 24, "a binding is three words");
 
 // An ordinary or dataflow block of bindings. In a dataflow block, the
 // bindings whose variable is not a dataflow variable are its outputs.

@@ -59,6 +59,7 @@ class TextPrinter {
   explicit TextPrinter(const PrintOptions& o) : opts_(o) {}
 
   std::string TakeOutput() { return std::move(out_); }
+  void AppendRaw(std::string_view s) { out_.append(s); }
 
   void PrintItem(const ItemNode* item) {
     names_.Clear();
@@ -387,27 +388,33 @@ class TextPrinter {
 
 }  // namespace
 
-std::string PrintModule(const Module& m, const PrintOptions& options) {
+std::vector<std::string> PrintModuleParts(const Module& m, const PrintOptions& options) {
   // Items print independently (names are unique per item), so they print in
-  // parallel into separate buffers, concatenated in order: the output is
+  // parallel into separate buffers, in module order: the output is
   // byte-identical to a serial run.
   const ItemList& items = m.items();
-  std::vector<std::string> texts(items.size());
+  std::vector<std::string> parts(items.size() + 1);
+  if (options.version_header) parts[0] = "#[version = \"1\"]\n";
   int threads = items.size() < 2 ? 1 : options.threads;
   ParallelFor(items.size(), threads, [&](size_t i, size_t) {
     TextPrinter p(options);
+    if (i) p.AppendRaw("\n");  // a blank line between items
     p.PrintItem(items[i].get());
-    texts[i] = p.TakeOutput();
+    p.AppendRaw("\n");
+    parts[i + 1] = p.TakeOutput();
   });
-  size_t total = options.version_header ? 32 : 0;
-  for (const std::string& t : texts) total += t.size() + 2;
+  return parts;
+}
+
+std::string PrintModule(const Module& m, const PrintOptions& options) {
+  std::vector<std::string> parts = PrintModuleParts(m, options);
+  size_t total = 0;
+  for (const std::string& p : parts) total += p.size();
   std::string out;
   out.reserve(total);
-  if (options.version_header) out = "#[version = \"1\"]\n";
-  for (size_t i = 0; i < texts.size(); ++i) {
-    if (i) out.push_back('\n');
-    out.append(texts[i]).push_back('\n');
-    std::string().swap(texts[i]);
+  for (std::string& p : parts) {
+    out.append(p);
+    std::string().swap(p);
   }
   return out;
 }

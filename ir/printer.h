@@ -7,6 +7,7 @@
 #define PLIR_IR_PRINTER_H_
 
 #include <string>
+#include <vector>
 
 #include "ir/expr.h"
 #include "ir/module.h"
@@ -24,6 +25,9 @@ struct PrintOptions {
 };
 
 std::string PrintModule(const Module& m, const PrintOptions& options = {});
+// The text of PrintModule(m) in pieces (one per item, with its separators),
+// so that a large module can be written out without one concatenated copy.
+std::vector<std::string> PrintModuleParts(const Module& m, const PrintOptions& options = {});
 // Prints one item (`def` or `extern`), without a trailing newline.
 std::string PrintItem(const Item& item, const PrintOptions& options = {});
 // Prints an expression on its own (variables named by their hints, made unique).

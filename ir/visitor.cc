@@ -289,7 +289,7 @@ namespace {
 class DeepCopier : public ExprMutator {
  protected:
   Var RewriteVarDef(const Var& v) override {
-    return VarNode::Make(v->name_hint(), v->type(), v->is_dataflow());
+    return VarNode::Make(v->hint(), v->type(), v->is_dataflow(), v->index());  // same place, same index
   }
 };
 }  // namespace

@@ -40,12 +40,16 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  return WriteFileAtomically(path, std::span<const std::string_view>(&contents, 1));
+}
+
+Status WriteFileAtomically(const std::string& path, std::span<const std::string_view> parts) {
   // Devices, pipes and the like (-o /dev/null, -o /dev/stdout) are written
   // in place: renaming a temporary file over them would replace them.
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     std::ofstream out(path, std::ios::binary);
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    for (std::string_view part : parts) out.write(part.data(), static_cast<std::streamsize>(part.size()));
     out.flush();
     if (!out) return Internal(path + ": write failed: " + std::strerror(errno));
     return Status::Ok();
@@ -62,14 +66,16 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
     unlink(tmp.c_str());
     return Internal(path + ": " + what + ": " + std::strerror(err));
   };
-  size_t off = 0;
-  while (off < contents.size()) {
-    ssize_t n = write(fd, contents.data() + off, contents.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail("write failed");
+  for (std::string_view part : parts) {
+    size_t off = 0;
+    while (off < part.size()) {
+      ssize_t n = write(fd, part.data() + off, part.size() - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail("write failed");
+      }
+      off += static_cast<size_t>(n);
     }
-    off += static_cast<size_t>(n);
   }
   // mkstemp creates 0600; give the file the usual permissions (umask applies).
   mode_t mask = umask(0);

@@ -3,6 +3,7 @@
 #define PLIR_RUNTIME_FILE_UTIL_H_
 
 #include <string>
+#include <span>
 #include <string_view>
 
 #include "ir/status.h"
@@ -18,6 +19,8 @@ StatusOr<std::string> ReadFileToString(const std::string& path);
 // `path` that exists and is not a regular file (/dev/null, a pipe) is written
 // in place instead.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
+// The same for contents in pieces, written in order (no concatenated copy).
+Status WriteFileAtomically(const std::string& path, std::span<const std::string_view> parts);
 
 }  // namespace plir
 
