@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_set>
 
 #include "bench/workloads.h"
 #include "ir/parser.h"
@@ -61,6 +62,45 @@ size_t RssBytes() {
   size_t pages = 0, rss = 0;
   in >> pages >> rss;
   return rss * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Bytes of node storage a module holds: every distinct node once, at the size
+// its allocation takes (inline operands included; 8-byte size classes),
+// plus the vectors of functions and bodies. Types and ops are interned and
+// shared by every module, so they are not counted. An exact figure, where
+// an RSS delta inside a process that reuses freed node memory is not.
+size_t NodeBytes(const Module& m) {
+  class Sizer : public IRVisitor {
+   public:
+    Sizer() { visit_types_ = false; }
+    size_t bytes = 0;
+    std::unordered_set<const Node*> seen;
+
+   protected:
+    bool Enter(const Node* n, bool) override {
+      if (!seen.insert(n).second) return false;
+      size_t b = 0;
+      switch (n->kind()) {
+        case NodeKind::kCall: b = static_cast<const CallNode*>(n)->AllocSize(); break;
+        case NodeKind::kTuple: b = static_cast<const TupleNode*>(n)->AllocSize(); break;
+        case NodeKind::kBindingBlock: b = static_cast<const BindingBlockNode*>(n)->AllocSize(); break;
+        case NodeKind::kVar: b = sizeof(VarNode); break;
+        case NodeKind::kVarBinding: b = sizeof(VarBindingNode); break;
+        case NodeKind::kSeqExpr:
+          b = sizeof(SeqExprNode) + static_cast<const SeqExprNode*>(n)->blocks().size() * sizeof(Block);
+          break;
+        case NodeKind::kFunction:
+          b = sizeof(FunctionNode) + static_cast<const FunctionNode*>(n)->params().size() * sizeof(Var);
+          break;
+        case NodeKind::kOp: return false;  // interned
+        default: b = 32; break;            // small leaves (globals, literals, ...)
+      }
+      bytes += (b + 7) / 8 * 8;
+      return true;
+    }
+  } sizer;
+  sizer.WalkModule(m);
+  return sizer.bytes;
 }
 
 void Done(benchmark::State& state, size_t n, size_t bytes = 0) {
@@ -134,6 +174,8 @@ void LoadBench(benchmark::State& state, size_t n, const std::string& data,
   }
   Done(state, n, data.size());
   state.counters["rss_per_binding"] = static_cast<double>(rss_delta) / n;
+  if (auto m = load(data); m.ok())
+    state.counters["node_bytes_per_binding"] = static_cast<double>(NodeBytes(*m)) / n;
 }
 
 MODEL_BENCH(JsonLoad) {
