@@ -247,7 +247,8 @@ class TextParser {
     Expect(Tok::kEq, "'='");
     if (!Is(Tok::kString)) FailExpected("a version string");
     if (c_.cur.value != "1")
-      Fail("unsupported format version \"" + c_.cur.value + "\"; this parser reads version \"1\"",
+      Fail("unsupported format version \"" + std::string(c_.cur.value) +
+               "\"; this parser reads version \"1\"",
            Here());
     Advance();
     Expect(Tok::kRBracket, "']'");
@@ -383,6 +384,7 @@ class TextParser {
     FuncCtx ctx{&item, {}, {}, {}, 0};
     ctx_ = &ctx;
     c_ = *item.body;
+    c_.lex.DetachStorage();  // bodies may be parsed on several threads
     ctx.scope_marks.push_back(0);
     for (size_t i = 0; i < item.params.size(); ++i)
       Define(item.params[i], item.params[i]->hint(), item.param_locs[i]);
@@ -624,7 +626,7 @@ class TextParser {
         return PrimValueNode::Float(v);
       }
       case Tok::kString: {
-        Expr e = StringImmNode::Make(t.value);
+        Expr e = StringImmNode::Make(std::string(t.value));
         Advance();
         return e;
       }
@@ -830,7 +832,7 @@ class TextParser {
         Fail("the hex payload has " + std::to_string(c_.cur.value.size()) + " bytes; " +
                  TypeToString(type) + " needs " + std::to_string(count * size),
              Here());
-      *data = std::move(c_.cur.value);
+      data->assign(c_.cur.value);
       Advance();
     } else {
       Expect(Tok::kLBracket, "'[' and the elements, or a hex payload x\"...\"");
@@ -946,7 +948,7 @@ class TextParser {
     } else if (IsIdent("true") || IsIdent("false")) {
       v = AttrValue::Bool(IsIdent("true"));
     } else if (Is(Tok::kString)) {
-      v = AttrValue::String(t.value);
+      v = AttrValue::String(std::string(t.value));
     } else if (AtTypeStart()) {
       return AttrValue::OfType(ParseTypeAt(1));
     } else if (Is(Tok::kLBracket)) {

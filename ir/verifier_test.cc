@@ -88,6 +88,26 @@ TEST(VerifierTest, VariableBoundInTwoFunctions) {
                  "variable %a is bound more than once (also in @f)");
 }
 
+TEST(VerifierTest, VariableBoundInTwoOfManyFunctions) {
+  // Enough variables that the module-level check takes its radix-sort path.
+  Var shared = VarNode::Make("shared", T2());
+  std::vector<Item> items;
+  for (int f = 0; f < 100; ++f) {
+    Var x = VarNode::Make("x", T2());
+    std::vector<Binding> b;
+    Expr last = x;
+    for (int i = 0; i < 50; ++i) {
+      Var v = (i == 20 && (f == 10 || f == 90)) ? shared : VarNode::Make("v", T2());
+      b.push_back(Bind(v, Add(last, x)));
+      last = v;
+    }
+    items.push_back(FunctionNode::Make("f" + std::to_string(f), {x}, nullptr,
+                                       SeqExprNode::Make({Ordinary(b)}, last)));
+  }
+  ExpectOneError(items, "@f90, body, block 0, binding 20 (%shared), bound variable",
+                 "variable %shared is bound more than once (also in @f10)");
+}
+
 TEST(VerifierTest, VariableOfAnotherFunction) {
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
   auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));

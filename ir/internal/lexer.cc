@@ -236,7 +236,7 @@ Token Lexer::Next() {
     }
     Advance();
     Token t = Make(Tok::kHexString, start, line, col);
-    t.value = std::move(bytes);
+    t.value = decoded_->emplace_back(std::move(bytes));
     return t;
   }
   if (IsIdentStart(c)) {
@@ -290,7 +290,7 @@ Token Lexer::Next() {
     }
     Advance();
     Token t = Make(Tok::kString, start, line, col);
-    t.value = std::move(value);
+    t.value = decoded_->emplace_back(std::move(value));
     return t;
   }
   unsigned char uc = static_cast<unsigned char>(c);

@@ -5,6 +5,8 @@
 #define PLIR_IR_INTERNAL_LEXER_H_
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -27,7 +29,10 @@ enum class Tok : uint8_t {
 struct Token {
   Tok kind = Tok::kEof;
   std::string_view text;  // the token's spelling (or the error message)
-  std::string value;      // decoded string or hex payload
+  // The decoded string or hex payload: a view into storage the lexer (and
+  // its copies) keep for the whole parse, so that tokens stay plain values
+  // with no string of their own to construct, move and destroy.
+  std::string_view value;
   int line = 1;
   int col = 1;
 };
@@ -37,12 +42,16 @@ std::string DescribeToken(const Token& t);
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view src) : src_(src) {}
+  explicit Lexer(std::string_view src)
+      : src_(src), decoded_(std::make_shared<std::deque<std::string>>()) {}
   Token Next();
   // Precondition: the last token returned was '{'. Skips raw bytes to just
   // past the matching '}' (strings and comments respected) without making
   // tokens. Returns false at end of input.
   bool SkipBracedBody();
+  // Gives this lexer its own storage for decoded strings from here on (views
+  // already handed out stay valid). A copy lexing on another thread must.
+  void DetachStorage() { decoded_ = std::make_shared<std::deque<std::string>>(); }
   // The byte offset of the next unread character.
   size_t offset() const { return pos_; }
 
@@ -59,6 +68,9 @@ class Lexer {
   int col_ = 1;
   bool after_dot_ = false;  // `%t.1.0` is two accesses, not the float 1.0
   std::string error_;       // storage for the last error message
+  // Decoded string and hex payloads (a deque: views stay valid); shared by
+  // copies of the lexer (the parser saves and restores positions).
+  std::shared_ptr<std::deque<std::string>> decoded_;
 };
 
 }  // namespace plir::internal
