@@ -7,12 +7,20 @@
 // by structural equality. A reused dataflow variable replaces later uses; an
 // output variable that would be replaced by a dataflow variable is kept and
 // bound to it instead (`%out = %earlier;`) so nothing escapes its block.
+//
+// Two implementations with the same output. FastCse handles functions whose
+// values are trees of calls, tuples and element accesses over atomic leaves
+// (no `if`): one forward walk over the body, with flat tables indexed by
+// VarNode::index(), and a single substitution per value (the variables
+// replaced by earlier blocks and by earlier bindings of the same block). Any
+// other function goes through Cse, an ExprMutator, as before.
 #include <unordered_map>
 
 #include "ir/op.h"
 #include "ir/structural.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
+#include "plugins/common_subexpression_elimination/var_map.h"
 
 namespace {
 
@@ -92,6 +100,327 @@ class Cse : public ExprMutator {
   }
 };
 
+// ---------------------------------------------------------------------------
+// The fast path.
+
+using plugin_local::VarMap;
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  v *= 0x9e3779b97f4a7c15ull;
+  v ^= v >> 32;
+  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+}
+
+// A call of an op on variables only, without sinfo_args: compared and hashed
+// here without building StructuralEqual's tables. (Its variables are free in
+// the value, so structural equality compares them by identity.)
+const CallNode* SimpleCall(const Expr& v) {
+  auto* c = As<CallNode>(v);
+  if (!c || c->callee()->kind() != NodeKind::kOp || !c->sinfo_args().empty()) return nullptr;
+  for (const Expr& a : c->args())
+    if (a->kind() != NodeKind::kVar) return nullptr;
+  return c;
+}
+
+uint64_t ValueKey(const Expr& v, const CallNode* simple) {
+  if (!simple) return StructuralHash(v);
+  uint64_t h = Mix(0x5eed5eed, reinterpret_cast<uintptr_t>(simple->callee().get()));
+  for (const Expr& a : simple->args()) h = Mix(h, reinterpret_cast<uintptr_t>(a.get()));
+  return Mix(h, simple->args().size());
+}
+
+// Structural equality of two values (`sa`, `sb`: their SimpleCall views).
+bool ValueEqual(const Expr& a, const CallNode* sa, const Expr& b, const CallNode* sb) {
+  if (!sa || !sb) return StructuralEqual(a, b);
+  if (sa->callee().get() != sb->callee().get() || sa->args().size() != sb->args().size())
+    return false;
+  for (size_t i = 0; i < sa->args().size(); ++i)
+    if (sa->args()[i].get() != sb->args()[i].get()) return false;
+  return sa->attrs().Equals(sb->attrs());
+}
+
+// The values seen in one block: open addressing on the value key, each slot
+// naming a kept binding; several slots may share a key.
+class SeenTable {
+ public:
+  void Reset(size_t n) {
+    size_t want = 16;
+    while (want < 2 * n) want *= 2;
+    if (slots_.size() != want) slots_.assign(want, Slot{});
+    else std::fill(slots_.begin(), slots_.end(), Slot{});
+    mask_ = want - 1;
+  }
+  // Calls fn(binding index) for each entry with key `h` until fn returns true.
+  template <typename F>
+  bool FindIf(uint64_t h, F&& fn) const {
+    for (size_t s = Start(h);; s = (s + 1) & mask_) {
+      const Slot& e = slots_[s];
+      if (e.index == kEmpty) return false;
+      if (e.key == h && fn(e.index)) return true;
+    }
+  }
+  void Insert(uint64_t h, uint32_t index) {
+    size_t s = Start(h);
+    while (slots_[s].index != kEmpty) s = (s + 1) & mask_;
+    slots_[s] = {h, index};
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t index = kEmpty;
+  };
+  size_t Start(uint64_t h) const { return static_cast<size_t>(Mix(h, 0x51) >> 20) & mask_; }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+class FastCse {
+ public:
+  explicit FastCse(size_t num_defs) : remap_(num_defs) {}
+
+  // Sets *out to the result; returns false (having changed nothing) if `f`
+  // holds an expression this path does not handle.
+  bool Run(const Function& f, Function* out) {
+    const SeqExpr& body = f->body();
+    const auto& blocks = body->blocks();
+    std::vector<Block> new_blocks;
+    bool changed = false;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      Block nb;
+      Result r = blocks[i]->is_dataflow() ? CseBlock(blocks[i], &nb) : SubstBlock(blocks[i], &nb);
+      if (r == kUnsupported) return false;
+      if (r == kChanged && !changed) {
+        changed = true;
+        new_blocks.reserve(blocks.size());
+        new_blocks.assign(blocks.begin(), blocks.begin() + i);
+      }
+      if (changed) new_blocks.push_back(r == kChanged ? std::move(nb) : blocks[i]);
+    }
+    Expr result;
+    Result rr = Subst(body->result(), &result, 0);
+    if (rr == kUnsupported) return false;
+    if (!changed && rr == kSame) {
+      *out = f;
+      return true;
+    }
+    if (!changed) new_blocks = blocks;
+    SeqExpr new_body =
+        SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : body->result());
+    *out = FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(new_body), f->attrs());
+    return true;
+  }
+
+ private:
+  enum Result { kSame, kChanged, kUnsupported };
+  static constexpr int kMaxDepth = 64;
+
+  // Replaces the remapped variables under `e`, rebuilding what changed the
+  // way ExprMutator does (op calls re-infer their type).
+  Result Subst(const Expr& e, Expr* out, int depth) {
+    switch (e->kind()) {
+      case NodeKind::kVar: {
+        const Var* to = remap_.Find(static_cast<const VarNode*>(e.get()));
+        if (!to || to->get() == e.get()) return kSame;
+        *out = *to;
+        return kChanged;
+      }
+      case NodeKind::kGlobalVar:
+      case NodeKind::kOp:
+      case NodeKind::kPrimValue:
+      case NodeKind::kStringImm:
+      case NodeKind::kConstant:
+        return kSame;
+      case NodeKind::kTuple: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
+        std::vector<Expr> nf;
+        bool changed = false;
+        for (size_t i = 0; i < fields.size(); ++i) {
+          Expr x;
+          Result r = Subst(fields[i], &x, depth + 1);
+          if (r == kUnsupported) return r;
+          if (r == kChanged && !changed) {
+            changed = true;
+            nf.reserve(fields.size());
+            nf.assign(fields.begin(), fields.begin() + i);
+          }
+          if (changed) nf.push_back(r == kChanged ? std::move(x) : fields[i]);
+        }
+        if (!changed) return kSame;
+        *out = TupleNode::Make(std::move(nf));
+        return kChanged;
+      }
+      case NodeKind::kTupleGetItem: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        Expr x;
+        Result r = Subst(t->tuple(), &x, depth + 1);
+        if (r != kChanged) return r;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        *out = made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+        return kChanged;
+      }
+      case NodeKind::kCall: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* c = static_cast<const CallNode*>(e.get());
+        Expr callee;
+        Result rc = Subst(c->callee(), &callee, depth + 1);
+        if (rc == kUnsupported) return rc;
+        const auto& args = c->args();
+        std::vector<Expr> na;
+        bool changed = rc == kChanged;
+        if (changed) na.reserve(args.size());
+        for (size_t i = 0; i < args.size(); ++i) {
+          Expr x;
+          Result r = Subst(args[i], &x, depth + 1);
+          if (r == kUnsupported) return r;
+          if (r == kChanged && !changed) {
+            changed = true;
+            na.reserve(args.size());
+            na.assign(args.begin(), args.begin() + i);
+          }
+          if (changed) na.push_back(r == kChanged ? std::move(x) : args[i]);
+        }
+        if (!changed) return kSame;
+        if (rc != kChanged) callee = c->callee();
+        if (callee->kind() == NodeKind::kOp) {
+          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), c->sinfo_args());
+          if (made.ok()) {
+            *out = *made;
+            return kChanged;
+          }
+        }
+        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
+        return kChanged;
+      }
+      default:
+        return kUnsupported;  // if, nested bodies
+    }
+  }
+
+  // Calls of anything but a pure op are impure (as IsPure; `if` never gets here).
+  static bool Pure(const Expr& e) {
+    switch (e->kind()) {
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        auto* op = As<OpNode>(c->callee());
+        if (!op || !op->pure()) return false;
+        for (const Expr& a : c->args())
+          if (!Pure(a)) return false;
+        return true;
+      }
+      case NodeKind::kTuple:
+        for (const Expr& x : static_cast<const TupleNode*>(e.get())->fields())
+          if (!Pure(x)) return false;
+        return true;
+      case NodeKind::kTupleGetItem:
+        return Pure(static_cast<const TupleGetItemNode*>(e.get())->tuple());
+      default:
+        return true;
+    }
+  }
+
+  // An ordinary block: substitution only.
+  Result SubstBlock(const Block& block, Block* out) {
+    const auto& bindings = block->bindings();
+    std::vector<Binding> nb;
+    bool changed = false;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      Expr v;
+      Result r = Subst(bindings[i]->value(), &v, 0);
+      if (r == kUnsupported) return r;
+      if (r == kChanged && !changed) {
+        changed = true;
+        nb.reserve(bindings.size());
+        nb.assign(bindings.begin(), bindings.begin() + i);
+      }
+      if (changed)
+        nb.push_back(r == kChanged ? VarBindingNode::Make(bindings[i]->var(), std::move(v))
+                                   : bindings[i]);
+    }
+    if (!changed) return kSame;
+    *out = BindingBlockNode::Make(std::move(nb), false);
+    return kChanged;
+  }
+
+  // A dataflow block: substitution, then the scan of Cse::Rewrite.
+  Result CseBlock(const Block& block, Block* out) {
+    const auto& bindings = block->bindings();
+    seen_.Reset(bindings.size());
+    kept_.clear();
+    std::vector<Binding> nb;  // the new bindings, once something changed
+    bool changed = false;
+    auto start_changes = [&](size_t i) {
+      if (changed) return;
+      changed = true;
+      nb.reserve(bindings.size());
+      nb.assign(bindings.begin(), bindings.begin() + i);
+    };
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      const Binding& original = bindings[i];
+      Expr nv;
+      Result r = Subst(original->value(), &nv, 0);
+      if (r == kUnsupported) return r;
+      Binding rebuilt;
+      if (r == kChanged) {
+        rebuilt = VarBindingNode::Make(original->var(), std::move(nv));
+        start_changes(i);
+      }
+      const Binding& b = r == kChanged ? rebuilt : original;
+      const Expr& v = b->value();
+      if (IsAtomic(v) || !Pure(v)) {
+        if (changed) nb.push_back(b);
+        continue;
+      }
+      const CallNode* simple = SimpleCall(v);
+      uint64_t h = ValueKey(v, simple);
+      const VarNode* earlier = nullptr;
+      seen_.FindIf(h, [&](uint32_t k) {
+        const Kept& e = kept_[k];
+        if (ValueEqual(e.binding->value(), e.simple, v, simple) &&
+            TypeEqual(e.binding->var()->type(), b->var()->type())) {
+          earlier = e.binding->var().get();
+          return true;
+        }
+        return false;
+      });
+      if (!earlier) {
+        seen_.Insert(h, static_cast<uint32_t>(kept_.size()));
+        kept_.push_back({b.get(), simple});
+        if (changed) nb.push_back(b);
+        continue;
+      }
+      start_changes(i);
+      if (!b->var()->is_dataflow() && earlier->is_dataflow()) {
+        nb.push_back(VarBindingNode::Make(b->var(), Var(earlier)));
+      } else {
+        remap_.Set(b->var().get(), Var(earlier));  // later bindings, blocks and the result
+      }
+    }
+    if (!changed) return kSame;
+    *out = BindingBlockNode::Make(std::move(nb), true);
+    return kChanged;
+  }
+
+  struct Kept {
+    const VarBindingNode* binding;  // held by the input or by `nb`
+    const CallNode* simple;
+  };
+  VarMap<Var> remap_;
+  SeenTable seen_;
+  std::vector<Kept> kept_;
+};
+
+// Variables a function defines at its top level (parameters and bindings of
+// its body): the bound for the dense tables.
+size_t NumTopLevelDefs(const Function& f) {
+  size_t n = f->params().size();
+  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
+  return n;
+}
+
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "CommonSubexpressionElimination";
@@ -99,6 +428,8 @@ Status Register(PluginHost& host) {
       "within a dataflow block, reuses an earlier binding of a structurally equal pure expression";
   def.info.kind = PassKind::kFunction;
   def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
+    Function out;
+    if (FastCse(NumTopLevelDefs(f)).Run(f, &out)) return out;
     return Cse().MutateFunction(f);
   };
   return host.RegisterPass(std::move(def));
