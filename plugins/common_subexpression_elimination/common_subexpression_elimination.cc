@@ -103,7 +103,7 @@ class Cse : public ExprMutator {
 // ---------------------------------------------------------------------------
 // The fast path.
 
-using plugin_local::VarMap;
+using cse_local::VarMap;
 
 uint64_t Mix(uint64_t h, uint64_t v) {
   v *= 0x9e3779b97f4a7c15ull;

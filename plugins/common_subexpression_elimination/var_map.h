@@ -5,7 +5,7 @@
 //
 // Plugins see only the public SDK headers, so this is a plugin-local copy of
 // the idea of ir/internal/pointer_map.h; canonicalize_bindings has the same
-// file.
+// file (in its own namespace: both plugins load into one process).
 #ifndef PLIR_PLUGINS_CSE_VAR_MAP_H_
 #define PLIR_PLUGINS_CSE_VAR_MAP_H_
 
@@ -15,7 +15,7 @@
 
 #include "ir/expr.h"
 
-namespace plir::plugin_local {
+namespace plir::cse_local {
 
 template <typename V>
 class VarMap {
@@ -103,6 +103,6 @@ class VarMap {
   size_t mask_ = 0;
 };
 
-}  // namespace plir::plugin_local
+}  // namespace plir::cse_local
 
 #endif  // PLIR_PLUGINS_CSE_VAR_MAP_H_
