@@ -139,20 +139,20 @@ bool ValueEqual(const Expr& a, const CallNode* sa, const Expr& b, const CallNode
   return sa->attrs().Equals(sb->attrs());
 }
 
-// The values seen in one block: open addressing on the value key, each slot
-// naming a kept binding; several slots may share a key.
-class SeenTable {
+// Values of kept bindings whose root has no variable operand: open
+// addressing on the value key, each slot naming a kept binding (several
+// slots may share a key). Grows from empty, so clearing it per block costs
+// what the block put in.
+class KeyTable {
  public:
-  void Reset(size_t n) {
-    size_t want = 16;
-    while (want < 2 * n) want *= 2;
-    if (slots_.size() != want) slots_.assign(want, Slot{});
-    else std::fill(slots_.begin(), slots_.end(), Slot{});
-    mask_ = want - 1;
+  void Clear() {
+    slots_.clear();
+    size_ = 0;
   }
-  // Calls fn(binding index) for each entry with key `h` until fn returns true.
+  // Calls fn(kept index) for each entry with key `h` until fn returns true.
   template <typename F>
   bool FindIf(uint64_t h, F&& fn) const {
+    if (slots_.empty()) return false;
     for (size_t s = Start(h);; s = (s + 1) & mask_) {
       const Slot& e = slots_[s];
       if (e.index == kEmpty) return false;
@@ -160,9 +160,9 @@ class SeenTable {
     }
   }
   void Insert(uint64_t h, uint32_t index) {
-    size_t s = Start(h);
-    while (slots_[s].index != kEmpty) s = (s + 1) & mask_;
-    slots_[s] = {h, index};
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    Place(h, index);
+    ++size_;
   }
 
  private:
@@ -172,13 +172,128 @@ class SeenTable {
     uint32_t index = kEmpty;
   };
   size_t Start(uint64_t h) const { return static_cast<size_t>(Mix(h, 0x51) >> 20) & mask_; }
+  void Place(uint64_t h, uint32_t index) {
+    size_t s = Start(h);
+    while (slots_[s].index != kEmpty) s = (s + 1) & mask_;
+    slots_[s] = {h, index};
+  }
+  void Grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& e : old)
+      if (e.index != kEmpty) Place(e.key, e.index);
+  }
   std::vector<Slot> slots_;
   size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
+// The pure values kept so far in one dataflow block, for lookup by value.
+//
+// A value whose root is a call or tuple with a variable among its operands
+// is filed under its "anchor": the operand variable with the highest
+// VarNode::index() (ties: the first), i.e. usually the newest. Equal values
+// have the same operands, hence the same anchor. The anchors live in a
+// VarMap indexed by variable, so lookups touch memory near the current
+// binding instead of a random slot of a block-sized hash table (which at
+// 1M bindings cost a cache and TLB miss per binding). Each anchor chains at
+// most kMaxChain values; past that, its values go to the key table.
+class BlockValues {
+ public:
+  explicit BlockValues(size_t index_bound) : anchors_(index_bound) {}
+
+  void Begin() {
+    ++gen_;
+    kept_.clear();
+    table_.Clear();
+  }
+
+  // The operand variable a value is filed under, or null.
+  static const VarNode* AnchorOf(const Expr& v) {
+    const std::vector<Expr>* operands = nullptr;
+    if (auto* c = As<CallNode>(v)) operands = &c->args();
+    else if (auto* t = As<TupleNode>(v)) operands = &t->fields();
+    if (!operands) return nullptr;
+    const VarNode* best = nullptr;
+    for (const Expr& x : *operands) {
+      if (x->kind() != NodeKind::kVar) continue;
+      auto* var = static_cast<const VarNode*>(x.get());
+      if (!best || var->index() > best->index()) best = var;
+    }
+    return best;
+  }
+
+  // The variable of a kept binding whose value equals `v` and whose variable
+  // has a type equal to `type`, or null.
+  const VarNode* Find(const Expr& v, const CallNode* simple, uint64_t key, const VarNode* anchor,
+                      const Type& type) const {
+    const VarNode* found = nullptr;
+    auto match = [&](uint32_t k) {
+      const Kept& e = kept_[k];
+      if (e.key != key || !ValueEqual(e.binding->value(), e.simple, v, simple) ||
+          !TypeEqual(e.binding->var()->type(), type))
+        return false;
+      found = e.binding->var().get();
+      return true;
+    };
+    if (anchor) {
+      const Anchor* a = anchors_.Find(anchor);
+      if (!a || a->gen != gen_) return nullptr;
+      for (uint32_t k = a->head; k != kNone; k = kept_[k].next)
+        if (match(k)) return found;
+      if (!a->overflowed) return nullptr;
+    }
+    table_.FindIf(key, match);
+    return found;
+  }
+
+  // Files the binding `b` (kept alive by the caller) with its value's facts.
+  void Add(const VarBindingNode* b, const CallNode* simple, uint64_t key, const VarNode* anchor) {
+    uint32_t k = static_cast<uint32_t>(kept_.size());
+    kept_.push_back({b, simple, key, kNone});
+    if (anchor) {
+      Anchor* a = anchors_.FindMutable(anchor);
+      if (!a || a->gen != gen_) {
+        anchors_.Set(anchor, Anchor{gen_, k, 1, false});
+        return;
+      }
+      if (a->count < kMaxChain) {
+        kept_[k].next = a->head;
+        a->head = k;
+        ++a->count;
+        return;
+      }
+      a->overflowed = true;
+    }
+    table_.Insert(key, k);
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kMaxChain = 8;
+  struct Kept {
+    const VarBindingNode* binding;
+    const CallNode* simple;
+    uint64_t key;
+    uint32_t next;  // the previous value under the same anchor
+  };
+  struct Anchor {
+    uint32_t gen = 0;  // the block it belongs to; older ones are empty
+    uint32_t head = kNone;
+    uint32_t count = 0;
+    bool overflowed = false;
+  };
+  uint32_t gen_ = 0;
+  std::vector<Kept> kept_;
+  VarMap<Anchor> anchors_;
+  KeyTable table_;
 };
 
 class FastCse {
  public:
-  explicit FastCse(size_t num_defs) : remap_(num_defs) {}
+  explicit FastCse(size_t num_defs) : remap_(num_defs), values_(num_defs) {}
 
   // Sets *out to the result; returns false (having changed nothing) if `f`
   // holds an expression this path does not handle.
@@ -348,8 +463,7 @@ class FastCse {
   // A dataflow block: substitution, then the scan of Cse::Rewrite.
   Result CseBlock(const Block& block, Block* out) {
     const auto& bindings = block->bindings();
-    seen_.Reset(bindings.size());
-    kept_.clear();
+    values_.Begin();
     std::vector<Binding> nb;  // the new bindings, once something changed
     bool changed = false;
     auto start_changes = [&](size_t i) {
@@ -376,19 +490,10 @@ class FastCse {
       }
       const CallNode* simple = SimpleCall(v);
       uint64_t h = ValueKey(v, simple);
-      const VarNode* earlier = nullptr;
-      seen_.FindIf(h, [&](uint32_t k) {
-        const Kept& e = kept_[k];
-        if (ValueEqual(e.binding->value(), e.simple, v, simple) &&
-            TypeEqual(e.binding->var()->type(), b->var()->type())) {
-          earlier = e.binding->var().get();
-          return true;
-        }
-        return false;
-      });
+      const VarNode* anchor = BlockValues::AnchorOf(v);
+      const VarNode* earlier = values_.Find(v, simple, h, anchor, b->var()->type());
       if (!earlier) {
-        seen_.Insert(h, static_cast<uint32_t>(kept_.size()));
-        kept_.push_back({b.get(), simple});
+        values_.Add(b.get(), simple, h, anchor);  // `b` is held by the input or by `nb`
         if (changed) nb.push_back(b);
         continue;
       }
@@ -404,13 +509,8 @@ class FastCse {
     return kChanged;
   }
 
-  struct Kept {
-    const VarBindingNode* binding;  // held by the input or by `nb`
-    const CallNode* simple;
-  };
   VarMap<Var> remap_;
-  SeenTable seen_;
-  std::vector<Kept> kept_;
+  BlockValues values_;
 };
 
 // Variables a function defines at its top level (parameters and bindings of

@@ -38,6 +38,8 @@ class VarMap {
     }
   }
 
+  V* FindMutable(const VarNode* v) { return const_cast<V*>(Find(v)); }
+
   // Sets `v` -> `value`, inserting or overwriting.
   void Set(const VarNode* v, V value) {
     uint32_t i = v->index();
