@@ -10,9 +10,10 @@
 // by default the functions with a `global_symbol` attribute, or `main`. If
 // none exists, no item is removed.
 //
-// Cost: one walk of every value to find the impure functions (the call
-// graph is then closed with a work list), and one walk of every value per
-// body during the backward scan. The live set is a flat array indexed by
+// Cost: one walk of every value per body during the backward scan; the
+// first call of a module function found there also costs one walk of every
+// function to find the impure ones (the call graph is then closed with a
+// work list). The live set is a flat array indexed by
 // VarNode::index() (checked, with an open-addressing fallback). A function
 // whose values hold no nested body is cleaned directly; one with `if`s goes
 // through an ExprMutator that cleans every body bottom-up with the same scan.
@@ -108,14 +109,35 @@ class LiveSet {
   size_t mask_ = 0;
 };
 
+std::unordered_set<std::string> ImpureFunctions(const Module& m);
+
+// The impure functions of a module, found on the first question: a module
+// whose bodies call no module function never needs them.
+class LazyImpureFunctions {
+ public:
+  explicit LazyImpureFunctions(const Module& m) : module_(m) {}
+  bool Contains(const std::string& name) {
+    if (!done_) {
+      set_ = ImpureFunctions(module_);
+      done_ = true;
+    }
+    return set_.count(name) > 0;
+  }
+
+ private:
+  const Module& module_;
+  bool done_ = false;
+  std::unordered_set<std::string> set_;
+};
+
 // Walks what UseCollector (an IRVisitor without types) visited, without
 // virtual calls or allocation per walk: variable uses (not definitions),
 // global references, calls of impure ops or impure functions, and whether a
 // nested body (SeqExpr) is under the root.
 class Scanner {
  public:
-  explicit Scanner(const std::unordered_set<std::string>* impure_functions)
-      : impure_functions_(impure_functions) {}
+  // `impure_functions`: null when calls of module functions do not count.
+  explicit Scanner(LazyImpureFunctions* impure_functions) : impure_functions_(impure_functions) {}
 
   struct Result {
     bool impure = false;
@@ -148,9 +170,7 @@ class Scanner {
           } else if (fn->kind() == NodeKind::kGlobalVar) {
             auto* g = static_cast<const GlobalVarNode*>(fn);
             callee(g);
-            if (impure_functions_ && !impure_functions_->empty() &&
-                impure_functions_->count(g->name()))
-              r.impure = true;
+            if (impure_functions_ && impure_functions_->Contains(g->name())) r.impure = true;
           }
           stack_.push_back(fn);
           for (const Expr& a : c->args()) stack_.push_back(a.get());
@@ -199,7 +219,7 @@ class Scanner {
   }
 
  private:
-  const std::unordered_set<std::string>* impure_functions_;
+  LazyImpureFunctions* impure_functions_;
   std::vector<const Node*> stack_;
 };
 
@@ -207,8 +227,8 @@ class Scanner {
 // clean (the Rewrite of the old DeadBindingRemover, in one walk per value).
 class BodyCleaner {
  public:
-  BodyCleaner(const std::unordered_set<std::string>& impure, size_t index_bound)
-      : scanner_(&impure), live_(index_bound) {}
+  BodyCleaner(LazyImpureFunctions* impure, size_t index_bound)
+      : scanner_(impure), live_(index_bound) {}
 
   // Returns `seq` itself if nothing is dead. With `allow_nested` false,
   // returns null as soon as a value holds a nested body (the caller then
@@ -285,7 +305,7 @@ class DeadBindingRemover : public ExprMutator {
   BodyCleaner* cleaner_;
 };
 
-Item RemoveDeadBindings(const Item& item, const std::unordered_set<std::string>& impure) {
+Item RemoveDeadBindings(const Item& item, LazyImpureFunctions* impure) {
   if (item->kind() != NodeKind::kFunction) return item;
   const Function f = Downcast<FunctionNode>(item);
   size_t defs = f->params().size();
@@ -341,11 +361,11 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     if (!m.Contains(e)) return InvalidArgument("entry function @" + e + " is not in the module");
 
   // Dead bindings first, so that calls they held no longer keep items alive.
-  std::unordered_set<std::string> impure = ImpureFunctions(m);
+  LazyImpureFunctions impure(m);
   std::vector<Item> cleaned;
   bool changed = false;
   for (size_t i = 0; i < m.items().size(); ++i) {
-    Item r = RemoveDeadBindings(m.items()[i], impure);
+    Item r = RemoveDeadBindings(m.items()[i], &impure);
     if (r.get() != m.items()[i].get() && !changed) {
       changed = true;
       cleaned.reserve(m.items().size());
