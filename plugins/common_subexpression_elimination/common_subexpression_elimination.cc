@@ -198,15 +198,17 @@ class KeyTable {
 // have the same operands, hence the same anchor. The anchors live in a
 // VarMap indexed by variable, so lookups touch memory near the current
 // binding instead of a random slot of a block-sized hash table (which at
-// 1M bindings cost a cache and TLB miss per binding). Each anchor chains at
-// most kMaxChain values; past that, its values go to the key table.
+// 1M bindings cost a cache and TLB miss per binding). An anchor chains at
+// most kMaxChain values; later ones go to the key table, which a lookup
+// also searches when the anchor's chain is full.
 class BlockValues {
  public:
   explicit BlockValues(size_t index_bound) : anchors_(index_bound) {}
 
-  void Begin() {
+  void Begin(size_t num_bindings) {
     ++gen_;
     kept_.clear();
+    kept_.reserve(num_bindings);
     table_.Clear();
   }
 
@@ -232,40 +234,37 @@ class BlockValues {
     const VarNode* found = nullptr;
     auto match = [&](uint32_t k) {
       const Kept& e = kept_[k];
-      if (e.key != key || !ValueEqual(e.binding->value(), e.simple, v, simple) ||
-          !TypeEqual(e.binding->var()->type(), type))
+      if (e.key != static_cast<uint32_t>(key)) return false;
+      const Expr& ev = e.binding->value();
+      if (!ValueEqual(ev, SimpleCall(ev), v, simple) || !TypeEqual(e.binding->var()->type(), type))
         return false;
       found = e.binding->var().get();
       return true;
     };
     if (anchor) {
-      const Anchor* a = anchors_.Find(anchor);
-      if (!a || a->gen != gen_) return nullptr;
-      for (uint32_t k = a->head; k != kNone; k = kept_[k].next)
+      uint32_t len = 0;
+      for (uint32_t k = Head(anchor); k != kNone; k = kept_[k].next, ++len)
         if (match(k)) return found;
-      if (!a->overflowed) return nullptr;
+      if (len < kMaxChain) return nullptr;
     }
     table_.FindIf(key, match);
     return found;
   }
 
-  // Files the binding `b` (kept alive by the caller) with its value's facts.
-  void Add(const VarBindingNode* b, const CallNode* simple, uint64_t key, const VarNode* anchor) {
+  // Files the binding `b` (kept alive by the caller) whose value has these
+  // facts.
+  void Add(const VarBindingNode* b, uint64_t key, const VarNode* anchor) {
     uint32_t k = static_cast<uint32_t>(kept_.size());
-    kept_.push_back({b, simple, key, kNone});
+    kept_.push_back({b, static_cast<uint32_t>(key), kNone});
     if (anchor) {
-      Anchor* a = anchors_.FindMutable(anchor);
-      if (!a || a->gen != gen_) {
-        anchors_.Set(anchor, Anchor{gen_, k, 1, false});
+      uint32_t head = Head(anchor);
+      uint32_t len = 0;
+      for (uint32_t j = head; j != kNone && len < kMaxChain; j = kept_[j].next) ++len;
+      if (len < kMaxChain) {
+        kept_[k].next = head;
+        anchors_.Set(anchor, Anchor{gen_, k});
         return;
       }
-      if (a->count < kMaxChain) {
-        kept_[k].next = a->head;
-        a->head = k;
-        ++a->count;
-        return;
-      }
-      a->overflowed = true;
     }
     table_.Insert(key, k);
   }
@@ -275,16 +274,17 @@ class BlockValues {
   static constexpr uint32_t kMaxChain = 8;
   struct Kept {
     const VarBindingNode* binding;
-    const CallNode* simple;
-    uint64_t key;
+    uint32_t key;   // low bits of the value key
     uint32_t next;  // the previous value under the same anchor
   };
   struct Anchor {
     uint32_t gen = 0;  // the block it belongs to; older ones are empty
     uint32_t head = kNone;
-    uint32_t count = 0;
-    bool overflowed = false;
   };
+  uint32_t Head(const VarNode* anchor) const {
+    const Anchor* a = anchors_.Find(anchor);
+    return a && a->gen == gen_ ? a->head : kNone;
+  }
   uint32_t gen_ = 0;
   std::vector<Kept> kept_;
   VarMap<Anchor> anchors_;
@@ -463,7 +463,7 @@ class FastCse {
   // A dataflow block: substitution, then the scan of Cse::Rewrite.
   Result CseBlock(const Block& block, Block* out) {
     const auto& bindings = block->bindings();
-    values_.Begin();
+    values_.Begin(bindings.size());
     std::vector<Binding> nb;  // the new bindings, once something changed
     bool changed = false;
     auto start_changes = [&](size_t i) {
@@ -493,7 +493,7 @@ class FastCse {
       const VarNode* anchor = BlockValues::AnchorOf(v);
       const VarNode* earlier = values_.Find(v, simple, h, anchor, b->var()->type());
       if (!earlier) {
-        values_.Add(b.get(), simple, h, anchor);  // `b` is held by the input or by `nb`
+        values_.Add(b.get(), h, anchor);  // `b` is held by the input or by `nb`
         if (changed) nb.push_back(b);
         continue;
       }
