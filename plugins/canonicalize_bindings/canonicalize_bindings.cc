@@ -9,11 +9,12 @@
 // not escape its block), and an annotation that differs from the bound
 // variable's type (removing it would change types).
 //
-// Two implementations with the same output. FastCanonicalizer handles
-// functions whose values are trees of calls, tuples and element accesses
-// over atomic leaves (no `if`): one forward walk over the body with flat
-// tables indexed by VarNode::index(), rebuilding only what changes. Any other
-// function goes through Canonicalizer, an ExprMutator, as before.
+// Two implementations with the same output. FastCanonicalizer makes one
+// forward walk over the function (recursive, up to 64 levels of nesting)
+// with flat tables indexed by VarNode::index(), rebuilding only what
+// changes. A function nested deeper goes through Canonicalizer, an
+// ExprMutator, as before.
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/op.h"
@@ -81,7 +82,10 @@ SeqExpr DropEmptyBlocks(const SeqExpr& s) {
 }
 
 // ---------------------------------------------------------------------------
-// The fast path: Canonicalizer's rewrites in one forward walk.
+// The fast path: Canonicalizer's rewrites in one forward walk, in the
+// ExprMutator's order (a binding's value, then the binding; the blocks of a
+// body, then its result), so the remap and the known tuples grow exactly as
+// there.
 
 using canonicalize_local::VarMap;
 
@@ -93,14 +97,31 @@ class FastCanonicalizer {
   // false (having changed nothing) if `f` holds an expression this path does
   // not handle.
   bool Run(const Function& f, Function* out) {
-    const SeqExpr& body = f->body();
-    const auto& blocks = body->blocks();
+    Expr body;
+    Result r = RewriteSeq(f->body(), &body, 0);
+    if (r == kUnsupported) return false;
+    *out = r == kSame ? f
+                      : FunctionNode::Make(f->name(), f->params(), f->ret_type(),
+                                           Downcast<SeqExprNode>(body), f->attrs());
+    return true;
+  }
+
+ private:
+  enum Result { kSame, kChanged, kUnsupported };
+  // Expressions nest at most this deep here (recursion); deeper ones take
+  // the ExprMutator, which has no limit.
+  static constexpr int kMaxDepth = 64;
+
+  // A body: its blocks in order, then its result; rebuilt if any changed.
+  Result RewriteSeq(const SeqExpr& seq, Expr* out, int depth) {
+    if (depth >= kMaxDepth) return kUnsupported;
+    const auto& blocks = seq->blocks();
     std::vector<Block> new_blocks;
     bool changed = false;
     for (size_t i = 0; i < blocks.size(); ++i) {
       Block nb;
-      Result r = RewriteBlock(blocks[i], &nb);
-      if (r == kUnsupported) return false;
+      Result r = RewriteBlock(blocks[i], &nb, depth + 1);
+      if (r == kUnsupported) return r;
       if (r == kChanged && !changed) {
         changed = true;
         new_blocks.reserve(blocks.size());
@@ -109,24 +130,15 @@ class FastCanonicalizer {
       if (changed) new_blocks.push_back(r == kChanged ? std::move(nb) : blocks[i]);
     }
     Expr result;
-    Result rr = Rewrite(body->result(), &result, 0);
-    if (rr == kUnsupported) return false;
-    if (!changed && rr == kSame) {
-      *out = f;
-      return true;
-    }
+    Result rr = Rewrite(seq->result(), &result, depth + 1);
+    if (rr == kUnsupported) return rr;
+    if (!changed && rr == kSame) return kSame;
     if (!changed) new_blocks = blocks;
-    SeqExpr new_body =
-        SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : body->result());
-    *out = FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(new_body), f->attrs());
-    return true;
+    *out = SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : seq->result());
+    return kChanged;
   }
 
- private:
-  enum Result { kSame, kChanged, kUnsupported };
-  static constexpr int kMaxDepth = 64;
-
-  Result RewriteBlock(const Block& block, Block* out) {
+  Result RewriteBlock(const Block& block, Block* out, int depth) {
     const auto& bindings = block->bindings();
     std::vector<Binding> nb;
     bool changed = false;
@@ -139,7 +151,7 @@ class FastCanonicalizer {
     for (size_t i = 0; i < bindings.size(); ++i) {
       const Binding& original = bindings[i];
       Expr nv;
-      Result r = Rewrite(original->value(), &nv, 0);
+      Result r = Rewrite(original->value(), &nv, depth);
       if (r == kUnsupported) return r;
       Binding rebuilt;
       if (r == kChanged) {
@@ -256,8 +268,28 @@ class FastCanonicalizer {
         *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
         return kChanged;
       }
+      case NodeKind::kIf: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* n = static_cast<const IfNode*>(e.get());
+        Expr cond, then_body, else_body;
+        Result rc = Rewrite(n->cond(), &cond, depth + 1);
+        if (rc == kUnsupported) return rc;
+        Result rt = RewriteSeq(n->then_body(), &then_body, depth + 1);
+        if (rt == kUnsupported) return rt;
+        Result re = RewriteSeq(n->else_body(), &else_body, depth + 1);
+        if (re == kUnsupported) return re;
+        if (rc == kSame && rt == kSame && re == kSame) return kSame;
+        if (rc == kSame) cond = n->cond();
+        SeqExpr t = rt == kSame ? n->then_body() : Downcast<SeqExprNode>(then_body);
+        SeqExpr f = re == kSame ? n->else_body() : Downcast<SeqExprNode>(else_body);
+        auto made = IfNode::Make(cond, t, f);
+        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+        return kChanged;
+      }
+      case NodeKind::kSeqExpr:
+        return RewriteSeq(Downcast<SeqExprNode>(e), out, depth + 1);
       default:
-        return kUnsupported;  // if, nested bodies
+        return kUnsupported;
     }
   }
 
@@ -287,10 +319,20 @@ class FastCanonicalizer {
   VarMap<Ref<TupleNode>> tuples_;
 };
 
-size_t NumTopLevelDefs(const Function& f) {
+// A bound for the variable indices of `f` (parsed functions number their
+// variables in text order, nested ones included): past the last top-level
+// binding's index, within reason. Variables beyond it go to the tables'
+// hashed overflow.
+size_t IndexBound(const Function& f) {
   size_t n = f->params().size();
   for (const Block& b : f->body()->blocks()) n += b->bindings().size();
-  return n;
+  size_t bound = n;
+  for (const Block& b : f->body()->blocks()) {
+    if (b->bindings().empty()) continue;
+    uint32_t i = b->bindings().back()->var()->index();
+    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
+  }
+  return bound + 64;
 }
 
 Status Register(PluginHost& host) {
@@ -301,7 +343,7 @@ Status Register(PluginHost& host) {
   def.info.kind = PassKind::kFunction;
   def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
     Function out;
-    if (!FastCanonicalizer(NumTopLevelDefs(f)).Run(f, &out)) out = Canonicalizer().MutateFunction(f);
+    if (!FastCanonicalizer(IndexBound(f)).Run(f, &out)) out = Canonicalizer().MutateFunction(f);
     SeqExpr body = DropEmptyBlocks(out->body());
     if (body.get() == out->body().get()) return out;
     return FunctionNode::Make(out->name(), out->params(), out->ret_type(), body, out->attrs());
