@@ -8,12 +8,13 @@
 // output variable that would be replaced by a dataflow variable is kept and
 // bound to it instead (`%out = %earlier;`) so nothing escapes its block.
 //
-// Two implementations with the same output. FastCse handles functions whose
-// values are trees of calls, tuples and element accesses over atomic leaves
-// (no `if`): one forward walk over the body, with flat tables indexed by
-// VarNode::index(), and a single substitution per value (the variables
-// replaced by earlier blocks and by earlier bindings of the same block). Any
-// other function goes through Cse, an ExprMutator, as before.
+// Two implementations with the same output. FastCse makes one forward walk
+// over the function (recursive, into if branches too), with flat tables
+// indexed by VarNode::index(), and a single substitution per value (the
+// variables replaced by earlier blocks and by earlier bindings of the same
+// block). A function with an if inside a dataflow block, or nested deeper
+// than 64 levels, goes through Cse, an ExprMutator, as before.
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/op.h"
@@ -298,14 +299,32 @@ class FastCse {
   // Sets *out to the result; returns false (having changed nothing) if `f`
   // holds an expression this path does not handle.
   bool Run(const Function& f, Function* out) {
-    const SeqExpr& body = f->body();
-    const auto& blocks = body->blocks();
+    Expr body;
+    Result r = SubstSeq(f->body(), &body, 0);
+    if (r == kUnsupported) return false;
+    *out = r == kSame ? f
+                      : FunctionNode::Make(f->name(), f->params(), f->ret_type(),
+                                           Downcast<SeqExprNode>(body), f->attrs());
+    return true;
+  }
+
+ private:
+  enum Result { kSame, kChanged, kUnsupported };
+  // Expressions nest at most this deep here (recursion); deeper ones take
+  // the ExprMutator, which has no limit.
+  static constexpr int kMaxDepth = 64;
+
+  // A body: its blocks in order, then its result; rebuilt if any changed.
+  Result SubstSeq(const SeqExpr& seq, Expr* out, int depth) {
+    if (depth >= kMaxDepth) return kUnsupported;
+    const auto& blocks = seq->blocks();
     std::vector<Block> new_blocks;
     bool changed = false;
     for (size_t i = 0; i < blocks.size(); ++i) {
       Block nb;
-      Result r = blocks[i]->is_dataflow() ? CseBlock(blocks[i], &nb) : SubstBlock(blocks[i], &nb);
-      if (r == kUnsupported) return false;
+      Result r = blocks[i]->is_dataflow() ? CseBlock(blocks[i], &nb, depth + 1)
+                                          : SubstBlock(blocks[i], &nb, depth + 1);
+      if (r == kUnsupported) return r;
       if (r == kChanged && !changed) {
         changed = true;
         new_blocks.reserve(blocks.size());
@@ -314,22 +333,13 @@ class FastCse {
       if (changed) new_blocks.push_back(r == kChanged ? std::move(nb) : blocks[i]);
     }
     Expr result;
-    Result rr = Subst(body->result(), &result, 0);
-    if (rr == kUnsupported) return false;
-    if (!changed && rr == kSame) {
-      *out = f;
-      return true;
-    }
+    Result rr = Subst(seq->result(), &result, depth + 1);
+    if (rr == kUnsupported) return rr;
+    if (!changed && rr == kSame) return kSame;
     if (!changed) new_blocks = blocks;
-    SeqExpr new_body =
-        SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : body->result());
-    *out = FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(new_body), f->attrs());
-    return true;
+    *out = SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : seq->result());
+    return kChanged;
   }
-
- private:
-  enum Result { kSame, kChanged, kUnsupported };
-  static constexpr int kMaxDepth = 64;
 
   // Replaces the remapped variables under `e`, rebuilding what changed the
   // way ExprMutator does (op calls re-infer their type).
@@ -410,12 +420,37 @@ class FastCse {
         *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
         return kChanged;
       }
+      case NodeKind::kIf: {
+        // Inside a dataflow block, Cse cleans a nested body before it
+        // substitutes the block's own replacements into it; the fused
+        // substitution here would see them earlier. Leave that to Cse.
+        if (depth >= kMaxDepth || in_dataflow_block_) return kUnsupported;
+        auto* n = static_cast<const IfNode*>(e.get());
+        Expr cond, then_body, else_body;
+        Result rc = Subst(n->cond(), &cond, depth + 1);
+        if (rc == kUnsupported) return rc;
+        Result rt = SubstSeq(n->then_body(), &then_body, depth + 1);
+        if (rt == kUnsupported) return rt;
+        Result re = SubstSeq(n->else_body(), &else_body, depth + 1);
+        if (re == kUnsupported) return re;
+        if (rc == kSame && rt == kSame && re == kSame) return kSame;
+        if (rc == kSame) cond = n->cond();
+        SeqExpr t = rt == kSame ? n->then_body() : Downcast<SeqExprNode>(then_body);
+        SeqExpr f = re == kSame ? n->else_body() : Downcast<SeqExprNode>(else_body);
+        auto made = IfNode::Make(cond, t, f);
+        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+        return kChanged;
+      }
+      case NodeKind::kSeqExpr:
+        if (in_dataflow_block_) return kUnsupported;
+        return SubstSeq(Downcast<SeqExprNode>(e), out, depth + 1);
       default:
-        return kUnsupported;  // if, nested bodies
+        return kUnsupported;
     }
   }
 
-  // Calls of anything but a pure op are impure (as IsPure; `if` never gets here).
+  // Calls of anything but a pure op are impure (as IsPure; values of
+  // dataflow blocks hold no `if` here).
   static bool Pure(const Expr& e) {
     switch (e->kind()) {
       case NodeKind::kCall: {
@@ -438,13 +473,13 @@ class FastCse {
   }
 
   // An ordinary block: substitution only.
-  Result SubstBlock(const Block& block, Block* out) {
+  Result SubstBlock(const Block& block, Block* out, int depth) {
     const auto& bindings = block->bindings();
     std::vector<Binding> nb;
     bool changed = false;
     for (size_t i = 0; i < bindings.size(); ++i) {
       Expr v;
-      Result r = Subst(bindings[i]->value(), &v, 0);
+      Result r = Subst(bindings[i]->value(), &v, depth);
       if (r == kUnsupported) return r;
       if (r == kChanged && !changed) {
         changed = true;
@@ -461,7 +496,14 @@ class FastCse {
   }
 
   // A dataflow block: substitution, then the scan of Cse::Rewrite.
-  Result CseBlock(const Block& block, Block* out) {
+  Result CseBlock(const Block& block, Block* out, int depth) {
+    in_dataflow_block_ = true;
+    Result r = CseBlockBindings(block, out, depth);
+    in_dataflow_block_ = false;
+    return r;
+  }
+
+  Result CseBlockBindings(const Block& block, Block* out, int depth) {
     const auto& bindings = block->bindings();
     values_.Begin(bindings.size());
     std::vector<Binding> nb;  // the new bindings, once something changed
@@ -475,7 +517,7 @@ class FastCse {
     for (size_t i = 0; i < bindings.size(); ++i) {
       const Binding& original = bindings[i];
       Expr nv;
-      Result r = Subst(original->value(), &nv, 0);
+      Result r = Subst(original->value(), &nv, depth);
       if (r == kUnsupported) return r;
       Binding rebuilt;
       if (r == kChanged) {
@@ -510,15 +552,24 @@ class FastCse {
   }
 
   VarMap<Var> remap_;
-  BlockValues values_;
+  BlockValues values_;  // of the dataflow block being scanned (they never nest here)
+  bool in_dataflow_block_ = false;
 };
 
-// Variables a function defines at its top level (parameters and bindings of
-// its body): the bound for the dense tables.
-size_t NumTopLevelDefs(const Function& f) {
+// A bound for the variable indices of `f` (parsed functions number their
+// variables in text order, nested ones included): past the last top-level
+// binding's index, within reason. Variables beyond it go to the tables'
+// hashed overflow.
+size_t IndexBound(const Function& f) {
   size_t n = f->params().size();
   for (const Block& b : f->body()->blocks()) n += b->bindings().size();
-  return n;
+  size_t bound = n;
+  for (const Block& b : f->body()->blocks()) {
+    if (b->bindings().empty()) continue;
+    uint32_t i = b->bindings().back()->var()->index();
+    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
+  }
+  return bound + 64;
 }
 
 Status Register(PluginHost& host) {
@@ -529,7 +580,7 @@ Status Register(PluginHost& host) {
   def.info.kind = PassKind::kFunction;
   def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
     Function out;
-    if (FastCse(NumTopLevelDefs(f)).Run(f, &out)) return out;
+    if (FastCse(IndexBound(f)).Run(f, &out)) return out;
     return Cse().MutateFunction(f);
   };
   return host.RegisterPass(std::move(def));
