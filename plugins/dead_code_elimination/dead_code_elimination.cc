@@ -15,10 +15,12 @@
 // function to find the impure ones (the call graph is then closed with a
 // work list). The live set is a flat array indexed by
 // VarNode::index() (checked, with an open-addressing fallback). A function
-// whose values hold no nested body is cleaned directly; one with `if`s goes
-// through an ExprMutator that cleans every body bottom-up with the same scan.
+// whose values hold no nested body is cleaned directly; one with `if`s is
+// cleaned bottom-up by a recursive walk that rebuilds what holds a changed
+// body as ExprMutator does (an ExprMutator does it past 64 levels).
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -224,19 +226,76 @@ class Scanner {
 };
 
 // Removes the dead bindings of one body whose nested bodies are already
-// clean (the Rewrite of the old DeadBindingRemover, in one walk per value).
+// clean (the Rewrite of the old DeadBindingRemover, in one walk per value),
+// or of a body and all bodies nested in it, bottom-up.
 class BodyCleaner {
  public:
   BodyCleaner(LazyImpureFunctions* impure, size_t index_bound)
       : scanner_(impure), live_(index_bound) {}
 
+  // Cleans the bodies nested in `seq` (in if branches), rebuilding what
+  // holds them as ExprMutator's Rebuild does, then `seq` itself: what the
+  // ExprMutator-driven DeadBindingRemover returns. Null if nesting is deeper
+  // than kMaxDepth.
+  const std::vector<const GlobalVarNode*>& globals() const { return globals_; }
+
+  SeqExpr CleanNested(const SeqExpr& seq, int depth) {
+    if (depth >= kMaxDepth) return SeqExpr();
+    const auto& blocks = seq->blocks();
+    std::vector<Block> new_blocks;
+    bool changed = false;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const auto& bindings = blocks[i]->bindings();
+      std::vector<Binding> nb;
+      bool block_changed = false;
+      for (size_t j = 0; j < bindings.size(); ++j) {
+        Expr v;
+        Result r = CleanValue(bindings[j]->value(), &v, depth + 1);
+        if (r == kUnsupported) return SeqExpr();
+        if (r == kChanged && !block_changed) {
+          block_changed = true;
+          nb.reserve(bindings.size());
+          nb.assign(bindings.begin(), bindings.begin() + j);
+        }
+        if (block_changed)
+          nb.push_back(r == kChanged ? VarBindingNode::Make(bindings[j]->var(), std::move(v))
+                                     : bindings[j]);
+      }
+      if (block_changed && !changed) {
+        changed = true;
+        new_blocks.reserve(blocks.size());
+        new_blocks.assign(blocks.begin(), blocks.begin() + i);
+      }
+      if (changed)
+        new_blocks.push_back(block_changed
+                                 ? BindingBlockNode::Make(std::move(nb), blocks[i]->is_dataflow())
+                                 : blocks[i]);
+    }
+    Expr result;
+    Result rr = CleanValue(seq->result(), &result, depth + 1);
+    if (rr == kUnsupported) return SeqExpr();
+    if (rr == kChanged && !changed) {
+      changed = true;
+      new_blocks = blocks;
+    }
+    if (!changed) return Clean(seq, /*allow_nested=*/true);
+    return Clean(SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? result : seq->result()),
+                 /*allow_nested=*/true);
+  }
+
   // Returns `seq` itself if nothing is dead. With `allow_nested` false,
   // returns null as soon as a value holds a nested body (the caller then
-  // takes the bottom-up path).
+  // takes the bottom-up path). Afterwards globals() lists the global
+  // references of the result (with repeats): those of its kept bindings and
+  // of its result expression, nested bodies included.
   SeqExpr Clean(const SeqExpr& seq, bool allow_nested) {
     live_.Clear();
+    globals_.clear();
     auto mark = [this](const VarNode* v) { live_.Insert(v); };
-    if (scanner_.ScanUses(seq->result().get(), mark).nested && !allow_nested) return SeqExpr();
+    auto keep_global = [this](const GlobalVarNode* g) { globals_.push_back(g); };
+    auto no_callee = [](const GlobalVarNode*) {};
+    if (scanner_.Scan(seq->result().get(), mark, keep_global, no_callee).nested && !allow_nested)
+      return SeqExpr();
     const auto& blocks = seq->blocks();
     size_t total = 0;
     for (const Block& b : blocks) total += b->bindings().size();
@@ -250,13 +309,16 @@ class BodyCleaner {
         --pos;
         const VarBindingNode* b = bindings[j].get();
         uses_.clear();
-        Scanner::Result r =
-            scanner_.ScanUses(b->value().get(), [this](const VarNode* v) { uses_.push_back(v); });
+        size_t globals_before = globals_.size();
+        Scanner::Result r = scanner_.Scan(
+            b->value().get(), [this](const VarNode* v) { uses_.push_back(v); }, keep_global,
+            no_callee);
         if (r.nested && !allow_nested) return SeqExpr();
         if (!r.impure && !live_.Contains(b->var().get())) {
           keep_[pos] = 0;
           ++removed[bi];
           changed = true;
+          globals_.resize(globals_before);  // a dead binding references nothing
           continue;
         }
         for (const VarNode* v : uses_) live_.Insert(v);
@@ -283,10 +345,103 @@ class BodyCleaner {
   }
 
  private:
+  enum Result { kSame, kChanged, kUnsupported };
+  static constexpr int kMaxDepth = 64;
+
+  // Rebuilds `e` around its cleaned nested bodies (kSame if none changed).
+  Result CleanValue(const Expr& e, Expr* out, int depth) {
+    switch (e->kind()) {
+      case NodeKind::kTuple: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
+        std::vector<Expr> nf;
+        Result r = CleanList(fields, &nf, depth);
+        if (r != kChanged) return r;
+        *out = TupleNode::Make(std::move(nf));
+        return kChanged;
+      }
+      case NodeKind::kTupleGetItem: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        Expr x;
+        Result r = CleanValue(t->tuple(), &x, depth + 1);
+        if (r != kChanged) return r;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        *out = made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+        return kChanged;
+      }
+      case NodeKind::kCall: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* c = static_cast<const CallNode*>(e.get());
+        Expr callee;
+        Result rc = CleanValue(c->callee(), &callee, depth + 1);
+        if (rc == kUnsupported) return rc;
+        std::vector<Expr> na;
+        Result ra = CleanList(c->args(), &na, depth);
+        if (ra == kUnsupported) return ra;
+        if (rc == kSame && ra == kSame) return kSame;
+        if (rc == kSame) callee = c->callee();
+        if (ra == kSame) na = c->args();
+        if (callee->kind() == NodeKind::kOp) {
+          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), c->sinfo_args());
+          if (made.ok()) {
+            *out = *made;
+            return kChanged;
+          }
+        }
+        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
+        return kChanged;
+      }
+      case NodeKind::kIf: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* n = static_cast<const IfNode*>(e.get());
+        Expr cond;
+        Result rc = CleanValue(n->cond(), &cond, depth + 1);
+        if (rc == kUnsupported) return rc;
+        SeqExpr t = CleanNested(n->then_body(), depth + 1);
+        if (!t) return kUnsupported;
+        SeqExpr f = CleanNested(n->else_body(), depth + 1);
+        if (!f) return kUnsupported;
+        if (rc == kSame && t.get() == n->then_body().get() && f.get() == n->else_body().get())
+          return kSame;
+        if (rc == kSame) cond = n->cond();
+        auto made = IfNode::Make(cond, t, f);
+        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+        return kChanged;
+      }
+      case NodeKind::kSeqExpr: {
+        SeqExpr s = CleanNested(Downcast<SeqExprNode>(e), depth + 1);
+        if (!s) return kUnsupported;
+        if (s.get() == e.get()) return kSame;
+        *out = std::move(s);
+        return kChanged;
+      }
+      default:  // variables, globals, ops, literals, constants
+        return kSame;
+    }
+  }
+
+  Result CleanList(const std::vector<Expr>& xs, std::vector<Expr>* out, int depth) {
+    bool changed = false;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      Expr x;
+      Result r = CleanValue(xs[i], &x, depth + 1);
+      if (r == kUnsupported) return r;
+      if (r == kChanged && !changed) {
+        changed = true;
+        out->reserve(xs.size());
+        out->assign(xs.begin(), xs.begin() + i);
+      }
+      if (changed) out->push_back(r == kChanged ? std::move(x) : xs[i]);
+    }
+    return changed ? kChanged : kSame;
+  }
+
   Scanner scanner_;
   LiveSet live_;
   std::vector<const VarNode*> uses_;
   std::vector<char> keep_;
+  std::vector<const GlobalVarNode*> globals_;
 };
 
 // The bottom-up path for functions with nested bodies: every body is
@@ -305,18 +460,38 @@ class DeadBindingRemover : public ExprMutator {
   BodyCleaner* cleaner_;
 };
 
-Item RemoveDeadBindings(const Item& item, LazyImpureFunctions* impure) {
-  if (item->kind() != NodeKind::kFunction) return item;
-  const Function f = Downcast<FunctionNode>(item);
-  size_t defs = f->params().size();
-  for (const Block& b : f->body()->blocks()) defs += b->bindings().size();
-  // Room for the variables of nested bodies, numbered after the top level.
-  BodyCleaner cleaner(impure, 2 * defs + 1024);
-  if (SeqExpr body = cleaner.Clean(f->body(), /*allow_nested=*/false)) {
-    if (body.get() == f->body().get()) return item;
-    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(body), f->attrs());
+// A bound for the variable indices of `f` (parsed functions number their
+// variables in text order, nested ones included): past the last top-level
+// binding's index, within reason. Variables beyond it go to the live set's
+// hashed overflow.
+size_t IndexBound(const Function& f) {
+  size_t n = f->params().size();
+  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
+  size_t bound = n;
+  for (const Block& b : f->body()->blocks()) {
+    if (b->bindings().empty()) continue;
+    uint32_t i = b->bindings().back()->var()->index();
+    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
   }
-  return Downcast<ItemNode>(DeadBindingRemover(&cleaner).Mutate(item));
+  return bound + 64;
+}
+
+// Returns `item` without its dead bindings; sets *globals to the global
+// references of the result (the body is cleaned last, in every path).
+Item RemoveDeadBindings(const Item& item, LazyImpureFunctions* impure,
+                        std::vector<const GlobalVarNode*>* globals) {
+  globals->clear();
+  if (item->kind() != NodeKind::kFunction) return item;  // an extern references nothing
+  const Function f = Downcast<FunctionNode>(item);
+  BodyCleaner cleaner(impure, IndexBound(f));
+  SeqExpr body = cleaner.Clean(f->body(), /*allow_nested=*/false);
+  if (!body) body = cleaner.CleanNested(f->body(), 0);
+  Item out;
+  if (!body) out = Downcast<ItemNode>(DeadBindingRemover(&cleaner).Mutate(item));
+  else if (body.get() == f->body().get()) out = item;
+  else out = FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(body), f->attrs());
+  *globals = cleaner.globals();
+  return out;
 }
 
 // Functions whose bodies (transitively) have side effects: one walk per
@@ -364,8 +539,13 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
   LazyImpureFunctions impure(m);
   std::vector<Item> cleaned;
   bool changed = false;
+  // The global references of each cleaned item, for the reachability below
+  // (instead of walking the reached items again).
+  std::vector<std::vector<const GlobalVarNode*>> item_globals(entries.empty() ? 0 : m.size());
+  std::vector<const GlobalVarNode*> scratch;
   for (size_t i = 0; i < m.items().size(); ++i) {
-    Item r = RemoveDeadBindings(m.items()[i], &impure);
+    Item r = RemoveDeadBindings(m.items()[i], &impure,
+                                entries.empty() ? &scratch : &item_globals[i]);
     if (r.get() != m.items()[i].get() && !changed) {
       changed = true;
       cleaned.reserve(m.items().size());
@@ -380,18 +560,16 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
   }
   if (entries.empty()) return out;
 
+  std::unordered_map<std::string_view, size_t> index;  // item name -> position
+  index.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i) index.emplace(out.items()[i]->name(), i);
   std::unordered_set<std::string> reached(entries.begin(), entries.end());
   std::vector<std::string> work(entries.begin(), entries.end());
-  Scanner scanner(nullptr);
   while (!work.empty()) {
     std::string name = work.back();
     work.pop_back();
-    scanner.Scan(
-        out.Lookup(name).get(), [](const VarNode*) {},
-        [&](const GlobalVarNode* g) {
-          if (out.Contains(g->name()) && reached.insert(g->name()).second) work.push_back(g->name());
-        },
-        [](const GlobalVarNode*) {});
+    for (const GlobalVarNode* g : item_globals[index.at(name)])
+      if (index.count(g->name()) && reached.insert(g->name()).second) work.push_back(g->name());
   }
   std::vector<Item> items;
   for (const Item& it : out.items())
