@@ -10,14 +10,15 @@
 // by default the functions with a `global_symbol` attribute, or `main`. If
 // none exists, no item is removed.
 //
-// Cost: one walk of every value per body during the backward scan; the
-// first call of a module function found there also costs one walk of every
-// function to find the impure ones (the call graph is then closed with a
-// work list). The live set is a flat array indexed by
-// VarNode::index() (checked, with an open-addressing fallback). A function
-// whose values hold no nested body is cleaned directly; one with `if`s is
-// cleaned bottom-up by a recursive walk that rebuilds what holds a changed
-// body as ExprMutator does (an ExprMutator does it past 64 levels).
+// Cost: one walk of every value per body during the backward scan, which
+// also collects the global references that reachability follows. The first
+// call of a module function found there costs one walk of every function to
+// find the impure ones (the call graph is then closed with a work list). The
+// live set is a flat array indexed by VarNode::index() (checked, with an
+// open-addressing fallback). A function whose values hold no nested body is
+// cleaned directly; one with `if`s is cleaned bottom-up by a recursive walk
+// that rebuilds what holds a changed body as ExprMutator does (an
+// ExprMutator does it past 64 levels of nesting).
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -233,12 +234,13 @@ class BodyCleaner {
   BodyCleaner(LazyImpureFunctions* impure, size_t index_bound)
       : scanner_(impure), live_(index_bound) {}
 
+  // The global references left in the body cleaned last (see Clean).
+  const std::vector<const GlobalVarNode*>& globals() const { return globals_; }
+
   // Cleans the bodies nested in `seq` (in if branches), rebuilding what
   // holds them as ExprMutator's Rebuild does, then `seq` itself: what the
   // ExprMutator-driven DeadBindingRemover returns. Null if nesting is deeper
   // than kMaxDepth.
-  const std::vector<const GlobalVarNode*>& globals() const { return globals_; }
-
   SeqExpr CleanNested(const SeqExpr& seq, int depth) {
     if (depth >= kMaxDepth) return SeqExpr();
     const auto& blocks = seq->blocks();
