@@ -12,8 +12,10 @@
 // over the function (recursive, into if branches too), with flat tables
 // indexed by VarNode::index(), and a single substitution per value (the
 // variables replaced by earlier blocks and by earlier bindings of the same
-// block). A function with an if inside a dataflow block, or nested deeper
-// than 64 levels, goes through Cse, an ExprMutator, as before.
+// block); it files the values seen under an operand variable rather than in
+// a block-wide hash table (BlockValues). A function with an if inside a
+// dataflow block, or nested deeper than 64 levels, goes through Cse, an
+// ExprMutator, as before.
 #include <algorithm>
 #include <unordered_map>
 
