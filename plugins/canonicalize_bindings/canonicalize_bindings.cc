@@ -26,6 +26,13 @@ namespace {
 
 using namespace plir;
 
+// A copy of a call's sinfo_args, to build a variant of the call (the
+// accessor returns a vector or, in newer cores, a span).
+std::vector<Type> SinfoArgs(const CallNode* c) {
+  const auto& s = c->sinfo_args();
+  return std::vector<Type>(s.begin(), s.end());
+}
+
 class Canonicalizer : public ExprMutator {
  protected:
   Ref<Node> Rewrite(const Ref<Node>& n) override {
@@ -259,13 +266,13 @@ class FastCanonicalizer {
         if (!changed) return kSame;
         if (rc != kChanged) callee = c->callee();
         if (callee->kind() == NodeKind::kOp) {
-          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), c->sinfo_args());
+          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
           if (made.ok()) {
             *out = *made;
             return kChanged;
           }
         }
-        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
+        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
         return kChanged;
       }
       case NodeKind::kIf: {

@@ -29,6 +29,13 @@ namespace {
 
 using namespace plir;
 
+// A copy of a call's sinfo_args, to build a variant of the call (the
+// accessor returns a vector or, in newer cores, a span).
+std::vector<Type> SinfoArgs(const CallNode* c) {
+  const auto& s = c->sinfo_args();
+  return std::vector<Type>(s.begin(), s.end());
+}
+
 bool IsPure(const Expr& e) {
   class Check : public IRVisitor {
    public:
@@ -217,17 +224,9 @@ class BlockValues {
 
   // The operand variable a value is filed under, or null.
   static const VarNode* AnchorOf(const Expr& v) {
-    const std::vector<Expr>* operands = nullptr;
-    if (auto* c = As<CallNode>(v)) operands = &c->args();
-    else if (auto* t = As<TupleNode>(v)) operands = &t->fields();
-    if (!operands) return nullptr;
-    const VarNode* best = nullptr;
-    for (const Expr& x : *operands) {
-      if (x->kind() != NodeKind::kVar) continue;
-      auto* var = static_cast<const VarNode*>(x.get());
-      if (!best || var->index() > best->index()) best = var;
-    }
-    return best;
+    if (auto* c = As<CallNode>(v)) return NewestVar(c->args());
+    if (auto* t = As<TupleNode>(v)) return NewestVar(t->fields());
+    return nullptr;
   }
 
   // The variable of a kept binding whose value equals `v` and whose variable
@@ -284,6 +283,16 @@ class BlockValues {
     uint32_t gen = 0;  // the block it belongs to; older ones are empty
     uint32_t head = kNone;
   };
+  template <typename List>  // of Expr: a vector or a span
+  static const VarNode* NewestVar(const List& operands) {
+    const VarNode* best = nullptr;
+    for (const Expr& x : operands) {
+      if (x->kind() != NodeKind::kVar) continue;
+      auto* var = static_cast<const VarNode*>(x.get());
+      if (!best || var->index() > best->index()) best = var;
+    }
+    return best;
+  }
   uint32_t Head(const VarNode* anchor) const {
     const Anchor* a = anchors_.Find(anchor);
     return a && a->gen == gen_ ? a->head : kNone;
@@ -413,13 +422,13 @@ class FastCse {
         if (!changed) return kSame;
         if (rc != kChanged) callee = c->callee();
         if (callee->kind() == NodeKind::kOp) {
-          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), c->sinfo_args());
+          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
           if (made.ok()) {
             *out = *made;
             return kChanged;
           }
         }
-        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
+        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
         return kChanged;
       }
       case NodeKind::kIf: {

@@ -34,6 +34,13 @@ namespace {
 
 using namespace plir;
 
+// A copy of a call's sinfo_args, to build a variant of the call (the
+// accessor returns a vector or, in newer cores, a span).
+std::vector<Type> SinfoArgs(const CallNode* c) {
+  const auto& s = c->sinfo_args();
+  return std::vector<Type>(s.begin(), s.end());
+}
+
 // The set of live variables of one body at a time: Clear() starts an empty
 // set in O(1) (entries carry the generation they were inserted in). Dense
 // by VarNode::index(), checked on every access (the slot must hold the very
@@ -383,15 +390,15 @@ class BodyCleaner {
         if (ra == kUnsupported) return ra;
         if (rc == kSame && ra == kSame) return kSame;
         if (rc == kSame) callee = c->callee();
-        if (ra == kSame) na = c->args();
+        if (ra == kSame) na.assign(c->args().begin(), c->args().end());
         if (callee->kind() == NodeKind::kOp) {
-          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), c->sinfo_args());
+          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
           if (made.ok()) {
             *out = *made;
             return kChanged;
           }
         }
-        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), c->sinfo_args(), c->type());
+        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
         return kChanged;
       }
       case NodeKind::kIf: {
@@ -423,7 +430,8 @@ class BodyCleaner {
     }
   }
 
-  Result CleanList(const std::vector<Expr>& xs, std::vector<Expr>* out, int depth) {
+  template <typename List>  // of Expr: a vector or a span
+  Result CleanList(const List& xs, std::vector<Expr>* out, int depth) {
     bool changed = false;
     for (size_t i = 0; i < xs.size(); ++i) {
       Expr x;
