@@ -559,7 +559,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     if (r.get() != m.items()[i].get() && !changed) {
       changed = true;
       cleaned.reserve(m.items().size());
-      cleaned.assign(m.items().begin(), m.items().begin() + i);
+      for (size_t k = 0; k < i; ++k) cleaned.push_back(m.items()[k]);
     }
     if (changed) cleaned.push_back(std::move(r));
   }
