@@ -9,8 +9,22 @@
 // cleaned first (post-order). Entry functions: option `entry_functions`, or
 // by default the functions with a `global_symbol` attribute, or `main`. If
 // none exists, no item is removed.
+//
+// Cost: one walk of every value per body during the backward scan, which
+// also collects the global references that reachability follows. The first
+// call of a module function found there costs one walk of every function to
+// find the impure ones (the call graph is then closed with a work list). The
+// live set is a flat array indexed by VarNode::index() (checked, with an
+// open-addressing fallback). A function whose values hold no nested body is
+// cleaned directly; one with `if`s is cleaned bottom-up by a recursive walk
+// that rebuilds what holds a changed body as ExprMutator does (an
+// ExprMutator does it past 64 levels of nesting).
+#include <algorithm>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/op.h"
 #include "ir/visitor.h"
@@ -20,93 +34,502 @@ namespace {
 
 using namespace plir;
 
-// Collects the variables used and the globals referenced under a node.
-class UseCollector : public IRVisitor {
- public:
-  UseCollector(std::unordered_set<const VarNode*>* vars, std::unordered_set<std::string>* globals)
-      : vars_(vars), globals_(globals) {
-    visit_types_ = false;
-  }
-  bool impure = false;
-  const std::unordered_set<std::string>* impure_functions = nullptr;
+// A copy of a call's sinfo_args, to build a variant of the call (the
+// accessor returns a vector or, in newer cores, a span).
+std::vector<Type> SinfoArgs(const CallNode* c) {
+  const auto& s = c->sinfo_args();
+  return std::vector<Type>(s.begin(), s.end());
+}
 
- protected:
-  bool Enter(const Node* n, bool is_def) override {
-    if (auto* v = As<VarNode>(n); v && !is_def && vars_) vars_->insert(v);
-    if (auto* g = As<GlobalVarNode>(n); g && globals_) globals_->insert(g->name());
-    if (auto* c = As<CallNode>(n)) {
-      if (auto* op = As<OpNode>(c->callee()); op && !op->pure()) impure = true;
-      if (auto* g = As<GlobalVarNode>(c->callee());
-          g && impure_functions && impure_functions->count(g->name()))
-        impure = true;
+// The set of live variables of one body at a time: Clear() starts an empty
+// set in O(1) (entries carry the generation they were inserted in). Dense
+// by VarNode::index(), checked on every access (the slot must hold the very
+// variable), with an open-addressing table for the variables whose index is
+// missing, stale, out of range or taken.
+class LiveSet {
+ public:
+  explicit LiveSet(size_t index_bound) : bound_(index_bound) {}
+
+  void Clear() { ++gen_; }
+
+  bool Contains(const VarNode* v) const {
+    uint32_t i = v->index();
+    if (i < dense_.size() && dense_[i].key == v) return dense_[i].gen == gen_;
+    if (overflow_size_ == 0) return false;
+    for (size_t s = Slot(v);; s = (s + 1) & mask_) {
+      if (overflow_[s].key == v) return overflow_[s].gen == gen_;
+      if (overflow_[s].key == nullptr) return false;
     }
-    return true;
+  }
+
+  void Insert(const VarNode* v) {
+    uint32_t i = v->index();
+    if (i < bound_) {
+      if (dense_.empty()) dense_.resize(bound_);
+      Entry& e = dense_[i];
+      // A slot left from an earlier body may be taken over: a lookup of its
+      // old variable then falls through to the table, where it is not live.
+      if (e.key == v || e.key == nullptr || e.gen != gen_) {
+        e = {v, gen_};
+        return;
+      }
+    }
+    if ((overflow_size_ + 1) * 4 > overflow_.size() * 3) Grow();
+    for (size_t s = Slot(v);; s = (s + 1) & mask_) {
+      Entry& e = overflow_[s];
+      if (e.key == v) {
+        e.gen = gen_;
+        return;
+      }
+      if (e.key == nullptr) {
+        e = {v, gen_};
+        ++overflow_size_;
+        return;
+      }
+    }
   }
 
  private:
-  std::unordered_set<const VarNode*>* vars_;
-  std::unordered_set<std::string>* globals_;
+  struct Entry {
+    const VarNode* key = nullptr;
+    uint32_t gen = 0;
+  };
+  size_t Slot(const void* key) const {
+    uint64_t h = reinterpret_cast<uintptr_t>(key) * 0x9e3779b97f4a7c15ull;
+    return static_cast<size_t>(h >> 32) & mask_;
+  }
+  void Grow() {
+    std::vector<Entry> old;
+    old.swap(overflow_);
+    overflow_.resize(old.empty() ? 64 : old.size() * 2);
+    mask_ = overflow_.size() - 1;
+    for (const Entry& e : old) {
+      if (!e.key) continue;
+      size_t s = Slot(e.key);
+      while (overflow_[s].key) s = (s + 1) & mask_;
+      overflow_[s] = e;
+    }
+  }
+
+  size_t bound_;
+  uint32_t gen_ = 1;
+  std::vector<Entry> dense_;
+  std::vector<Entry> overflow_;
+  size_t overflow_size_ = 0;
+  size_t mask_ = 0;
 };
 
+std::unordered_set<std::string> ImpureFunctions(const Module& m);
+
+// The impure functions of a module, found on the first question: a module
+// whose bodies call no module function never needs them.
+class LazyImpureFunctions {
+ public:
+  explicit LazyImpureFunctions(const Module& m) : module_(m) {}
+  bool Contains(const std::string& name) {
+    if (!done_) {
+      set_ = ImpureFunctions(module_);
+      done_ = true;
+    }
+    return set_.count(name) > 0;
+  }
+
+ private:
+  const Module& module_;
+  bool done_ = false;
+  std::unordered_set<std::string> set_;
+};
+
+// Walks what UseCollector (an IRVisitor without types) visited, without
+// virtual calls or allocation per walk: variable uses (not definitions),
+// global references, calls of impure ops or impure functions, and whether a
+// nested body (SeqExpr) is under the root.
+class Scanner {
+ public:
+  // `impure_functions`: null when calls of module functions do not count.
+  explicit Scanner(LazyImpureFunctions* impure_functions) : impure_functions_(impure_functions) {}
+
+  struct Result {
+    bool impure = false;
+    bool nested = false;  // a SeqExpr was walked (an if branch, a function body)
+  };
+
+  // use(const VarNode*) for each variable use; global(const GlobalVarNode*)
+  // for each global reference; call(const GlobalVarNode*) for each callee
+  // that is a global.
+  template <typename Use, typename Global, typename GlobalCallee>
+  Result Scan(const Node* root, Use&& use, Global&& global, GlobalCallee&& callee) {
+    Result r;
+    stack_.clear();
+    if (root) stack_.push_back(root);
+    while (!stack_.empty()) {
+      const Node* n = stack_.back();
+      stack_.pop_back();
+      switch (n->kind()) {
+        case NodeKind::kVar:
+          use(static_cast<const VarNode*>(n));
+          break;
+        case NodeKind::kGlobalVar:
+          global(static_cast<const GlobalVarNode*>(n));
+          break;
+        case NodeKind::kCall: {
+          auto* c = static_cast<const CallNode*>(n);
+          const Node* fn = c->callee().get();
+          if (fn->kind() == NodeKind::kOp) {
+            if (!static_cast<const OpNode*>(fn)->pure()) r.impure = true;
+          } else if (fn->kind() == NodeKind::kGlobalVar) {
+            auto* g = static_cast<const GlobalVarNode*>(fn);
+            callee(g);
+            if (impure_functions_ && impure_functions_->Contains(g->name())) r.impure = true;
+          }
+          stack_.push_back(fn);
+          for (const Expr& a : c->args()) stack_.push_back(a.get());
+          break;
+        }
+        case NodeKind::kTuple:
+          for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) stack_.push_back(f.get());
+          break;
+        case NodeKind::kTupleGetItem:
+          stack_.push_back(static_cast<const TupleGetItemNode*>(n)->tuple().get());
+          break;
+        case NodeKind::kIf: {
+          auto* f = static_cast<const IfNode*>(n);
+          stack_.push_back(f->cond().get());
+          stack_.push_back(f->then_body().get());
+          stack_.push_back(f->else_body().get());
+          break;
+        }
+        case NodeKind::kSeqExpr: {
+          r.nested = true;
+          auto* s = static_cast<const SeqExprNode*>(n);
+          for (const Block& b : s->blocks()) stack_.push_back(b.get());
+          stack_.push_back(s->result().get());
+          break;
+        }
+        case NodeKind::kBindingBlock:
+          for (const Binding& b : static_cast<const BindingBlockNode*>(n)->bindings())
+            stack_.push_back(b.get());
+          break;
+        case NodeKind::kVarBinding:  // the bound variable is a definition
+          stack_.push_back(static_cast<const VarBindingNode*>(n)->value().get());
+          break;
+        case NodeKind::kFunction:  // parameters are definitions; types are skipped
+          stack_.push_back(static_cast<const FunctionNode*>(n)->body().get());
+          break;
+        default:  // types, ops, literals, constants (whose child is a type), externs
+          break;
+      }
+    }
+    return r;
+  }
+
+  template <typename Use>
+  Result ScanUses(const Node* root, Use&& use) {
+    return Scan(root, use, [](const GlobalVarNode*) {}, [](const GlobalVarNode*) {});
+  }
+
+ private:
+  LazyImpureFunctions* impure_functions_;
+  std::vector<const Node*> stack_;
+};
+
+// Removes the dead bindings of one body whose nested bodies are already
+// clean (the Rewrite of the old DeadBindingRemover, in one walk per value),
+// or of a body and all bodies nested in it, bottom-up.
+class BodyCleaner {
+ public:
+  BodyCleaner(LazyImpureFunctions* impure, size_t index_bound)
+      : scanner_(impure), live_(index_bound) {}
+
+  // The global references left in the body cleaned last (see Clean).
+  const std::vector<const GlobalVarNode*>& globals() const { return globals_; }
+
+  // Cleans the bodies nested in `seq` (in if branches), rebuilding what
+  // holds them as ExprMutator's Rebuild does, then `seq` itself: what the
+  // ExprMutator-driven DeadBindingRemover returns. Null if nesting is deeper
+  // than kMaxDepth.
+  SeqExpr CleanNested(const SeqExpr& seq, int depth) {
+    if (depth >= kMaxDepth) return SeqExpr();
+    const auto& blocks = seq->blocks();
+    std::vector<Block> new_blocks;
+    bool changed = false;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const auto& bindings = blocks[i]->bindings();
+      std::vector<Binding> nb;
+      bool block_changed = false;
+      for (size_t j = 0; j < bindings.size(); ++j) {
+        Expr v;
+        Result r = CleanValue(bindings[j]->value(), &v, depth + 1);
+        if (r == kUnsupported) return SeqExpr();
+        if (r == kChanged && !block_changed) {
+          block_changed = true;
+          nb.reserve(bindings.size());
+          nb.assign(bindings.begin(), bindings.begin() + j);
+        }
+        if (block_changed)
+          nb.push_back(r == kChanged ? VarBindingNode::Make(bindings[j]->var(), std::move(v))
+                                     : bindings[j]);
+      }
+      if (block_changed && !changed) {
+        changed = true;
+        new_blocks.reserve(blocks.size());
+        new_blocks.assign(blocks.begin(), blocks.begin() + i);
+      }
+      if (changed)
+        new_blocks.push_back(block_changed
+                                 ? BindingBlockNode::Make(std::move(nb), blocks[i]->is_dataflow())
+                                 : blocks[i]);
+    }
+    Expr result;
+    Result rr = CleanValue(seq->result(), &result, depth + 1);
+    if (rr == kUnsupported) return SeqExpr();
+    if (rr == kChanged && !changed) {
+      changed = true;
+      new_blocks = blocks;
+    }
+    if (!changed) return Clean(seq, /*allow_nested=*/true);
+    return Clean(SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? result : seq->result()),
+                 /*allow_nested=*/true);
+  }
+
+  // Returns `seq` itself if nothing is dead. With `allow_nested` false,
+  // returns null as soon as a value holds a nested body (the caller then
+  // takes the bottom-up path). Afterwards globals() lists the global
+  // references of the result (with repeats): those of its kept bindings and
+  // of its result expression, nested bodies included.
+  SeqExpr Clean(const SeqExpr& seq, bool allow_nested) {
+    live_.Clear();
+    globals_.clear();
+    auto mark = [this](const VarNode* v) { live_.Insert(v); };
+    auto keep_global = [this](const GlobalVarNode* g) { globals_.push_back(g); };
+    auto no_callee = [](const GlobalVarNode*) {};
+    if (scanner_.Scan(seq->result().get(), mark, keep_global, no_callee).nested && !allow_nested)
+      return SeqExpr();
+    const auto& blocks = seq->blocks();
+    size_t total = 0;
+    for (const Block& b : blocks) total += b->bindings().size();
+    keep_.assign(total, 1);
+    std::vector<size_t> removed(blocks.size(), 0);
+    bool changed = false;
+    size_t pos = total;
+    for (size_t bi = blocks.size(); bi-- > 0;) {
+      const auto& bindings = blocks[bi]->bindings();
+      for (size_t j = bindings.size(); j-- > 0;) {
+        --pos;
+        const VarBindingNode* b = bindings[j].get();
+        uses_.clear();
+        size_t globals_before = globals_.size();
+        Scanner::Result r = scanner_.Scan(
+            b->value().get(), [this](const VarNode* v) { uses_.push_back(v); }, keep_global,
+            no_callee);
+        if (r.nested && !allow_nested) return SeqExpr();
+        if (!r.impure && !live_.Contains(b->var().get())) {
+          keep_[pos] = 0;
+          ++removed[bi];
+          changed = true;
+          globals_.resize(globals_before);  // a dead binding references nothing
+          continue;
+        }
+        for (const VarNode* v : uses_) live_.Insert(v);
+      }
+    }
+    if (!changed) return seq;
+    std::vector<Block> out;
+    out.reserve(blocks.size());
+    pos = 0;
+    for (size_t bi = 0; bi < blocks.size(); ++bi) {
+      const auto& bindings = blocks[bi]->bindings();
+      if (removed[bi] == 0) {
+        if (!bindings.empty()) out.push_back(blocks[bi]);
+        pos += bindings.size();
+        continue;
+      }
+      std::vector<Binding> kept;
+      kept.reserve(bindings.size() - removed[bi]);
+      for (const Binding& b : bindings)
+        if (keep_[pos++]) kept.push_back(b);
+      if (!kept.empty()) out.push_back(BindingBlockNode::Make(std::move(kept), blocks[bi]->is_dataflow()));
+    }
+    return SeqExprNode::Make(std::move(out), seq->result());
+  }
+
+ private:
+  enum Result { kSame, kChanged, kUnsupported };
+  static constexpr int kMaxDepth = 64;
+
+  // Rebuilds `e` around its cleaned nested bodies (kSame if none changed).
+  Result CleanValue(const Expr& e, Expr* out, int depth) {
+    switch (e->kind()) {
+      case NodeKind::kTuple: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
+        std::vector<Expr> nf;
+        Result r = CleanList(fields, &nf, depth);
+        if (r != kChanged) return r;
+        *out = TupleNode::Make(std::move(nf));
+        return kChanged;
+      }
+      case NodeKind::kTupleGetItem: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        Expr x;
+        Result r = CleanValue(t->tuple(), &x, depth + 1);
+        if (r != kChanged) return r;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        *out = made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+        return kChanged;
+      }
+      case NodeKind::kCall: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* c = static_cast<const CallNode*>(e.get());
+        Expr callee;
+        Result rc = CleanValue(c->callee(), &callee, depth + 1);
+        if (rc == kUnsupported) return rc;
+        std::vector<Expr> na;
+        Result ra = CleanList(c->args(), &na, depth);
+        if (ra == kUnsupported) return ra;
+        if (rc == kSame && ra == kSame) return kSame;
+        if (rc == kSame) callee = c->callee();
+        if (ra == kSame) na.assign(c->args().begin(), c->args().end());
+        if (callee->kind() == NodeKind::kOp) {
+          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
+          if (made.ok()) {
+            *out = *made;
+            return kChanged;
+          }
+        }
+        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
+        return kChanged;
+      }
+      case NodeKind::kIf: {
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* n = static_cast<const IfNode*>(e.get());
+        Expr cond;
+        Result rc = CleanValue(n->cond(), &cond, depth + 1);
+        if (rc == kUnsupported) return rc;
+        SeqExpr t = CleanNested(n->then_body(), depth + 1);
+        if (!t) return kUnsupported;
+        SeqExpr f = CleanNested(n->else_body(), depth + 1);
+        if (!f) return kUnsupported;
+        if (rc == kSame && t.get() == n->then_body().get() && f.get() == n->else_body().get())
+          return kSame;
+        if (rc == kSame) cond = n->cond();
+        auto made = IfNode::Make(cond, t, f);
+        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+        return kChanged;
+      }
+      case NodeKind::kSeqExpr: {
+        SeqExpr s = CleanNested(Downcast<SeqExprNode>(e), depth + 1);
+        if (!s) return kUnsupported;
+        if (s.get() == e.get()) return kSame;
+        *out = std::move(s);
+        return kChanged;
+      }
+      default:  // variables, globals, ops, literals, constants
+        return kSame;
+    }
+  }
+
+  template <typename List>  // of Expr: a vector or a span
+  Result CleanList(const List& xs, std::vector<Expr>* out, int depth) {
+    bool changed = false;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      Expr x;
+      Result r = CleanValue(xs[i], &x, depth + 1);
+      if (r == kUnsupported) return r;
+      if (r == kChanged && !changed) {
+        changed = true;
+        out->reserve(xs.size());
+        out->assign(xs.begin(), xs.begin() + i);
+      }
+      if (changed) out->push_back(r == kChanged ? std::move(x) : xs[i]);
+    }
+    return changed ? kChanged : kSame;
+  }
+
+  Scanner scanner_;
+  LiveSet live_;
+  std::vector<const VarNode*> uses_;
+  std::vector<char> keep_;
+  std::vector<const GlobalVarNode*> globals_;
+};
+
+// The bottom-up path for functions with nested bodies: every body is
+// cleaned after the bodies inside it.
 class DeadBindingRemover : public ExprMutator {
  public:
-  explicit DeadBindingRemover(const std::unordered_set<std::string>& impure) : impure_(impure) {}
+  explicit DeadBindingRemover(BodyCleaner* cleaner) : cleaner_(cleaner) {}
 
  protected:
   Ref<Node> Rewrite(const Ref<Node>& n) override {
-    auto* seq = As<SeqExprNode>(n);
-    if (!seq) return n;
-    std::unordered_set<const VarNode*> live;
-    UseCollector result_uses(&live, nullptr);
-    result_uses.Walk(seq->result());
-    std::vector<std::vector<Binding>> kept(seq->blocks().size());
-    bool changed = false;
-    for (size_t bi = seq->blocks().size(); bi-- > 0;) {
-      const auto& bindings = seq->blocks()[bi]->bindings();
-      for (size_t j = bindings.size(); j-- > 0;) {
-        const Binding& b = bindings[j];
-        UseCollector probe(nullptr, nullptr);
-        probe.impure_functions = &impure_;
-        probe.Walk(b->value());
-        if (!live.count(b->var().get()) && !probe.impure) {
-          changed = true;
-          continue;
-        }
-        UseCollector uses(&live, nullptr);
-        uses.Walk(b->value());
-        kept[bi].push_back(b);
-      }
-    }
-    if (!changed) return n;
-    std::vector<Block> blocks;
-    for (size_t bi = 0; bi < kept.size(); ++bi) {
-      if (kept[bi].empty()) continue;
-      std::reverse(kept[bi].begin(), kept[bi].end());
-      blocks.push_back(BindingBlockNode::Make(std::move(kept[bi]), seq->blocks()[bi]->is_dataflow()));
-    }
-    return SeqExprNode::Make(std::move(blocks), seq->result());
+    if (n->kind() != NodeKind::kSeqExpr) return n;
+    return cleaner_->Clean(Downcast<SeqExprNode>(n), /*allow_nested=*/true);
   }
 
  private:
-  const std::unordered_set<std::string>& impure_;
+  BodyCleaner* cleaner_;
 };
 
-// Functions whose bodies (transitively) have side effects.
+// A bound for the variable indices of `f` (parsed functions number their
+// variables in text order, nested ones included): past the last top-level
+// binding's index, within reason. Variables beyond it go to the live set's
+// hashed overflow.
+size_t IndexBound(const Function& f) {
+  size_t n = f->params().size();
+  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
+  size_t bound = n;
+  for (const Block& b : f->body()->blocks()) {
+    if (b->bindings().empty()) continue;
+    uint32_t i = b->bindings().back()->var()->index();
+    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
+  }
+  return bound + 64;
+}
+
+// Returns `item` without its dead bindings; sets *globals to the global
+// references of the result (the body is cleaned last, in every path).
+Item RemoveDeadBindings(const Item& item, LazyImpureFunctions* impure,
+                        std::vector<const GlobalVarNode*>* globals) {
+  globals->clear();
+  if (item->kind() != NodeKind::kFunction) return item;  // an extern references nothing
+  const Function f = Downcast<FunctionNode>(item);
+  BodyCleaner cleaner(impure, IndexBound(f));
+  SeqExpr body = cleaner.Clean(f->body(), /*allow_nested=*/false);
+  if (!body) body = cleaner.CleanNested(f->body(), 0);
+  Item out;
+  if (!body) out = Downcast<ItemNode>(DeadBindingRemover(&cleaner).Mutate(item));
+  else if (body.get() == f->body().get()) out = item;
+  else out = FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(body), f->attrs());
+  *globals = cleaner.globals();
+  return out;
+}
+
+// Functions whose bodies (transitively) have side effects: one walk per
+// function for its own impure calls and its callees, then the callers of
+// impure functions, by work list.
 std::unordered_set<std::string> ImpureFunctions(const Module& m) {
   std::unordered_set<std::string> impure;
-  bool grew = true;
-  while (grew) {
-    grew = false;
-    for (const Item& it : m.items()) {
-      if (it->kind() != NodeKind::kFunction || impure.count(it->name())) continue;
-      UseCollector c(nullptr, nullptr);
-      c.impure_functions = &impure;
-      c.Walk(it.get());
-      if (c.impure) {
-        impure.insert(it->name());
-        grew = true;
-      }
-    }
+  std::unordered_map<std::string, std::vector<size_t>> callers;  // callee name -> caller items
+  std::vector<size_t> work;
+  Scanner scanner(nullptr);
+  const auto& items = m.items();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i]->kind() != NodeKind::kFunction) continue;
+    Scanner::Result r = scanner.Scan(
+        items[i].get(), [](const VarNode*) {}, [](const GlobalVarNode*) {},
+        [&](const GlobalVarNode* g) {
+          std::vector<size_t>& c = callers[g->name()];
+          if (c.empty() || c.back() != i) c.push_back(i);
+        });
+    if (r.impure && impure.insert(items[i]->name()).second) work.push_back(i);
+  }
+  while (!work.empty()) {
+    size_t i = work.back();
+    work.pop_back();
+    auto it = callers.find(items[i]->name());
+    if (it == callers.end()) continue;
+    for (size_t c : it->second)
+      if (impure.insert(items[c]->name()).second) work.push_back(c);
   }
   return impure;
 }
@@ -123,21 +546,40 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     if (!m.Contains(e)) return InvalidArgument("entry function @" + e + " is not in the module");
 
   // Dead bindings first, so that calls they held no longer keep items alive.
-  std::unordered_set<std::string> impure = ImpureFunctions(m);
-  DeadBindingRemover remover(impure);
-  Module out = remover.MutateModule(m);
+  LazyImpureFunctions impure(m);
+  std::vector<Item> cleaned;
+  bool changed = false;
+  // The global references of each cleaned item, for the reachability below
+  // (instead of walking the reached items again).
+  std::vector<std::vector<const GlobalVarNode*>> item_globals(entries.empty() ? 0 : m.size());
+  std::vector<const GlobalVarNode*> scratch;
+  for (size_t i = 0; i < m.items().size(); ++i) {
+    Item r = RemoveDeadBindings(m.items()[i], &impure,
+                                entries.empty() ? &scratch : &item_globals[i]);
+    if (r.get() != m.items()[i].get() && !changed) {
+      changed = true;
+      cleaned.reserve(m.items().size());
+      for (size_t k = 0; k < i; ++k) cleaned.push_back(m.items()[k]);
+    }
+    if (changed) cleaned.push_back(std::move(r));
+  }
+  Module out = m;
+  if (changed) {
+    // Names are those of `m`: Make cannot fail.
+    PLIR_ASSIGN_OR_RETURN(out, Module::Make(std::move(cleaned)));
+  }
   if (entries.empty()) return out;
 
+  std::unordered_map<std::string_view, size_t> index;  // item name -> position
+  index.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i) index.emplace(out.items()[i]->name(), i);
   std::unordered_set<std::string> reached(entries.begin(), entries.end());
   std::vector<std::string> work(entries.begin(), entries.end());
   while (!work.empty()) {
     std::string name = work.back();
     work.pop_back();
-    std::unordered_set<std::string> globals;
-    UseCollector c(nullptr, &globals);
-    c.Walk(out.Lookup(name).get());
-    for (const std::string& g : globals)
-      if (out.Contains(g) && reached.insert(g).second) work.push_back(g);
+    for (const GlobalVarNode* g : item_globals[index.at(name)])
+      if (index.count(g->name()) && reached.insert(g->name()).second) work.push_back(g->name());
   }
   std::vector<Item> items;
   for (const Item& it : out.items())
