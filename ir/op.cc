@@ -186,6 +186,15 @@ StatusOr<Expr> MakeOpCall(std::string_view op_name, ExprSpan args, Attrs attrs,
   return MakeOpCall(op_name, ToVector(args), std::move(attrs), ToVector(sinfo_args));
 }
 
+Expr RebuildCall(const CallNode& old, Expr callee, std::vector<Expr> args) {
+  if (callee->kind() == NodeKind::kOp) {
+    auto made = MakeOpCall(Downcast<OpNode>(callee), args, old.attrs(), ToVector(old.sinfo_args()));
+    if (made.ok()) return *made;
+  }
+  return CallNode::MakeUnchecked(std::move(callee), std::move(args), old.attrs(),
+                                 ToVector(old.sinfo_args()), old.type());
+}
+
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                     std::vector<Type> sinfo_args) {
   return CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(),

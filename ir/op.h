@@ -99,6 +99,11 @@ StatusOr<Expr> MakeOpCall(const Op& op, ExprSpan args, Attrs attrs = Attrs(),
                           TypeSpan sinfo_args = {});
 StatusOr<Expr> MakeOpCall(std::string_view op_name, ExprSpan args, Attrs attrs = Attrs(),
                           TypeSpan sinfo_args = {});
+// Rebuilds `old` with a new callee and arguments, as ExprMutator does: a call
+// of an op re-infers its type (when inference fails, the old type is kept
+// and the verifier reports it); other calls keep their type. Attributes and
+// sinfo_args are kept.
+Expr RebuildCall(const CallNode& old, Expr callee, std::vector<Expr> args);
 // Builds a call of a module function whose return type is `ret_type`.
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                     std::vector<Type> sinfo_args = {});

@@ -11,6 +11,7 @@
 #include "ir/internal/name_table.h"
 #include "ir/op.h"
 #include "ir/parallel.h"
+#include "ir/var_map.h"
 
 namespace plir {
 namespace {
@@ -381,7 +382,7 @@ class TextPrinter {
   std::vector<Work> stack_;
   // Per item: printed names by variable, the names taken, the next suffix
   // to try per base name, and the bytes behind those views.
-  internal::VarTable<NameHint> names_;
+  VarMap<NameHint> names_;
   internal::NameTable<char> used_;
   internal::NameTable<int64_t> next_suffix_;
 };

@@ -7,6 +7,7 @@
 #include "ir/internal/pointer_map.h"
 #include "ir/op.h"
 #include "ir/parallel.h"
+#include "ir/var_map.h"
 #include "ir/visitor.h"
 
 namespace plir {
@@ -256,7 +257,7 @@ class Verifier : public IRVisitor {
   // sets (a quarter of plir-opt's time at 200k bindings went to their
   // inserts, erases and rehashes).
   enum : uint8_t { kInScope = 1, kOutOfScope = 2, kEscaped = 3 };
-  internal::VarTable<uint8_t> state_;
+  VarMap<uint8_t> state_;
   std::vector<const VarNode*> scope_order_;
   std::vector<size_t> scope_marks_;
   std::vector<BlockContext> blocks_;

@@ -100,15 +100,7 @@ Ref<Node> Rebuild(const Node* n, std::vector<Ref<Node>>& c) {
       Expr callee = ExpectExpr(c[0]);
       std::vector<Expr> args;
       for (size_t i = 1; i < c.size(); ++i) args.push_back(ExpectExpr(c[i]));
-      if (auto* op = As<OpNode>(callee)) {
-        auto r = MakeOpCall(Downcast<OpNode>(callee), args, call->attrs(),
-                            ToVector(call->sinfo_args()));
-        if (r.ok()) return *r;
-        (void)op;
-      }
-      // Keep the old type: the verifier reports it if it no longer fits.
-      return CallNode::MakeUnchecked(callee, std::move(args), call->attrs(),
-                                     ToVector(call->sinfo_args()), call->type());
+      return RebuildCall(*call, callee, std::move(args));
     }
     case NodeKind::kIf: {
       Expr cond = ExpectExpr(c[0]);

@@ -20,64 +20,6 @@
 
 namespace plir::internal {
 
-// Maps variables to V. A variable whose dense index() is free in the table
-// (or already its own) lives in an array slot; others (no index, or an
-// index another variable of the table holds) in a hash map.
-template <typename V>
-class VarTable {
- public:
-  // Returns the value for `v`, or nullptr. Valid until the next Insert.
-  V* Find(const VarNode* v) {
-    uint32_t i = v->index();
-    if (i < owner_.size() && owner_[i] == v) return &values_[i];
-    return sparse_.FindMutable(v);
-  }
-  // Inserts `v` -> `value` unless present. Returns the entry's value (valid
-  // until the next Insert) and whether it was inserted.
-  std::pair<V*, bool> Insert(const VarNode* v, V value) {
-    uint32_t i = v->index();
-    if (i != VarNode::kNoIndex && i < DenseLimit()) {
-      if (i >= owner_.size()) {
-        size_t n = std::max<size_t>(i + 1, owner_.size() * 2);
-        owner_.resize(n, nullptr);
-        values_.resize(n);
-      }
-      if (owner_[i] == v) return {&values_[i], false};
-      if (owner_[i] == nullptr) {
-        owner_[i] = v;
-        values_[i] = std::move(value);
-        ++size_;
-        return {&values_[i], true};
-      }
-    }
-    if (V* found = sparse_.FindMutable(v)) return {found, false};
-    sparse_.Insert(v, std::move(value));
-    ++size_;
-    return {sparse_.FindMutable(v), true};
-  }
-  // Sets `v` -> `value`, inserting or overwriting.
-  void Set(const VarNode* v, V value) {
-    auto [entry, inserted] = Insert(v, value);
-    if (!inserted) *entry = std::move(value);
-  }
-  size_t size() const { return size_; }
-  void Clear() {
-    owner_.clear();
-    values_.clear();
-    sparse_ = PointerMap<V>();
-    size_ = 0;
-  }
-
- private:
-  // Indices are assigned densely, so a table of n variables needs about n
-  // slots; a far larger index (a stale one) goes to the map instead.
-  size_t DenseLimit() const { return std::max<size_t>(size_t{1} << 16, size_ * 4); }
-  std::vector<const VarNode*> owner_;
-  std::vector<V> values_;
-  PointerMap<V> sparse_;
-  size_t size_ = 0;
-};
-
 // Maps names (NameHints) to V. For each prefix, names whose number is small
 // live in an array indexed by the number; names without a number, or with a
 // large one, in a hash map keyed by (prefix, number).

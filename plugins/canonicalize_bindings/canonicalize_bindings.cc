@@ -20,18 +20,11 @@
 #include "ir/op.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
-#include "plugins/canonicalize_bindings/var_map.h"
+#include "ir/var_map.h"
 
 namespace {
 
 using namespace plir;
-
-// A copy of a call's sinfo_args, to build a variant of the call (the
-// accessor returns a vector or, in newer cores, a span).
-std::vector<Type> SinfoArgs(const CallNode* c) {
-  const auto& s = c->sinfo_args();
-  return std::vector<Type>(s.begin(), s.end());
-}
 
 class Canonicalizer : public ExprMutator {
  protected:
@@ -94,7 +87,6 @@ SeqExpr DropEmptyBlocks(const SeqExpr& s) {
 // body, then its result), so the remap and the known tuples grow exactly as
 // there.
 
-using canonicalize_local::VarMap;
 
 class FastCanonicalizer {
  public:
@@ -265,14 +257,7 @@ class FastCanonicalizer {
         }
         if (!changed) return kSame;
         if (rc != kChanged) callee = c->callee();
-        if (callee->kind() == NodeKind::kOp) {
-          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
-          if (made.ok()) {
-            *out = *made;
-            return kChanged;
-          }
-        }
-        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
+        *out = RebuildCall(*c, callee, std::move(na));
         return kChanged;
       }
       case NodeKind::kIf: {

@@ -23,18 +23,11 @@
 #include "ir/structural.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
-#include "plugins/common_subexpression_elimination/var_map.h"
+#include "ir/var_map.h"
 
 namespace {
 
 using namespace plir;
-
-// A copy of a call's sinfo_args, to build a variant of the call (the
-// accessor returns a vector or, in newer cores, a span).
-std::vector<Type> SinfoArgs(const CallNode* c) {
-  const auto& s = c->sinfo_args();
-  return std::vector<Type>(s.begin(), s.end());
-}
 
 bool IsPure(const Expr& e) {
   class Check : public IRVisitor {
@@ -113,7 +106,6 @@ class Cse : public ExprMutator {
 // ---------------------------------------------------------------------------
 // The fast path.
 
-using cse_local::VarMap;
 
 uint64_t Mix(uint64_t h, uint64_t v) {
   v *= 0x9e3779b97f4a7c15ull;
@@ -421,14 +413,7 @@ class FastCse {
         }
         if (!changed) return kSame;
         if (rc != kChanged) callee = c->callee();
-        if (callee->kind() == NodeKind::kOp) {
-          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
-          if (made.ok()) {
-            *out = *made;
-            return kChanged;
-          }
-        }
-        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
+        *out = RebuildCall(*c, callee, std::move(na));
         return kChanged;
       }
       case NodeKind::kIf: {

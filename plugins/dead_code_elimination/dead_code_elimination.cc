@@ -27,97 +27,13 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "ir/var_map.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
 
 namespace {
 
 using namespace plir;
-
-// A copy of a call's sinfo_args, to build a variant of the call (the
-// accessor returns a vector or, in newer cores, a span).
-std::vector<Type> SinfoArgs(const CallNode* c) {
-  const auto& s = c->sinfo_args();
-  return std::vector<Type>(s.begin(), s.end());
-}
-
-// The set of live variables of one body at a time: Clear() starts an empty
-// set in O(1) (entries carry the generation they were inserted in). Dense
-// by VarNode::index(), checked on every access (the slot must hold the very
-// variable), with an open-addressing table for the variables whose index is
-// missing, stale, out of range or taken.
-class LiveSet {
- public:
-  explicit LiveSet(size_t index_bound) : bound_(index_bound) {}
-
-  void Clear() { ++gen_; }
-
-  bool Contains(const VarNode* v) const {
-    uint32_t i = v->index();
-    if (i < dense_.size() && dense_[i].key == v) return dense_[i].gen == gen_;
-    if (overflow_size_ == 0) return false;
-    for (size_t s = Slot(v);; s = (s + 1) & mask_) {
-      if (overflow_[s].key == v) return overflow_[s].gen == gen_;
-      if (overflow_[s].key == nullptr) return false;
-    }
-  }
-
-  void Insert(const VarNode* v) {
-    uint32_t i = v->index();
-    if (i < bound_) {
-      if (dense_.empty()) dense_.resize(bound_);
-      Entry& e = dense_[i];
-      // A slot left from an earlier body may be taken over: a lookup of its
-      // old variable then falls through to the table, where it is not live.
-      if (e.key == v || e.key == nullptr || e.gen != gen_) {
-        e = {v, gen_};
-        return;
-      }
-    }
-    if ((overflow_size_ + 1) * 4 > overflow_.size() * 3) Grow();
-    for (size_t s = Slot(v);; s = (s + 1) & mask_) {
-      Entry& e = overflow_[s];
-      if (e.key == v) {
-        e.gen = gen_;
-        return;
-      }
-      if (e.key == nullptr) {
-        e = {v, gen_};
-        ++overflow_size_;
-        return;
-      }
-    }
-  }
-
- private:
-  struct Entry {
-    const VarNode* key = nullptr;
-    uint32_t gen = 0;
-  };
-  size_t Slot(const void* key) const {
-    uint64_t h = reinterpret_cast<uintptr_t>(key) * 0x9e3779b97f4a7c15ull;
-    return static_cast<size_t>(h >> 32) & mask_;
-  }
-  void Grow() {
-    std::vector<Entry> old;
-    old.swap(overflow_);
-    overflow_.resize(old.empty() ? 64 : old.size() * 2);
-    mask_ = overflow_.size() - 1;
-    for (const Entry& e : old) {
-      if (!e.key) continue;
-      size_t s = Slot(e.key);
-      while (overflow_[s].key) s = (s + 1) & mask_;
-      overflow_[s] = e;
-    }
-  }
-
-  size_t bound_;
-  uint32_t gen_ = 1;
-  std::vector<Entry> dense_;
-  std::vector<Entry> overflow_;
-  size_t overflow_size_ = 0;
-  size_t mask_ = 0;
-};
 
 std::unordered_set<std::string> ImpureFunctions(const Module& m);
 
@@ -300,7 +216,7 @@ class BodyCleaner {
   SeqExpr Clean(const SeqExpr& seq, bool allow_nested) {
     live_.Clear();
     globals_.clear();
-    auto mark = [this](const VarNode* v) { live_.Insert(v); };
+    auto mark = [this](const VarNode* v) { live_.Insert(v, 1); };
     auto keep_global = [this](const GlobalVarNode* g) { globals_.push_back(g); };
     auto no_callee = [](const GlobalVarNode*) {};
     if (scanner_.Scan(seq->result().get(), mark, keep_global, no_callee).nested && !allow_nested)
@@ -330,7 +246,7 @@ class BodyCleaner {
           globals_.resize(globals_before);  // a dead binding references nothing
           continue;
         }
-        for (const VarNode* v : uses_) live_.Insert(v);
+        for (const VarNode* v : uses_) live_.Insert(v, 1);
       }
     }
     if (!changed) return seq;
@@ -391,14 +307,7 @@ class BodyCleaner {
         if (rc == kSame && ra == kSame) return kSame;
         if (rc == kSame) callee = c->callee();
         if (ra == kSame) na.assign(c->args().begin(), c->args().end());
-        if (callee->kind() == NodeKind::kOp) {
-          auto made = MakeOpCall(Downcast<OpNode>(callee), na, c->attrs(), SinfoArgs(c));
-          if (made.ok()) {
-            *out = *made;
-            return kChanged;
-          }
-        }
-        *out = CallNode::MakeUnchecked(callee, std::move(na), c->attrs(), SinfoArgs(c), c->type());
+        *out = RebuildCall(*c, callee, std::move(na));
         return kChanged;
       }
       case NodeKind::kIf: {
@@ -448,7 +357,7 @@ class BodyCleaner {
   }
 
   Scanner scanner_;
-  LiveSet live_;
+  VarMap<char> live_;  // the live variables of one body at a time (Clear() is O(1))
   std::vector<const VarNode*> uses_;
   std::vector<char> keep_;
   std::vector<const GlobalVarNode*> globals_;

@@ -32,13 +32,7 @@ Expr WithOperands(const Expr& e, std::vector<Expr> ops) {
   switch (e->kind()) {
     case NodeKind::kCall: {
       auto* c = As<CallNode>(e);
-      if (auto* op = As<OpNode>(c->callee())) {
-        auto r = MakeOpCall(Downcast<OpNode>(c->callee()), ops, c->attrs(), ToVector(c->sinfo_args()));
-        if (r.ok()) return *r;
-        (void)op;
-      }
-      return CallNode::MakeUnchecked(c->callee(), std::move(ops), c->attrs(), ToVector(c->sinfo_args()),
-                                     c->type());
+      return RebuildCall(*c, c->callee(), std::move(ops));
     }
     case NodeKind::kTuple:
       return TupleNode::Make(std::move(ops));
