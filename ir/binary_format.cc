@@ -9,14 +9,27 @@
 #include "ir/serialize.h"
 
 namespace plir {
+
+// FNV-1a 64 as published (http://www.isthe.com/chongo/tech/comp/fnv/):
+// for each byte, hash ^= byte, then hash *= prime, modulo 2^64.
+uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;  // offset basis, 14695981039346656037
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;  // prime, 1099511628211
+  return h;
+}
+
 namespace {
 
 using internal::Record;
 using internal::RecordAttr;
 
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+// Version 1 files were written with a mistyped FNV offset basis (a digit
+// dropped from 14695981039346656037); they are accepted with either basis.
+inline constexpr uint64_t kV1LegacyOffsetBasis = 1469598103934665603ull;  // 0x14650fb0739d0383
+
+uint64_t Fnv1a(std::string_view s, uint64_t basis) {
+  uint64_t h = basis;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
   return h;
 }
 
@@ -95,7 +108,7 @@ class Writer : public internal::RecordSink {
     u32(kBinaryFormatVersion);
     u32(0);
     u64(payload.size());
-    u64(Fnv1a(payload));
+    u64(Fnv1a(payload, kV1LegacyOffsetBasis));  // as PLIR has always written it
     file.append(payload);
     return file;
   }
@@ -409,7 +422,8 @@ StatusOr<Module> LoadBinary(std::string_view bytes) {
     return InvalidArgument("corrupt binary module: the header says " + std::to_string(length) +
                            " payload bytes, the file has " + std::to_string(bytes.size() - 32));
   std::string_view payload = bytes.substr(32);
-  if (Fnv1a(payload) != checksum) return InvalidArgument("corrupt binary module: checksum mismatch");
+  if (Fnv1a(payload, kV1LegacyOffsetBasis) != checksum && Fnv1a64(payload) != checksum)
+    return InvalidArgument("corrupt binary module: checksum mismatch");
   return Reader(payload).Read();
 }
 

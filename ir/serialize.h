@@ -9,6 +9,7 @@
 #ifndef PLIR_IR_SERIALIZE_H_
 #define PLIR_IR_SERIALIZE_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,11 @@ StatusOr<Module> LoadJson(std::string_view text);
 
 std::string SaveBinary(const Module& m);
 StatusOr<Module> LoadBinary(std::string_view bytes);
+
+// FNV-1a, 64 bits, with the published parameters (offset basis
+// 0xcbf29ce484222325, prime 0x100000001b3): the binary format's checksum.
+// Fnv1a64("") == 0xcbf29ce484222325, Fnv1a64("a") == 0xaf63dc4c8601ec8c.
+uint64_t Fnv1a64(std::string_view bytes);
 
 enum class ModuleFormat { kText, kJson, kBinary };
 // Detects the format of `contents` by magic (binary), a leading '{' (JSON),

@@ -75,6 +75,15 @@ INSTANTIATE_TEST_SUITE_P(Formats, SerializeTest,
                          ::testing::Values(std::pair<Saver, Loader>{&SaveJson, &LoadJson},
                                            std::pair<Saver, Loader>{&SaveBinary, &LoadBinary}));
 
+// Published FNV-1a 64-bit test vectors (the FNV reference test suite).
+TEST(ChecksumTest, Fnv1a64MatchesPublishedVectors) {
+  EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ull);  // the offset basis
+  EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(Fnv1a64("foobar"), 0x85944171f73967e8ull);
+  // One step by hand: (basis ^ byte) * prime mod 2^64.
+  EXPECT_EQ(Fnv1a64(std::string_view("\0", 1)), 0xcbf29ce484222325ull * 0x100000001b3ull);
+}
+
 TEST(BinaryFormatTest, HeaderIsChecked) {
   Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
   std::string b = SaveBinary(m);
