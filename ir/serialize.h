@@ -1,11 +1,11 @@
 // JSON and binary serialization of modules.
 //
-// Both formats store a node table in post-order (see docs/serialization.md):
-// every node is written once, however often it is shared, and is shared
-// again after loading; variables keep their identity (a variable and all its
-// uses are one node). Loading validates everything it reads: corrupt or
-// truncated input is an error, never a crash, and no allocation is sized by
-// a length before that length is checked against the input's size.
+// Both formats store every node once, however often it is shared, children
+// before parents (see docs/serialization.md); loading shares them again, and
+// variables keep their identity (a variable and all its uses are one node).
+// Loading validates everything it reads: corrupt or truncated input is an
+// error, never a crash, and no allocation is sized by a count or length
+// before that count is checked against the input's size.
 #ifndef PLIR_IR_SERIALIZE_H_
 #define PLIR_IR_SERIALIZE_H_
 
@@ -19,7 +19,9 @@
 namespace plir {
 
 inline constexpr int kJsonFormatVersion = 1;
-inline constexpr int kBinaryFormatVersion = 1;
+// SaveBinary writes this version; LoadBinary reads it and version 1.
+inline constexpr int kBinaryFormatVersion = 2;
+inline constexpr int kOldestBinaryFormatVersion = 1;
 // The first 8 bytes of every binary module.
 inline constexpr char kBinaryMagic[8] = {'\x89', 'P', 'L', 'I', 'R', '\r', '\n', '\x1a'};
 

@@ -1,4 +1,5 @@
-// Internal: the node table shared by the JSON and binary formats.
+// Internal: the node table of the JSON format and of binary format version 1.
+// (Binary version 2 has its own tables, binary_format.cc.)
 //
 // A module is written as a table of node records in post-order (children
 // before parents), each node once however often it is shared, then the list
@@ -59,7 +60,8 @@ class RecordSink {
 // Flattens `m` into `sink`; returns the ids of the module's items.
 std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink);
 
-// Builds nodes from records in order.
+// Builds nodes from records in order (the JSON and binary version 1
+// readers; the version 2 reader builds nodes straight from its records).
 class NodeBuilder {
  public:
   // Adds the node for `r` (its children must already be built). Errors name
@@ -76,6 +78,11 @@ class NodeBuilder {
   StatusOr<Attrs> BuildAttrs(const std::vector<RecordAttr>& a);
   std::vector<Ref<Node>> nodes_;
 };
+
+// Writes `m` in binary format version 1, byte for byte as PLIR wrote it
+// before version 2 (with its checksum's mistyped offset basis; see
+// docs/serialization.md). For tests of the version 1 reader.
+std::string SaveBinaryV1(const Module& m);
 
 // Kind names used by the JSON format ("TensorType", "Call", ...).
 const char* RecordKindName(NodeKind k);
