@@ -14,6 +14,7 @@
 
 #include "ir/attrs.h"
 #include "ir/internal/node_table.h"
+#include "ir/op.h"
 #include "ir/parser.h"
 #include "ir/serialize.h"
 
@@ -165,198 +166,454 @@ Status Bad(size_t node, const std::string& what) {
   return InvalidArgument("invalid JSON module: node " + std::to_string(node) + ": " + what);
 }
 
-StatusOr<double> FloatValue(simdjson::dom::element e) {
-  double d;
-  if (e.get_double().get(d) == simdjson::SUCCESS) return d;
+bool FloatValue(simdjson::dom::element e, double* d) {
+  if (e.get_double().get(*d) == simdjson::SUCCESS) return true;
   int64_t i;
-  if (e.get_int64().get(i) == simdjson::SUCCESS) return static_cast<double>(i);
+  if (e.get_int64().get(i) == simdjson::SUCCESS) {
+    *d = static_cast<double>(i);
+    return true;
+  }
   std::string_view s;
-  if (e.get_string().get(s) == simdjson::SUCCESS) {
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-    if (s == "nan") return NAN;
-  }
-  return InvalidArgument("expected a number");
+  if (e.get_string().get(s) != simdjson::SUCCESS) return false;
+  if (s == "inf") *d = INFINITY;
+  else if (s == "-inf") *d = -INFINITY;
+  else if (s == "nan") *d = NAN;
+  else return false;
+  return true;
 }
 
-StatusOr<RecordAttr> ParseAttr(simdjson::dom::element e, bool allow_list, size_t node) {
-  simdjson::dom::object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS || o.size() != 1) return Bad(node, "bad attribute value");
-  auto [key, v] = *o.begin();
-  RecordAttr a;
-  if (key == "int") {
-    a.kind = AttrValue::Kind::kInt;
-    if (v.get_int64().get(a.i) != simdjson::SUCCESS) return Bad(node, "bad int attribute");
-  } else if (key == "bool") {
-    a.kind = AttrValue::Kind::kBool;
-    bool b;
-    if (v.get_bool().get(b) != simdjson::SUCCESS) return Bad(node, "bad bool attribute");
-    a.i = b;
-  } else if (key == "float") {
-    a.kind = AttrValue::Kind::kFloat;
-    auto f = FloatValue(v);
-    if (!f.ok()) return Bad(node, "bad float attribute");
-    a.f = *f;
-  } else if (key == "str") {
-    a.kind = AttrValue::Kind::kString;
-    std::string_view s;
-    if (v.get_string().get(s) != simdjson::SUCCESS) return Bad(node, "bad string attribute");
-    a.s = std::string(s);
-  } else if (key == "type") {
-    a.kind = AttrValue::Kind::kType;
-    uint64_t id;
-    if (v.get_uint64().get(id) != simdjson::SUCCESS || id > UINT32_MAX) return Bad(node, "bad type attribute");
-    a.type_id = static_cast<uint32_t>(id);
-  } else if (key == "list" && allow_list) {
-    a.kind = AttrValue::Kind::kList;
-    simdjson::dom::array arr;
-    if (v.get_array().get(arr) != simdjson::SUCCESS) return Bad(node, "bad list attribute");
-    for (simdjson::dom::element x : arr) {
-      PLIR_ASSIGN_OR_RETURN(RecordAttr item, ParseAttr(x, false, node));
-      a.list.push_back(std::move(item));
+// The keys a node object may have, by slot.
+enum Field { kK, kC, kDt, kShape, kNdim, kN, kDataflow, kI, kV, kHex, kNargs, kNsinfo, kAttrs, kNumFields };
+
+int FieldSlot(std::string_view key) {
+  switch (key.size()) {
+    case 1:
+      switch (key[0]) {
+        case 'k': return kK;
+        case 'c': return kC;
+        case 'n': return kN;
+        case 'i': return kI;
+        case 'v': return kV;
+      }
+      return -1;
+    case 2: return key == "dt" ? kDt : -1;
+    case 3: return key == "hex" ? kHex : -1;
+    case 4: return key == "ndim" ? kNdim : -1;
+    case 5: return key == "shape" ? kShape : key == "nargs" ? kNargs : key == "attrs" ? kAttrs : -1;
+    case 6: return key == "nsinfo" ? kNsinfo : -1;
+    case 8: return key == "dataflow" ? kDataflow : -1;
+  }
+  return -1;
+}
+
+bool KindFromName(std::string_view name, NodeKind* out) {
+  // The common kinds first.
+  static constexpr NodeKind kOrder[] = {
+      NodeKind::kVar,        NodeKind::kCall,       NodeKind::kVarBinding, NodeKind::kTensorType,
+      NodeKind::kOp,         NodeKind::kTuple,      NodeKind::kTupleGetItem, NodeKind::kPrimValue,
+      NodeKind::kConstant,   NodeKind::kSeqExpr,    NodeKind::kBindingBlock, NodeKind::kFunction,
+      NodeKind::kTupleType,  NodeKind::kObjectType, NodeKind::kPrimType,   NodeKind::kShapeType,
+      NodeKind::kGlobalVar,  NodeKind::kStringImm,  NodeKind::kIf,         NodeKind::kExternFunc};
+  for (NodeKind k : kOrder) {
+    std::string_view n = internal::RecordKindName(k);
+    if (n.size() == name.size() && n == name) {
+      *out = k;
+      return true;
     }
-  } else {
-    return Bad(node, "unknown attribute kind '" + std::string(key) + "'");
   }
-  return a;
+  return false;
 }
 
-Status ParseRecord(simdjson::dom::object o, size_t node, Record* r) {
-  *r = Record();
-  std::string_view kind;
-  if (o["k"].get_string().get(kind) != simdjson::SUCCESS || !internal::RecordKindFromName(kind, &r->kind))
-    return Bad(node, "missing or unknown kind \"k\"");
-  simdjson::dom::array children;
-  if (o["c"].get_array().get(children) == simdjson::SUCCESS) {
-    for (simdjson::dom::element c : children) {
+// Builds nodes straight from the parsed document, one node object at a
+// time: no intermediate records.
+class JsonLoader {
+ public:
+  StatusOr<Module> Load(simdjson::dom::array nodes, simdjson::dom::array items) {
+    nodes_.reserve(nodes.size());
+    for (simdjson::dom::element e : nodes) {
+      simdjson::dom::object o;
+      if (e.get_object().get(o) != simdjson::SUCCESS) return Bad(id_, "not an object");
+      PLIR_RETURN_IF_ERROR(LoadNode(o));
+      ++id_;
+    }
+    std::vector<Item> out;
+    for (simdjson::dom::element e : items) {
       uint64_t id;
-      if (c.get_uint64().get(id) != simdjson::SUCCESS || id >= node) return Bad(node, "child id out of range");
-      r->children.push_back(static_cast<uint32_t>(id));
+      if (e.get_uint64().get(id) != simdjson::SUCCESS || id >= nodes_.size())
+        return InvalidArgument("invalid JSON module: bad item id");
+      NodeKind k = nodes_[id]->kind();
+      if (k != NodeKind::kFunction && k != NodeKind::kExternFunc)
+        return InvalidArgument("invalid JSON module: item id " + std::to_string(id) + " is not a function or extern");
+      out.push_back(Downcast<ItemNode>(nodes_[id]));
     }
+    nodes_.clear();
+    auto m = Module::Make(std::move(out));
+    if (!m.ok()) return InvalidArgument("invalid JSON module: " + m.status().message());
+    return m;
   }
-  std::string_view s;
-  auto dtype = [&](DataType* out) -> Status {
+
+ private:
+  Status Error(const std::string& what) const { return Bad(id_, what); }
+
+  // The child ids of the current node ("c"), each checked to be earlier.
+  Status ReadChildren(simdjson::dom::element c) {
+    kids_.clear();
+    simdjson::dom::array a;
+    if (c.get_array().get(a) != simdjson::SUCCESS) return Status::Ok();
+    for (simdjson::dom::element x : a) {
+      uint64_t id;
+      if (x.get_uint64().get(id) != simdjson::SUCCESS || id >= id_) return Error("child id out of range");
+      kids_.push_back(static_cast<uint32_t>(id));
+    }
+    return Status::Ok();
+  }
+
+  template <typename T>
+  Status Child(size_t i, Ref<T>* out) const {
+    if (i >= kids_.size()) return Error("missing child " + std::to_string(i));
+    const Ref<Node>& n = nodes_[kids_[i]];
+    bool ok;
+    if constexpr (std::is_same_v<T, TypeNode>) ok = IsTypeKind(n->kind());
+    else if constexpr (std::is_same_v<T, ExprNode>) ok = IsExprKind(n->kind());
+    else ok = n->kind() == T::kKind;
+    if (!ok)
+      return Error("child " + std::to_string(i) + " is a " + NodeKindName(n->kind()) + ", which does not fit here");
+    *out = Downcast<T>(n);
+    return Status::Ok();
+  }
+  template <typename T>
+  Status Children(size_t first, size_t n, std::vector<Ref<T>>* out) const {
+    out->reserve(n);
+    for (size_t i = first; i < first + n; ++i) {
+      Ref<T> c;
+      PLIR_RETURN_IF_ERROR(Child(i, &c));
+      out->push_back(std::move(c));
+    }
+    return Status::Ok();
+  }
+  Status ExpectChildren(NodeKind k, size_t n) const {
+    if (kids_.size() != n)
+      return Error(std::string(NodeKindName(k)) + " needs " + std::to_string(n) + " children, has " +
+                   std::to_string(kids_.size()));
+    return Status::Ok();
+  }
+
+  Status AttrValueOf(simdjson::dom::element e, bool allow_list, AttrValue* out, size_t* n_types) const {
+    simdjson::dom::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS || o.size() != 1) return Error("bad attribute value");
+    auto [key, v] = *o.begin();
+    if (key == "int") {
+      int64_t i;
+      if (v.get_int64().get(i) != simdjson::SUCCESS) return Error("bad int attribute");
+      *out = AttrValue::Int(i);
+    } else if (key == "bool") {
+      bool b;
+      if (v.get_bool().get(b) != simdjson::SUCCESS) return Error("bad bool attribute");
+      *out = AttrValue::Bool(b);
+    } else if (key == "float") {
+      double d;
+      if (!FloatValue(v, &d)) return Error("bad float attribute");
+      *out = AttrValue::Float(d);
+    } else if (key == "str") {
+      std::string_view s;
+      if (v.get_string().get(s) != simdjson::SUCCESS) return Error("bad string attribute");
+      *out = AttrValue::String(std::string(s));
+    } else if (key == "type") {
+      uint64_t id;
+      if (v.get_uint64().get(id) != simdjson::SUCCESS || id >= id_ || !IsTypeKind(nodes_[id]->kind()))
+        return Error("attribute type id is invalid");
+      *out = AttrValue::OfType(Downcast<TypeNode>(nodes_[id]));
+      ++*n_types;
+    } else if (key == "list" && allow_list) {
+      simdjson::dom::array arr;
+      if (v.get_array().get(arr) != simdjson::SUCCESS) return Error("bad list attribute");
+      std::vector<AttrValue> items;
+      for (simdjson::dom::element x : arr) {
+        AttrValue item;
+        PLIR_RETURN_IF_ERROR(AttrValueOf(x, false, &item, n_types));
+        items.push_back(std::move(item));
+      }
+      *out = AttrValue::List(std::move(items));
+    } else {
+      return Error("unknown attribute kind '" + std::string(key) + "'");
+    }
+    return Status::Ok();
+  }
+
+  // "attrs" (absent: none); counts the type values in `n_types`.
+  Status AttrsOf(simdjson::dom::element e, bool present, Attrs* out, size_t* n_types) const {
+    simdjson::dom::object a;
+    if (!present || e.get_object().get(a) != simdjson::SUCCESS) return Status::Ok();
+    std::vector<Attrs::Entry> entries;
+    for (auto [key, value] : a) {
+      AttrValue v;
+      PLIR_RETURN_IF_ERROR(AttrValueOf(value, true, &v, n_types));
+      entries.emplace_back(Symbol(key), std::move(v));
+    }
+    auto made = Attrs::Make(std::move(entries));
+    if (!made.ok()) return Error(made.status().message());
+    *out = std::move(made).value();
+    return Status::Ok();
+  }
+
+  Status DTypeOf(simdjson::dom::element e, bool present, DataType* out) const {
     std::string_view name;
-    if (o["dt"].get_string().get(name) != simdjson::SUCCESS) {
+    if (!present || e.get_string().get(name) != simdjson::SUCCESS) {
       *out = DataType::kUnknown;
       return Status::Ok();
     }
     auto dt = ParseDataType(name);
-    if (!dt) return Bad(node, "unknown dtype '" + std::string(name) + "'");
+    if (!dt) return Error("unknown dtype '" + std::string(name) + "'");
     *out = *dt;
     return Status::Ok();
-  };
-  auto name = [&]() -> Status {
-    if (o["n"].get_string().get(s) != simdjson::SUCCESS) return Bad(node, "missing name \"n\"");
-    r->name = std::string(s);
-    return Status::Ok();
-  };
-  auto attrs = [&]() -> Status {
-    simdjson::dom::object a;
-    if (o["attrs"].get_object().get(a) != simdjson::SUCCESS) return Status::Ok();
-    for (auto [key, value] : a) {
-      PLIR_ASSIGN_OR_RETURN(RecordAttr attr, ParseAttr(value, true, node));
-      attr.key = std::string(key);
-      r->attrs.push_back(std::move(attr));
-    }
-    return Status::Ok();
-  };
-  bool b;
-  switch (r->kind) {
-    case NodeKind::kTensorType:
-    case NodeKind::kShapeType: {
-      PLIR_RETURN_IF_ERROR(dtype(&r->dtype));
-      simdjson::dom::array shape;
-      if (o["shape"].get_array().get(shape) == simdjson::SUCCESS) {
-        r->flag = true;
-        for (simdjson::dom::element d : shape) {
-          internal::DimRecord dim;
-          if (d.get_int64().get(dim.value) != simdjson::SUCCESS) {
-            if (d.get_string().get(s) != simdjson::SUCCESS || s.empty()) return Bad(node, "bad dimension");
-            dim.sym = std::string(s);
-          }
-          r->dims.push_back(std::move(dim));
-        }
-        r->ndim = static_cast<int32_t>(r->dims.size());
-      } else {
-        int64_t nd = -1;
-        if (o["ndim"].get_int64().get(nd) != simdjson::SUCCESS || nd < -1 || nd > (1 << 20))
-          return Bad(node, "missing shape or ndim");
-        r->ndim = static_cast<int32_t>(nd);
-      }
-      return Status::Ok();
-    }
-    case NodeKind::kPrimType: return dtype(&r->dtype);
-    case NodeKind::kVar:
-      r->flag = o["dataflow"].get_bool().get(b) == simdjson::SUCCESS && b;
-      return name();
-    case NodeKind::kGlobalVar:
-    case NodeKind::kOp:
-    case NodeKind::kStringImm: return name();
-    case NodeKind::kTupleGetItem:
-      if (o["i"].get_int64().get(r->i) != simdjson::SUCCESS) return Bad(node, "missing index \"i\"");
-      return Status::Ok();
-    case NodeKind::kPrimValue: {
-      PLIR_RETURN_IF_ERROR(dtype(&r->dtype));
-      simdjson::dom::element v;
-      if (o["v"].get(v) != simdjson::SUCCESS) return Bad(node, "missing value \"v\"");
-      if (r->dtype == DataType::kFloat64) {
-        auto f = FloatValue(v);
-        if (!f.ok()) return Bad(node, "bad float value");
-        r->f = *f;
-      } else if (r->dtype == DataType::kBool) {
-        if (v.get_bool().get(b) != simdjson::SUCCESS) return Bad(node, "bad bool value");
-        r->i = b;
-      } else if (v.get_int64().get(r->i) != simdjson::SUCCESS) {
-        return Bad(node, "bad int value");
-      }
-      return Status::Ok();
-    }
-    case NodeKind::kConstant: {
-      if (o["hex"].get_string().get(s) != simdjson::SUCCESS || s.size() % 2) return Bad(node, "bad \"hex\" data");
-      r->bytes.resize(s.size() / 2);
-      for (size_t i = 0; i < r->bytes.size(); ++i) {
-        auto h = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
-        int hi = h(s[2 * i]), lo = h(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) return Bad(node, "bad hex digit");
-        r->bytes[i] = static_cast<char>(hi * 16 + lo);
-      }
-      return Status::Ok();
-    }
-    case NodeKind::kCall: {
-      uint64_t na, ns;
-      if (o["nargs"].get_uint64().get(na) != simdjson::SUCCESS || o["nsinfo"].get_uint64().get(ns) != simdjson::SUCCESS ||
-          na > r->children.size() || ns > r->children.size())
-        return Bad(node, "bad nargs/nsinfo");
-      r->n_args = static_cast<uint32_t>(na);
-      r->n_sinfo = static_cast<uint32_t>(ns);
-      return attrs();
-    }
-    case NodeKind::kBindingBlock:
-      r->flag = o["dataflow"].get_bool().get(b) == simdjson::SUCCESS && b;
-      return Status::Ok();
-    case NodeKind::kFunction:
-    case NodeKind::kExternFunc:
-      PLIR_RETURN_IF_ERROR(name());
-      return attrs();
-    default:
-      return Status::Ok();
   }
-}
 
-}  // namespace
+  // "shape" (known dims) or "ndim".
+  Status ShapeOf(bool* known, int* ndim, std::vector<Dim>* dims) const {
+    simdjson::dom::array shape;
+    if (Has(kShape) && f_[kShape].get_array().get(shape) == simdjson::SUCCESS) {
+      *known = true;
+      for (simdjson::dom::element d : shape) {
+        int64_t v;
+        std::string_view s;
+        if (d.get_int64().get(v) == simdjson::SUCCESS) {
+          if (v < 0) return Error("negative dimension");
+          dims->push_back(Dim::Const(v));
+        } else if (d.get_string().get(s) == simdjson::SUCCESS && !s.empty()) {
+          dims->push_back(Dim::Sym(Symbol(s)));
+        } else {
+          return Error("bad dimension");
+        }
+      }
+      return Status::Ok();
+    }
+    int64_t nd = -1;
+    if (!Has(kNdim) || f_[kNdim].get_int64().get(nd) != simdjson::SUCCESS || nd < -1 || nd > (1 << 20))
+      return Error("missing shape or ndim");
+    *known = false;
+    *ndim = static_cast<int>(nd);
+    return Status::Ok();
+  }
 
-std::string SaveJson(const Module& m) {
-  Writer w;
-  std::vector<uint32_t> items = internal::FlattenModule(m, w);
-  return w.Finish(items);
-}
+  Status Name(std::string* out) const {
+    std::string_view s;
+    if (!Has(kN) || f_[kN].get_string().get(s) != simdjson::SUCCESS) return Error("missing name \"n\"");
+    out->assign(s);
+    return Status::Ok();
+  }
+  bool Flag(Field f) const {
+    bool b;
+    return Has(f) && f_[f].get_bool().get(b) == simdjson::SUCCESS && b;
+  }
+  bool Has(Field f) const { return present_ & (1u << f); }
 
-StatusOr<Module> LoadJson(std::string_view text) {
+  Status LoadNode(simdjson::dom::object o) {
+    // One pass over the object's fields; the first of a repeated key wins.
+    present_ = 0;
+    for (auto field : o) {
+      int slot = FieldSlot(field.key);
+      if (slot < 0 || Has(static_cast<Field>(slot))) continue;
+      present_ |= 1u << slot;
+      f_[slot] = field.value;
+    }
+    std::string_view kind_name;
+    NodeKind kind;
+    if (!Has(kK) || f_[kK].get_string().get(kind_name) != simdjson::SUCCESS || !KindFromName(kind_name, &kind))
+      return Error("missing or unknown kind \"k\"");
+    if (Has(kC)) PLIR_RETURN_IF_ERROR(ReadChildren(f_[kC]));
+    else kids_.clear();
+    PLIR_ASSIGN_OR_RETURN(Ref<Node> n, Build(kind));
+    nodes_.push_back(std::move(n));
+    return Status::Ok();
+  }
+
+  StatusOr<Ref<Node>> Build(NodeKind kind) {
+    std::string name;
+    Type type;
+    switch (kind) {
+      case NodeKind::kTensorType:
+      case NodeKind::kShapeType: {
+        DataType dt;
+        PLIR_RETURN_IF_ERROR(DTypeOf(f_[kDt], Has(kDt), &dt));
+        bool known;
+        int ndim = -1;
+        std::vector<Dim> dims;
+        PLIR_RETURN_IF_ERROR(ShapeOf(&known, &ndim, &dims));
+        if (kind == NodeKind::kTensorType)
+          return Ref<Node>(known ? TensorTypeNode::Make(std::move(dims), dt) : TensorTypeNode::MakeRank(ndim, dt));
+        return Ref<Node>(known ? ShapeTypeNode::Make(std::move(dims)) : ShapeTypeNode::MakeRank(ndim));
+      }
+      case NodeKind::kTupleType: {
+        std::vector<Type> fields;
+        PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &fields));
+        return Ref<Node>(TupleTypeNode::Make(std::move(fields)));
+      }
+      case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
+      case NodeKind::kPrimType: {
+        DataType dt;
+        PLIR_RETURN_IF_ERROR(DTypeOf(f_[kDt], Has(kDt), &dt));
+        return Ref<Node>(PrimTypeNode::Make(dt));
+      }
+      case NodeKind::kVar: {
+        PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 1));
+        PLIR_RETURN_IF_ERROR(Child(0, &type));
+        PLIR_RETURN_IF_ERROR(Name(&name));
+        return Ref<Node>(VarNode::Make(std::move(name), std::move(type), Flag(kDataflow)));
+      }
+      case NodeKind::kGlobalVar:
+        PLIR_RETURN_IF_ERROR(Name(&name));
+        return Ref<Node>(GlobalVarNode::Make(std::move(name)));
+      case NodeKind::kOp: {
+        PLIR_RETURN_IF_ERROR(Name(&name));
+        Op op = OpRegistry::Global().Lookup(name);
+        if (!op) return Error("unknown op '" + name + "'");
+        return Ref<Node>(op);
+      }
+      case NodeKind::kStringImm:
+        PLIR_RETURN_IF_ERROR(Name(&name));
+        return Ref<Node>(StringImmNode::Make(std::move(name)));
+      case NodeKind::kTuple: {
+        std::vector<Expr> fields;
+        PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &fields));
+        return Ref<Node>(TupleNode::Make(std::move(fields)));
+      }
+      case NodeKind::kTupleGetItem: {
+        PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 2));
+        Expr tuple;
+        int64_t index;
+        PLIR_RETURN_IF_ERROR(Child(0, &tuple));
+        PLIR_RETURN_IF_ERROR(Child(1, &type));
+        if (!Has(kI) || f_[kI].get_int64().get(index) != simdjson::SUCCESS) return Error("missing index \"i\"");
+        return Ref<Node>(TupleGetItemNode::MakeUnchecked(std::move(tuple), index, std::move(type)));
+      }
+      case NodeKind::kPrimValue: {
+        DataType dt;
+        PLIR_RETURN_IF_ERROR(DTypeOf(f_[kDt], Has(kDt), &dt));
+        if (!Has(kV)) return Error("missing value \"v\"");
+        simdjson::dom::element v = f_[kV];
+        if (dt == DataType::kFloat64) {
+          double d;
+          if (!FloatValue(v, &d)) return Error("bad float value");
+          return Ref<Node>(PrimValueNode::Float(d));
+        }
+        if (dt == DataType::kBool) {
+          bool b;
+          if (v.get_bool().get(b) != simdjson::SUCCESS) return Error("bad bool value");
+          return Ref<Node>(PrimValueNode::Bool(b));
+        }
+        int64_t i;
+        if (v.get_int64().get(i) != simdjson::SUCCESS) return Error("bad int value");
+        if (dt != DataType::kInt64) return Error("bad primitive value dtype");
+        return Ref<Node>(PrimValueNode::Int(i));
+      }
+      case NodeKind::kConstant: {
+        PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 1));
+        PLIR_RETURN_IF_ERROR(Child(0, &type));
+        std::string_view hex;
+        if (!Has(kHex) || f_[kHex].get_string().get(hex) != simdjson::SUCCESS || hex.size() % 2)
+          return Error("bad \"hex\" data");
+        std::string bytes(hex.size() / 2, '\0');
+        auto h = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+        for (size_t i = 0; i < bytes.size(); ++i) {
+          int hi = h(hex[2 * i]), lo = h(hex[2 * i + 1]);
+          if (hi < 0 || lo < 0) return Error("bad hex digit");
+          bytes[i] = static_cast<char>(hi * 16 + lo);
+        }
+        auto c = ConstantNode::Make(std::move(type), std::make_shared<const std::string>(std::move(bytes)));
+        if (!c.ok()) return c.status().WithPrefix("invalid JSON module: node " + std::to_string(id_));
+        return Ref<Node>(std::move(c).value());
+      }
+      case NodeKind::kCall: {
+        uint64_t na, ns;
+        if (!Has(kNargs) || !Has(kNsinfo) || f_[kNargs].get_uint64().get(na) != simdjson::SUCCESS ||
+            f_[kNsinfo].get_uint64().get(ns) != simdjson::SUCCESS || na > kids_.size() || ns > kids_.size())
+          return Error("bad nargs/nsinfo");
+        size_t fixed = 2 + na + ns;
+        if (kids_.size() < fixed) return Error("call has too few children");
+        Expr callee;
+        std::vector<Expr> args;
+        std::vector<Type> sinfo;
+        PLIR_RETURN_IF_ERROR(Child(0, &callee));
+        PLIR_RETURN_IF_ERROR(Children(1, na, &args));
+        PLIR_RETURN_IF_ERROR(Children(1 + na, ns, &sinfo));
+        PLIR_RETURN_IF_ERROR(Child(fixed - 1, &type));
+        Attrs attrs;
+        size_t n_types = 0;
+        PLIR_RETURN_IF_ERROR(AttrsOf(f_[kAttrs], Has(kAttrs), &attrs, &n_types));
+        return Ref<Node>(CallNode::MakeUnchecked(std::move(callee), std::move(args), std::move(attrs),
+                                                 std::move(sinfo), std::move(type)));
+      }
+      case NodeKind::kIf: {
+        PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 4));
+        Expr cond;
+        SeqExpr then_body, else_body;
+        PLIR_RETURN_IF_ERROR(Child(0, &cond));
+        PLIR_RETURN_IF_ERROR(Child(1, &then_body));
+        PLIR_RETURN_IF_ERROR(Child(2, &else_body));
+        PLIR_RETURN_IF_ERROR(Child(3, &type));
+        return Ref<Node>(
+            IfNode::MakeUnchecked(std::move(cond), std::move(then_body), std::move(else_body), std::move(type)));
+      }
+      case NodeKind::kSeqExpr: {
+        if (kids_.empty()) return Error("body without a result");
+        std::vector<Block> blocks;
+        Expr result;
+        PLIR_RETURN_IF_ERROR(Children(0, kids_.size() - 1, &blocks));
+        PLIR_RETURN_IF_ERROR(Child(kids_.size() - 1, &result));
+        return Ref<Node>(SeqExprNode::Make(std::move(blocks), std::move(result)));
+      }
+      case NodeKind::kBindingBlock: {
+        std::vector<Binding> bindings;
+        PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &bindings));
+        return Ref<Node>(BindingBlockNode::Make(std::move(bindings), Flag(kDataflow)));
+      }
+      case NodeKind::kVarBinding: {
+        PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 2));
+        Var var;
+        Expr value;
+        PLIR_RETURN_IF_ERROR(Child(0, &var));
+        PLIR_RETURN_IF_ERROR(Child(1, &value));
+        return Ref<Node>(VarBindingNode::Make(std::move(var), std::move(value)));
+      }
+      case NodeKind::kFunction:
+      case NodeKind::kExternFunc: {
+        bool is_def = kind == NodeKind::kFunction;
+        PLIR_RETURN_IF_ERROR(Name(&name));
+        Attrs attrs;
+        size_t n_types = 0;
+        PLIR_RETURN_IF_ERROR(AttrsOf(f_[kAttrs], Has(kAttrs), &attrs, &n_types));
+        // Children: the parameters, the return type, the body (def), then
+        // the types used in attributes.
+        size_t tail = (is_def ? 2 : 1) + n_types;
+        if (kids_.size() < tail) return Error("item has too few children");
+        size_t n_params = kids_.size() - tail;
+        std::vector<Var> params;
+        PLIR_RETURN_IF_ERROR(Children(0, n_params, &params));
+        PLIR_RETURN_IF_ERROR(Child(n_params, &type));
+        if (!is_def)
+          return Ref<Node>(ExternFuncNode::Make(std::move(name), std::move(params), std::move(type), std::move(attrs)));
+        SeqExpr body;
+        PLIR_RETURN_IF_ERROR(Child(n_params + 1, &body));
+        return Ref<Node>(
+            FunctionNode::Make(std::move(name), std::move(params), std::move(type), std::move(body), std::move(attrs)));
+      }
+    }
+    return Error("unknown node kind");
+  }
+
+  std::vector<Ref<Node>> nodes_;
+  std::vector<uint32_t> kids_;     // the current node's child ids
+  simdjson::dom::element f_[kNumFields];  // the current node's fields
+  uint32_t present_ = 0;           // bit i: f_[i] is set
+  size_t id_ = 0;                  // the current node's id
+};
+
+// Parses `text`, which must be followed by SIMDJSON_PADDING readable bytes if
+// `padded`.
+StatusOr<Module> LoadJsonImpl(std::string_view text, bool padded) {
   simdjson::dom::parser parser;
-  simdjson::padded_string padded(text);
   simdjson::dom::element doc;
-  auto err = parser.parse(padded).get(doc);
+  auto err = parser.parse(text.data(), text.size(), !padded).get(doc);
   if (err) return InvalidArgument(std::string("invalid JSON: ") + simdjson::error_message(err));
   std::string_view format;
   int64_t version;
@@ -368,27 +625,18 @@ StatusOr<Module> LoadJson(std::string_view text) {
   simdjson::dom::array nodes, items;
   if (doc["nodes"].get_array().get(nodes) != simdjson::SUCCESS || doc["items"].get_array().get(items) != simdjson::SUCCESS)
     return InvalidArgument("invalid JSON module: \"nodes\" and \"items\" must be arrays");
-  internal::NodeBuilder builder;
-  Record r;
-  size_t i = 0;
-  for (simdjson::dom::element e : nodes) {
-    simdjson::dom::object o;
-    if (e.get_object().get(o) != simdjson::SUCCESS) return Bad(i, "not an object");
-    PLIR_RETURN_IF_ERROR(ParseRecord(o, i, &r));
-    Status s = builder.Add(r);
-    if (!s.ok()) return InvalidArgument("invalid JSON module: " + s.message());
-    ++i;
-  }
-  std::vector<uint32_t> ids;
-  for (simdjson::dom::element e : items) {
-    uint64_t id;
-    if (e.get_uint64().get(id) != simdjson::SUCCESS || id >= i) return InvalidArgument("invalid JSON module: bad item id");
-    ids.push_back(static_cast<uint32_t>(id));
-  }
-  auto m = builder.Finish(ids);
-  if (!m.ok()) return InvalidArgument("invalid JSON module: " + m.status().message());
-  return m;
+  return JsonLoader().Load(nodes, items);
 }
+
+}  // namespace
+
+std::string SaveJson(const Module& m) {
+  Writer w;
+  std::vector<uint32_t> items = internal::FlattenModule(m, w);
+  return w.Finish(items);
+}
+
+StatusOr<Module> LoadJson(std::string_view text) { return LoadJsonImpl(text, false); }
 
 ModuleFormat DetectFormat(std::string_view contents) {
   if (contents.size() >= 8 && std::memcmp(contents.data(), kBinaryMagic, 8) == 0) return ModuleFormat::kBinary;

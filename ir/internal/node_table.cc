@@ -461,14 +461,4 @@ StatusOr<Module> NodeBuilder::Finish(const std::vector<uint32_t>& items) {
 
 const char* RecordKindName(NodeKind k) { return NodeKindName(k); }
 
-bool RecordKindFromName(std::string_view name, NodeKind* out) {
-  for (int i = 0; i <= static_cast<int>(NodeKind::kExternFunc); ++i) {
-    if (name == NodeKindName(static_cast<NodeKind>(i))) {
-      *out = static_cast<NodeKind>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace plir::internal

@@ -60,8 +60,8 @@ class RecordSink {
 // Flattens `m` into `sink`; returns the ids of the module's items.
 std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink);
 
-// Builds nodes from records in order (the JSON and binary version 1
-// readers; the version 2 reader builds nodes straight from its records).
+// Builds nodes from records in order (the binary version 1 reader; the JSON
+// and version 2 readers build nodes straight from their input).
 class NodeBuilder {
  public:
   // Adds the node for `r` (its children must already be built). Errors name
@@ -86,7 +86,6 @@ std::string SaveBinaryV1(const Module& m);
 
 // Kind names used by the JSON format ("TensorType", "Call", ...).
 const char* RecordKindName(NodeKind k);
-bool RecordKindFromName(std::string_view name, NodeKind* out);
 
 }  // namespace plir::internal
 
