@@ -6,8 +6,13 @@
 // small hand-written emitter: the output is a fixed, flat schema whose only
 // escaping is that of strings, and building a library DOM first would double
 // the time and memory of saving.
+#include <fcntl.h>
 #include <simdjson.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -664,6 +669,97 @@ StatusOr<Module> LoadModule(std::string_view contents, const std::string& name) 
     }
   }
   return Internal("unreachable");
+}
+
+// ---------------------------------------------------------------------------
+// Files.
+
+ModuleFile::ModuleFile(ModuleFile&& o) noexcept { *this = std::move(o); }
+
+ModuleFile& ModuleFile::operator=(ModuleFile&& o) noexcept {
+  if (this == &o) return *this;
+  Release();
+  mapped_ = o.mapped_;
+  map_size_ = o.map_size_;
+  size_ = o.size_;
+  padding_ = o.padding_;
+  buffer_ = std::move(o.buffer_);
+  data_ = mapped_ ? o.data_ : buffer_.data();
+  o.data_ = nullptr;
+  o.size_ = o.padding_ = o.map_size_ = 0;
+  o.mapped_ = false;
+  return *this;
+}
+
+ModuleFile::~ModuleFile() { Release(); }
+
+void ModuleFile::Release() {
+  if (mapped_) munmap(const_cast<char*>(data_), map_size_);
+  mapped_ = false;
+  data_ = nullptr;
+  size_ = 0;
+  buffer_.clear();
+}
+
+StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
+  ModuleFile f;
+  int fd = 0;
+  struct stat st {};
+  if (path != "-") {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NotFound(path + ": cannot open file: " + std::strerror(errno));
+    if (fstat(fd, &st) != 0) {
+      int err = errno;
+      close(fd);
+      return Internal(path + ": cannot stat file: " + std::strerror(err));
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+      size_t size = static_cast<size_t>(st.st_size);
+      void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        close(fd);
+        long page = sysconf(_SC_PAGESIZE);
+        f.data_ = static_cast<const char*>(p);
+        f.size_ = f.map_size_ = size;
+        f.mapped_ = true;
+        // The rest of the last page reads as zeros.
+        f.padding_ = page > 0 && size % page ? page - size % page : 0;
+        return f;
+      }
+    }
+  }
+  // Pipes, devices, files that report no size (/proc), or mmap failed: read.
+  if (S_ISREG(st.st_mode) && st.st_size > 0)
+    f.buffer_.reserve(static_cast<size_t>(st.st_size) + simdjson::SIMDJSON_PADDING);
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      if (fd != 0) close(fd);
+      return Internal((path == "-" ? std::string("<stdin>") : path) + ": read error: " + std::strerror(err));
+    }
+    f.buffer_.append(chunk, static_cast<size_t>(n));
+  }
+  if (fd != 0) close(fd);
+  f.size_ = f.buffer_.size();
+  f.buffer_.append(simdjson::SIMDJSON_PADDING, '\0');
+  f.padding_ = simdjson::SIMDJSON_PADDING;
+  f.data_ = f.buffer_.data();
+  return f;
+}
+
+StatusOr<Module> LoadModuleFile(const std::string& path) {
+  PLIR_ASSIGN_OR_RETURN(ModuleFile f, ModuleFile::Open(path));
+  std::string name = path == "-" ? "<stdin>" : path;
+  if (DetectFormat(f) == ModuleFormat::kJson && f.padding() >= simdjson::SIMDJSON_PADDING) {
+    auto m = LoadJsonImpl(f.contents(), /*padded=*/true);  // in place, no copy
+    if (!m.ok()) return m.status().WithPrefix(name);
+    return m;
+  }
+  return LoadModule(f, name);
 }
 
 }  // namespace plir

@@ -43,6 +43,44 @@ ModuleFormat DetectFormat(std::string_view contents);
 // Loads a module in any format; `name` is used in messages.
 StatusOr<Module> LoadModule(std::string_view contents, const std::string& name);
 
+// The contents of a file, memory-mapped (read-only, private) when the path
+// names a non-empty regular file, else read into memory ("-" is standard
+// input). Converts to std::string_view, so it can stand in for the file's
+// contents as a string; the view is valid while this object lives.
+class ModuleFile {
+ public:
+  static StatusOr<ModuleFile> Open(const std::string& path);
+
+  ModuleFile(ModuleFile&& o) noexcept;
+  ModuleFile& operator=(ModuleFile&& o) noexcept;
+  ModuleFile(const ModuleFile&) = delete;
+  ModuleFile& operator=(const ModuleFile&) = delete;
+  ~ModuleFile();
+
+  std::string_view contents() const { return {data_, size_}; }
+  operator std::string_view() const { return contents(); }  // NOLINT: implicit
+  bool mapped() const { return mapped_; }
+  // Readable, zero bytes that follow contents() in memory (the rest of the
+  // mapping's last page, or the padding of the buffer); JSON parses in place
+  // when there are at least 64.
+  size_t padding() const { return padding_; }
+
+ private:
+  ModuleFile() = default;
+  void Release();
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t padding_ = 0;
+  bool mapped_ = false;
+  size_t map_size_ = 0;
+  std::string buffer_;  // when not mapped
+};
+
+// Loads the module in the file at `path` ("-": standard input) in any
+// format, parsing straight from the file's memory mapping when it is a
+// regular file. Messages name `path`.
+StatusOr<Module> LoadModuleFile(const std::string& path);
+
 }  // namespace plir
 
 #endif  // PLIR_IR_SERIALIZE_H_

@@ -1,11 +1,14 @@
 // JSON and binary round trips: structural equality, variable identity and
 // sharing preserved, versioned headers, clean errors; binary version 1 files
-// still load; the checksum is the published FNV-1a-64.
+// still load; the checksum is the published FNV-1a-64; files load mapped.
 #include "ir/serialize.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "ir/internal/node_table.h"
 #include "ir/op.h"
@@ -165,7 +168,9 @@ TEST(BinaryFormatTest, TruncatedVersion2FilesAreErrors) {
     std::string cut = b.substr(0, n);
     auto r = LoadBinary(cut);
     ASSERT_FALSE(r.ok()) << n;
-    if (n >= 8 && n < 112) EXPECT_NE(r.status().message().find("truncated header"), std::string::npos) << n;
+    if (n >= 8 && n < 112) {
+      EXPECT_NE(r.status().message().find("truncated header"), std::string::npos) << n;
+    }
     if (n >= 112) {
       EXPECT_NE(r.status().message().find("payload bytes"), std::string::npos) << n;
       Reseal(&cut);  // a consistent header: the section table disagrees
@@ -287,6 +292,127 @@ TEST(BinaryFormatTest, Version1ChecksumIsChecked) {
   uint64_t sum = Fnv1a64(std::string_view(v1).substr(32));
   std::memcpy(&standard[24], &sum, 8);
   EXPECT_TRUE(LoadBinary(standard).ok());
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+void WriteFile(const std::string& path, const std::string& contents) {
+  std::ofstream(path, std::ios::binary) << contents;
+}
+
+TEST(ModuleFileTest, LoadsEveryFormatFromAMapping) {
+  Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir"));
+  std::string text = PrintModule(m);
+  for (const auto& [name, contents] : std::vector<std::pair<std::string, std::string>>{
+           {"m.plirb", SaveBinary(m)}, {"m.json", SaveJson(m)}, {"m.plir", text},
+           {"v1.plirb", Version1Fixture()}}) {
+    std::string path = TempPath(name);
+    WriteFile(path, contents);
+    auto f = ModuleFile::Open(path);
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    EXPECT_TRUE(f->mapped()) << name;
+    EXPECT_TRUE(f->contents() == contents) << name;
+    auto loaded = LoadModuleFile(path);
+    ASSERT_TRUE(loaded.ok()) << name << ": " << loaded.status().message();
+    if (name != "v1.plirb") {
+      EXPECT_TRUE(StructuralEqual(*loaded, m)) << name;
+    }
+  }
+}
+
+TEST(ModuleFileTest, JsonParsesInPlaceOrFromACopy) {
+  Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
+  std::string json = SaveJson(m);
+  // Padded with spaces to end 10 bytes before a page boundary (too little
+  // slack to parse in place) and 100 bytes before one (enough).
+  for (size_t slack : {size_t{10}, size_t{100}, size_t{0}}) {
+    std::string contents = json;
+    size_t page = 4096;
+    contents.append((page - (json.size() + slack) % page) % page, ' ');
+    std::string path = TempPath("slack.json");
+    WriteFile(path, contents);
+    auto f = ModuleFile::Open(path);
+    ASSERT_TRUE(f.ok());
+    EXPECT_EQ(f->padding(), slack);
+    auto loaded = LoadModuleFile(path);
+    ASSERT_TRUE(loaded.ok()) << slack << ": " << loaded.status().message();
+    EXPECT_TRUE(StructuralEqual(*loaded, m));
+  }
+}
+
+TEST(ModuleFileTest, ErrorsNameTheFile) {
+  auto missing = LoadModuleFile(TempPath("does-not-exist.plirb"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("does-not-exist.plirb: cannot open file"), std::string::npos);
+  std::string path = TempPath("bad.plirb");
+  std::string b = Version1Fixture();
+  b[100] ^= 1;
+  WriteFile(path, b);
+  auto bad = LoadModuleFile(path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), path + ": corrupt binary module: checksum mismatch");
+  // Empty files are not mapped; they are an empty text module.
+  WriteFile(path, "");
+  auto f = ModuleFile::Open(path);
+  ASSERT_TRUE(f.ok());
+  EXPECT_FALSE(f->mapped());
+  EXPECT_TRUE(LoadModuleFile(path).ok());
+  // Non-regular files are read.
+  auto proc = ModuleFile::Open("/proc/self/status");
+  ASSERT_TRUE(proc.ok());
+  EXPECT_FALSE(proc->mapped());
+  EXPECT_NE(proc->contents().find("Name:"), std::string_view::npos);
+}
+
+TEST(BinaryFormatTest, HeaderIsChecked) {
+  Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
+  std::string b = SaveBinary(m);
+  EXPECT_EQ(b.compare(0, 8, std::string(kBinaryMagic, 8)), 0);
+  std::string bad_magic = b;
+  bad_magic[1] = 'X';
+  EXPECT_NE(LoadBinary(bad_magic).status().message().find("bad magic"), std::string::npos);
+  std::string bad_version = b;
+  bad_version[8] = 9;
+  EXPECT_NE(LoadBinary(bad_version).status().message().find("format version 9; this PLIR reads versions 1 to 2"),
+            std::string::npos);
+  std::string flipped = b;
+  flipped[b.size() - 3] ^= 0x40;
+  EXPECT_NE(LoadBinary(flipped).status().message().find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(LoadBinary(b.substr(0, b.size() - 1)).status().message().find("payload bytes"), std::string::npos);
+  EXPECT_FALSE(LoadBinary("").ok());
+}
+
+TEST(BinaryFormatTest, ConstantsAreRawBytes) {
+  Module m = testing::ParseOrFail("def @f() { const<Tensor[(4,), uint8]>x\"deadbeef\" }");
+  std::string b = SaveBinary(m);
+  EXPECT_NE(b.find("\xde\xad\xbe\xef"), std::string::npos);
+}
+
+TEST(JsonFormatTest, VersionAndErrors) {
+  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":2,\"nodes\":[],\"items\":[]}").status().message().find("unsupported"),
+            std::string::npos);
+  EXPECT_NE(LoadJson("{").status().message().find("invalid JSON"), std::string::npos);
+  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[{\"k\":\"Var\",\"c\":[5],\"n\":\"x\"}],\"items\":[]}")
+                .status().message().find("node 0: child id out of range"),
+            std::string::npos);
+  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[{\"k\":\"ObjectType\"},{\"k\":\"Call\",\"c\":[0,0,0],\"nargs\":1,\"nsinfo\":0}],\"items\":[]}")
+                .status().message().find("does not fit here"),
+            std::string::npos);
+}
+
+TEST(FormatDetectionTest, ByMagicOrBrace) {
+  Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
+  EXPECT_EQ(DetectFormat(SaveBinary(m)), ModuleFormat::kBinary);
+  EXPECT_EQ(DetectFormat(SaveJson(m)), ModuleFormat::kJson);
+  EXPECT_EQ(DetectFormat(PrintModule(m)), ModuleFormat::kText);
+  for (const std::string& s : {SaveBinary(m), SaveJson(m), PrintModule(m)}) {
+    auto r = LoadModule(s, "x");
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(StructuralEqual(*r, m));
+  }
 }
 
 }  // namespace
