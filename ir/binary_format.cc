@@ -980,10 +980,12 @@ class Reader {
     p_ += 8;
     return true;
   }
-  // A count of things that take at least one byte each.
-  bool Count(uint64_t* n, const char* what) {
+  // A count of things that take at least `min_bytes` bytes each, checked
+  // against the bytes left in the section before anything is reserved.
+  bool Count(uint64_t* n, const char* what, size_t min_bytes = 1) {
     if (!Var(n)) return false;
-    if (*n > Remaining()) return Fail(std::string(what) + " count " + std::to_string(*n) + " exceeds the section");
+    if (*n > Remaining() / min_bytes)
+      return Fail(std::string(what) + " count " + std::to_string(*n) + " exceeds the section");
     return true;
   }
   bool DType(DataType* dt) {
@@ -1088,6 +1090,13 @@ class Reader {
   }
 
   bool ReadType() {
+    size_t before = types_.size();
+    if (!ReadTypeRecord()) return false;
+    if (type_sizes_.size() == before) type_sizes_.push_back(1);  // not a tuple
+    return true;
+  }
+
+  bool ReadTypeRecord() {
     uint8_t k = 0;
     if (!Byte(&k)) return false;
     if (k > static_cast<uint8_t>(NodeKind::kShapeType)) return Fail("kind " + std::to_string(k) + " is not a type");
@@ -1106,13 +1115,19 @@ class Reader {
         if (!Count(&n, "field")) return false;
         std::vector<Type> fields;
         fields.reserve(n);
+        std::vector<uint32_t>& sizes = scratch_sizes_;
+        sizes.clear();
         for (uint64_t i = 0; i < n; ++i) {
           uint64_t t;
           if (!Var(&t)) return false;
           if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
           fields.push_back(types_[t]);
+          sizes.push_back(type_sizes_[t]);
         }
+        uint32_t size;
+        if (Status st = internal::TupleTypeTreeSize(sizes, &size); !st.ok()) return Fail(st.message());
         types_.push_back(TupleTypeNode::Make(std::move(fields)));
+        type_sizes_.push_back(size);
         return true;
       }
       case NodeKind::kObjectType: types_.push_back(ObjectTypeNode::Get()); return true;
@@ -1167,7 +1182,7 @@ class Reader {
       case AttrValue::Kind::kList: {
         if (!allow_list) return Fail("nested attribute list");
         uint64_t n;
-        if (!Count(&n, "list element")) return false;
+        if (!Count(&n, "list element", 2)) return false;
         std::vector<AttrValue> items(n);
         for (AttrValue& v : items)
           if (!ReadAttrValue(&v, false)) return false;
@@ -1180,7 +1195,7 @@ class Reader {
 
   bool ReadAttrSet() {
     uint64_t n;
-    if (!Count(&n, "attribute")) return false;
+    if (!Count(&n, "attribute", 3)) return false;
     if (n == 0) return Fail("empty attribute set");
     std::vector<Attrs::Entry> entries(n);
     for (auto& [key, value] : entries) {
@@ -1264,6 +1279,7 @@ class Reader {
         return true;
       case NodeKind::kConstant: {
         if (!TypeRef(&type) || !Count(&n, "data byte")) return false;
+        if (Status st = internal::CheckConstantType(type); !st.ok()) return Fail(st.message());
         auto data = std::make_shared<const std::string>(reinterpret_cast<const char*>(p_), n);
         p_ += n;
         auto c = ConstantNode::Make(std::move(type), std::move(data));
@@ -1345,6 +1361,8 @@ class Reader {
   const uint8_t* ends_ = nullptr;
   const char* blob_ = nullptr;
   std::vector<Type> types_;
+  std::vector<uint32_t> type_sizes_;  // tree sizes of types_
+  std::vector<uint32_t> scratch_sizes_;
   std::vector<Attrs> attr_sets_;
   std::vector<Ref<Node>> nodes_;
   // Where an error was found: the section, the record's index, its kind.

@@ -259,6 +259,7 @@ class JsonLoader {
 
  private:
   Status Error(const std::string& what) const { return Bad(id_, what); }
+  std::string Where() const { return "invalid JSON module: node " + std::to_string(id_); }
 
   // The child ids of the current node ("c"), each checked to be earlier.
   Status ReadChildren(simdjson::dom::element c) {
@@ -427,8 +428,10 @@ class JsonLoader {
       return Error("missing or unknown kind \"k\"");
     if (Has(kC)) PLIR_RETURN_IF_ERROR(ReadChildren(f_[kC]));
     else kids_.clear();
+    type_size_ = 1;  // the tree size of a type other than a tuple
     PLIR_ASSIGN_OR_RETURN(Ref<Node> n, Build(kind));
     nodes_.push_back(std::move(n));
+    type_sizes_.push_back(type_size_);
     return Status::Ok();
   }
 
@@ -451,6 +454,9 @@ class JsonLoader {
       case NodeKind::kTupleType: {
         std::vector<Type> fields;
         PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &fields));
+        std::vector<uint32_t> sizes;
+        for (uint32_t k : kids_) sizes.push_back(type_sizes_[k]);
+        PLIR_RETURN_IF_ERROR(internal::TupleTypeTreeSize(sizes, &type_size_).WithPrefix(Where()));
         return Ref<Node>(TupleTypeNode::Make(std::move(fields)));
       }
       case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
@@ -514,6 +520,7 @@ class JsonLoader {
       case NodeKind::kConstant: {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 1));
         PLIR_RETURN_IF_ERROR(Child(0, &type));
+        PLIR_RETURN_IF_ERROR(internal::CheckConstantType(type).WithPrefix(Where()));
         std::string_view hex;
         if (!Has(kHex) || f_[kHex].get_string().get(hex) != simdjson::SUCCESS || hex.size() % 2)
           return Error("bad \"hex\" data");
@@ -525,7 +532,7 @@ class JsonLoader {
           bytes[i] = static_cast<char>(hi * 16 + lo);
         }
         auto c = ConstantNode::Make(std::move(type), std::make_shared<const std::string>(std::move(bytes)));
-        if (!c.ok()) return c.status().WithPrefix("invalid JSON module: node " + std::to_string(id_));
+        if (!c.ok()) return c.status().WithPrefix(Where());
         return Ref<Node>(std::move(c).value());
       }
       case NodeKind::kCall: {
@@ -607,6 +614,8 @@ class JsonLoader {
   }
 
   std::vector<Ref<Node>> nodes_;
+  std::vector<uint32_t> type_sizes_;  // per node: its tree size if a type
+  uint32_t type_size_ = 1;            // the current node's
   std::vector<uint32_t> kids_;     // the current node's child ids
   simdjson::dom::element f_[kNumFields];  // the current node's fields
   uint32_t present_ = 0;           // bit i: f_[i] is set

@@ -218,6 +218,33 @@ TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
             std::string::npos);
 }
 
+// Files share types, so a few bytes can describe a tuple type whose tree
+// (as printed or compared) is exponential; every loader refuses it.
+TEST(SerializeLimitsTest, ExponentialTypesAreRefused) {
+  Type t = TensorTypeNode::Make({}, DataType::kFloat32);
+  for (int i = 0; i < 40; ++i) t = TupleTypeNode::Make({t, t});  // 2^41 - 1 nodes as a tree
+  Var x = VarNode::Make("x", t);
+  Module m = *Module::Make({FunctionNode::Make("f", {x}, t, SeqExprNode::Make({}, x))});
+  for (auto [save, load] : {std::pair<Saver, Loader>{&SaveBinary, &LoadBinary},
+                            std::pair<Saver, Loader>{&internal::SaveBinaryV1, &LoadBinary},
+                            std::pair<Saver, Loader>{&SaveJson, &LoadJson}}) {
+    std::string bytes = save(m);
+    EXPECT_LT(bytes.size(), 2000u);  // saving is linear in the DAG
+    auto r = load(bytes);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("tuple type too large: its tree has more than 16777216 nodes"),
+              std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(SerializeLimitsTest, ConstantsNeedTensorTypes) {
+  // Checked before ConstantNode::Make, whose message would print the type.
+  auto r = LoadJson(R"({"format":"plir","version":1,"nodes":[{"k":"ObjectType"},{"k":"Constant","c":[0],"hex":""}],"items":[]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "invalid JSON module: node 1: a constant's type must be a TensorType, not ObjectType");
+}
+
 // A version 1 file as PLIR wrote it before version 2 (plir-opt at commit
 // e3e3a75, `plir-opt fixture.plir -o fixture.plirb`), with its module.
 constexpr char kVersion1Text[] = R"(extern @kernel(%w: Tensor[(n, 4), float32]) -> Tensor[(4, n), float32]

@@ -77,7 +77,22 @@ class NodeBuilder {
   StatusOr<Ref<T>> Child(const Record& r, size_t i);
   StatusOr<Attrs> BuildAttrs(const std::vector<RecordAttr>& a);
   std::vector<Ref<Node>> nodes_;
+  std::vector<uint32_t> type_sizes_;  // per node: its tree size if a type
 };
+
+// Loaders refuse a type whose tree (the type as printed, or as compared
+// field by field) would have more than this many nodes. Files share types,
+// so a few hundred hostile bytes could otherwise describe a tuple type whose
+// tree is exponential in size.
+inline constexpr uint64_t kMaxTypeTreeSize = uint64_t{1} << 24;
+
+// The tree size of a tuple type whose fields have tree sizes `fields`, or
+// an error naming the limit.
+Status TupleTypeTreeSize(const std::vector<uint32_t>& fields, uint32_t* size);
+
+// Checks `type` for a constant before ConstantNode::Make, whose error
+// message would print any type, however large.
+Status CheckConstantType(const Type& type);
 
 // Writes `m` in binary format version 1, byte for byte as PLIR wrote it
 // before version 2 (with its checksum's mistyped offset basis; see
