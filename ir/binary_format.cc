@@ -937,7 +937,9 @@ class Reader {
                    " section");
   }
   size_t Remaining() const { return static_cast<size_t>(end_ - p_); }
-  bool Truncated() { return Fail(std::string("the record runs past the end of the ") + kSectionNames[where_] + " section"); }
+  bool Truncated() {
+    return Fail(std::string("the record runs past the end of the ") + kSectionNames[where_] + " section");
+  }
   bool Byte(uint8_t* b) {
     if (p_ == end_) return Truncated();
     *b = *p_++;
@@ -1404,7 +1406,8 @@ StatusOr<Module> LoadBinary(std::string_view bytes) {
   std::memcpy(&length, bytes.data() + 16, 8);
   std::memcpy(&checksum, bytes.data() + 24, 8);
   if (flags != 0)
-    return InvalidArgument("binary module flags " + std::to_string(flags) + " are not supported (this PLIR knows none)");
+    return InvalidArgument("binary module flags " + std::to_string(flags) +
+                           " are not supported (this PLIR knows none)");
   if (length != bytes.size() - 32)
     return InvalidArgument("corrupt binary module: the header says " + std::to_string(length) +
                            " payload bytes, the file has " + std::to_string(bytes.size() - 32));

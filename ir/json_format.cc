@@ -637,7 +637,8 @@ StatusOr<Module> LoadJsonImpl(std::string_view text, bool padded) {
     return InvalidArgument("unsupported PLIR JSON version; this PLIR reads version " +
                            std::to_string(kJsonFormatVersion));
   simdjson::dom::array nodes, items;
-  if (doc["nodes"].get_array().get(nodes) != simdjson::SUCCESS || doc["items"].get_array().get(items) != simdjson::SUCCESS)
+  if (doc["nodes"].get_array().get(nodes) != simdjson::SUCCESS ||
+      doc["items"].get_array().get(items) != simdjson::SUCCESS)
     return InvalidArgument("invalid JSON module: \"nodes\" and \"items\" must be arrays");
   return JsonLoader().Load(nodes, items);
 }

@@ -214,7 +214,8 @@ TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
   // A newer version is refused by name.
   std::string newer = b;
   newer[8] = 3;
-  EXPECT_NE(LoadBinary(newer).status().message().find("binary module format version 3; this PLIR reads versions 1 to 2"),
+  EXPECT_NE(LoadBinary(newer).status().message().find(
+                "binary module format version 3; this PLIR reads versions 1 to 2"),
             std::string::npos);
 }
 
@@ -240,7 +241,8 @@ TEST(SerializeLimitsTest, ExponentialTypesAreRefused) {
 
 TEST(SerializeLimitsTest, ConstantsNeedTensorTypes) {
   // Checked before ConstantNode::Make, whose message would print the type.
-  auto r = LoadJson(R"({"format":"plir","version":1,"nodes":[{"k":"ObjectType"},{"k":"Constant","c":[0],"hex":""}],"items":[]})");
+  auto r = LoadJson(R"({"format":"plir","version":1,
+      "nodes":[{"k":"ObjectType"},{"k":"Constant","c":[0],"hex":""}],"items":[]})");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "invalid JSON module: node 1: a constant's type must be a TensorType, not ObjectType");
 }
@@ -282,7 +284,8 @@ constexpr char kVersion1Hex[] =
 
 std::string Version1Fixture() {
   std::string hex = kVersion1Hex, out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
 }
 

@@ -319,7 +319,7 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
         sizes.push_back(type_sizes_[r.children[i]]);
       }
       uint32_t size;
-      if (Status s = TupleTypeTreeSize(sizes, &size); !s.ok()) return s.WithPrefix("node " + std::to_string(nodes_.size()));
+      PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
       type_sizes_.back() = size;
       return Ref<Node>(TupleTypeNode::Make(std::move(f)));
     }
@@ -365,7 +365,7 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     case NodeKind::kConstant: {
       PLIR_RETURN_IF_ERROR(expect_children(1));
       PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, 0));
-      if (Status s = CheckConstantType(t); !s.ok()) return s.WithPrefix("node " + std::to_string(nodes_.size()));
+      PLIR_RETURN_IF_ERROR(CheckConstantType(t).WithPrefix("node " + std::to_string(nodes_.size())));
       auto c = ConstantNode::Make(std::move(t), std::make_shared<const std::string>(r.bytes));
       if (!c.ok()) return c.status().WithPrefix(At(nodes_.size()).substr(0, At(nodes_.size()).size() - 2));
       return Ref<Node>(*c);
