@@ -761,15 +761,18 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
   return f;
 }
 
-StatusOr<Module> LoadModuleFile(const std::string& path) {
-  PLIR_ASSIGN_OR_RETURN(ModuleFile f, ModuleFile::Open(path));
-  std::string name = path == "-" ? "<stdin>" : path;
-  if (DetectFormat(f) == ModuleFormat::kJson && f.padding() >= simdjson::SIMDJSON_PADDING) {
-    auto m = LoadJsonImpl(f.contents(), /*padded=*/true);  // in place, no copy
+StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
+  if (DetectFormat(file) == ModuleFormat::kJson && file.padding() >= simdjson::SIMDJSON_PADDING) {
+    auto m = LoadJsonImpl(file.contents(), /*padded=*/true);  // in place, no copy
     if (!m.ok()) return m.status().WithPrefix(name);
     return m;
   }
-  return LoadModule(f, name);
+  return LoadModule(file.contents(), name);
+}
+
+StatusOr<Module> LoadModuleFile(const std::string& path) {
+  PLIR_ASSIGN_OR_RETURN(ModuleFile f, ModuleFile::Open(path));
+  return LoadModule(f, path == "-" ? "<stdin>" : path);
 }
 
 }  // namespace plir

@@ -76,9 +76,14 @@ class ModuleFile {
   std::string buffer_;  // when not mapped
 };
 
-// Loads the module in the file at `path` ("-": standard input) in any
-// format, parsing straight from the file's memory mapping when it is a
-// regular file. Messages name `path`.
+// Loads a module in any format from `file` (a JSON file parses in place
+// when the file has the padding); `name` is used in messages. A call
+// LoadModule(file, name) with a ModuleFile picks this overload.
+StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name);
+
+// Loads the module in the file at `path` ("-": standard input, named
+// "<stdin>") in any format, parsing straight from the file's memory mapping
+// when it is a regular file. Messages name `path`.
 StatusOr<Module> LoadModuleFile(const std::string& path);
 
 }  // namespace plir
