@@ -2,10 +2,13 @@
 //
 // Reading uses simdjson (Debian libsimdjson-dev): it parses at GB/s, which
 // the JSON-load target (>= 200 MB/s of module text) needs; a DOM library
-// such as nlohmann-json parses an order of magnitude slower. Writing is a
-// small hand-written emitter: the output is a fixed, flat schema whose only
-// escaping is that of strings, and building a library DOM first would double
-// the time and memory of saving.
+// such as nlohmann-json parses an order of magnitude slower. The loader uses
+// its On Demand API, building each node while it walks the text: simdjson's
+// DOM would first write a tape of every value (for a 1M-binding module,
+// hundreds of MB of freshly faulted memory), which cost 25% of loading.
+// Writing is a small hand-written emitter: the output is a fixed, flat
+// schema whose only escaping is that of strings, and building a library DOM
+// first would double the time and memory of saving.
 #include <fcntl.h>
 #include <simdjson.h>
 #include <sys/mman.h>
@@ -171,21 +174,7 @@ Status Bad(size_t node, const std::string& what) {
   return InvalidArgument("invalid JSON module: node " + std::to_string(node) + ": " + what);
 }
 
-bool FloatValue(simdjson::dom::element e, double* d) {
-  if (e.get_double().get(*d) == simdjson::SUCCESS) return true;
-  int64_t i;
-  if (e.get_int64().get(i) == simdjson::SUCCESS) {
-    *d = static_cast<double>(i);
-    return true;
-  }
-  std::string_view s;
-  if (e.get_string().get(s) != simdjson::SUCCESS) return false;
-  if (s == "inf") *d = INFINITY;
-  else if (s == "-inf") *d = -INFINITY;
-  else if (s == "nan") *d = NAN;
-  else return false;
-  return true;
-}
+namespace od = simdjson::ondemand;
 
 // The keys a node object may have, by slot.
 enum Field { kK, kC, kDt, kShape, kNdim, kN, kDataflow, kI, kV, kHex, kNargs, kNsinfo, kAttrs, kNumFields };
@@ -229,23 +218,167 @@ bool KindFromName(std::string_view name, NodeKind* out) {
   return false;
 }
 
-// Builds nodes straight from the parsed document, one node object at a
-// time: no intermediate records.
+// A number or string that may stand for a float ("inf", "-inf", "nan").
+struct Scalar {
+  enum Kind { kNone, kBool, kNumber, kString } kind = kNone;
+  bool b = false;
+  bool is_int = false;  // the number is an integer that fits int64
+  int64_t i = 0;
+  double d = 0;
+  std::string_view s;
+
+  bool AsFloat(double* out) const {
+    if (kind == kNumber) {
+      *out = d;
+      return true;
+    }
+    if (kind != kString) return false;
+    if (s == "inf") *out = INFINITY;
+    else if (s == "-inf") *out = -INFINITY;
+    else if (s == "nan") *out = NAN;
+    else return false;
+    return true;
+  }
+};
+
+// Reads a scalar value; false if it is not a bool, number or string (or is
+// malformed).
+bool ReadScalar(od::value v, Scalar* out) {
+  od::json_type t;
+  if (v.type().get(t) != simdjson::SUCCESS) return false;
+  switch (t) {
+    case od::json_type::boolean:
+      out->kind = Scalar::kBool;
+      return v.get_bool().get(out->b) == simdjson::SUCCESS;
+    case od::json_type::number: {
+      od::number n;
+      if (v.get_number().get(n) != simdjson::SUCCESS) return false;
+      out->kind = Scalar::kNumber;
+      out->is_int = n.is_int64();
+      if (out->is_int) out->i = n.get_int64();
+      out->d = n.as_double();
+      return true;
+    }
+    case od::json_type::string:
+      out->kind = Scalar::kString;
+      return v.get_string().get(out->s) == simdjson::SUCCESS;
+    default: return false;
+  }
+}
+
+// Reads and discards a value, so that malformed JSON is an error even where
+// the loader ignores the value (On Demand would skip it unchecked).
+simdjson::error_code Skip(od::value v, size_t depth = 0) {
+  if (depth > simdjson::DEFAULT_MAX_DEPTH) return simdjson::DEPTH_ERROR;
+  od::json_type t;
+  if (auto err = v.type().get(t)) return err;
+  switch (t) {
+    case od::json_type::array: {
+      od::array a;
+      if (auto err = v.get_array().get(a)) return err;
+      for (auto x : a) {
+        od::value xv;
+        if (auto err = x.get(xv)) return err;
+        if (auto err = Skip(xv, depth + 1)) return err;
+      }
+      return simdjson::SUCCESS;
+    }
+    case od::json_type::object: {
+      od::object o;
+      if (auto err = v.get_object().get(o)) return err;
+      for (auto field : o) {
+        std::string_view key;
+        if (auto err = field.unescaped_key().get(key)) return err;
+        if (auto err = Skip(field.value(), depth + 1)) return err;
+      }
+      return simdjson::SUCCESS;
+    }
+    case od::json_type::number: {
+      od::number n;
+      return v.get_number().get(n);
+    }
+    case od::json_type::string: {
+      std::string_view str;
+      return v.get_string().get(str);
+    }
+    case od::json_type::boolean: {
+      bool b;
+      return v.get_bool().get(b);
+    }
+    case od::json_type::null: {
+      bool null;
+      if (auto err = v.is_null().get(null)) return err;
+      return null ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
+    }
+  }
+  return simdjson::INCORRECT_TYPE;
+}
+
+// Builds nodes straight from simdjson's On Demand parser: one forward pass
+// over the document, each node object read field by field (in any order;
+// the first of a repeated key counts) and built from those values and the
+// already-built children. No DOM, no intermediate records.
 class JsonLoader {
  public:
-  StatusOr<Module> Load(simdjson::dom::array nodes, simdjson::dom::array items) {
-    nodes_.reserve(nodes.size());
-    for (simdjson::dom::element e : nodes) {
-      simdjson::dom::object o;
-      if (e.get_object().get(o) != simdjson::SUCCESS) return Bad(id_, "not an object");
-      PLIR_RETURN_IF_ERROR(LoadNode(o));
-      ++id_;
+  StatusOr<Module> Load(od::document& doc) {
+    od::object root;
+    if (auto err = doc.get_object().get(root)) {
+      if (err == simdjson::INCORRECT_TYPE) return NotPlir();
+      return Syntax(err);
     }
+    bool format_ok = false, version_seen = false, nodes_seen = false, items_seen = false;
+    int64_t version = -1;
+    std::vector<uint64_t> item_ids;
+    for (auto field : root) {
+      std::string_view key;
+      if (auto err = field.unescaped_key().get(key)) return Syntax(err);
+      od::value value = field.value();
+      if (key == "format" && !format_ok) {
+        std::string_view f;
+        format_ok = value.get_string().get(f) == simdjson::SUCCESS && f == "plir";
+        if (!format_ok) return NotPlir();
+      } else if (key == "version" && !version_seen) {
+        version_seen = true;
+        if (value.get_int64().get(version) != simdjson::SUCCESS || version != kJsonFormatVersion)
+          return Unsupported();
+      } else if (key == "nodes" && !nodes_seen) {
+        if (!format_ok) return NotPlir();
+        if (!version_seen) return Unsupported();
+        od::array nodes;
+        if (value.get_array().get(nodes) != simdjson::SUCCESS) return NotArrays();
+        nodes_seen = true;
+        for (auto element : nodes) {
+          od::object o;
+          if (auto err = element.get_object().get(o)) {
+            if (err == simdjson::INCORRECT_TYPE) return Bad(id_, "not an object");
+            return Syntax(err);
+          }
+          PLIR_RETURN_IF_ERROR(LoadNode(o));
+          ++id_;
+        }
+      } else if (key == "items" && !items_seen) {
+        od::array items;
+        if (value.get_array().get(items) != simdjson::SUCCESS) return NotArrays();
+        items_seen = true;
+        for (auto element : items) {
+          uint64_t id;
+          if (element.get_uint64().get(id) != simdjson::SUCCESS) return BadItem();
+          item_ids.push_back(id);
+        }
+      } else if (auto err = Skip(value)) {
+        return Syntax(err);
+      }
+    }
+    if (!format_ok) return NotPlir();
+    if (!version_seen) return Unsupported();
+    if (!nodes_seen || !items_seen) return NotArrays();
+    const char* rest;
+    if (doc.current_location().get(rest) == simdjson::SUCCESS)
+      return InvalidArgument("invalid JSON: content after the module object");
     std::vector<Item> out;
-    for (simdjson::dom::element e : items) {
-      uint64_t id;
-      if (e.get_uint64().get(id) != simdjson::SUCCESS || id >= nodes_.size())
-        return InvalidArgument("invalid JSON module: bad item id");
+    out.reserve(item_ids.size());
+    for (uint64_t id : item_ids) {
+      if (id >= nodes_.size()) return BadItem();
       NodeKind k = nodes_[id]->kind();
       if (k != NodeKind::kFunction && k != NodeKind::kExternFunc)
         return InvalidArgument("invalid JSON module: item id " + std::to_string(id) + " is not a function or extern");
@@ -258,22 +391,182 @@ class JsonLoader {
   }
 
  private:
+  static Status Syntax(simdjson::error_code err) {
+    return InvalidArgument(std::string("invalid JSON: ") + simdjson::error_message(err));
+  }
+  static Status NotPlir() { return InvalidArgument("not a PLIR JSON module (\"format\" is not \"plir\")"); }
+  static Status Unsupported() {
+    return InvalidArgument("unsupported PLIR JSON version; this PLIR reads version " +
+                           std::to_string(kJsonFormatVersion));
+  }
+  static Status NotArrays() { return InvalidArgument("invalid JSON module: \"nodes\" and \"items\" must be arrays"); }
+  static Status BadItem() { return InvalidArgument("invalid JSON module: bad item id"); }
   Status Error(const std::string& what) const { return Bad(id_, what); }
   std::string Where() const { return "invalid JSON module: node " + std::to_string(id_); }
+  bool Has(Field f) const { return present_ & (1u << f); }
 
-  // The child ids of the current node ("c"), each checked to be earlier.
-  Status ReadChildren(simdjson::dom::element c) {
-    kids_.clear();
-    simdjson::dom::array a;
-    if (c.get_array().get(a) != simdjson::SUCCESS) return Status::Ok();
-    for (simdjson::dom::element x : a) {
+  // --- reading the fields -------------------------------------------------
+  // A field counts as present only if its value has the expected JSON type
+  // (a field of another type counts as missing, as with a DOM lookup); bad
+  // dims are reported only if the node's kind has a shape. Every value is
+  // read or skipped with validation: malformed JSON is always an error.
+  Status ReadChildren(od::value v) {
+    od::array a;
+    if (v.get_array().get(a) != simdjson::SUCCESS) {  // no children
+      if (auto err = Skip(v)) return Syntax(err);
+      return Status::Ok();
+    }
+    for (auto x : a) {
       uint64_t id;
       if (x.get_uint64().get(id) != simdjson::SUCCESS || id >= id_) return Error("child id out of range");
       kids_.push_back(static_cast<uint32_t>(id));
     }
     return Status::Ok();
   }
+  Status ReadShape(od::value v) {
+    od::array a;
+    if (v.get_array().get(a) != simdjson::SUCCESS) {
+      if (auto err = Skip(v)) return Syntax(err);
+      return Status::Ok();
+    }
+    present_ |= 1u << kShape;
+    for (auto x : a) {
+      od::value xv;
+      if (auto err = x.get(xv)) return Syntax(err);
+      od::json_type t;
+      int64_t d;
+      std::string_view str;
+      if (xv.type().get(t) == simdjson::SUCCESS && t == od::json_type::number &&
+          xv.get_int64().get(d) == simdjson::SUCCESS) {
+        if (d < 0 && shape_error_.empty()) shape_error_ = "negative dimension";
+        dims_.push_back(Dim::Const(d));
+        continue;
+      }
+      if (xv.type().get(t) == simdjson::SUCCESS && t == od::json_type::string &&
+          xv.get_string().get(str) == simdjson::SUCCESS && !str.empty()) {
+        dims_.push_back(Dim::Sym(Symbol(str)));
+        continue;
+      }
+      if (shape_error_.empty()) shape_error_ = "bad dimension";
+      if (auto err = Skip(xv)) return Syntax(err);
+    }
+    return Status::Ok();
+  }
+  Status AttrValueOf(od::value e, bool allow_list, AttrValue* out) {
+    od::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS) return Error("bad attribute value");
+    std::string_view key;
+    bool seen = false;
+    for (auto field : o) {
+      if (seen) return Error("bad attribute value");  // exactly one key
+      seen = true;
+      if (field.unescaped_key().get(key) != simdjson::SUCCESS) return Error("bad attribute value");
+      od::value v = field.value();
+      if (key == "int") {
+        int64_t i;
+        if (v.get_int64().get(i) != simdjson::SUCCESS) return Error("bad int attribute");
+        *out = AttrValue::Int(i);
+      } else if (key == "bool") {
+        bool b;
+        if (v.get_bool().get(b) != simdjson::SUCCESS) return Error("bad bool attribute");
+        *out = AttrValue::Bool(b);
+      } else if (key == "float") {
+        Scalar sc;
+        double d;
+        if (!ReadScalar(v, &sc) || !sc.AsFloat(&d)) return Error("bad float attribute");
+        *out = AttrValue::Float(d);
+      } else if (key == "str") {
+        std::string_view s;
+        if (v.get_string().get(s) != simdjson::SUCCESS) return Error("bad string attribute");
+        *out = AttrValue::String(std::string(s));
+      } else if (key == "type") {
+        uint64_t id;
+        if (v.get_uint64().get(id) != simdjson::SUCCESS || id >= id_ || !IsTypeKind(nodes_[id]->kind()))
+          return Error("attribute type id is invalid");
+        *out = AttrValue::OfType(Downcast<TypeNode>(nodes_[id]));
+        ++n_attr_types_;
+      } else if (key == "list" && allow_list) {
+        od::array arr;
+        if (v.get_array().get(arr) != simdjson::SUCCESS) return Error("bad list attribute");
+        std::vector<AttrValue> items;
+        for (auto x : arr) {
+          od::value xv;
+          if (x.get(xv) != simdjson::SUCCESS) return Error("bad list attribute");
+          AttrValue item;
+          PLIR_RETURN_IF_ERROR(AttrValueOf(xv, false, &item));
+          items.push_back(std::move(item));
+        }
+        *out = AttrValue::List(std::move(items));
+      } else {
+        return Error("unknown attribute kind '" + std::string(key) + "'");
+      }
+    }
+    if (!seen) return Error("bad attribute value");
+    return Status::Ok();
+  }
+  Status ReadAttrs(od::value v) {
+    od::object a;
+    if (v.get_object().get(a) != simdjson::SUCCESS) {  // no attributes
+      if (auto err = Skip(v)) return Syntax(err);
+      return Status::Ok();
+    }
+    std::vector<Attrs::Entry> entries;
+    for (auto field : a) {
+      std::string_view key;
+      if (field.unescaped_key().get(key) != simdjson::SUCCESS) return Error("bad attribute value");
+      AttrValue value;
+      PLIR_RETURN_IF_ERROR(AttrValueOf(field.value(), true, &value));
+      entries.emplace_back(Symbol(key), std::move(value));
+    }
+    auto made = Attrs::Make(std::move(entries));
+    if (!made.ok()) return Error(made.status().message());
+    attrs_ = std::move(made).value();
+    return Status::Ok();
+  }
 
+  // One pass over the node object's fields.
+  Status ReadFields(od::object o) {
+    present_ = 0;
+    kids_.clear();
+    dims_.clear();
+    shape_error_.clear();
+    attrs_ = Attrs();
+    n_attr_types_ = 0;
+    for (auto field : o) {
+      std::string_view key;
+      if (auto err = field.unescaped_key().get(key)) return Syntax(err);
+      int slot = FieldSlot(key);
+      od::value v = field.value();
+      if (slot < 0 || Has(static_cast<Field>(slot))) {  // unknown or repeated: ignored
+        if (auto err = Skip(v)) return Syntax(err);
+        continue;
+      }
+      bool ok = true;
+      switch (slot) {
+        case kK: ok = v.get_string().get(kind_name_) == simdjson::SUCCESS; break;
+        case kC: PLIR_RETURN_IF_ERROR(ReadChildren(v)); break;
+        case kDt: ok = v.get_string().get(dt_) == simdjson::SUCCESS; break;
+        case kShape: PLIR_RETURN_IF_ERROR(ReadShape(v)); continue;
+        case kNdim: ok = v.get_int64().get(ndim_) == simdjson::SUCCESS; break;
+        case kN: ok = v.get_string().get(name_) == simdjson::SUCCESS; break;
+        case kDataflow: ok = v.get_bool().get(dataflow_) == simdjson::SUCCESS; break;
+        case kI: ok = v.get_int64().get(index_) == simdjson::SUCCESS; break;
+        case kV: ok = ReadScalar(v, &value_); break;
+        case kHex: ok = v.get_string().get(hex_) == simdjson::SUCCESS; break;
+        case kNargs: ok = v.get_uint64().get(nargs_) == simdjson::SUCCESS; break;
+        case kNsinfo: ok = v.get_uint64().get(nsinfo_) == simdjson::SUCCESS; break;
+        case kAttrs: PLIR_RETURN_IF_ERROR(ReadAttrs(v)); break;
+      }
+      if (ok) {
+        present_ |= 1u << slot;
+      } else if (auto err = Skip(v)) {  // of another type than expected: counts as missing
+        return Syntax(err);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // --- building ------------------------------------------------------------
   template <typename T>
   Status Child(size_t i, Ref<T>* out) const {
     if (i >= kids_.size()) return Error("missing child " + std::to_string(i));
@@ -303,131 +596,37 @@ class JsonLoader {
                    std::to_string(kids_.size()));
     return Status::Ok();
   }
-
-  Status AttrValueOf(simdjson::dom::element e, bool allow_list, AttrValue* out, size_t* n_types) const {
-    simdjson::dom::object o;
-    if (e.get_object().get(o) != simdjson::SUCCESS || o.size() != 1) return Error("bad attribute value");
-    auto [key, v] = *o.begin();
-    if (key == "int") {
-      int64_t i;
-      if (v.get_int64().get(i) != simdjson::SUCCESS) return Error("bad int attribute");
-      *out = AttrValue::Int(i);
-    } else if (key == "bool") {
-      bool b;
-      if (v.get_bool().get(b) != simdjson::SUCCESS) return Error("bad bool attribute");
-      *out = AttrValue::Bool(b);
-    } else if (key == "float") {
-      double d;
-      if (!FloatValue(v, &d)) return Error("bad float attribute");
-      *out = AttrValue::Float(d);
-    } else if (key == "str") {
-      std::string_view s;
-      if (v.get_string().get(s) != simdjson::SUCCESS) return Error("bad string attribute");
-      *out = AttrValue::String(std::string(s));
-    } else if (key == "type") {
-      uint64_t id;
-      if (v.get_uint64().get(id) != simdjson::SUCCESS || id >= id_ || !IsTypeKind(nodes_[id]->kind()))
-        return Error("attribute type id is invalid");
-      *out = AttrValue::OfType(Downcast<TypeNode>(nodes_[id]));
-      ++*n_types;
-    } else if (key == "list" && allow_list) {
-      simdjson::dom::array arr;
-      if (v.get_array().get(arr) != simdjson::SUCCESS) return Error("bad list attribute");
-      std::vector<AttrValue> items;
-      for (simdjson::dom::element x : arr) {
-        AttrValue item;
-        PLIR_RETURN_IF_ERROR(AttrValueOf(x, false, &item, n_types));
-        items.push_back(std::move(item));
-      }
-      *out = AttrValue::List(std::move(items));
-    } else {
-      return Error("unknown attribute kind '" + std::string(key) + "'");
-    }
-    return Status::Ok();
-  }
-
-  // "attrs" (absent: none); counts the type values in `n_types`.
-  Status AttrsOf(simdjson::dom::element e, bool present, Attrs* out, size_t* n_types) const {
-    simdjson::dom::object a;
-    if (!present || e.get_object().get(a) != simdjson::SUCCESS) return Status::Ok();
-    std::vector<Attrs::Entry> entries;
-    for (auto [key, value] : a) {
-      AttrValue v;
-      PLIR_RETURN_IF_ERROR(AttrValueOf(value, true, &v, n_types));
-      entries.emplace_back(Symbol(key), std::move(v));
-    }
-    auto made = Attrs::Make(std::move(entries));
-    if (!made.ok()) return Error(made.status().message());
-    *out = std::move(made).value();
-    return Status::Ok();
-  }
-
-  Status DTypeOf(simdjson::dom::element e, bool present, DataType* out) const {
-    std::string_view name;
-    if (!present || e.get_string().get(name) != simdjson::SUCCESS) {
+  Status DType(DataType* out) const {
+    if (!Has(kDt)) {
       *out = DataType::kUnknown;
       return Status::Ok();
     }
-    auto dt = ParseDataType(name);
-    if (!dt) return Error("unknown dtype '" + std::string(name) + "'");
+    auto dt = ParseDataType(dt_);
+    if (!dt) return Error("unknown dtype '" + std::string(dt_) + "'");
     *out = *dt;
     return Status::Ok();
   }
-
-  // "shape" (known dims) or "ndim".
-  Status ShapeOf(bool* known, int* ndim, std::vector<Dim>* dims) const {
-    simdjson::dom::array shape;
-    if (Has(kShape) && f_[kShape].get_array().get(shape) == simdjson::SUCCESS) {
+  Status Shape(bool* known, int* ndim) const {
+    if (Has(kShape)) {
+      if (!shape_error_.empty()) return Error(shape_error_);
       *known = true;
-      for (simdjson::dom::element d : shape) {
-        int64_t v;
-        std::string_view s;
-        if (d.get_int64().get(v) == simdjson::SUCCESS) {
-          if (v < 0) return Error("negative dimension");
-          dims->push_back(Dim::Const(v));
-        } else if (d.get_string().get(s) == simdjson::SUCCESS && !s.empty()) {
-          dims->push_back(Dim::Sym(Symbol(s)));
-        } else {
-          return Error("bad dimension");
-        }
-      }
       return Status::Ok();
     }
-    int64_t nd = -1;
-    if (!Has(kNdim) || f_[kNdim].get_int64().get(nd) != simdjson::SUCCESS || nd < -1 || nd > (1 << 20))
-      return Error("missing shape or ndim");
+    if (!Has(kNdim) || ndim_ < -1 || ndim_ > (1 << 20)) return Error("missing shape or ndim");
     *known = false;
-    *ndim = static_cast<int>(nd);
+    *ndim = static_cast<int>(ndim_);
     return Status::Ok();
   }
-
   Status Name(std::string* out) const {
-    std::string_view s;
-    if (!Has(kN) || f_[kN].get_string().get(s) != simdjson::SUCCESS) return Error("missing name \"n\"");
-    out->assign(s);
+    if (!Has(kN)) return Error("missing name \"n\"");
+    out->assign(name_);
     return Status::Ok();
   }
-  bool Flag(Field f) const {
-    bool b;
-    return Has(f) && f_[f].get_bool().get(b) == simdjson::SUCCESS && b;
-  }
-  bool Has(Field f) const { return present_ & (1u << f); }
-
-  Status LoadNode(simdjson::dom::object o) {
-    // One pass over the object's fields; the first of a repeated key wins.
-    present_ = 0;
-    for (auto field : o) {
-      int slot = FieldSlot(field.key);
-      if (slot < 0 || Has(static_cast<Field>(slot))) continue;
-      present_ |= 1u << slot;
-      f_[slot] = field.value;
-    }
-    std::string_view kind_name;
+  bool Flag() const { return Has(kDataflow) && dataflow_; }
+  Status LoadNode(od::object o) {
+    PLIR_RETURN_IF_ERROR(ReadFields(o));
     NodeKind kind;
-    if (!Has(kK) || f_[kK].get_string().get(kind_name) != simdjson::SUCCESS || !KindFromName(kind_name, &kind))
-      return Error("missing or unknown kind \"k\"");
-    if (Has(kC)) PLIR_RETURN_IF_ERROR(ReadChildren(f_[kC]));
-    else kids_.clear();
+    if (!Has(kK) || !KindFromName(kind_name_, &kind)) return Error("missing or unknown kind \"k\"");
     type_size_ = 1;  // the tree size of a type other than a tuple
     PLIR_ASSIGN_OR_RETURN(Ref<Node> n, Build(kind));
     nodes_.push_back(std::move(n));
@@ -442,14 +641,13 @@ class JsonLoader {
       case NodeKind::kTensorType:
       case NodeKind::kShapeType: {
         DataType dt;
-        PLIR_RETURN_IF_ERROR(DTypeOf(f_[kDt], Has(kDt), &dt));
+        PLIR_RETURN_IF_ERROR(DType(&dt));
         bool known;
         int ndim = -1;
-        std::vector<Dim> dims;
-        PLIR_RETURN_IF_ERROR(ShapeOf(&known, &ndim, &dims));
+        PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
         if (kind == NodeKind::kTensorType)
-          return Ref<Node>(known ? TensorTypeNode::Make(std::move(dims), dt) : TensorTypeNode::MakeRank(ndim, dt));
-        return Ref<Node>(known ? ShapeTypeNode::Make(std::move(dims)) : ShapeTypeNode::MakeRank(ndim));
+          return Ref<Node>(known ? TensorTypeNode::Make(dims_, dt) : TensorTypeNode::MakeRank(ndim, dt));
+        return Ref<Node>(known ? ShapeTypeNode::Make(dims_) : ShapeTypeNode::MakeRank(ndim));
       }
       case NodeKind::kTupleType: {
         std::vector<Type> fields;
@@ -462,14 +660,14 @@ class JsonLoader {
       case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
       case NodeKind::kPrimType: {
         DataType dt;
-        PLIR_RETURN_IF_ERROR(DTypeOf(f_[kDt], Has(kDt), &dt));
+        PLIR_RETURN_IF_ERROR(DType(&dt));
         return Ref<Node>(PrimTypeNode::Make(dt));
       }
       case NodeKind::kVar: {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 1));
         PLIR_RETURN_IF_ERROR(Child(0, &type));
         PLIR_RETURN_IF_ERROR(Name(&name));
-        return Ref<Node>(VarNode::Make(std::move(name), std::move(type), Flag(kDataflow)));
+        return Ref<Node>(VarNode::Make(std::move(name), std::move(type), Flag()));
       }
       case NodeKind::kGlobalVar:
         PLIR_RETURN_IF_ERROR(Name(&name));
@@ -491,43 +689,37 @@ class JsonLoader {
       case NodeKind::kTupleGetItem: {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 2));
         Expr tuple;
-        int64_t index;
         PLIR_RETURN_IF_ERROR(Child(0, &tuple));
         PLIR_RETURN_IF_ERROR(Child(1, &type));
-        if (!Has(kI) || f_[kI].get_int64().get(index) != simdjson::SUCCESS) return Error("missing index \"i\"");
-        return Ref<Node>(TupleGetItemNode::MakeUnchecked(std::move(tuple), index, std::move(type)));
+        if (!Has(kI)) return Error("missing index \"i\"");
+        return Ref<Node>(TupleGetItemNode::MakeUnchecked(std::move(tuple), index_, std::move(type)));
       }
       case NodeKind::kPrimValue: {
         DataType dt;
-        PLIR_RETURN_IF_ERROR(DTypeOf(f_[kDt], Has(kDt), &dt));
+        PLIR_RETURN_IF_ERROR(DType(&dt));
         if (!Has(kV)) return Error("missing value \"v\"");
-        simdjson::dom::element v = f_[kV];
         if (dt == DataType::kFloat64) {
           double d;
-          if (!FloatValue(v, &d)) return Error("bad float value");
+          if (!value_.AsFloat(&d)) return Error("bad float value");
           return Ref<Node>(PrimValueNode::Float(d));
         }
         if (dt == DataType::kBool) {
-          bool b;
-          if (v.get_bool().get(b) != simdjson::SUCCESS) return Error("bad bool value");
-          return Ref<Node>(PrimValueNode::Bool(b));
+          if (value_.kind != Scalar::kBool) return Error("bad bool value");
+          return Ref<Node>(PrimValueNode::Bool(value_.b));
         }
-        int64_t i;
-        if (v.get_int64().get(i) != simdjson::SUCCESS) return Error("bad int value");
+        if (value_.kind != Scalar::kNumber || !value_.is_int) return Error("bad int value");
         if (dt != DataType::kInt64) return Error("bad primitive value dtype");
-        return Ref<Node>(PrimValueNode::Int(i));
+        return Ref<Node>(PrimValueNode::Int(value_.i));
       }
       case NodeKind::kConstant: {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 1));
         PLIR_RETURN_IF_ERROR(Child(0, &type));
         PLIR_RETURN_IF_ERROR(internal::CheckConstantType(type).WithPrefix(Where()));
-        std::string_view hex;
-        if (!Has(kHex) || f_[kHex].get_string().get(hex) != simdjson::SUCCESS || hex.size() % 2)
-          return Error("bad \"hex\" data");
-        std::string bytes(hex.size() / 2, '\0');
+        if (!Has(kHex) || hex_.size() % 2) return Error("bad \"hex\" data");
+        std::string bytes(hex_.size() / 2, '\0');
         auto h = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
         for (size_t i = 0; i < bytes.size(); ++i) {
-          int hi = h(hex[2 * i]), lo = h(hex[2 * i + 1]);
+          int hi = h(hex_[2 * i]), lo = h(hex_[2 * i + 1]);
           if (hi < 0 || lo < 0) return Error("bad hex digit");
           bytes[i] = static_cast<char>(hi * 16 + lo);
         }
@@ -536,23 +728,18 @@ class JsonLoader {
         return Ref<Node>(std::move(c).value());
       }
       case NodeKind::kCall: {
-        uint64_t na, ns;
-        if (!Has(kNargs) || !Has(kNsinfo) || f_[kNargs].get_uint64().get(na) != simdjson::SUCCESS ||
-            f_[kNsinfo].get_uint64().get(ns) != simdjson::SUCCESS || na > kids_.size() || ns > kids_.size())
+        if (!Has(kNargs) || !Has(kNsinfo) || nargs_ > kids_.size() || nsinfo_ > kids_.size())
           return Error("bad nargs/nsinfo");
-        size_t fixed = 2 + na + ns;
+        size_t fixed = 2 + nargs_ + nsinfo_;
         if (kids_.size() < fixed) return Error("call has too few children");
         Expr callee;
         std::vector<Expr> args;
         std::vector<Type> sinfo;
         PLIR_RETURN_IF_ERROR(Child(0, &callee));
-        PLIR_RETURN_IF_ERROR(Children(1, na, &args));
-        PLIR_RETURN_IF_ERROR(Children(1 + na, ns, &sinfo));
+        PLIR_RETURN_IF_ERROR(Children(1, nargs_, &args));
+        PLIR_RETURN_IF_ERROR(Children(1 + nargs_, nsinfo_, &sinfo));
         PLIR_RETURN_IF_ERROR(Child(fixed - 1, &type));
-        Attrs attrs;
-        size_t n_types = 0;
-        PLIR_RETURN_IF_ERROR(AttrsOf(f_[kAttrs], Has(kAttrs), &attrs, &n_types));
-        return Ref<Node>(CallNode::MakeUnchecked(std::move(callee), std::move(args), std::move(attrs),
+        return Ref<Node>(CallNode::MakeUnchecked(std::move(callee), std::move(args), std::move(attrs_),
                                                  std::move(sinfo), std::move(type)));
       }
       case NodeKind::kIf: {
@@ -577,7 +764,7 @@ class JsonLoader {
       case NodeKind::kBindingBlock: {
         std::vector<Binding> bindings;
         PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &bindings));
-        return Ref<Node>(BindingBlockNode::Make(std::move(bindings), Flag(kDataflow)));
+        return Ref<Node>(BindingBlockNode::Make(std::move(bindings), Flag()));
       }
       case NodeKind::kVarBinding: {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 2));
@@ -591,23 +778,22 @@ class JsonLoader {
       case NodeKind::kExternFunc: {
         bool is_def = kind == NodeKind::kFunction;
         PLIR_RETURN_IF_ERROR(Name(&name));
-        Attrs attrs;
-        size_t n_types = 0;
-        PLIR_RETURN_IF_ERROR(AttrsOf(f_[kAttrs], Has(kAttrs), &attrs, &n_types));
         // Children: the parameters, the return type, the body (def), then
         // the types used in attributes.
-        size_t tail = (is_def ? 2 : 1) + n_types;
+        size_t tail = (is_def ? 2 : 1) + n_attr_types_;
         if (kids_.size() < tail) return Error("item has too few children");
         size_t n_params = kids_.size() - tail;
         std::vector<Var> params;
         PLIR_RETURN_IF_ERROR(Children(0, n_params, &params));
         PLIR_RETURN_IF_ERROR(Child(n_params, &type));
         if (!is_def)
-          return Ref<Node>(ExternFuncNode::Make(std::move(name), std::move(params), std::move(type), std::move(attrs)));
+          return Ref<Node>(
+              ExternFuncNode::Make(std::move(name), std::move(params), std::move(type), std::move(attrs_)));
         SeqExpr body;
         PLIR_RETURN_IF_ERROR(Child(n_params + 1, &body));
         return Ref<Node>(
-            FunctionNode::Make(std::move(name), std::move(params), std::move(type), std::move(body), std::move(attrs)));
+            FunctionNode::Make(std::move(name), std::move(params), std::move(type), std::move(body),
+                               std::move(attrs_)));
       }
     }
     return Error("unknown node kind");
@@ -616,31 +802,37 @@ class JsonLoader {
   std::vector<Ref<Node>> nodes_;
   std::vector<uint32_t> type_sizes_;  // per node: its tree size if a type
   uint32_t type_size_ = 1;            // the current node's
-  std::vector<uint32_t> kids_;     // the current node's child ids
-  simdjson::dom::element f_[kNumFields];  // the current node's fields
-  uint32_t present_ = 0;           // bit i: f_[i] is set
-  size_t id_ = 0;                  // the current node's id
+  size_t id_ = 0;                     // the current node's id
+  // The current node's fields (valid where present_ has their bit).
+  uint32_t present_ = 0;
+  std::string_view kind_name_, dt_, name_, hex_;
+  std::vector<uint32_t> kids_;
+  std::vector<Dim> dims_;
+  std::string shape_error_;
+  int64_t ndim_ = -1, index_ = 0;
+  bool dataflow_ = false;
+  Scalar value_;
+  uint64_t nargs_ = 0, nsinfo_ = 0;
+  Attrs attrs_;
+  size_t n_attr_types_ = 0;
 };
 
 // Parses `text`, which must be followed by SIMDJSON_PADDING readable bytes if
-// `padded`.
+// `padded` (else it is copied into a padded buffer first).
 StatusOr<Module> LoadJsonImpl(std::string_view text, bool padded) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  auto err = parser.parse(text.data(), text.size(), !padded).get(doc);
-  if (err) return InvalidArgument(std::string("invalid JSON: ") + simdjson::error_message(err));
-  std::string_view format;
-  int64_t version;
-  if (doc["format"].get_string().get(format) != simdjson::SUCCESS || format != "plir")
-    return InvalidArgument("not a PLIR JSON module (\"format\" is not \"plir\")");
-  if (doc["version"].get_int64().get(version) != simdjson::SUCCESS || version != kJsonFormatVersion)
-    return InvalidArgument("unsupported PLIR JSON version; this PLIR reads version " +
-                           std::to_string(kJsonFormatVersion));
-  simdjson::dom::array nodes, items;
-  if (doc["nodes"].get_array().get(nodes) != simdjson::SUCCESS ||
-      doc["items"].get_array().get(items) != simdjson::SUCCESS)
-    return InvalidArgument("invalid JSON module: \"nodes\" and \"items\" must be arrays");
-  return JsonLoader().Load(nodes, items);
+  simdjson::padded_string copy;
+  simdjson::padded_string_view view;
+  if (padded) {
+    view = simdjson::padded_string_view(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING);
+  } else {
+    copy = simdjson::padded_string(text);
+    view = copy;
+  }
+  od::parser parser;
+  od::document doc;
+  if (auto err = parser.iterate(view).get(doc))
+    return InvalidArgument(std::string("invalid JSON: ") + simdjson::error_message(err));
+  return JsonLoader().Load(doc);
 }
 
 }  // namespace

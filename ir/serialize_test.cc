@@ -440,6 +440,28 @@ TEST(JsonFormatTest, VersionAndErrors) {
             std::string::npos);
 }
 
+TEST(JsonFormatTest, MalformedJsonIsAnErrorEvenWhereIgnored) {
+  Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
+  std::string json = SaveJson(m);
+  ASSERT_TRUE(LoadJson(json).ok());
+  // "" if `text` is refused as invalid JSON, else what happened.
+  auto invalid = [](const std::string& text) -> std::string {
+    auto r = LoadJson(text);
+    if (r.ok()) return "loaded";
+    return r.status().message().find("invalid JSON") == 0 ? "" : r.status().message();
+  };
+  EXPECT_EQ(invalid(json + "x"), "");                            // after the module
+  EXPECT_EQ(invalid(json.substr(0, json.size() - 3)), "");       // unclosed
+  std::string k = "{\"k\":\"Op\"";
+  size_t at = json.find(k);
+  ASSERT_NE(at, std::string::npos);
+  for (const char* bad : {",\"zzz\":[1,}", ",\"zzz\":{\"a\" 1}", ",\"zzz\":tru", ",\"zzz\":\"\\q\"", ",\"zzz\":01"}) {
+    std::string text = json;
+    text.insert(at + k.size(), bad);  // an unknown key with a malformed value
+    EXPECT_EQ(invalid(text), "") << bad;
+  }
+}
+
 TEST(FormatDetectionTest, ByMagicOrBrace) {
   Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
   EXPECT_EQ(DetectFormat(SaveBinary(m)), ModuleFormat::kBinary);
