@@ -1102,8 +1102,8 @@ class Reader {
     uint8_t k = 0;
     if (!Byte(&k)) return false;
     if (k > static_cast<uint8_t>(NodeKind::kShapeType)) return Fail("kind " + std::to_string(k) + " is not a type");
-    bool known;
-    int ndim;
+    bool known = false;
+    int ndim = -1;
     std::vector<Dim> dims;
     switch (static_cast<NodeKind>(k)) {
       case NodeKind::kTensorType: {

@@ -642,7 +642,7 @@ class JsonLoader {
       case NodeKind::kShapeType: {
         DataType dt;
         PLIR_RETURN_IF_ERROR(DType(&dt));
-        bool known;
+        bool known = false;
         int ndim = -1;
         PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
         if (kind == NodeKind::kTensorType)

@@ -301,8 +301,11 @@ TEST(BinaryFormatTest, Version1FilesFromEarlierPlirLoad) {
   auto mm = FindFirstMismatch(expected, *m);
   EXPECT_FALSE(mm) << mm->ToString();
   EXPECT_EQ(PrintModule(expected), PrintModule(*m));
-  // The retained writer reproduces it byte for byte.
-  EXPECT_TRUE(internal::SaveBinaryV1(expected) == v1);
+  // The retained writer writes the same module (its bytes depend on which
+  // nodes are shared in memory, e.g. interned types, so they may differ).
+  auto resaved = LoadBinary(internal::SaveBinaryV1(expected));
+  ASSERT_TRUE(resaved.ok()) << resaved.status().message();
+  EXPECT_TRUE(StructuralEqual(expected, *resaved));
   // Saving writes version 2, which loads to the same module.
   std::string v2 = SaveBinary(*m);
   EXPECT_EQ(U32At(v2, 8), 2u);
