@@ -899,8 +899,8 @@ void ModuleFile::Release() {
   if (mapped_) munmap(const_cast<char*>(data_), map_size_);
   mapped_ = false;
   data_ = nullptr;
-  size_ = 0;
-  buffer_.clear();
+  size_ = padding_ = map_size_ = 0;
+  std::string().swap(buffer_);
 }
 
 StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {

@@ -59,6 +59,9 @@ class ModuleFile {
 
   std::string_view contents() const { return {data_, size_}; }
   operator std::string_view() const { return contents(); }  // NOLINT: implicit
+  // Unmaps or frees the contents early (contents() is empty afterwards).
+  // Loaded modules do not refer to them.
+  void Close() { Release(); }
   bool mapped() const { return mapped_; }
   // Readable, zero bytes that follow contents() in memory (the rest of the
   // mapping's last page, or the padding of the buffer); JSON parses in place
