@@ -1,14 +1,15 @@
 // JSON and binary serialization of modules.
 //
-// Both formats store a node table in post-order (see docs/serialization.md):
-// every node is written once, however often it is shared, and is shared
-// again after loading; variables keep their identity (a variable and all its
-// uses are one node). Loading validates everything it reads: corrupt or
-// truncated input is an error, never a crash, and no allocation is sized by
-// a length before that length is checked against the input's size.
+// Both formats store every node once, however often it is shared, children
+// before parents (see docs/serialization.md); loading shares them again, and
+// variables keep their identity (a variable and all its uses are one node).
+// Loading validates everything it reads: corrupt or truncated input is an
+// error, never a crash, and no allocation is sized by a count or length
+// before that count is checked against the input's size.
 #ifndef PLIR_IR_SERIALIZE_H_
 #define PLIR_IR_SERIALIZE_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,9 @@
 namespace plir {
 
 inline constexpr int kJsonFormatVersion = 1;
-inline constexpr int kBinaryFormatVersion = 1;
+// SaveBinary writes this version; LoadBinary reads it and version 1.
+inline constexpr int kBinaryFormatVersion = 2;
+inline constexpr int kOldestBinaryFormatVersion = 1;
 // The first 8 bytes of every binary module.
 inline constexpr char kBinaryMagic[8] = {'\x89', 'P', 'L', 'I', 'R', '\r', '\n', '\x1a'};
 
@@ -28,12 +31,63 @@ StatusOr<Module> LoadJson(std::string_view text);
 std::string SaveBinary(const Module& m);
 StatusOr<Module> LoadBinary(std::string_view bytes);
 
+// FNV-1a, 64 bits, with the published parameters (offset basis
+// 0xcbf29ce484222325, prime 0x100000001b3): the binary format's checksum.
+// Fnv1a64("") == 0xcbf29ce484222325, Fnv1a64("a") == 0xaf63dc4c8601ec8c.
+uint64_t Fnv1a64(std::string_view bytes);
+
 enum class ModuleFormat { kText, kJson, kBinary };
 // Detects the format of `contents` by magic (binary), a leading '{' (JSON),
 // else text.
 ModuleFormat DetectFormat(std::string_view contents);
 // Loads a module in any format; `name` is used in messages.
 StatusOr<Module> LoadModule(std::string_view contents, const std::string& name);
+
+// The contents of a file, memory-mapped (read-only, private) when the path
+// names a non-empty regular file, else read into memory ("-" is standard
+// input). Converts to std::string_view, so it can stand in for the file's
+// contents as a string; the view is valid while this object lives.
+class ModuleFile {
+ public:
+  static StatusOr<ModuleFile> Open(const std::string& path);
+
+  ModuleFile(ModuleFile&& o) noexcept;
+  ModuleFile& operator=(ModuleFile&& o) noexcept;
+  ModuleFile(const ModuleFile&) = delete;
+  ModuleFile& operator=(const ModuleFile&) = delete;
+  ~ModuleFile();
+
+  std::string_view contents() const { return {data_, size_}; }
+  operator std::string_view() const { return contents(); }  // NOLINT: implicit
+  // Unmaps or frees the contents early (contents() is empty afterwards).
+  // Loaded modules do not refer to them.
+  void Close() { Release(); }
+  bool mapped() const { return mapped_; }
+  // Readable, zero bytes that follow contents() in memory (the rest of the
+  // mapping's last page, or the padding of the buffer); JSON parses in place
+  // when there are at least 64.
+  size_t padding() const { return padding_; }
+
+ private:
+  ModuleFile() = default;
+  void Release();
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t padding_ = 0;
+  bool mapped_ = false;
+  size_t map_size_ = 0;
+  std::string buffer_;  // when not mapped
+};
+
+// Loads a module in any format from `file` (a JSON file parses in place
+// when the file has the padding); `name` is used in messages. A call
+// LoadModule(file, name) with a ModuleFile picks this overload.
+StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name);
+
+// Loads the module in the file at `path` ("-": standard input, named
+// "<stdin>") in any format, parsing straight from the file's memory mapping
+// when it is a regular file. Messages name `path`.
+StatusOr<Module> LoadModuleFile(const std::string& path);
 
 }  // namespace plir
 

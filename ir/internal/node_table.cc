@@ -312,10 +312,15 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     }
     case NodeKind::kTupleType: {
       std::vector<Type> f;
+      std::vector<uint32_t> sizes;
       for (size_t i = 0; i < r.children.size(); ++i) {
         PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, i));
         f.push_back(std::move(t));
+        sizes.push_back(type_sizes_[r.children[i]]);
       }
+      uint32_t size;
+      PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
+      type_sizes_.back() = size;
       return Ref<Node>(TupleTypeNode::Make(std::move(f)));
     }
     case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
@@ -360,6 +365,7 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     case NodeKind::kConstant: {
       PLIR_RETURN_IF_ERROR(expect_children(1));
       PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, 0));
+      PLIR_RETURN_IF_ERROR(CheckConstantType(t).WithPrefix("node " + std::to_string(nodes_.size())));
       auto c = ConstantNode::Make(std::move(t), std::make_shared<const std::string>(r.bytes));
       if (!c.ok()) return c.status().WithPrefix(At(nodes_.size()).substr(0, At(nodes_.size()).size() - 2));
       return Ref<Node>(*c);
@@ -443,6 +449,7 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
 }
 
 Status NodeBuilder::Add(const Record& r) {
+  type_sizes_.push_back(1);  // the tree size of a type other than a tuple
   PLIR_ASSIGN_OR_RETURN(Ref<Node> n, Build(r));
   nodes_.push_back(std::move(n));
   return Status::Ok();
@@ -461,14 +468,22 @@ StatusOr<Module> NodeBuilder::Finish(const std::vector<uint32_t>& items) {
 
 const char* RecordKindName(NodeKind k) { return NodeKindName(k); }
 
-bool RecordKindFromName(std::string_view name, NodeKind* out) {
-  for (int i = 0; i <= static_cast<int>(NodeKind::kExternFunc); ++i) {
-    if (name == NodeKindName(static_cast<NodeKind>(i))) {
-      *out = static_cast<NodeKind>(i);
-      return true;
-    }
+Status TupleTypeTreeSize(const std::vector<uint32_t>& fields, uint32_t* size) {
+  uint64_t total = 1;
+  for (uint32_t f : fields) {
+    total += f;
+    if (total > kMaxTypeTreeSize)
+      return InvalidArgument("tuple type too large: its tree has more than " + std::to_string(kMaxTypeTreeSize) +
+                             " nodes");
   }
-  return false;
+  *size = static_cast<uint32_t>(total);
+  return Status::Ok();
+}
+
+Status CheckConstantType(const Type& type) {
+  if (type->kind() != NodeKind::kTensorType)
+    return InvalidArgument(std::string("a constant's type must be a TensorType, not ") + NodeKindName(type->kind()));
+  return Status::Ok();
 }
 
 }  // namespace plir::internal

@@ -1,4 +1,5 @@
-// Internal: the node table shared by the JSON and binary formats.
+// Internal: the node table of the JSON format and of binary format version 1.
+// (Binary version 2 has its own tables, binary_format.cc.)
 //
 // A module is written as a table of node records in post-order (children
 // before parents), each node once however often it is shared, then the list
@@ -59,7 +60,8 @@ class RecordSink {
 // Flattens `m` into `sink`; returns the ids of the module's items.
 std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink);
 
-// Builds nodes from records in order.
+// Builds nodes from records in order (the binary version 1 reader; the JSON
+// and version 2 readers build nodes straight from their input).
 class NodeBuilder {
  public:
   // Adds the node for `r` (its children must already be built). Errors name
@@ -75,11 +77,30 @@ class NodeBuilder {
   StatusOr<Ref<T>> Child(const Record& r, size_t i);
   StatusOr<Attrs> BuildAttrs(const std::vector<RecordAttr>& a);
   std::vector<Ref<Node>> nodes_;
+  std::vector<uint32_t> type_sizes_;  // per node: its tree size if a type
 };
+
+// Loaders refuse a type whose tree (the type as printed, or as compared
+// field by field) would have more than this many nodes. Files share types,
+// so a few hundred hostile bytes could otherwise describe a tuple type whose
+// tree is exponential in size.
+inline constexpr uint64_t kMaxTypeTreeSize = uint64_t{1} << 24;
+
+// The tree size of a tuple type whose fields have tree sizes `fields`, or
+// an error naming the limit.
+Status TupleTypeTreeSize(const std::vector<uint32_t>& fields, uint32_t* size);
+
+// Checks `type` for a constant before ConstantNode::Make, whose error
+// message would print any type, however large.
+Status CheckConstantType(const Type& type);
+
+// Writes `m` in binary format version 1, byte for byte as PLIR wrote it
+// before version 2 (with its checksum's mistyped offset basis; see
+// docs/serialization.md). For tests of the version 1 reader.
+std::string SaveBinaryV1(const Module& m);
 
 // Kind names used by the JSON format ("TensorType", "Call", ...).
 const char* RecordKindName(NodeKind k);
-bool RecordKindFromName(std::string_view name, NodeKind* out);
 
 }  // namespace plir::internal
 

@@ -1,11 +1,12 @@
 // Replays deterministic corruptions of saved modules (byte flips,
-// truncations, insertions, length fields set huge) into the binary and JSON
-// loaders: every input gives a module or a clean error.
+// truncations, insertions, length fields set huge) into the binary (versions
+// 2 and 1) and JSON loaders: every input gives a module or a clean error.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 
+#include "ir/internal/node_table.h"
 #include "ir/parser.h"
 #include "ir/serialize.h"
 #include "ir/structural.h"
@@ -25,7 +26,22 @@ std::vector<std::string> Seeds(std::string (*save)(const Module&)) {
   return out;
 }
 
-std::string Corrupt(std::string s, std::mt19937_64& rng, bool fix_header) {
+// Makes a binary module's header consistent with its contents (magic,
+// `version`, payload length, checksum), so that corruption reaches the
+// sections. Version 1 files carry the checksum PLIR wrote for them.
+void Reseal(std::string* s, uint32_t version) {
+  if (s->size() < 32) return;
+  uint64_t len = s->size() - 32;
+  std::memcpy(&(*s)[16], &len, 8);
+  std::memcpy(&(*s)[0], kBinaryMagic, 8);
+  std::memcpy(&(*s)[8], &version, 4);
+  std::memset(&(*s)[12], 0, 4);
+  uint64_t h = version == 1 ? 1469598103934665603ull : 0xcbf29ce484222325ull;
+  for (size_t i = 32; i < s->size(); ++i) h = (h ^ static_cast<unsigned char>((*s)[i])) * 0x100000001b3ull;
+  std::memcpy(&(*s)[24], &h, 8);
+}
+
+std::string Corrupt(std::string s, std::mt19937_64& rng, bool fix_header, uint32_t version = 2) {
   int edits = 1 + static_cast<int>(rng() % 3);
   for (int e = 0; e < edits && !s.empty(); ++e) {
     size_t pos = rng() % s.size();
@@ -37,18 +53,21 @@ std::string Corrupt(std::string s, std::mt19937_64& rng, bool fix_header) {
       default: s.replace(pos, std::min<size_t>(5, s.size() - pos), "\xff\xff\xff\xff\x0f"); break;
     }
   }
-  if (fix_header && s.size() >= 32) {
-    // Make the header consistent so that corruption reaches the payload.
-    uint64_t len = s.size() - 32;
-    std::memcpy(&s[16], &len, 8);
-    std::memcpy(&s[0], kBinaryMagic, 8);
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 32; i < s.size(); ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
-    std::memcpy(&s[24], &h, 8);
-    uint32_t v = 1;
-    std::memcpy(&s[8], &v, 4);
-  }
+  if (fix_header) Reseal(&s, version);
   return s;
+}
+
+// Loads `bytes`; a module that loads must save and load back to itself.
+void LoadsCleanly(const std::string& bytes, int* loaded) {
+  auto m = LoadBinary(bytes);
+  if (m.ok()) {
+    ++*loaded;
+    auto again = LoadBinary(SaveBinary(*m));
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    ASSERT_TRUE(StructuralEqual(*m, *again, /*map_free_vars=*/true));
+  } else {
+    ASSERT_FALSE(m.status().message().empty());
+  }
 }
 
 TEST(LoaderFuzzTest, CorruptBinaryNeverCrashes) {
@@ -56,18 +75,40 @@ TEST(LoaderFuzzTest, CorruptBinaryNeverCrashes) {
   std::mt19937_64 rng(11);
   int loaded = 0;
   for (int i = 0; i < 20000; ++i) {
-    std::string bytes = Corrupt(seeds[i % seeds.size()], rng, i % 4 != 0);
-    auto m = LoadBinary(bytes);
-    if (m.ok()) {
-      ++loaded;
-      auto again = LoadBinary(SaveBinary(*m));
-      ASSERT_TRUE(again.ok());
-      ASSERT_TRUE(StructuralEqual(*m, *again, /*map_free_vars=*/true));
-    } else {
-      ASSERT_FALSE(m.status().message().empty());
-    }
+    LoadsCleanly(Corrupt(seeds[i % seeds.size()], rng, i % 4 != 0), &loaded);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   std::printf("%d of 20000 corrupted binaries still loaded\n", loaded);
+}
+
+TEST(LoaderFuzzTest, CorruptVersion1BinaryNeverCrashes) {
+  auto seeds = Seeds(&internal::SaveBinaryV1);
+  std::mt19937_64 rng(13);
+  int loaded = 0;
+  for (int i = 0; i < 5000; ++i) {
+    LoadsCleanly(Corrupt(seeds[i % seeds.size()], rng, i % 4 != 0, 1), &loaded);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  std::printf("%d of 5000 corrupted version 1 binaries still loaded\n", loaded);
+}
+
+// Every field of the version 2 section table set to boundary values.
+TEST(LoaderFuzzTest, LyingSectionTableNeverCrashes) {
+  int loaded = 0;
+  for (const std::string& seed : Seeds(&SaveBinary)) {
+    for (size_t field = 0; field < 10; ++field) {
+      uint64_t old;
+      std::memcpy(&old, &seed[32 + 8 * field], 8);
+      for (uint64_t v : {uint64_t{0}, uint64_t{1}, old - 1, old + 1, old * 2, old / 2, uint64_t{1} << 32,
+                         (uint64_t{1} << 32) - 1, uint64_t{1} << 62, ~uint64_t{0}, seed.size() - 112}) {
+        std::string s = seed;
+        std::memcpy(&s[32 + 8 * field], &v, 8);
+        Reseal(&s, 2);
+        LoadsCleanly(s, &loaded);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
 }
 
 TEST(LoaderFuzzTest, CorruptJsonNeverCrashes) {
@@ -87,14 +128,34 @@ TEST(LoaderFuzzTest, CorruptJsonNeverCrashes) {
   }
 }
 
-TEST(LoaderFuzzTest, HugeLengthsAreRejectedBeforeAllocating) {
+TEST(LoaderFuzzTest, HugeCountsAreRejectedBeforeAllocating) {
   std::string b = SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
+  // Claim 2^40 nodes: more than the node section's bytes can hold.
+  std::string evil = b;
+  uint64_t count = uint64_t{1} << 40;
+  std::memcpy(&evil[32 + 16 * 3], &count, 8);
+  Reseal(&evil, 2);
+  auto m = LoadBinary(evil);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("the node count (1099511627776) exceeds what the section's"), std::string::npos)
+      << m.status().message();
+  // A section size past the end of the file.
+  evil = b;
+  uint64_t size = uint64_t{1} << 62;
+  std::memcpy(&evil[32 + 16 * 1 + 8], &size, 8);
+  Reseal(&evil, 2);
+  m = LoadBinary(evil);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("the type section's size (4611686018427387904 bytes) exceeds the file"),
+            std::string::npos)
+      << m.status().message();
+}
+
+TEST(LoaderFuzzTest, HugeLengthsInVersion1AreRejectedBeforeAllocating) {
+  std::string b = internal::SaveBinaryV1(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
   // Claim 2^62 strings right after the header.
   std::string evil = b.substr(0, 32) + std::string("\xff\xff\xff\xff\xff\xff\xff\xff\x3f", 9);
-  uint64_t len = evil.size() - 32, h = 1469598103934665603ull;
-  for (size_t i = 32; i < evil.size(); ++i) h = (h ^ static_cast<unsigned char>(evil[i])) * 1099511628211ull;
-  std::memcpy(&evil[16], &len, 8);
-  std::memcpy(&evil[24], &h, 8);
+  Reseal(&evil, 1);
   auto m = LoadBinary(evil);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("string count exceeds the file size"), std::string::npos);
