@@ -184,7 +184,7 @@ int Run(const Flags& f) {
   }
   if (f.input.empty()) return Error("plir-opt: an input file is required (or --list-passes)");
 
-  StatusOr<std::string> text = ReadFileToString(f.input);
+  StatusOr<ModuleFile> text = ModuleFile::Open(f.input);  // mapped when a regular file
   if (!text.ok()) return Error("plir-opt: " + text.status().message());
   std::string input_name = f.input == "-" ? "<stdin>" : f.input;
   // The format comes from the magic bytes or a leading '{' (LoadModule);
@@ -196,9 +196,9 @@ int Run(const Flags& f) {
   StatusOr<Module> module = LoadModule(*text, input_name);
   if (!module.ok()) return Error(module.status().message());
   KeepUntilExit(*module);
-  // The module holds no reference to the input bytes: free them before the
-  // passes and the printer allocate (a lower peak RSS on large inputs).
-  std::string().swap(*text);
+  // The module holds no reference to the input bytes: release them before
+  // the passes and the printer allocate (a lower peak RSS on large inputs).
+  text->Close();
   if (Status s = Verify(*module); !s.ok()) return Error(input_name + ": " + s.message());
 
   PassContext ctx;
