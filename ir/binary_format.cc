@@ -717,8 +717,13 @@ class Writer {
     o.Byte(static_cast<uint8_t>(n->kind()));
     switch (n->kind()) {
       case NodeKind::kVar: {
+        // The name as its parts (an interned prefix, which outlives the
+        // writer, and the number + 1, 0 for none): a million generated names
+        // share a few strings.
         auto* v = static_cast<const VarNode*>(n);
-        o.Var(Str(v->name_hint()));
+        NameHint h = v->hint();
+        o.Var(Str(h.prefix().str()));
+        o.Var(h.number() == NameHint::kNoNumber ? 0 : uint64_t{h.number()} + 1);
         type(v->type());
         o.Byte(v->is_dataflow());
         break;
@@ -1226,8 +1231,13 @@ class Reader {
     switch (static_cast<NodeKind>(k)) {
       case NodeKind::kVar: {
         bool df;
-        if (!Str(&s) || !TypeRef(&type) || !Flag(&df)) return false;
-        nodes_.push_back(VarNode::Make(std::string(s), std::move(type), df));
+        uint64_t number;
+        if (!Str(&s) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
+        if (number > uint64_t{NameHint::kNoNumber}) return Fail("variable name number out of range");
+        NameHint name = NameHint::FromParts(Symbol(s), number == 0 ? NameHint::kNoNumber
+                                                                   : static_cast<uint32_t>(number - 1));
+        // Variables are numbered densely per item, in table (definition) order.
+        nodes_.push_back(VarNode::Make(name, std::move(type), df, next_var_index_++));
         return true;
       }
       case NodeKind::kGlobalVar:
@@ -1350,6 +1360,7 @@ class Reader {
                                               std::move(attrs)));
         else
           nodes_.push_back(ExternFuncNode::Make(std::string(s), std::move(params), std::move(type), std::move(attrs)));
+        next_var_index_ = 0;  // the next item's variables
         return true;
       }
     }
@@ -1367,6 +1378,7 @@ class Reader {
   std::vector<uint32_t> scratch_sizes_;
   std::vector<Attrs> attr_sets_;
   std::vector<Ref<Node>> nodes_;
+  uint32_t next_var_index_ = 0;  // dense variable numbers, per item
   // Where an error was found: the section, the record's index, its kind.
   Section where_ = kStrings;
   uint64_t index_ = 0;

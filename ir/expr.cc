@@ -18,6 +18,18 @@ NameHint::NameHint(std::string_view s) {
   prefix_ = Symbol(s.substr(0, j));
 }
 
+NameHint NameHint::FromParts(Symbol prefix, uint32_t number) {
+  const std::string& p = prefix.str();
+  bool ends_in_digit = !p.empty() && p.back() >= '0' && p.back() <= '9';
+  if (number == kNoNumber) {
+    if (!ends_in_digit) return NameHint(prefix, number);
+  } else if (!ends_in_digit && number < 1000000000u) {
+    return NameHint(prefix, number);  // what the string constructor gives
+  }
+  NameHint h(prefix, number);
+  return NameHint(h.str());  // re-split: the parts were not the canonical ones
+}
+
 void NameHint::AppendTo(std::string* out) const {
   out->append(prefix_.str());
   if (number_ == kNoNumber) return;

@@ -51,6 +51,9 @@ class NameHint {
   static constexpr uint32_t kNoNumber = UINT32_MAX;
   NameHint() = default;
   explicit NameHint(std::string_view s);
+  // The hint whose string is prefix + number (kNoNumber: prefix alone), as
+  // stored by the binary format; canonical whatever the parts.
+  static NameHint FromParts(Symbol prefix, uint32_t number);
 
   std::string str() const;
   void AppendTo(std::string* out) const;

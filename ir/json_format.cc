@@ -667,7 +667,8 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 1));
         PLIR_RETURN_IF_ERROR(Child(0, &type));
         PLIR_RETURN_IF_ERROR(Name(&name));
-        return Ref<Node>(VarNode::Make(std::move(name), std::move(type), Flag()));
+        // Variables are numbered densely per item, in table (definition) order.
+        return Ref<Node>(VarNode::Make(NameHint(name), std::move(type), Flag(), next_var_index_++));
       }
       case NodeKind::kGlobalVar:
         PLIR_RETURN_IF_ERROR(Name(&name));
@@ -783,6 +784,7 @@ class JsonLoader {
         size_t tail = (is_def ? 2 : 1) + n_attr_types_;
         if (kids_.size() < tail) return Error("item has too few children");
         size_t n_params = kids_.size() - tail;
+        next_var_index_ = 0;  // the next item's variables
         std::vector<Var> params;
         PLIR_RETURN_IF_ERROR(Children(0, n_params, &params));
         PLIR_RETURN_IF_ERROR(Child(n_params, &type));
@@ -800,6 +802,7 @@ class JsonLoader {
   }
 
   std::vector<Ref<Node>> nodes_;
+  uint32_t next_var_index_ = 0;  // dense variable numbers, per item
   std::vector<uint32_t> type_sizes_;  // per node: its tree size if a type
   uint32_t type_size_ = 1;            // the current node's
   size_t id_ = 0;                     // the current node's id
