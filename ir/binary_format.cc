@@ -12,8 +12,10 @@
 
 #include "ir/internal/node_table.h"
 #include "ir/internal/pointer_map.h"
+#include "ir/internal/radix_sort.h"
 #include "ir/op.h"
 #include "ir/serialize.h"
+#include "ir/var_map.h"
 
 namespace plir {
 
@@ -508,7 +510,18 @@ const Node* NodeChild(const Node* n, size_t i) {
 class Writer {
  public:
   std::string Save(const Module& m) {
-    for (const Item& item : m.items()) items_.Var(Flatten(item.get()));
+    for (const Item& item : m.items()) {
+      item_vars_.Clear();
+      items_.Var(Flatten(item.get()));
+    }
+    if (!exact_vars_ && AnyVariableEmittedTwice()) {
+      // A variable shared by two items (an ill-formed module): write again,
+      // keeping every variable in the module-wide table, so that its
+      // identity survives the round trip.
+      Writer exact;
+      exact.exact_vars_ = true;
+      return exact.Save(m);
+    }
     // Assemble: header, section table, sections.
     size_t string_bytes = 4 * string_ends_.size() + blob_.size();
     const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes, &nodes_.bytes,
@@ -696,7 +709,7 @@ class Writer {
       Frame& f = stack_.back();
       if (const Node* c = NodeChild(f.n, f.next)) {
         ++f.next;
-        if (const uint32_t* id = c->use_count() > 1 ? node_ptr_.Find(c) : nullptr) ids_.push_back(*id);
+        if (const uint32_t* id = SharedId(c)) ids_.push_back(*id);
         else stack_.push_back({c, 0, ids_.size()});
         continue;
       }
@@ -807,7 +820,14 @@ class Writer {
       }
       default: break;  // types never reach the node table
     }
-    if (n->use_count() > 1) node_ptr_.Insert(n, id);
+    if (n->kind() == NodeKind::kVar && !exact_vars_) {
+      // Variables are per item: a table indexed by their dense number,
+      // cleared per item, instead of the module-wide hash table.
+      item_vars_.Insert(static_cast<const VarNode*>(n), id);
+      emitted_vars_.push_back(static_cast<const VarNode*>(n));
+    } else if (n->use_count() > 1) {
+      node_ptr_.Insert(n, id);
+    }
     return id;
   }
 
@@ -817,6 +837,23 @@ class Writer {
   Out types_, attrs_, nodes_, items_, scratch_;
   uint32_t n_types_ = 0, n_attrs_ = 0, n_nodes_ = 0;
   internal::PointerMap<uint32_t> type_ptr_, attrs_ptr_, node_ptr_;
+  VarMap<uint32_t> item_vars_;                // the current item's variables
+  std::vector<const VarNode*> emitted_vars_;  // every variable record, in order
+  bool exact_vars_ = false;  // variables in node_ptr_ too (a variable spans items)
+
+  // The id of `c` if it was already written and may be shared, else null.
+  const uint32_t* SharedId(const Node* c) {
+    if (c->use_count() <= 1) return nullptr;
+    if (c->kind() == NodeKind::kVar && !exact_vars_) return item_vars_.Find(static_cast<const VarNode*>(c));
+    return node_ptr_.Find(c);
+  }
+  // True iff some variable got two records (it appears in two items).
+  bool AnyVariableEmittedTwice() {
+    if (emitted_vars_.size() < 2) return false;
+    std::vector<const VarNode*> sorted = emitted_vars_;
+    internal::RadixSortByAddress(sorted, [](const VarNode* v) { return v; });
+    return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  }
   std::unordered_map<std::string, uint32_t> type_content_, attrs_content_;
   struct Frame {
     const Node* n;

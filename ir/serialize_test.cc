@@ -85,6 +85,28 @@ INSTANTIATE_TEST_SUITE_P(Formats, SerializeTest,
                                            std::pair<Saver, Loader>{&internal::SaveBinaryV1, &LoadBinary}));
 
 // Published FNV-1a 64-bit test vectors (the FNV reference test suite).
+// An ill-formed module whose variable is bound in two functions: the binary
+// writer keeps variables per item for speed, and must notice the sharing.
+TEST_P(SerializeTest, AVariableSharedByTwoFunctionsStaysOneVariable) {
+  Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
+  Var x = VarNode::Make("x", t);
+  Var y = VarNode::Make("y", t);
+  Var a = VarNode::Make("a", t);
+  auto body = [&](const Var& p) {
+    return SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(a, *MakeOpCall("add", {p, p}))},
+                                                     false)},
+                             a);
+  };
+  Module m = *Module::Make({FunctionNode::Make("f", {x}, nullptr, body(x)),
+                            FunctionNode::Make("g", {y}, nullptr, body(y))});
+  Module back = RoundTrip(m);
+  auto bound = [](const Module& mod, const char* name) {
+    return mod.LookupFunction(name)->body()->blocks()[0]->bindings()[0]->var().get();
+  };
+  EXPECT_EQ(bound(back, "f"), bound(back, "g"));
+  EXPECT_NE(bound(back, "f"), bound(m, "f"));
+}
+
 TEST(ChecksumTest, Fnv1a64MatchesPublishedVectors) {
   EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ull);  // the offset basis
   EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cull);
