@@ -51,8 +51,8 @@ def main(src, md, png):
              f"date: {data['context'].get('date')}.", "",
              "Time per operation (wall), and throughput at the largest size:", "",
              "| operation | model | " + " | ".join(human(s) for s in sizes) +
-             " | bindings/s | MB/s | RSS bytes/binding |",
-             "|---|---|" + "---|" * len(sizes) + "---|---|---|"]
+             " | bindings/s | MB/s | RSS bytes/binding | node bytes/binding | ns/binding |",
+             "|---|---|" + "---|" * len(sizes) + "---|---|---|---|---|"]
     for (op, model), by_size in sorted(rows.items()):
         cells = []
         for s in sizes:
@@ -62,7 +62,17 @@ def main(src, md, png):
         ips = human(big.get("items_per_second", 0))
         mbs = f"{big['bytes_per_second'] / 1e6:.0f}" if "bytes_per_second" in big else ""
         rss = f"{big['rss_per_binding']:.0f}" if "rss_per_binding" in big else ""
-        lines.append(f"| {op} | {model} | " + " | ".join(cells) + f" | {ips} | {mbs} | {rss} |")
+        nodes = f"{big['node_bytes_per_binding']:.0f}" if "node_bytes_per_binding" in big else ""
+        # Cost per binding at each size (flat = linear scaling), where the
+        # benchmark counts bindings.
+        per = []
+        for s in sizes:
+            b = by_size.get(s)
+            if b and b.get("items_per_second"):
+                per.append(f"{1e9 / b['items_per_second']:.3g}")
+        flat = " / ".join(per) if op not in ("Copy", "UpdateOneFunction") else ""
+        lines.append(f"| {op} | {model} | " + " | ".join(cells) +
+                     f" | {ips} | {mbs} | {rss} | {nodes} | {flat} |")
     for b in other:
         lines.append("")
         lines.append(f"`{b['name']}`: {b['real_time']:.3g} {b['time_unit']} per run "
