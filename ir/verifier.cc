@@ -40,7 +40,17 @@ class Verifier : public IRVisitor {
 
   ItemReport Run(const ItemNode* item) {
     current_item_ = item;
-    Walk(item, "@" + item->name());
+    if (!FastItem(item)) {
+      // Another shape, or an error: the generic walk, which knows the path
+      // of every node, from a clean state.
+      errors_.clear();
+      report_ = ItemReport();
+      state_.Clear();
+      scope_order_.clear();
+      scope_marks_.clear();
+      blocks_.clear();
+      Walk(item, "@" + item->name());
+    }
     report_.errors = std::move(errors_);
     return std::move(report_);
   }
@@ -82,19 +92,7 @@ class Verifier : public IRVisitor {
       case NodeKind::kBindingBlock: {
         BlockContext block = blocks_.back();
         blocks_.pop_back();
-        if (!block.dataflow) break;
-        // Dataflow variables die with their block; outputs live on.
-        std::vector<const VarNode*> keep;
-        for (size_t i = block.start; i < scope_order_.size(); ++i) {
-          const VarNode* v = scope_order_[i];
-          if (v->is_dataflow()) {
-            state_.Set(v, kEscaped);
-          } else {
-            keep.push_back(v);
-          }
-        }
-        scope_order_.resize(block.start);
-        scope_order_.insert(scope_order_.end(), keep.begin(), keep.end());
+        if (block.dataflow) CloseDataflowBlock(block.start);
         break;
       }
       case NodeKind::kVarBinding: {
@@ -138,6 +136,80 @@ class Verifier : public IRVisitor {
     bool dataflow;
     size_t start;  // scope_order_ size when the block began
   };
+
+  // Dataflow variables die with their block; outputs live on.
+  void CloseDataflowBlock(size_t start) {
+    size_t kept = start;
+    for (size_t i = start; i < scope_order_.size(); ++i) {
+      const VarNode* v = scope_order_[i];
+      if (v->is_dataflow()) state_.Set(v, kEscaped);
+      else scope_order_[kept++] = v;
+    }
+    scope_order_.resize(kept);
+  }
+
+  // The common shape, checked by direct loops instead of the generic walk:
+  // a function whose bindings' values and result are variables, atoms, or
+  // calls whose operands are. The checks are the generic walk's (Define,
+  // CheckCall, the annotation and return-type rules), in its order. Returns
+  // false for any other shape or any error; then the generic walk runs, so
+  // errors keep their paths.
+  bool FastItem(const ItemNode* item) {
+    if (item->kind() != NodeKind::kFunction) return false;
+    auto* f = static_cast<const FunctionNode*>(item);
+    for (const Var& p : f->params())
+      if (!FastDefine(p.get(), false)) return false;
+    const SeqExprNode* body = f->body().get();
+    for (const Block& block : body->blocks()) {
+      bool dataflow = block->is_dataflow();
+      size_t start = scope_order_.size();
+      for (const Binding& b : block->bindings()) {
+        const ExprNode* value = b->value().get();
+        if (!FastValue(value, true) || !FastDefine(b->var().get(), dataflow)) return false;
+        if (b->var()->type() != value->type() && !TypeCompatible(b->var()->type(), value->type()))
+          return false;
+      }
+      if (dataflow) CloseDataflowBlock(start);
+    }
+    if (!FastValue(body->result().get(), true)) return false;
+    return TypeCompatible(f->ret_type(), body->type()) && errors_.empty();
+  }
+
+  // Checks a use; `call_ok`: a call of atoms is allowed here.
+  bool FastValue(const ExprNode* e, bool call_ok) {
+    switch (e->kind()) {
+      case NodeKind::kVar: {
+        const uint8_t* state = state_.Find(static_cast<const VarNode*>(e));
+        return state && *state == kInScope;
+      }
+      case NodeKind::kGlobalVar:
+        return module_.Contains(static_cast<const GlobalVarNode*>(e)->name());
+      case NodeKind::kOp:
+      case NodeKind::kPrimValue:
+      case NodeKind::kStringImm:
+      case NodeKind::kConstant:
+        return true;
+      case NodeKind::kCall: {
+        if (!call_ok) return false;
+        auto* c = static_cast<const CallNode*>(e);
+        if (!FastValue(c->callee().get(), false)) return false;
+        for (const Expr& a : c->args())
+          if (!FastValue(a.get(), false)) return false;
+        CheckCall(c);
+        return errors_.empty();
+      }
+      default:
+        return false;
+    }
+  }
+
+  bool FastDefine(const VarNode* v, bool in_dataflow_block) {
+    if (v->is_dataflow() && !in_dataflow_block) return false;
+    if (!state_.Insert(v, kInScope).second) return false;
+    scope_order_.push_back(v);
+    report_.defined.push_back(v);
+    return true;
+  }
 
   void PopScope() {
     size_t mark = scope_marks_.back();
