@@ -30,6 +30,8 @@ def main(src, md, png):
     rows = defaultdict(dict)  # (op, model) -> size -> benchmark
     other = []
     for b in data["benchmarks"]:
+        b["name"] = b["name"].removesuffix("/real_time")  # UseRealTime() suffix
+    for b in data["benchmarks"]:
         parts = b["name"].split("/")
         if len(parts) == 3:
             op, model, size = parts

@@ -214,11 +214,37 @@ SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
   return SeqExpr(new (internal::NodeMemory<SeqExprNode>()) SeqExprNode(std::move(out), std::move(result)));
 }
 
+// Gives the variables of `f` that have no dense index yet (made by a pass or
+// a builder) the next free numbers after those its other variables carry:
+// parameters and top-level bindings, in definition order. Analyses of the
+// function then index arrays for them too.
+void FunctionNode::NumberNewVariables(const FunctionNode& f) {
+  uint32_t next = 0;
+  bool any_new = false;
+  auto scan = [&](const VarNode* v) {
+    uint32_t i = v->index();
+    if (i == VarNode::kNoIndex) any_new = true;
+    else if (i >= next) next = i + 1;
+  };
+  for (const Var& p : f.params()) scan(p.get());
+  for (const Block& b : f.body()->blocks())
+    for (const Binding& x : b->bindings()) scan(x->var().get());
+  if (!any_new) return;
+  for (const Var& p : f.params())
+    if (p->index() == VarNode::kNoIndex) p->AssignIndexIfNone(next++);
+  for (const Block& b : f.body()->blocks())
+    for (const Binding& x : b->bindings()) {
+      if (x->var()->index() == VarNode::kNoIndex) x->var()->AssignIndexIfNone(next++);
+    }
+}
+
 Function FunctionNode::Make(std::string name, std::vector<Var> params, Type ret_type,
                             SeqExpr body, Attrs attrs) {
   if (!ret_type) ret_type = body->type();
-  return Function(new (internal::NodeMemory<FunctionNode>()) FunctionNode(std::move(name), std::move(params), std::move(ret_type),
-                                   std::move(body), std::move(attrs)));
+  Function f(new (internal::NodeMemory<FunctionNode>()) FunctionNode(
+      std::move(name), std::move(params), std::move(ret_type), std::move(body), std::move(attrs)));
+  NumberNewVariables(*f);
+  return f;
 }
 
 ExternFunc ExternFuncNode::Make(std::string name, std::vector<Var> params, Type ret_type,

@@ -7,6 +7,7 @@
 #ifndef PLIR_IR_EXPR_H_
 #define PLIR_IR_EXPR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -92,10 +93,18 @@ class VarNode final : public ExprNode {
   std::string name_hint() const { return hint().str(); }
   NameHint hint() const { return NameHint(prefix_, number_); }
   bool is_dataflow() const { return spare() & 1; }
-  uint32_t index() const { return index_; }
+  uint32_t index() const { return index_.load(std::memory_order_relaxed); }
 
  private:
   friend class TextParser;  // fixes the dataflow flag when it reads `output`
+  friend class FunctionNode;  // numbers variables that have no index yet
+  // Sets the index hint if there is none yet (first writer wins; a hint,
+  // never part of the IR's meaning: structural equality and hashing ignore
+  // it, and every use of it is checked).
+  void AssignIndexIfNone(uint32_t i) const {
+    uint32_t none = kNoIndex;
+    index_.compare_exchange_strong(none, i, std::memory_order_relaxed);
+  }
   VarNode(NameHint name, Type type, bool df, uint32_t index)
       : ExprNode(kKind, std::move(type)), prefix_(name.prefix()), number_(name.number()),
         index_(index) {
@@ -105,7 +114,7 @@ class VarNode final : public ExprNode {
   // The name hint's parts, laid out with the index in one 16-byte run.
   Symbol prefix_;
   uint32_t number_;
-  uint32_t index_;
+  mutable std::atomic<uint32_t> index_;
 };
 static_assert(sizeof(VarNode) == 32, "a variable is four words");
 static_assert(sizeof(NameHint) == 16);
@@ -358,6 +367,7 @@ class FunctionNode final : public ItemNode {
   const SeqExpr& body() const { return body_; }
 
  private:
+  static void NumberNewVariables(const FunctionNode& f);
   FunctionNode(std::string n, std::vector<Var> p, Type r, SeqExpr b, Attrs a)
       : ItemNode(kKind, std::move(n), std::move(p), std::move(r), std::move(a)),
         body_(std::move(b)) {}
