@@ -1,5 +1,7 @@
 #include "ir/internal/lexer.h"
 
+#include <cstring>
+
 namespace plir::internal {
 namespace {
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -77,10 +79,26 @@ void Lexer::SkipSpaceAndComments() {
   }
 }
 
+namespace {
+
+// True iff one of the 8 bytes of `w` equals one of the bytes the body scan
+// stops at ('\n', '{', '}', '"', '/'): the classic "has a zero byte" test
+// (Hacker's Delight, 6-1) applied to w XOR each byte repeated.
+inline bool HasSpecialByte(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+  return has_zero(w ^ (kOnes * '\n')) | has_zero(w ^ (kOnes * '{')) |
+         has_zero(w ^ (kOnes * '}')) | has_zero(w ^ (kOnes * '"')) |
+         has_zero(w ^ (kOnes * '/'));
+}
+
+}  // namespace
+
 bool Lexer::SkipBracedBody() {
   // A tight byte loop (this first pass touches every byte of every body):
-  // only newlines are counted on the way; the column is recomputed once at
-  // the end from the last line start.
+  // runs of 8 bytes with none of the five bytes it stops at are skipped
+  // whole; only newlines are counted on the way; the column is recomputed
+  // once at the end from the last line start.
   int depth = 1;
   after_dot_ = false;
   const char* s = src_.data();
@@ -90,6 +108,13 @@ bool Lexer::SkipBracedBody() {
   int lines = 0;
   bool found = false;
   while (p < n) {
+    while (p + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, s + p, 8);
+      if (HasSpecialByte(w)) break;
+      p += 8;
+    }
+    if (p >= n) break;
     char c = s[p++];
     switch (c) {
       case '\n':
