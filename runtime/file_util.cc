@@ -27,11 +27,39 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   return WriteFileAtomically(path, std::span<const std::string_view>(&contents, 1));
 }
 
-Status WriteFileAtomically(const std::string& path, std::span<const std::string_view> parts) {
+namespace {
+
+// The file a write to `path` must replace: `path` itself, or, through any
+// chain of symbolic links, the file they point to (a link is followed, not
+// replaced by a regular file). Links are followed at most 40 times, as the
+// kernel does.
+std::string WriteTarget(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat lst;
+    if (lstat(p.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return p;
+    std::vector<char> buf(static_cast<size_t>(lst.st_size > 0 ? lst.st_size : 255) + 1);
+    ssize_t n = readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n <= 0) return p;
+    std::string target(buf.data(), static_cast<size_t>(n));
+    if (target[0] != '/') {  // relative to the link's directory
+      size_t slash = p.rfind('/');
+      if (slash != std::string::npos) target = p.substr(0, slash + 1) + target;
+    }
+    p = target;
+  }
+  return p;
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::string& requested, std::span<const std::string_view> parts) {
+  const std::string path = WriteTarget(requested);
   // Devices, pipes and the like (-o /dev/null, -o /dev/stdout) are written
   // in place: renaming a temporary file over them would replace them.
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+  bool exists = stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
     std::ofstream out(path, std::ios::binary);
     for (std::string_view part : parts) out.write(part.data(), static_cast<std::streamsize>(part.size()));
     out.flush();
@@ -61,10 +89,15 @@ Status WriteFileAtomically(const std::string& path, std::span<const std::string_
       off += static_cast<size_t>(n);
     }
   }
-  // mkstemp creates 0600; give the file the usual permissions (umask applies).
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
+  // mkstemp creates 0600. An existing file keeps its mode; a new one gets
+  // the usual permissions (umask applies).
+  if (exists) {
+    fchmod(fd, st.st_mode & 07777);
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+  }
   if (fsync(fd) != 0) return fail("fsync failed");
   if (close(fd) != 0) {
     int err = errno;

@@ -47,6 +47,30 @@ TEST(FileUtilTest, DevicesAreWrittenInPlaceNotReplaced) {
   EXPECT_EQ(before.st_ino, after.st_ino);
 }
 
+TEST(FileUtilTest, AnExistingOutputKeepsItsMode) {
+  std::string path = TmpDir() + "/mode.plir";
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_EQ(chmod(path.c_str(), 0640), 0);
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(*ReadFileToString(path), "second");
+}
+
+TEST(FileUtilTest, WritingThroughASymlinkReplacesItsTarget) {
+  std::string dir = TmpDir() + "/links";
+  std::filesystem::create_directories(dir);
+  std::string target = dir + "/target.plir", link = dir + "/link.plir";
+  ASSERT_TRUE(WriteFileAtomically(target, "old").ok());
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink("target.plir", link);  // relative, as users make them
+  ASSERT_TRUE(WriteFileAtomically(link, "new").ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(*ReadFileToString(target), "new");
+  EXPECT_EQ(*ReadFileToString(link), "new");
+}
+
 TEST(FileUtilTest, MissingInputIsAnError) {
   auto r = ReadFileToString(TmpDir() + "/missing.plir");
   ASSERT_FALSE(r.ok());
