@@ -18,9 +18,10 @@
 #include <unordered_map>
 
 #include "ir/op.h"
+#include "ir/rewrite.h"
+#include "ir/var_map.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
-#include "ir/var_map.h"
 
 namespace {
 
@@ -106,7 +107,9 @@ class FastCanonicalizer {
   }
 
  private:
-  enum Result { kSame, kChanged, kUnsupported };
+  using Result = RewriteResult;
+  static constexpr Result kSame = Result::kSame, kChanged = Result::kChanged,
+                          kUnsupported = Result::kUnsupported;
   // Expressions nest at most this deep here (recursion); deeper ones take
   // the ExprMutator, which has no limit.
   static constexpr int kMaxDepth = 64;
@@ -116,18 +119,10 @@ class FastCanonicalizer {
     if (depth >= kMaxDepth) return kUnsupported;
     const auto& blocks = seq->blocks();
     std::vector<Block> new_blocks;
-    bool changed = false;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      Block nb;
-      Result r = RewriteBlock(blocks[i], &nb, depth + 1);
-      if (r == kUnsupported) return r;
-      if (r == kChanged && !changed) {
-        changed = true;
-        new_blocks.reserve(blocks.size());
-        new_blocks.assign(blocks.begin(), blocks.begin() + i);
-      }
-      if (changed) new_blocks.push_back(r == kChanged ? std::move(nb) : blocks[i]);
-    }
+    Result rl = RewriteEach(std::span<const Block>(blocks), &new_blocks,
+                            [&](const Block& item, Block* x) { return RewriteBlock(item, x, depth + 1); });
+    if (rl == kUnsupported) return rl;
+    bool changed = rl == kChanged;
     Expr result;
     Result rr = Rewrite(seq->result(), &result, depth + 1);
     if (rr == kUnsupported) return rr;
@@ -202,19 +197,10 @@ class FastCanonicalizer {
         if (depth >= kMaxDepth) return kUnsupported;
         const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
         std::vector<Expr> nf;
-        bool changed = false;
-        for (size_t i = 0; i < fields.size(); ++i) {
-          Expr x;
-          Result r = Rewrite(fields[i], &x, depth + 1);
-          if (r == kUnsupported) return r;
-          if (r == kChanged && !changed) {
-            changed = true;
-            nf.reserve(fields.size());
-            nf.assign(fields.begin(), fields.begin() + i);
-          }
-          if (changed) nf.push_back(r == kChanged ? std::move(x) : fields[i]);
-        }
-        if (!changed) return kSame;
+        Result rl = RewriteEach(std::span<const Expr>(fields), &nf,
+                                [&](const Expr& item, Expr* x) { return Rewrite(item, x, depth + 1); });
+        if (rl == kUnsupported) return rl;
+        if (rl == kSame) return kSame;
         *out = TupleNode::Make(std::move(nf));
         return kChanged;
       }
@@ -241,20 +227,11 @@ class FastCanonicalizer {
         Result rc = Rewrite(c->callee(), &callee, depth + 1);
         if (rc == kUnsupported) return rc;
         const auto& args = c->args();
-        std::vector<Expr> na;
-        bool changed = rc == kChanged;
-        if (changed) na.reserve(args.size());
-        for (size_t i = 0; i < args.size(); ++i) {
-          Expr x;
-          Result r = Rewrite(args[i], &x, depth + 1);
-          if (r == kUnsupported) return r;
-          if (r == kChanged && !changed) {
-            changed = true;
-            na.reserve(args.size());
-            na.assign(args.begin(), args.begin() + i);
-          }
-          if (changed) na.push_back(r == kChanged ? std::move(x) : args[i]);
-        }
+        std::vector<Expr> na;  // every argument once the callee changed
+        Result ra = RewriteEach(
+            args, &na, [&](const Expr& a, Expr* x) { return Rewrite(a, x, depth + 1); }, rc == kChanged);
+        if (ra == kUnsupported) return ra;
+        bool changed = rc == kChanged || ra == kChanged;
         if (!changed) return kSame;
         if (rc != kChanged) callee = c->callee();
         *out = RebuildCall(*c, callee, std::move(na));

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "ir/rewrite.h"
 #include "ir/var_map.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
@@ -172,20 +173,14 @@ class BodyCleaner {
     for (size_t i = 0; i < blocks.size(); ++i) {
       const auto& bindings = blocks[i]->bindings();
       std::vector<Binding> nb;
-      bool block_changed = false;
-      for (size_t j = 0; j < bindings.size(); ++j) {
+      Result rb = RewriteEach(bindings, &nb, [&](const Binding& b, Binding* x) {
         Expr v;
-        Result r = CleanValue(bindings[j]->value(), &v, depth + 1);
-        if (r == kUnsupported) return SeqExpr();
-        if (r == kChanged && !block_changed) {
-          block_changed = true;
-          nb.reserve(bindings.size());
-          nb.assign(bindings.begin(), bindings.begin() + j);
-        }
-        if (block_changed)
-          nb.push_back(r == kChanged ? VarBindingNode::Make(bindings[j]->var(), std::move(v))
-                                     : bindings[j]);
-      }
+        Result rv = CleanValue(b->value(), &v, depth + 1);
+        if (rv == kChanged) *x = VarBindingNode::Make(b->var(), std::move(v));
+        return rv;
+      });
+      if (rb == kUnsupported) return SeqExpr();
+      bool block_changed = rb == kChanged;
       if (block_changed && !changed) {
         changed = true;
         new_blocks.reserve(blocks.size());
@@ -270,7 +265,9 @@ class BodyCleaner {
   }
 
  private:
-  enum Result { kSame, kChanged, kUnsupported };
+  using Result = RewriteResult;
+  static constexpr Result kSame = Result::kSame, kChanged = Result::kChanged,
+                          kUnsupported = Result::kUnsupported;
   static constexpr int kMaxDepth = 64;
 
   // Rebuilds `e` around its cleaned nested bodies (kSame if none changed).
@@ -339,21 +336,8 @@ class BodyCleaner {
     }
   }
 
-  template <typename List>  // of Expr: a vector or a span
-  Result CleanList(const List& xs, std::vector<Expr>* out, int depth) {
-    bool changed = false;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      Expr x;
-      Result r = CleanValue(xs[i], &x, depth + 1);
-      if (r == kUnsupported) return r;
-      if (r == kChanged && !changed) {
-        changed = true;
-        out->reserve(xs.size());
-        out->assign(xs.begin(), xs.begin() + i);
-      }
-      if (changed) out->push_back(r == kChanged ? std::move(x) : xs[i]);
-    }
-    return changed ? kChanged : kSame;
+  Result CleanList(ExprSpan xs, std::vector<Expr>* out, int depth) {
+    return RewriteEach(xs, out, [&](const Expr& e, Expr* x) { return CleanValue(e, x, depth + 1); });
   }
 
   Scanner scanner_;
