@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/analysis/purity.h"
 #include "ir/op.h"
 #include "ir/structural.h"
 #include "ir/rewrite.h"
@@ -30,24 +31,9 @@ namespace {
 
 using namespace plir;
 
-bool IsPure(const Expr& e) {
-  class Check : public IRVisitor {
-   public:
-    bool pure = true;
-
-   protected:
-    bool Enter(const Node* n, bool) override {
-      if (auto* c = As<CallNode>(n)) {
-        auto* op = As<OpNode>(c->callee());
-        if (!op || !op->pure()) pure = false;  // calls of functions: unknown
-      }
-      if (n->kind() == NodeKind::kIf) pure = false;  // keep control flow
-      return pure;
-    }
-  } check;
-  check.Walk(e);
-  return check.pure;
-}
+// Values CSE may merge: pure (SDK rule, calls of module functions count as
+// impure) and free of control flow.
+bool Mergeable(const Expr& e) { return IsPure(e) && !ContainsControlFlow(e.get()); }
 
 class Cse : public ExprMutator {
  protected:
@@ -71,7 +57,7 @@ class Cse : public ExprMutator {
         }
       }
       const Expr& v = b->value();
-      if (IsAtomic(v) || !IsPure(v)) {
+      if (IsAtomic(v) || !Mergeable(v)) {
         out.push_back(b);
         continue;
       }
@@ -422,28 +408,9 @@ class FastCse {
     }
   }
 
-  // Calls of anything but a pure op are impure (as IsPure; values of
+  // The SDK's rule without module knowledge (as Mergeable; values of
   // dataflow blocks hold no `if` here).
-  static bool Pure(const Expr& e) {
-    switch (e->kind()) {
-      case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        auto* op = As<OpNode>(c->callee());
-        if (!op || !op->pure()) return false;
-        for (const Expr& a : c->args())
-          if (!Pure(a)) return false;
-        return true;
-      }
-      case NodeKind::kTuple:
-        for (const Expr& x : static_cast<const TupleNode*>(e.get())->fields())
-          if (!Pure(x)) return false;
-        return true;
-      case NodeKind::kTupleGetItem:
-        return Pure(static_cast<const TupleGetItemNode*>(e.get())->tuple());
-      default:
-        return true;
-    }
-  }
+  static bool Pure(const Expr& e) { return IsPure(e); }
 
   // An ordinary block: substitution only.
   Result SubstBlock(const Block& block, Block* out, int depth) {

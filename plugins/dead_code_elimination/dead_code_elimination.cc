@@ -12,8 +12,8 @@
 //
 // Cost: one walk of every value per body during the backward scan, which
 // also collects the global references that reachability follows. The first
-// call of a module function found there costs one walk of every function to
-// find the impure ones (the call graph is then closed with a work list). The
+// call of a module function found there computes the SDK's ImpureFunctions
+// (one walk of every function, closed over the call graph). The
 // live set is a flat array indexed by VarNode::index() (checked, with an
 // open-addressing fallback). A function whose values hold no nested body is
 // cleaned directly; one with `if`s is cleaned bottom-up by a recursive walk
@@ -26,6 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/analysis/purity.h"
 #include "ir/op.h"
 #include "ir/rewrite.h"
 #include "ir/var_map.h"
@@ -36,8 +37,6 @@ namespace {
 
 using namespace plir;
 
-std::unordered_set<std::string> ImpureFunctions(const Module& m);
-
 // The impure functions of a module, found on the first question: a module
 // whose bodies call no module function never needs them.
 class LazyImpureFunctions {
@@ -45,16 +44,16 @@ class LazyImpureFunctions {
   explicit LazyImpureFunctions(const Module& m) : module_(m) {}
   bool Contains(const std::string& name) {
     if (!done_) {
-      set_ = ImpureFunctions(module_);
+      set_ = ImpureFunctions::Compute(module_);
       done_ = true;
     }
-    return set_.count(name) > 0;
+    return set_.Contains(name);
   }
 
  private:
   const Module& module_;
   bool done_ = false;
-  std::unordered_set<std::string> set_;
+  ImpureFunctions set_;
 };
 
 // Walks what UseCollector (an IRVisitor without types) visited, without
@@ -93,7 +92,7 @@ class Scanner {
           auto* c = static_cast<const CallNode*>(n);
           const Node* fn = c->callee().get();
           if (fn->kind() == NodeKind::kOp) {
-            if (!static_cast<const OpNode*>(fn)->pure()) r.impure = true;
+            if (CalleeHasSideEffects(fn, nullptr)) r.impure = true;
           } else if (fn->kind() == NodeKind::kGlobalVar) {
             auto* g = static_cast<const GlobalVarNode*>(fn);
             callee(g);
@@ -395,36 +394,6 @@ Item RemoveDeadBindings(const Item& item, LazyImpureFunctions* impure,
   else out = FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(body), f->attrs());
   *globals = cleaner.globals();
   return out;
-}
-
-// Functions whose bodies (transitively) have side effects: one walk per
-// function for its own impure calls and its callees, then the callers of
-// impure functions, by work list.
-std::unordered_set<std::string> ImpureFunctions(const Module& m) {
-  std::unordered_set<std::string> impure;
-  std::unordered_map<std::string, std::vector<size_t>> callers;  // callee name -> caller items
-  std::vector<size_t> work;
-  Scanner scanner(nullptr);
-  const auto& items = m.items();
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i]->kind() != NodeKind::kFunction) continue;
-    Scanner::Result r = scanner.Scan(
-        items[i].get(), [](const VarNode*) {}, [](const GlobalVarNode*) {},
-        [&](const GlobalVarNode* g) {
-          std::vector<size_t>& c = callers[g->name()];
-          if (c.empty() || c.back() != i) c.push_back(i);
-        });
-    if (r.impure && impure.insert(items[i]->name()).second) work.push_back(i);
-  }
-  while (!work.empty()) {
-    size_t i = work.back();
-    work.pop_back();
-    auto it = callers.find(items[i]->name());
-    if (it == callers.end()) continue;
-    for (size_t c : it->second)
-      if (impure.insert(items[c]->name()).second) work.push_back(c);
-  }
-  return impure;
 }
 
 StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {

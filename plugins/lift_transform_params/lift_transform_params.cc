@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/analysis/purity.h"
 #include "ir/op.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
@@ -24,23 +25,6 @@
 namespace {
 
 using namespace plir;
-
-class Uses : public IRVisitor {
- public:
-  std::vector<const VarNode*> vars;
-  bool pure = true;
-
- protected:
-  bool Enter(const Node* n, bool is_def) override {
-    if (auto* v = As<VarNode>(n); v && !is_def) vars.push_back(v);
-    if (auto* c = As<CallNode>(n)) {
-      auto* op = As<OpNode>(c->callee());
-      if (!op || !op->pure()) pure = false;
-    }
-    if (n->kind() == NodeKind::kIf) pure = false;
-    return true;
-  }
-};
 
 StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
   Module out = m;
@@ -66,10 +50,8 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     std::unordered_set<const VarBindingNode*> lifted_set;
     for (const Block& b : f->body()->blocks()) {
       for (const Binding& x : b->bindings()) {
-        Uses u;
-        u.Walk(x->value());
-        bool ok = u.pure;
-        for (const VarNode* v : u.vars) ok = ok && weight_only.count(v);
+        bool ok = IsPure(x->value()) && !ContainsControlFlow(x->value().get());
+        for (const VarNode* v : CollectVarUses(x->value().get())) ok = ok && weight_only.count(v);
         if (!ok) continue;
         // Trivial values (a weight copied, a literal) are not worth lifting.
         if (IsAtomic(x->value()) && !As<VarNode>(x->value())) continue;
@@ -85,15 +67,11 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     for (const Block& b : f->body()->blocks())
       for (const Binding& x : b->bindings())
         if (!lifted_set.count(x.get())) {
-          Uses u;
-          u.Walk(x->value());
-          for (const VarNode* v : u.vars)
+          for (const VarNode* v : CollectVarUses(x->value().get()))
             if (weight_only.count(v)) needed.insert(v);
         }
     {
-      Uses u;
-      u.Walk(f->body()->result());
-      for (const VarNode* v : u.vars)
+      for (const VarNode* v : CollectVarUses(f->body()->result().get()))
         if (weight_only.count(v)) needed.insert(v);
     }
     std::vector<const VarNode*> outputs;  // weights, then lifted values
@@ -122,9 +100,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
       fresh_of[w] = v;
     };
     for (const VarBindingNode* b : lifted) {
-      Uses u;
-      u.Walk(b->value());
-      for (const VarNode* v : u.vars)
+      for (const VarNode* v : CollectVarUses(b->value().get()))
         if (weight_index.count(v)) unpack(v);
       Expr value = fresh.MutateExpr(b->value());
       Var v = VarNode::Make(b->var()->name_hint(), b->var()->type(), true);
