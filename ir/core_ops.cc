@@ -309,7 +309,8 @@ void Add(OpRegistry& r, OpDef def) {
 }
 
 OpDef Def(std::string name, std::string desc, int min_args, int max_args, TypeInferFn infer,
-          std::vector<AttrSpec> attrs = {}, bool pure = true) {
+          std::vector<AttrSpec> attrs = {}, bool pure = true,
+          OpPattern pattern = OpPattern::kOpaque) {
   OpDef d;
   d.name = std::move(name);
   d.description = std::move(desc);
@@ -318,6 +319,7 @@ OpDef Def(std::string name, std::string desc, int min_args, int max_args, TypeIn
   d.infer = std::move(infer);
   d.attrs = std::move(attrs);
   d.pure = pure;
+  d.pattern = pattern;
   return d;
 }
 
@@ -326,18 +328,20 @@ OpDef Def(std::string name, std::string desc, int min_args, int max_args, TypeIn
 void RegisterCoreOps(OpRegistry& r) {
   for (const char* name : {"add", "subtract", "multiply", "divide"})
     Add(r, Def(name, std::string("elementwise ") + name + " with NumPy broadcasting", 2, 2,
-               Elementwise(name)));
+               Elementwise(name), {}, true, OpPattern::kBroadcast));
   Add(r, Def("nn.relu", "max(x, 0) elementwise", 1, 1,
              [](const Args& a, const Attrs&, TypeSpan) {
                return InferUnarySame("nn.relu", a);
-             }));
+             },
+             {}, true, OpPattern::kElemWise));
   Add(r, Def("nn.softmax", "softmax along `axis`", 1, 1, InferSoftmax,
-             {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)}}));
-  Add(r, Def("matmul", "NumPy matmul", 2, 2, InferMatmul));
+             {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)}}, true, OpPattern::kOpaque));
+  Add(r, Def("matmul", "NumPy matmul", 2, 2, InferMatmul, {}, true, OpPattern::kOutEWiseFusable));
   Add(r, Def("reshape", "reshape to `shape` (one dim may be -1)", 1, 1, InferReshape,
-             {{"shape", AttrKind::kIntList, true, std::nullopt}}));
+             {{"shape", AttrKind::kIntList, true, std::nullopt}}, true, OpPattern::kInjective));
   Add(r, Def("permute_dims", "permute dimensions by `axes` (default: reverse)", 1, 1,
-             InferPermuteDims, {{"axes", AttrKind::kIntList, false, std::nullopt}}));
+             InferPermuteDims, {{"axes", AttrKind::kIntList, false, std::nullopt}}, true,
+             OpPattern::kInjective));
   Add(r, Def("nn.conv2d", "2-D convolution, data NCHW, weight OIHW", 2, 2, InferConv2d,
              {{"strides", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
               {"padding", AttrKind::kIntList, false,
@@ -345,9 +349,11 @@ void RegisterCoreOps(OpRegistry& r) {
               {"dilation", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
               {"groups", AttrKind::kInt, false, AttrValue::Int(1)},
               {"channels", AttrKind::kInt, false, std::nullopt},
-              {"kernel_size", AttrKind::kIntList, false, std::nullopt}}));
+              {"kernel_size", AttrKind::kIntList, false, std::nullopt}},
+             true, OpPattern::kOutEWiseFusable));
+  // call_tir's own pattern is opaque: FuseOps reads the kernel's `op_pattern`.
   Add(r, Def("call_tir", "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T])", 2, 2,
-             InferCallTir));
+             InferCallTir, {}, true, OpPattern::kOpaque));
   Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
              /*pure=*/false));
   Add(r, Def("vm.kill_object", "frees a value", 1, 1,

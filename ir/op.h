@@ -38,6 +38,24 @@ struct AttrSpec {
 using TypeInferFn =
     std::function<StatusOr<Type>(ExprSpan args, const Attrs& attrs, TypeSpan sinfo_args)>;
 
+// How an op's output elements depend on its inputs, for fusion: TVM's
+// TOpPattern, with TVM's numbering (the `op_pattern` integer attribute of an
+// extern kernel uses the same values). Lower is simpler; FuseOps fuses by it.
+enum class OpPattern : int {
+  kElemWise = 0,         // out[i] depends on in[i] only (same shape)
+  kBroadcast = 1,        // out[i] depends on in[broadcast(i)]
+  kInjective = 2,        // each output element depends on one input element (reshape, transpose)
+  kCommReduce = 3,       // a commutative reduction (sum, max)
+  kOutEWiseFusable = 4,  // a complex op whose output can take fused elementwise ops (conv2d, matmul)
+  kTuple = 7,            // a tuple node (FuseOps internal)
+  kOpaque = 8,           // not fusable
+};
+// "elemwise", "broadcast", "injective", "comm_reduce", "out_elemwise_fusable",
+// "tuple", "opaque".
+const char* OpPatternName(OpPattern p);
+// The pattern for a TVM integer (0-4, 7, 8); anything else is kOpaque.
+OpPattern OpPatternFromInt(int64_t v);
+
 struct OpDef {
   std::string name;
   std::string description;
@@ -46,6 +64,7 @@ struct OpDef {
   std::vector<AttrSpec> attrs;
   TypeInferFn infer;
   bool pure = true;  // false: the call has side effects (never removed)
+  OpPattern pattern = OpPattern::kOpaque;  // fusion pattern kind (opaque: never fused)
   std::string origin = "core";  // who registered it (for duplicate errors)
 };
 
@@ -55,6 +74,7 @@ class OpNode final : public ExprNode {
   const std::string& name() const { return def_.name; }
   const OpDef& def() const { return def_; }
   bool pure() const { return def_.pure; }
+  OpPattern pattern() const { return def_.pattern; }
   // Returns the spec of attribute `key`, or nullptr.
   const AttrSpec* FindAttr(std::string_view key) const;
 
@@ -107,6 +127,13 @@ Expr RebuildCall(const CallNode& old, Expr callee, std::vector<Expr> args);
 // Builds a call of a module function whose return type is `ret_type`.
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                     std::vector<Type> sinfo_args = {});
+
+// The registered ops as documentation: for each op (sorted by name) its
+// signature (arity), attributes (kind, required or default), pattern kind,
+// purity, origin and description. kMarkdown is docs/ops.md; kText is what
+// `plir-opt --list-ops` prints (one op per line, then its attributes).
+enum class OpDocFormat { kText, kMarkdown };
+std::string RenderOpDocs(const OpRegistry& registry, OpDocFormat format);
 
 // Returns up to `max` names from `candidates` closest to `name` by edit
 // distance ("did you mean"), best first.

@@ -112,3 +112,45 @@ TEST(OpTest, CoreOpsAreRegistered) {
 
 }  // namespace
 }  // namespace plir
+
+namespace plir {
+namespace {
+
+TEST(OpPatternTest, EveryCoreOpDeclaresItsPattern) {
+  OpRegistry& r = OpRegistry::Global();
+  auto pattern = [&](const char* n) { return r.Lookup(n)->pattern(); };
+  EXPECT_EQ(pattern("add"), OpPattern::kBroadcast);
+  EXPECT_EQ(pattern("subtract"), OpPattern::kBroadcast);
+  EXPECT_EQ(pattern("multiply"), OpPattern::kBroadcast);
+  EXPECT_EQ(pattern("divide"), OpPattern::kBroadcast);
+  EXPECT_EQ(pattern("nn.relu"), OpPattern::kElemWise);
+  EXPECT_EQ(pattern("reshape"), OpPattern::kInjective);
+  EXPECT_EQ(pattern("permute_dims"), OpPattern::kInjective);
+  EXPECT_EQ(pattern("matmul"), OpPattern::kOutEWiseFusable);
+  EXPECT_EQ(pattern("nn.conv2d"), OpPattern::kOutEWiseFusable);
+  EXPECT_EQ(pattern("nn.softmax"), OpPattern::kOpaque);
+  EXPECT_EQ(pattern("call_tir"), OpPattern::kOpaque);
+  EXPECT_EQ(pattern("call_packed"), OpPattern::kOpaque);
+  EXPECT_EQ(OpPatternFromInt(4), OpPattern::kOutEWiseFusable);
+  EXPECT_EQ(OpPatternFromInt(5), OpPattern::kOpaque);
+  EXPECT_EQ(OpPatternFromInt(-1), OpPattern::kOpaque);
+  EXPECT_STREQ(OpPatternName(OpPattern::kCommReduce), "comm_reduce");
+}
+
+TEST(OpPatternTest, RenderOpDocsListsEveryOp) {
+  OpRegistry& r = OpRegistry::Global();
+  std::string md = RenderOpDocs(r, OpDocFormat::kMarkdown);
+  std::string text = RenderOpDocs(r, OpDocFormat::kText);
+  for (const std::string& n : r.Names()) {
+    EXPECT_NE(md.find("| `" + n + "` |"), std::string::npos) << n;
+    EXPECT_NE(text.find(n + "("), std::string::npos) << n;
+  }
+  EXPECT_NE(md.find("| `nn.conv2d` | `nn.conv2d(x0, x1)` | `strides: list of ints = [1, 1]`"),
+            std::string::npos);
+  EXPECT_NE(md.find("`shape: list of ints (required)`"), std::string::npos);
+  EXPECT_NE(text.find("call_packed(x0, ...)  pattern=opaque impure"), std::string::npos) << text;
+  EXPECT_NE(text.find("add(x0, x1)  pattern=broadcast  elementwise add"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plir
