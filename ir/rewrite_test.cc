@@ -1,0 +1,306 @@
+// The SDK's rewriting helpers: replacing uses, the block rewriter, op-call
+// matching, the greedy pattern driver and outlining.
+#include "ir/rewrite.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "ir/verifier.h"
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+using testing::ParseOrFail;
+
+const VarBindingNode* Binding(const Function& f, const std::string& name) {
+  for (const Block& b : f->body()->blocks())
+    for (const auto& x : b->bindings())
+      if (x->var()->name_hint() == name) return x.get();
+  return nullptr;
+}
+
+// Compares `f` with the function @name of `expected_text`, structurally.
+void ExpectFunction(const Function& f, const std::string& expected_text) {
+  Module want = ParseOrFail(expected_text);
+  Item w = want.Lookup(f->name());
+  ASSERT_TRUE(w) << f->name();
+  EXPECT_TRUE(StructuralEqual(Item(f), w, true)) << PrintItem(f) << "\nexpected\n" << PrintItem(w);
+}
+
+constexpr char kChain[] = R"(
+def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %a = add(%x, %y);
+    %b = multiply(%a, %x);
+    %c = nn.relu(%b);
+    output %c;
+  }
+  %c
+}
+)";
+
+TEST(ReplaceAllUsesTest, ReplacesUsesNotDefinitions) {
+  Module m = ParseOrFail(kChain);
+  Function f = m.LookupFunction("main");
+  const VarNode* x = f->params()[0].get();
+  Function g = ReplaceAllUses(f, x, f->params()[1]);
+  ExpectFunction(g, R"(
+def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %a = add(%y, %y);
+    %b = multiply(%a, %y);
+    %c = nn.relu(%b);
+    output %c;
+  }
+  %c
+}
+)");
+  // Nothing to replace: the same function, shared.
+  Var unused = VarNode::Make("z", x->type());
+  EXPECT_EQ(ReplaceAllUses(f, unused.get(), f->params()[1]).get(), f.get());
+  // The binding of %c is shared by the rewritten function? No: %b changed, so
+  // only the parameters are shared.
+  EXPECT_EQ(g->params()[0].get(), f->params()[0].get());
+}
+
+TEST(BlockRewriterTest, EditsAndSharing) {
+  Module m = ParseOrFail(kChain);
+  Function f = m.LookupFunction("main");
+  Block block = f->body()->blocks()[0];
+  {
+    BlockRewriter rw(block);
+    EXPECT_EQ(rw.Build().get(), block.get());  // no edit: the same block
+  }
+  BlockRewriter rw(block);
+  const VarBindingNode* a = block->bindings()[0].get();
+  Var d = VarNode::Make("d", a->var()->type(), true);
+  rw.InsertBefore(0, VarBindingNode::Make(d, *MakeOpCall("subtract", std::vector<Expr>{f->params()[0], f->params()[1]})));
+  rw.Replace(0, VarBindingNode::Make(a->var(), *MakeOpCall("add", std::vector<Expr>{d, d})));
+  rw.Erase(2);
+  rw.InsertAfter(1, VarBindingNode::Make(block->bindings()[2]->var(),
+                                         *MakeOpCall("nn.relu", std::vector<Expr>{a->var()})));
+  Block out = rw.Build();
+  ASSERT_EQ(out->bindings().size(), 4u);
+  EXPECT_EQ(out->bindings()[0]->var().get(), d.get());
+  EXPECT_EQ(out->bindings()[2].get(), block->bindings()[1].get());  // untouched: shared
+  EXPECT_TRUE(out->is_dataflow());
+  SeqExpr body = SeqExprNode::Make({out}, f->body()->result());
+  Function g = FunctionNode::Make("main", f->params(), f->ret_type(), body);
+  ExpectFunction(g, R"(
+def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %d = subtract(%x, %y);
+    %a = add(%d, %d);
+    %b = multiply(%a, %x);
+    %c = nn.relu(%a);
+    output %c;
+  }
+  %c
+}
+)");
+}
+
+TEST(MatchTest, OpCallsAndCallTir) {
+  Module m = ParseOrFail(R"(
+extern @k(%a: Tensor[(2,), float32]) -> Tensor[(2,), float32] attrs {op_pattern = 0}
+extern @k2(%a: Tensor[(2,), float32]) -> Tensor[(2,), float32]
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %r = reshape(%a, shape=[2]);
+  %m = matmul(%x, %x);
+  %t = call_tir(@k, (%a,), sinfo_args=[Tensor[(2,), float32]]);
+  %t
+}
+)");
+  Function f = m.LookupFunction("main");
+  const Expr& a = Binding(f, "a")->value();
+  EXPECT_TRUE(MatchOpCall(a, "add"));
+  EXPECT_TRUE(MatchOpCall(a, "add", 2));
+  EXPECT_FALSE(MatchOpCall(a, "add", 1));
+  EXPECT_FALSE(MatchOpCall(a, "multiply"));
+  EXPECT_TRUE(MatchOpCallWithPattern(a, OpPattern::kBroadcast));
+  EXPECT_FALSE(MatchOpCallWithPattern(Binding(f, "r")->value(), OpPattern::kBroadcast));
+  EXPECT_TRUE(MatchOpCallWithPattern(Binding(f, "r")->value(), OpPattern::kInjective));
+  EXPECT_FALSE(MatchOpCallWithPattern(Binding(f, "m")->value(), OpPattern::kInjective));
+  CallTirMatch ct;
+  EXPECT_FALSE(MatchCallTir(a, &ct));
+  ASSERT_TRUE(MatchCallTir(Binding(f, "t")->value(), &ct));
+  EXPECT_EQ(ct.kernel->name(), "k");
+  ASSERT_EQ(ct.args.size(), 1u);
+  EXPECT_EQ(ct.args[0].get(), Binding(f, "a")->var().get());
+  EXPECT_EQ(KernelPattern(*m.Lookup("k")), OpPattern::kElemWise);
+  EXPECT_EQ(KernelPattern(*m.Lookup("k2")), OpPattern::kOpaque);
+}
+
+// relu(relu(x)) -> relu(x), looking through the operand's binding.
+class ReluIdempotent : public RewritePattern {
+ public:
+  ReluIdempotent() : RewritePattern(2) {}
+  std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext& ctx) const override {
+    const CallNode* outer = MatchOpCall(v, "nn.relu", 1);
+    if (!outer) return std::nullopt;
+    auto* arg = As<VarNode>(outer->args()[0]);
+    const Expr* def = arg ? ctx.Definition(arg) : nullptr;
+    if (!def || !MatchOpCall(*def, "nn.relu", 1)) return std::nullopt;
+    return *def;
+  }
+};
+
+// multiply(a, b) -> add(a, b): a toy with lower benefit, to check ordering.
+class MulToAdd : public RewritePattern {
+ public:
+  explicit MulToAdd(int benefit) : RewritePattern(benefit) {}
+  std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext&) const override {
+    const CallNode* c = MatchOpCall(v, "multiply", 2);
+    if (!c) return std::nullopt;
+    return *MakeOpCall("add", c->args());
+  }
+};
+class MulToSub : public RewritePattern {
+ public:
+  explicit MulToSub(int benefit) : RewritePattern(benefit) {}
+  std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext&) const override {
+    const CallNode* c = MatchOpCall(v, "multiply", 2);
+    if (!c) return std::nullopt;
+    return *MakeOpCall("subtract", c->args());
+  }
+};
+
+TEST(PatternDriverTest, FixpointAndBenefit) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %a = nn.relu(%x);
+    %b = nn.relu(%a);
+    %c = nn.relu(%b);
+    %d = multiply(%c, %x);
+    output %d;
+  }
+  %d
+}
+)");
+  Function f = m.LookupFunction("main");
+  ReluIdempotent relu;
+  MulToAdd to_add(1);
+  MulToSub to_sub(5);
+  const RewritePattern* patterns[] = {&to_add, &relu, &to_sub};
+  GreedyRewriteResult r = ApplyPatternsGreedily(f, patterns);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.rewrites, 3);  // %b, %c (through the rewritten %b), %d
+  EXPECT_EQ(r.iterations, 2);
+  ExpectFunction(r.function, R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %a = nn.relu(%x);
+    %b = nn.relu(%x);
+    %c = nn.relu(%x);
+    %d = subtract(%c, %x);
+    output %d;
+  }
+  %d
+}
+)");
+  // No pattern applies: converged after one sweep, the same function.
+  const RewritePattern* none[] = {&relu};
+  GreedyRewriteResult same = ApplyPatternsGreedily(r.function, none);
+  EXPECT_TRUE(same.converged);
+  EXPECT_EQ(same.function.get(), r.function.get());
+  // An iteration limit that stops it early is reported.
+  GreedyRewriteOptions once;
+  once.max_iterations = 1;
+  EXPECT_FALSE(ApplyPatternsGreedily(f, patterns, once).converged);
+}
+
+TEST(OutlineTest, OutlinesBindingsIntoAFunctionAndCallsIt) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32]) {
+  dataflow {
+    %a = add(%x, const<Tensor[(2,), float32]>[1, 2]);
+    %b = multiply(%a, %y);
+    %u = nn.relu(%x);
+    %c = nn.relu(%b);
+    %d = add(%c, %a);
+    output %d, %u;
+  }
+  %r = (%d, %u);
+  %r
+}
+)");
+  Function f = m.LookupFunction("main");
+  std::vector<const VarBindingNode*> group{Binding(f, "a"), Binding(f, "b"), Binding(f, "c")};
+  OutlineOptions opts;
+  opts.name = "fused";
+  opts.attrs = *Attrs::Make({{Symbol("Primitive"), AttrValue::Bool(true)}});
+  auto r = OutlineBindings(f, group, opts);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto [caller, callee] = *r;
+  ExpectFunction(callee, R"(
+def @fused(%x: Tensor[(2,), float32], %p: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32]) attrs {Primitive = true} {
+  dataflow {
+    %a = add(%x, %p);
+    %b = multiply(%a, %y);
+    %c = nn.relu(%b);
+    output %a, %c;
+  }
+  (%a, %c)
+}
+)");
+  ExpectFunction(caller, R"(
+def @fused(%x: Tensor[(2,), float32], %p: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32]) attrs {Primitive = true} {
+  dataflow {
+    %a = add(%x, %p);
+    %b = multiply(%a, %y);
+    %c = nn.relu(%b);
+    output %a, %c;
+  }
+  (%a, %c)
+}
+def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32]) {
+  dataflow {
+    %u = nn.relu(%x);
+    %t = @fused(%x, const<Tensor[(2,), float32]>[1, 2], %y);
+    %a = %t.0;
+    %c = %t.1;
+    %d = add(%c, %a);
+    output %d, %u;
+  }
+  %r = (%d, %u);
+  %r
+}
+)");
+  // The module with both verifies.
+  Module out = m.WithItem(caller).WithItem(callee);
+  EXPECT_TRUE(Verify(out).ok()) << Verify(out).message();
+
+  // One output: the call binds the output's own variable.
+  std::vector<const VarBindingNode*> tail{Binding(f, "c"), Binding(f, "d")};
+  OutlineOptions o2;
+  o2.name = "tail";
+  auto r2 = OutlineBindings(f, tail, o2);
+  ASSERT_TRUE(r2.ok()) << r2.status().message();
+  EXPECT_EQ(Binding(r2->first, "d")->var().get(), Binding(f, "d")->var().get());
+  EXPECT_EQ(r2->second->params().size(), 2u);  // %b, %a
+}
+
+TEST(OutlineTest, Errors) {
+  Module m = ParseOrFail(kChain);
+  Function f = m.LookupFunction("main");
+  // %b, between %a and %c, uses %a.
+  std::vector<const VarBindingNode*> gap{Binding(f, "a"), Binding(f, "c")};
+  OutlineOptions o;
+  o.name = "g";
+  auto r = OutlineBindings(f, gap, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("%b, between the outlined bindings, uses %a"), std::string::npos)
+      << r.status().message();
+  std::vector<const VarBindingNode*> reversed{Binding(f, "b"), Binding(f, "a")};
+  EXPECT_FALSE(OutlineBindings(f, reversed, o).ok());
+  o.outputs = {f->params()[0].get()};
+  std::vector<const VarBindingNode*> one{Binding(f, "a")};
+  EXPECT_FALSE(OutlineFunction(one, o).ok());
+}
+
+}  // namespace
+}  // namespace plir
