@@ -5,6 +5,7 @@ IN_TREE_PLUGIN_NAMES = [
     "common_subexpression_elimination",
     "dead_code_elimination",
     "fold_constant",
+    "fuse_ops",
     "lazy_transform_params",
     "lift_transform_params",
     "to_basic_block_normal_form",
