@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cctype>
 #include <cstring>
 
 namespace plir {
@@ -21,9 +22,62 @@ AttrValue AttrValue::List(std::vector<AttrValue> items) {
   return a;
 }
 
+StatusOr<AttrValue> AttrValue::Map(std::vector<MapEntry> entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const MapEntry& a, const MapEntry& b) { return a.first < b.first; });
+  for (size_t i = 1; i < entries.size(); ++i)
+    if (entries[i].first == entries[i - 1].first)
+      return InvalidArgument("map key '" + entries[i].first + "' given twice");
+  AttrValue a;
+  a.kind_ = Kind::kMap;
+  a.map_ = std::make_shared<const std::vector<MapEntry>>(std::move(entries));
+  return a;
+}
+
 const std::vector<AttrValue>& AttrValue::as_list() const {
   static const std::vector<AttrValue> kEmpty;
   return list_ ? *list_ : kEmpty;
+}
+
+const std::vector<AttrValue::MapEntry>& AttrValue::as_map() const {
+  static const std::vector<MapEntry> kEmpty;
+  return map_ ? *map_ : kEmpty;
+}
+
+const AttrValue* AttrValue::Find(std::string_view key) const {
+  const auto& m = as_map();
+  auto it = std::lower_bound(m.begin(), m.end(), key,
+                             [](const MapEntry& e, std::string_view k) { return e.first < k; });
+  return it != m.end() && it->first == key ? &it->second : nullptr;
+}
+
+int AttrValue::Depth() const {
+  int d = 0;
+  if (kind_ == Kind::kList)
+    for (const AttrValue& e : as_list()) d = std::max(d, e.Depth());
+  else if (kind_ == Kind::kMap)
+    for (const MapEntry& e : as_map()) d = std::max(d, e.second.Depth());
+  else
+    return 0;
+  return d + 1;
+}
+
+bool AttrValue::GetStringList(std::vector<std::string>* out) const {
+  if (kind_ != Kind::kList) return false;
+  out->clear();
+  for (const AttrValue& v : as_list()) {
+    if (v.kind() != Kind::kString) return false;
+    out->push_back(v.as_string());
+  }
+  return true;
+}
+
+bool IsBareAttrKey(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  // Words the value grammar reads as literals.
+  return s != "true" && s != "false" && s != "inf" && s != "nan";
 }
 
 bool AttrValue::GetIntList(std::vector<int64_t>* out) const {
@@ -54,7 +108,15 @@ bool AttrValue::Equals(const AttrValue& o) const {
       const auto& b = o.as_list();
       if (a.size() != b.size()) return false;
       for (size_t i = 0; i < a.size(); ++i)
-        if (!a[i].Equals(b[i])) return false;  // elements are never lists
+        if (!a[i].Equals(b[i])) return false;
+      return true;
+    }
+    case Kind::kMap: {
+      const auto& a = as_map();
+      const auto& b = o.as_map();
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].first != b[i].first || !a[i].second.Equals(b[i].second)) return false;
       return true;
     }
   }
@@ -109,6 +171,19 @@ void AttrValue::AppendTo(std::string* out) const {
         l[i].AppendTo(out);
       }
       out->push_back(']');
+      break;
+    }
+    case Kind::kMap: {
+      out->push_back('{');
+      const auto& m = as_map();
+      for (size_t i = 0; i < m.size(); ++i) {
+        if (i) out->append(", ");
+        if (IsBareAttrKey(m[i].first)) out->append(m[i].first);
+        else AppendQuoted(m[i].first, out);
+        out->append(" = ");
+        m[i].second.AppendTo(out);
+      }
+      out->push_back('}');
       break;
     }
   }

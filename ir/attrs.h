@@ -1,7 +1,9 @@
 // Call and function attributes: a sorted map from keys to values.
 //
-// Values are integers, floats, booleans, strings, types, or flat lists of
-// these (`padding=[1, 1, 1, 1]`, `sinfo_args=[Object]`).
+// Values are integers, floats, booleans, strings, types, lists of values
+// (`padding=[1, 1, 1, 1]`, `names=["a", "b"]`, `[[1, 2], [3]]`) and maps from
+// string keys to values (`config={mode = "fast", sizes = [1, 2]}`), nested
+// up to kMaxAttrDepth levels.
 #ifndef PLIR_IR_ATTRS_H_
 #define PLIR_IR_ATTRS_H_
 
@@ -20,15 +22,22 @@ namespace plir {
 
 class AttrValue {
  public:
-  enum class Kind : uint8_t { kInt, kFloat, kBool, kString, kType, kList };
+  // The numbering is part of the binary format (kMap was added last).
+  enum class Kind : uint8_t { kInt, kFloat, kBool, kString, kType, kList, kMap };
+  using MapEntry = std::pair<std::string, AttrValue>;
+  // Lists and maps nest at most this deep (the parser and the loaders
+  // reject deeper values).
+  static constexpr int kMaxAttrDepth = 32;
 
   static AttrValue Int(int64_t v);
   static AttrValue Float(double v);
   static AttrValue Bool(bool v);
   static AttrValue String(std::string v);
   static AttrValue OfType(Type t);
-  // Precondition: no element is itself a list.
   static AttrValue List(std::vector<AttrValue> items);
+  // A map, sorted by key. Fails (InvalidArgument naming the key) if a key
+  // appears twice.
+  static StatusOr<AttrValue> Map(std::vector<MapEntry> entries);
 
   Kind kind() const { return kind_; }
   int64_t as_int() const { return i_; }
@@ -37,9 +46,16 @@ class AttrValue {
   const std::string& as_string() const { return s_; }
   const Type& as_type() const { return t_; }
   const std::vector<AttrValue>& as_list() const;
+  const std::vector<MapEntry>& as_map() const;  // sorted by key
+  // The value of `key` in a map, or nullptr (also when this is not a map).
+  const AttrValue* Find(std::string_view key) const;
+  // Lists and maps nested inside this value, itself included (a scalar: 0).
+  int Depth() const;
 
   // Returns the list's elements as ints iff this is a list of ints.
   bool GetIntList(std::vector<int64_t>* out) const;
+  // Returns the list's elements iff this is a list of strings.
+  bool GetStringList(std::vector<std::string>* out) const;
 
   // Structural equality (types compared with TypeEqual).
   bool Equals(const AttrValue& o) const;
@@ -52,6 +68,7 @@ class AttrValue {
   std::string s_;
   Type t_;
   std::shared_ptr<const std::vector<AttrValue>> list_;
+  std::shared_ptr<const std::vector<MapEntry>> map_;
 };
 
 // An immutable attribute map, sorted by key (attributes print in key order).
@@ -102,6 +119,8 @@ class Attrs {
 enum class QuoteStyle { kText, kJson };
 // Appends `s` as a quoted, escaped string literal.
 void AppendQuoted(std::string_view s, std::string* out, QuoteStyle style = QuoteStyle::kText);
+// True iff `s` can be written as a bare map key ([A-Za-z_][A-Za-z0-9_]*).
+bool IsBareAttrKey(std::string_view s);
 // Appends a float literal that reads back as the same double and always
 // contains '.', 'e', or is inf/nan.
 void AppendFloat(double v, std::string* out);

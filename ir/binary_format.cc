@@ -8,6 +8,7 @@
 // pass and builds each node straight from its record. Version 1 (LEB128
 // records through the shared node table, node_table.h) is still read.
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 
 #include "ir/internal/node_table.h"
@@ -167,6 +168,12 @@ class Writer : public internal::RecordSink {
       case AttrValue::Kind::kList:
         Var(a.list.size());
         for (const RecordAttr& e : a.list) Attr(e);
+        break;      case AttrValue::Kind::kMap:
+        Var(a.list.size());
+        for (const RecordAttr& e : a.list) {
+          Var(Str(e.key));
+          Attr(e);
+        }
         break;
     }
   }
@@ -276,10 +283,10 @@ class Reader {
     *dt = static_cast<DataType>(b);
     return Status::Ok();
   }
-  Status Attr(RecordAttr* a, bool allow_list) {
+  Status Attr(RecordAttr* a, int depth) {
     uint8_t k;
     PLIR_RETURN_IF_ERROR(Byte(&k));
-    if (k > static_cast<uint8_t>(AttrValue::Kind::kList)) return Corrupt("bad attribute kind");
+    if (k > static_cast<uint8_t>(AttrValue::Kind::kMap)) return Corrupt("bad attribute kind");
     a->kind = static_cast<AttrValue::Kind>(k);
     a->list.clear();
     switch (a->kind) {
@@ -299,13 +306,17 @@ class Reader {
         a->type_id = static_cast<uint32_t>(id);
         return Status::Ok();
       }
-      case AttrValue::Kind::kList: {
-        if (!allow_list) return Corrupt("nested attribute list");
+      case AttrValue::Kind::kList:
+      case AttrValue::Kind::kMap: {
+        if (depth >= AttrValue::kMaxAttrDepth) return Corrupt("attribute value nested too deep");
         uint64_t n;
         PLIR_RETURN_IF_ERROR(Var(&n));
         if (n > Remaining()) return Corrupt("list length exceeds the file size");
         a->list.resize(n);
-        for (auto& e : a->list) PLIR_RETURN_IF_ERROR(Attr(&e, false));
+        for (auto& e : a->list) {
+          if (a->kind == AttrValue::Kind::kMap) PLIR_RETURN_IF_ERROR(Str(&e.key));
+          PLIR_RETURN_IF_ERROR(Attr(&e, depth + 1));
+        }
         return Status::Ok();
       }
     }
@@ -318,7 +329,7 @@ class Reader {
     attrs->resize(n);
     for (auto& a : *attrs) {
       PLIR_RETURN_IF_ERROR(Str(&a.key));
-      PLIR_RETURN_IF_ERROR(Attr(&a, true));
+      PLIR_RETURN_IF_ERROR(Attr(&a, 0));
     }
     return Status::Ok();
   }
@@ -661,15 +672,18 @@ class Writer {
     if (const uint32_t* id = attrs_ptr_.Find(key)) return *id;
     // Intern the types first: TypeIndex uses the scratch buffer.
     std::vector<uint32_t> type_ids;
-    for (const auto& [k, v] : a.entries()) {
+    std::function<void(const AttrValue&)> intern = [&](const AttrValue& v) {
       if (v.kind() == AttrValue::Kind::kType) type_ids.push_back(TypeIndex(v.as_type().get()));
       if (v.kind() == AttrValue::Kind::kList)
-        for (const AttrValue& e : v.as_list())
-          if (e.kind() == AttrValue::Kind::kType) type_ids.push_back(TypeIndex(e.as_type().get()));
-    }
+        for (const AttrValue& e : v.as_list()) intern(e);
+      if (v.kind() == AttrValue::Kind::kMap)
+        for (const auto& [mk, e] : v.as_map()) intern(e);
+    };
+    for (const auto& [k, v] : a.entries()) intern(v);
     size_t next_type = 0;
     Out r;
-    auto value = [&](const AttrValue& v) {
+    // A list or map: its size, then its elements (a map's each after its key).
+    std::function<void(const AttrValue&)> value = [&](const AttrValue& v) {
       r.Byte(static_cast<uint8_t>(v.kind()));
       switch (v.kind()) {
         case AttrValue::Kind::kInt: r.Signed(v.as_int()); break;
@@ -677,17 +691,23 @@ class Writer {
         case AttrValue::Kind::kBool: r.Byte(v.as_bool()); break;
         case AttrValue::Kind::kString: r.Var(Str(v.as_string())); break;
         case AttrValue::Kind::kType: r.Var(type_ids[next_type++]); break;
-        case AttrValue::Kind::kList: break;
+        case AttrValue::Kind::kList:
+          r.Var(v.as_list().size());
+          for (const AttrValue& e : v.as_list()) value(e);
+          break;
+        case AttrValue::Kind::kMap:
+          r.Var(v.as_map().size());
+          for (const auto& [mk, e] : v.as_map()) {
+            r.Var(Str(mk));
+            value(e);
+          }
+          break;
       }
     };
     r.Var(a.size());
     for (const auto& [k, v] : a.entries()) {
       r.Var(Str(k.str()));
       value(v);
-      if (v.kind() == AttrValue::Kind::kList) {
-        r.Var(v.as_list().size());
-        for (const AttrValue& e : v.as_list()) value(e);
-      }
     }
     auto [it, inserted] = attrs_content_.try_emplace(std::move(r.bytes), n_attrs_ + 1);
     if (inserted) {
@@ -1189,7 +1209,7 @@ class Reader {
     }
   }
 
-  bool ReadAttrValue(AttrValue* out, bool allow_list) {
+  bool ReadAttrValue(AttrValue* out, int depth) {
     uint8_t k = 0;
     if (!Byte(&k)) return false;
     switch (static_cast<AttrValue::Kind>(k)) {
@@ -1224,13 +1244,29 @@ class Reader {
         return true;
       }
       case AttrValue::Kind::kList: {
-        if (!allow_list) return Fail("nested attribute list");
+        if (depth >= AttrValue::kMaxAttrDepth) return Fail("attribute value nested too deep");
         uint64_t n;
         if (!Count(&n, "list element", 2)) return false;
         std::vector<AttrValue> items(n);
         for (AttrValue& v : items)
-          if (!ReadAttrValue(&v, false)) return false;
+          if (!ReadAttrValue(&v, depth + 1)) return false;
         *out = AttrValue::List(std::move(items));
+        return true;
+      }
+      case AttrValue::Kind::kMap: {
+        if (depth >= AttrValue::kMaxAttrDepth) return Fail("attribute value nested too deep");
+        uint64_t n;
+        if (!Count(&n, "map entry", 3)) return false;
+        std::vector<AttrValue::MapEntry> entries(n);
+        for (auto& [key, v] : entries) {
+          std::string_view k;
+          if (!Str(&k)) return false;
+          key = std::string(k);
+          if (!ReadAttrValue(&v, depth + 1)) return false;
+        }
+        auto m = AttrValue::Map(std::move(entries));
+        if (!m.ok()) return Fail(m.status().message());
+        *out = std::move(m).value();
         return true;
       }
     }
@@ -1246,7 +1282,7 @@ class Reader {
       std::string_view k;
       if (!Str(&k)) return false;
       key = Symbol(k);
-      if (!ReadAttrValue(&value, true)) return false;
+      if (!ReadAttrValue(&value, 0)) return false;
     }
     auto a = Attrs::Make(std::move(entries));
     if (!a.ok()) return Fail(a.status().message());

@@ -151,6 +151,15 @@ class Writer : public internal::RecordSink {
           Attr(a.list[i]);
         }
         out_.append("]}");
+        break;      case AttrValue::Kind::kMap:
+        out_.append("{\"map\":{");
+        for (size_t i = 0; i < a.list.size(); ++i) {
+          if (i) out_.push_back(',');
+          JsonString(a.list[i].key, &out_);
+          out_.push_back(':');
+          Attr(a.list[i]);
+        }
+        out_.append("}}");
         break;
     }
   }
@@ -452,7 +461,7 @@ class JsonLoader {
     }
     return Status::Ok();
   }
-  Status AttrValueOf(od::value e, bool allow_list, AttrValue* out) {
+  Status AttrValueOf(od::value e, int depth, AttrValue* out) {
     od::object o;
     if (e.get_object().get(o) != simdjson::SUCCESS) return Error("bad attribute value");
     std::string_view key;
@@ -485,7 +494,23 @@ class JsonLoader {
           return Error("attribute type id is invalid");
         *out = AttrValue::OfType(Downcast<TypeNode>(nodes_[id]));
         ++n_attr_types_;
-      } else if (key == "list" && allow_list) {
+      } else if ((key == "list" || key == "map") && depth >= AttrValue::kMaxAttrDepth) {
+        return Error("attribute value nested too deep");
+      } else if (key == "map") {
+        od::object mo;
+        if (v.get_object().get(mo) != simdjson::SUCCESS) return Error("bad map attribute");
+        std::vector<AttrValue::MapEntry> entries;
+        for (auto f : mo) {
+          std::string_view k;
+          if (f.unescaped_key().get(k) != simdjson::SUCCESS) return Error("bad map attribute");
+          AttrValue item;
+          PLIR_RETURN_IF_ERROR(AttrValueOf(f.value(), depth + 1, &item));
+          entries.emplace_back(std::string(k), std::move(item));
+        }
+        auto m = AttrValue::Map(std::move(entries));
+        if (!m.ok()) return Error(m.status().message());
+        *out = std::move(m).value();
+      } else if (key == "list") {
         od::array arr;
         if (v.get_array().get(arr) != simdjson::SUCCESS) return Error("bad list attribute");
         std::vector<AttrValue> items;
@@ -493,7 +518,7 @@ class JsonLoader {
           od::value xv;
           if (x.get(xv) != simdjson::SUCCESS) return Error("bad list attribute");
           AttrValue item;
-          PLIR_RETURN_IF_ERROR(AttrValueOf(xv, false, &item));
+          PLIR_RETURN_IF_ERROR(AttrValueOf(xv, depth + 1, &item));
           items.push_back(std::move(item));
         }
         *out = AttrValue::List(std::move(items));
@@ -515,7 +540,7 @@ class JsonLoader {
       std::string_view key;
       if (field.unescaped_key().get(key) != simdjson::SUCCESS) return Error("bad attribute value");
       AttrValue value;
-      PLIR_RETURN_IF_ERROR(AttrValueOf(field.value(), true, &value));
+      PLIR_RETURN_IF_ERROR(AttrValueOf(field.value(), 0, &value));
       entries.emplace_back(Symbol(key), std::move(value));
     }
     auto made = Attrs::Make(std::move(entries));

@@ -37,6 +37,8 @@ const char* AttrKindName(AttrKind k) {
     case AttrKind::kIntList: return "list of ints";
     case AttrKind::kFloatList: return "list of floats";
     case AttrKind::kType: return "type";
+    case AttrKind::kStringList: return "list of strings";
+    case AttrKind::kMap: return "map";
     case AttrKind::kAny: return "any";
   }
   return "?";
@@ -127,6 +129,14 @@ StatusOr<AttrValue> CheckAttr(const std::string& op, const AttrSpec& spec, const
       }
       return AttrValue::List(std::move(items));
     }
+    case AttrKind::kStringList:
+      if (v.kind() != K::kList) return bad();
+      for (const AttrValue& e : v.as_list())
+        if (e.kind() != K::kString) return bad();
+      return v;
+    case AttrKind::kMap:
+      if (v.kind() != K::kMap) return bad();
+      return v;
   }
   return bad();
 }

@@ -22,7 +22,7 @@
 
 namespace plir {
 
-enum class AttrKind { kInt, kFloat, kBool, kString, kIntList, kFloatList, kType, kAny };
+enum class AttrKind { kInt, kFloat, kBool, kString, kIntList, kFloatList, kType, kAny, kStringList, kMap };
 const char* AttrKindName(AttrKind k);
 
 struct AttrSpec {

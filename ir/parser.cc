@@ -951,28 +951,51 @@ class TextParser {
       v = AttrValue::String(std::string(t.value));
     } else if (AtTypeStart()) {
       return AttrValue::OfType(ParseTypeAt(1));
-    } else if (Is(Tok::kLBracket)) {
-      Fail("nested lists are not allowed in attribute values", Here());
     } else {
-      FailExpected("an attribute value (integer, float, bool, string, type or list)");
+      FailExpected("an attribute value (integer, float, bool, string, type, list or map)");
     }
     Advance();
     return v;
   }
 
-  AttrValue ParseAttrValue() {
-    if (!Is(Tok::kLBracket)) return ParseAttrScalar();
-    Advance();
-    std::vector<AttrValue> items;
-    if (!Is(Tok::kRBracket)) {
+  // A scalar, a list `[v, ...]` or a map `{key = v, ...}` (keys are names or
+  // strings), nested at most AttrValue::kMaxAttrDepth deep.
+  AttrValue ParseAttrValue(int depth = 0) {
+    if (!Is(Tok::kLBracket) && !Is(Tok::kLBrace)) return ParseAttrScalar();
+    if (depth >= AttrValue::kMaxAttrDepth)
+      Fail("attribute value nested deeper than " + std::to_string(AttrValue::kMaxAttrDepth) +
+               " levels",
+           Here());
+    if (Accept(Tok::kLBracket)) {
+      std::vector<AttrValue> items;
+      if (!Is(Tok::kRBracket)) {
+        while (true) {
+          items.push_back(ParseAttrValue(depth + 1));
+          if (Accept(Tok::kComma)) continue;
+          break;
+        }
+      }
+      Expect(Tok::kRBracket, "',' or ']' in the list");
+      return AttrValue::List(std::move(items));
+    }
+    Advance();  // '{'
+    std::vector<AttrValue::MapEntry> entries;
+    std::unordered_map<std::string, Loc> seen;
+    if (!Is(Tok::kRBrace)) {
       while (true) {
-        items.push_back(ParseAttrScalar());
+        if (!Is(Tok::kIdent) && !Is(Tok::kString)) FailExpected("a map key (a name or a string)");
+        std::string key = Is(Tok::kString) ? std::string(c_.cur.value) : std::string(c_.cur.text);
+        if (seen.count(key)) Fail("map key '" + key + "' given twice", Here());
+        seen.emplace(key, Here());
+        Advance();
+        Expect(Tok::kEq, "'=' after the map key");
+        entries.emplace_back(std::move(key), ParseAttrValue(depth + 1));
         if (Accept(Tok::kComma)) continue;
         break;
       }
     }
-    Expect(Tok::kRBracket, "',' or ']' in the list");
-    return AttrValue::List(std::move(items));
+    Expect(Tok::kRBrace, "',' or '}' in the map");
+    return *AttrValue::Map(std::move(entries));
   }
 
   // ----- types -----------------------------------------------------------

@@ -215,8 +215,11 @@ uint64_t HashAttrValue(uint64_t h, const AttrValue& v) {
     case AttrValue::Kind::kType:
       return HashMix(h, HashType(v.as_type()));
     case AttrValue::Kind::kList:
-      for (const AttrValue& e : v.as_list()) h = HashAttrValue(h, e);  // elements are flat
+      for (const AttrValue& e : v.as_list()) h = HashAttrValue(h, e);  // depth is bounded
       return HashMix(h, v.as_list().size());
+    case AttrValue::Kind::kMap:
+      for (const auto& [k, e] : v.as_map()) h = HashAttrValue(HashMix(h, HashStr(k)), e);
+      return HashMix(h, v.as_map().size());
   }
   return h;
 }

@@ -1,5 +1,6 @@
 #include "ir/internal/node_table.h"
 
+#include <functional>
 #include <unordered_map>
 
 #include "ir/op.h"
@@ -7,16 +8,26 @@
 namespace plir::internal {
 namespace {
 
+// The types inside an attribute value, in pre-order (lists and maps nest at
+// most AttrValue::kMaxAttrDepth deep).
+void AttrValueTypes(const AttrValue& v, std::vector<const Node*>* out) {
+  switch (v.kind()) {
+    case AttrValue::Kind::kType: out->push_back(v.as_type().get()); break;
+    case AttrValue::Kind::kList:
+      for (const AttrValue& e : v.as_list()) AttrValueTypes(e, out);
+      break;
+    case AttrValue::Kind::kMap:
+      for (const auto& [k, e] : v.as_map()) AttrValueTypes(e, out);
+      break;
+    default: break;
+  }
+}
+
 // Children of a node in the serialized form (types of expressions that are
 // not derivable are stored; attribute types come last).
 void RecordChildren(const Node* n, std::vector<const Node*>* out) {
   auto attr_types = [&](const Attrs& attrs) {
-    for (const auto& [k, v] : attrs.entries()) {
-      if (v.kind() == AttrValue::Kind::kType) out->push_back(v.as_type().get());
-      if (v.kind() == AttrValue::Kind::kList)
-        for (const AttrValue& e : v.as_list())
-          if (e.kind() == AttrValue::Kind::kType) out->push_back(e.as_type().get());
-    }
+    for (const auto& [k, v] : attrs.entries()) AttrValueTypes(v, out);
   };
   switch (n->kind()) {
     case NodeKind::kTupleType:
@@ -87,7 +98,7 @@ void RecordChildren(const Node* n, std::vector<const Node*>* out) {
 void FillAttrs(const Attrs& attrs, const std::vector<uint32_t>& children, size_t first_type,
                std::vector<RecordAttr>* out) {
   size_t t = first_type;
-  auto convert = [&](const AttrValue& v) {
+  std::function<RecordAttr(const AttrValue&)> convert = [&](const AttrValue& v) {
     RecordAttr a;
     a.kind = v.kind();
     switch (v.kind()) {
@@ -96,15 +107,21 @@ void FillAttrs(const Attrs& attrs, const std::vector<uint32_t>& children, size_t
       case AttrValue::Kind::kFloat: a.f = v.as_float(); break;
       case AttrValue::Kind::kString: a.s = v.as_string(); break;
       case AttrValue::Kind::kType: a.type_id = children[t++]; break;
-      case AttrValue::Kind::kList: break;
+      case AttrValue::Kind::kList:
+        for (const AttrValue& e : v.as_list()) a.list.push_back(convert(e));
+        break;
+      case AttrValue::Kind::kMap:
+        for (const auto& [k, e] : v.as_map()) {
+          a.list.push_back(convert(e));
+          a.list.back().key = k;
+        }
+        break;
     }
     return a;
   };
   for (const auto& [k, v] : attrs.entries()) {
     RecordAttr a = convert(v);
     a.key = k.str();
-    if (v.kind() == AttrValue::Kind::kList)
-      for (const AttrValue& e : v.as_list()) a.list.push_back(convert(e));
     out->push_back(std::move(a));
   }
 }
@@ -258,7 +275,8 @@ StatusOr<Ref<T>> NodeBuilder::Child(const Record& r, size_t i) {
 
 StatusOr<Attrs> NodeBuilder::BuildAttrs(const std::vector<RecordAttr>& attrs) {
   std::vector<Attrs::Entry> entries;
-  auto convert = [&](const RecordAttr& a) -> StatusOr<AttrValue> {
+  std::function<StatusOr<AttrValue>(const RecordAttr&, int)> convert =
+      [&](const RecordAttr& a, int depth) -> StatusOr<AttrValue> {
     switch (a.kind) {
       case AttrValue::Kind::kInt: return AttrValue::Int(a.i);
       case AttrValue::Kind::kBool: return AttrValue::Bool(a.i != 0);
@@ -269,22 +287,27 @@ StatusOr<Attrs> NodeBuilder::BuildAttrs(const std::vector<RecordAttr>& attrs) {
           return InvalidArgument(At(nodes_.size()) + "attribute type id " + std::to_string(a.type_id) + " is invalid");
         return AttrValue::OfType(Downcast<TypeNode>(nodes_[a.type_id]));
       case AttrValue::Kind::kList:
-        return InvalidArgument(At(nodes_.size()) + "nested attribute list");
+      case AttrValue::Kind::kMap: {
+        if (depth >= AttrValue::kMaxAttrDepth)
+          return InvalidArgument(At(nodes_.size()) + "attribute value nested too deep");
+        std::vector<AttrValue> items;
+        std::vector<AttrValue::MapEntry> map;
+        for (const RecordAttr& e : a.list) {
+          PLIR_ASSIGN_OR_RETURN(AttrValue v, convert(e, depth + 1));
+          if (a.kind == AttrValue::Kind::kList) items.push_back(std::move(v));
+          else map.emplace_back(e.key, std::move(v));
+        }
+        if (a.kind == AttrValue::Kind::kList) return AttrValue::List(std::move(items));
+        auto m = AttrValue::Map(std::move(map));
+        if (!m.ok()) return InvalidArgument(At(nodes_.size()) + m.status().message());
+        return m;
+      }
     }
     return InvalidArgument("bad attribute");
   };
   for (const RecordAttr& a : attrs) {
-    if (a.kind == AttrValue::Kind::kList) {
-      std::vector<AttrValue> items;
-      for (const RecordAttr& e : a.list) {
-        PLIR_ASSIGN_OR_RETURN(AttrValue v, convert(e));
-        items.push_back(std::move(v));
-      }
-      entries.emplace_back(Symbol(a.key), AttrValue::List(std::move(items)));
-    } else {
-      PLIR_ASSIGN_OR_RETURN(AttrValue v, convert(a));
-      entries.emplace_back(Symbol(a.key), std::move(v));
-    }
+    PLIR_ASSIGN_OR_RETURN(AttrValue v, convert(a, 0));
+    entries.emplace_back(Symbol(a.key), std::move(v));
   }
   return Attrs::Make(std::move(entries));
 }
@@ -425,11 +448,13 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     case NodeKind::kFunction:
     case NodeKind::kExternFunc: {
       bool is_def = r.kind == NodeKind::kFunction;
+      std::function<size_t(const RecordAttr&)> count = [&](const RecordAttr& a) {
+        size_t n = a.kind == AttrValue::Kind::kType;
+        for (const RecordAttr& e : a.list) n += count(e);
+        return n;
+      };
       size_t n_types = 0;
-      for (const RecordAttr& a : r.attrs) {
-        if (a.kind == AttrValue::Kind::kType) ++n_types;
-        for (const RecordAttr& e : a.list) n_types += e.kind == AttrValue::Kind::kType;
-      }
+      for (const RecordAttr& a : r.attrs) n_types += count(a);
       size_t tail = (is_def ? 2 : 1) + n_types;
       if (r.children.size() < tail) return InvalidArgument(At(nodes_.size()) + "item has too few children");
       size_t n_params = r.children.size() - tail;

@@ -25,7 +25,7 @@ struct RecordAttr {
   double f = 0;
   std::string s;
   uint32_t type_id = 0;
-  std::vector<RecordAttr> list;  // for kList (elements are never lists)
+  std::vector<RecordAttr> list;  // kList elements; kMap entries (each with its key)
 };
 
 struct DimRecord {
