@@ -197,18 +197,18 @@ class Reader {
   explicit Reader(std::string_view data) : p_(data.data()), end_(data.data() + data.size()) {}
 
   StatusOr<Module> Read() {
-    uint64_t n_strings;
+    uint64_t n_strings = 0;
     PLIR_RETURN_IF_ERROR(Var(&n_strings));
     if (n_strings > Remaining()) return Corrupt("string count exceeds the file size");
     strings_.reserve(n_strings);
     for (uint64_t i = 0; i < n_strings; ++i) {
-      uint64_t len;
+      uint64_t len = 0;
       PLIR_RETURN_IF_ERROR(Var(&len));
       if (len > Remaining()) return Corrupt("string length exceeds the file size");
       strings_.emplace_back(p_, len);
       p_ += len;
     }
-    uint64_t n_nodes;
+    uint64_t n_nodes = 0;
     PLIR_RETURN_IF_ERROR(Var(&n_nodes));
     if (n_nodes > Remaining() / 2) return Corrupt("node count exceeds the file size");
     internal::NodeBuilder builder;
@@ -218,12 +218,12 @@ class Reader {
       Status s = builder.Add(r);
       if (!s.ok()) return Corrupt(s.message());
     }
-    uint64_t n_items;
+    uint64_t n_items = 0;
     PLIR_RETURN_IF_ERROR(Var(&n_items));
     if (n_items > Remaining()) return Corrupt("item count exceeds the file size");
     std::vector<uint32_t> items;
     for (uint64_t i = 0; i < n_items; ++i) {
-      uint64_t id;
+      uint64_t id = 0;
       PLIR_RETURN_IF_ERROR(Var(&id));
       if (id >= n_nodes) return Corrupt("item id out of range");
       items.push_back(static_cast<uint32_t>(id));
@@ -258,7 +258,7 @@ class Reader {
     return Corrupt("varint too long");
   }
   Status Signed(int64_t* v) {
-    uint64_t u;
+    uint64_t u = 0;
     PLIR_RETURN_IF_ERROR(Var(&u));
     *v = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
     return Status::Ok();
@@ -270,21 +270,21 @@ class Reader {
     return Status::Ok();
   }
   Status Str(std::string* s) {
-    uint64_t i;
+    uint64_t i = 0;
     PLIR_RETURN_IF_ERROR(Var(&i));
     if (i >= strings_.size()) return Corrupt("string index out of range");
     s->assign(strings_[i]);
     return Status::Ok();
   }
   Status DType(DataType* dt) {
-    uint8_t b;
+    uint8_t b = 0;
     PLIR_RETURN_IF_ERROR(Byte(&b));
     if (b > static_cast<uint8_t>(DataType::kFloat64)) return Corrupt("bad dtype");
     *dt = static_cast<DataType>(b);
     return Status::Ok();
   }
   Status Attr(RecordAttr* a, int depth) {
-    uint8_t k;
+    uint8_t k = 0;
     PLIR_RETURN_IF_ERROR(Byte(&k));
     if (k > static_cast<uint8_t>(AttrValue::Kind::kMap)) return Corrupt("bad attribute kind");
     a->kind = static_cast<AttrValue::Kind>(k);
@@ -292,7 +292,7 @@ class Reader {
     switch (a->kind) {
       case AttrValue::Kind::kInt: return Signed(&a->i);
       case AttrValue::Kind::kBool: {
-        uint8_t b;
+        uint8_t b = 0;
         PLIR_RETURN_IF_ERROR(Byte(&b));
         a->i = b != 0;
         return Status::Ok();
@@ -300,7 +300,7 @@ class Reader {
       case AttrValue::Kind::kFloat: return Raw(&a->f, 8);
       case AttrValue::Kind::kString: return Str(&a->s);
       case AttrValue::Kind::kType: {
-        uint64_t id;
+        uint64_t id = 0;
         PLIR_RETURN_IF_ERROR(Var(&id));
         if (id > UINT32_MAX) return Corrupt("type id out of range");
         a->type_id = static_cast<uint32_t>(id);
@@ -309,7 +309,7 @@ class Reader {
       case AttrValue::Kind::kList:
       case AttrValue::Kind::kMap: {
         if (depth >= AttrValue::kMaxAttrDepth) return Corrupt("attribute value nested too deep");
-        uint64_t n;
+        uint64_t n = 0;
         PLIR_RETURN_IF_ERROR(Var(&n));
         if (n > Remaining()) return Corrupt("list length exceeds the file size");
         a->list.resize(n);
@@ -323,7 +323,7 @@ class Reader {
     return Corrupt("bad attribute");
   }
   Status Attrs(std::vector<RecordAttr>* attrs) {
-    uint64_t n;
+    uint64_t n = 0;
     PLIR_RETURN_IF_ERROR(Var(&n));
     if (n > Remaining()) return Corrupt("attribute count exceeds the file size");
     attrs->resize(n);
@@ -334,13 +334,13 @@ class Reader {
     return Status::Ok();
   }
   Status Dims(Record* r) {
-    uint64_t n;
+    uint64_t n = 0;
     PLIR_RETURN_IF_ERROR(Var(&n));
     if (n > Remaining()) return Corrupt("rank exceeds the file size");
     r->dims.resize(n);
     for (auto& d : r->dims) {
       PLIR_RETURN_IF_ERROR(Signed(&d.value));
-      uint64_t sym;
+      uint64_t sym = 0;
       PLIR_RETURN_IF_ERROR(Var(&sym));
       d.sym.clear();
       if (sym) {
@@ -352,16 +352,16 @@ class Reader {
   }
 
   Status ReadRecord(uint64_t id, Record* r) {
-    uint8_t k;
+    uint8_t k = 0;
     PLIR_RETURN_IF_ERROR(Byte(&k));
     if (k > static_cast<uint8_t>(NodeKind::kExternFunc)) return Corrupt("bad node kind at node " + std::to_string(id));
     r->kind = static_cast<NodeKind>(k);
-    uint64_t n;
+    uint64_t n = 0;
     PLIR_RETURN_IF_ERROR(Var(&n));
     if (n > Remaining()) return Corrupt("child count exceeds the file size");
     r->children.resize(n);
     for (auto& c : r->children) {
-      uint64_t back;
+      uint64_t back = 0;
       PLIR_RETURN_IF_ERROR(Var(&back));
       if (back == 0 || back > id) return Corrupt("child id out of range at node " + std::to_string(id));
       c = static_cast<uint32_t>(id - back);
@@ -376,7 +376,7 @@ class Reader {
         PLIR_RETURN_IF_ERROR(Signed(&nd));
         if (nd < -1 || nd > (1 << 20)) return Corrupt("bad rank");
         r->ndim = static_cast<int32_t>(nd);
-        uint8_t f;
+        uint8_t f = 0;
         PLIR_RETURN_IF_ERROR(Byte(&f));
         r->flag = f != 0;
         return Dims(r);
@@ -384,7 +384,7 @@ class Reader {
       case NodeKind::kPrimType: return DType(&r->dtype);
       case NodeKind::kVar: {
         PLIR_RETURN_IF_ERROR(Str(&r->name));
-        uint8_t f;
+        uint8_t f = 0;
         PLIR_RETURN_IF_ERROR(Byte(&f));
         r->flag = f != 0;
         return Status::Ok();
@@ -398,7 +398,7 @@ class Reader {
         PLIR_RETURN_IF_ERROR(Signed(&r->i));
         return Raw(&r->f, 8);
       case NodeKind::kConstant: {
-        uint64_t len;
+        uint64_t len = 0;
         PLIR_RETURN_IF_ERROR(Var(&len));
         if (len > Remaining()) return Corrupt("constant size exceeds the file size");
         r->bytes.assign(p_, len);
@@ -415,7 +415,7 @@ class Reader {
         return Attrs(&r->attrs);
       }
       case NodeKind::kBindingBlock: {
-        uint8_t f;
+        uint8_t f = 0;
         PLIR_RETURN_IF_ERROR(Byte(&f));
         r->flag = f != 0;
         return Status::Ok();

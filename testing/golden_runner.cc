@@ -1,7 +1,8 @@
 // Runs the golden cases of one case file against their expected file.
 //
-//   golden_runner --plugin libplir_NAME.so [--plugin OTHER.so]... \
+//   golden_runner --plugin libplir_NAME.so [--plugin OTHER.so]...
 //                 --case tests/CASE.plir --expected tests/CASE.expected.plir
+//   (one command line)
 //
 // For each case: the pipeline runs (plugins loaded from their .so, as
 // plir-opt does) under the verify and input-unchanged instruments; the
