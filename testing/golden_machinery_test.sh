@@ -3,6 +3,8 @@
 #  - a deliberately wrong expected file fails with the first mismatch path
 #    and a readable unified diff;
 #  - update_goldens regenerates an expected file, and the runner then passes;
+#  - update_goldens says which files it created or changed, and leaves the
+#    others alone;
 #  - update_goldens refuses to overwrite a file without the banner;
 #  - plir-diff exits 0 on equal modules and 1 with a diff otherwise.
 set -uo pipefail
@@ -27,9 +29,11 @@ cp testing/testdata/wrong.plir "$ws/plugins/fold_constant/tests/case.plir"
 BUILD_WORKSPACE_DIRECTORY="$ws" "$update" //plugins/fold_constant > "$tmp/upd" 2>&1; rc=$?
 cat "$tmp/upd"
 check "update_goldens writes a new expected file" '[ $rc -eq 0 ] && head -1 "$ws/plugins/fold_constant/tests/case.expected.plir" | grep -q "DO NOT EDIT"'
+check "update_goldens says which file it created" 'grep -qx "created plugins/fold_constant/tests/case.expected.plir" "$tmp/upd" && grep -q "0 changed, 1 created, 0 unchanged" "$tmp/upd"'
 cp "$ws/plugins/fold_constant/tests/case.expected.plir" "$tmp/first"
-BUILD_WORKSPACE_DIRECTORY="$ws" "$update" //plugins/fold_constant > /dev/null 2>&1
+BUILD_WORKSPACE_DIRECTORY="$ws" "$update" //plugins/fold_constant > "$tmp/upd_same" 2>&1
 check "regeneration is byte for byte identical" 'cmp -s "$tmp/first" "$ws/plugins/fold_constant/tests/case.expected.plir"'
+check "an unchanged file is reported as unchanged, not written" '! grep -q "^changed\|^created" "$tmp/upd_same" && grep -q "0 changed, 0 created, 1 unchanged" "$tmp/upd_same"'
 "$runner" --plugin "$plugin" --case "$ws/plugins/fold_constant/tests/case.plir" \
   --expected "$ws/plugins/fold_constant/tests/case.expected.plir" > "$tmp/out2" 2>&1
 check "the regenerated file passes" '[ $? -eq 0 ]'
@@ -37,6 +41,8 @@ sed -i 's/4.5, 4.5, 1.375, 2.5/4.5, 4.5, 1.375, 2.50/' "$ws/plugins/fold_constan
 "$runner" --plugin "$plugin" --case "$ws/plugins/fold_constant/tests/case.plir" \
   --expected "$ws/plugins/fold_constant/tests/case.expected.plir" > "$tmp/out3" 2>&1; rc=$?
 check "a hand edit that keeps the meaning is still caught" '[ $rc -eq 1 ] && grep -q "hand-edited or stale" "$tmp/out3"'
+BUILD_WORKSPACE_DIRECTORY="$ws" "$update" //plugins/fold_constant > "$tmp/upd_changed" 2>&1
+check "update_goldens says which file it changed" 'grep -qx "changed plugins/fold_constant/tests/case.expected.plir" "$tmp/upd_changed" && cmp -s "$tmp/first" "$ws/plugins/fold_constant/tests/case.expected.plir"'
 tail -n +2 "$tmp/first" > "$ws/plugins/fold_constant/tests/case.expected.plir"  # drop the banner
 BUILD_WORKSPACE_DIRECTORY="$ws" "$update" //plugins/fold_constant > "$tmp/upd2" 2>&1; rc=$?
 check "update_goldens refuses a file without the banner" '[ $rc -eq 1 ] && grep -q "refusing to overwrite" "$tmp/upd2"'

@@ -3,11 +3,14 @@
 //   bazel run //testing:update_goldens -- //plugins/dead_code_elimination [...]
 //   bazel run //testing:update_goldens            # every in-tree plugin
 //
-// Writes plugins/NAME/tests/CASE.expected.plir in the source tree. Refuses
-// to overwrite a file without the do-not-edit banner.
+// Writes plugins/NAME/tests/CASE.expected.plir in the source tree, only
+// where the content changes, and says which files it created or changed
+// (`created X`, `changed X`) and how many it left as they were. Refuses to
+// overwrite a file without the do-not-edit banner.
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "runtime/file_util.h"
 #include "testing/golden.h"
@@ -17,8 +20,13 @@ namespace fs = std::filesystem;
 namespace plir::testing {
 namespace {
 
+struct Tally {
+  int created = 0, changed = 0, unchanged = 0;
+};
+
 // `package` is the plugin's directory relative to `root` ("plugins/NAME").
-int UpdatePlugin(const fs::path& root, const std::string& package, PluginLoader& loader) {
+int UpdatePlugin(const fs::path& root, const std::string& package, PluginLoader& loader,
+                 Tally* tally) {
   std::string name = fs::path(package).filename().string();
   auto plugin = loader.LoadByName(name);
   if (!plugin.ok()) {
@@ -38,8 +46,10 @@ int UpdatePlugin(const fs::path& root, const std::string& package, PluginLoader&
   for (const fs::path& file : files) {
     fs::path expected = file;
     expected.replace_extension(".expected.plir");
+    std::optional<std::string> previous;
     if (fs::exists(expected)) {
       auto old = ReadFileToString(expected.string());
+      if (old.ok()) previous = *old;
       if (old.ok() && old->rfind(kBannerPrefix, 0) != 0) {
         std::cerr << "update_goldens: refusing to overwrite " << expected
                   << ": it has no do-not-edit banner (was it written by hand?)\n";
@@ -72,13 +82,19 @@ int UpdatePlugin(const fs::path& root, const std::string& package, PluginLoader&
       ++errors;
       continue;
     }
-    Status s = WriteFileAtomically(expected.string(), RenderExpected(sections, name));
+    std::string content = RenderExpected(sections, name);
+    if (previous && *previous == content) {
+      ++tally->unchanged;
+      continue;
+    }
+    Status s = WriteFileAtomically(expected.string(), content);
     if (!s.ok()) {
       std::cerr << "update_goldens: " << s.message() << "\n";
       ++errors;
       continue;
     }
-    std::cout << "wrote " << fs::relative(expected, root).string() << "\n";
+    std::cout << (previous ? "changed " : "created ") << fs::relative(expected, root).string() << "\n";
+    ++(previous ? tally->changed : tally->created);
   }
   return errors;
 }
@@ -127,6 +143,9 @@ int main(int argc, char** argv) {
     }
   }
   int errors = 0;
-  for (const std::string& n : names) errors += plir::testing::UpdatePlugin(root, n, loader);
+  plir::testing::Tally tally;
+  for (const std::string& n : names) errors += plir::testing::UpdatePlugin(root, n, loader, &tally);
+  std::cout << "update_goldens: " << tally.changed << " changed, " << tally.created << " created, "
+            << tally.unchanged << " unchanged\n";
   return errors == 0 ? 0 : 1;
 }
