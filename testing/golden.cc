@@ -54,6 +54,8 @@ std::vector<GoldenCase> SplitCases(const std::string& text) {
       if (body.rfind("RUN:", 0) == 0) current.run = Trim(body.substr(4));
       else if (body.rfind("PIPELINE:", 0) == 0) current.pipeline = Trim(body.substr(9));
       else if (body.rfind("EXPECT ERROR:", 0) == 0) current.expect_error = Trim(body.substr(13));
+      else if (body.rfind("EXPECT PARSE ERROR:", 0) == 0)
+        current.expect_parse_error = Trim(body.substr(19));
     }
     cases.push_back(current);
   };
@@ -80,6 +82,20 @@ StatusOr<CaseResult> RunCase(const GoldenCase& c, const std::string& case_file,
   ParseOptions po;
   po.filename = case_file;
   StatusOr<Module> input = ParseModule(padded, po);
+  if (!c.expect_parse_error.empty()) {
+    std::string header;
+    for (const std::string& t : HeaderComments(c.text)) header += t + "\n";
+    if (input.ok()) {  // rendered as a note; the runner reports the failure
+      result.rendered = header + "// error: the input parsed\n";
+      return result;
+    }
+    result.is_error = result.is_parse_error = true;
+    result.error = input.status().message();
+    // The first line (file:line:col: message); the caret lines are not kept.
+    std::string first = result.error.substr(0, result.error.find('\n'));
+    result.rendered = header + "// parse error: " + first + "\n";
+    return result;
+  }
   if (!input.ok()) return input.status();
   result.input = *input;
 

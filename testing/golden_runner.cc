@@ -75,6 +75,13 @@ int Main(const std::vector<std::string>& plugins, const std::string& case_file,
       continue;
     }
     rendered.push_back(r->rendered);
+    if (!c.expect_parse_error.empty()) {
+      if (!r->is_parse_error) fail("expected a parse error containing \"" + c.expect_parse_error + "\", but the input parsed");
+      else if (r->error.find(c.expect_parse_error) == std::string::npos)
+        fail("expected a parse error containing \"" + c.expect_parse_error + "\", got: " + r->error);
+      else std::cout << "[  OK  ] " << where << " (does not parse, as expected)\n";
+      continue;
+    }
     if (!c.expect_error.empty()) {
       if (!r->is_error) fail("expected an error containing \"" + c.expect_error + "\", but the pipeline succeeded");
       else if (r->error.find(c.expect_error) == std::string::npos)
