@@ -12,6 +12,7 @@
 // exactly what update_goldens would write. One case's failure does not stop
 // the others. Exit status 0 iff every case passes.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "ir/parser.h"
@@ -23,6 +24,18 @@
 
 namespace plir::testing {
 namespace {
+
+// The Bazel package of a case file (its directory above `tests/`), for hints
+// that work in any workspace: every plugin package has an update_goldens
+// target (plir_pass_plugin makes it), in-tree or out of tree.
+std::string PackageOf(const std::string& case_file, const std::string& plugin_name) {
+  std::filesystem::path dir = std::filesystem::path(case_file).parent_path();
+  if (dir.filename() == "tests") dir = dir.parent_path();
+  std::string p = dir.generic_string();
+  while (p.rfind("./", 0) == 0) p = p.substr(2);
+  if (p.empty() || p[0] == '/' || p.rfind("..", 0) == 0) return "plugins/" + plugin_name;
+  return p;
+}
 
 int Main(const std::vector<std::string>& plugins, const std::string& case_file,
          const std::string& expected_file) {
@@ -48,7 +61,7 @@ int Main(const std::vector<std::string>& plugins, const std::string& case_file,
   auto expected_text = ReadFileToString(expected_file);
   if (!expected_text.ok()) {
     std::cerr << "golden: " << expected_file << " is missing; generate it with\n"
-              << "  bazel run //testing:update_goldens -- //plugins/" << plugin_name << "\n";
+              << "  bazel run //" << PackageOf(case_file, plugin_name) << ":update_goldens\n";
     return 1;
   }
   std::vector<GoldenCase> cases = SplitCases(*case_text);
@@ -120,7 +133,8 @@ int Main(const std::vector<std::string>& plugins, const std::string& case_file,
     if (regenerated != *expected_text) {
       ++failures;
       std::cout << "[ FAIL ] " << expected_file
-                << " is not what update_goldens generates (hand-edited or stale):\n"
+                << " is not what update_goldens generates (hand-edited or stale; regenerate with"
+                << " `bazel run //" << PackageOf(case_file, plugin_name) << ":update_goldens`):\n"
                 << UnifiedDiff(*expected_text, regenerated, "checked in", "generated");
     }
   }

@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   fs::path root = ws ? fs::path(ws) : fs::current_path();
   if (!fs::exists(root / "WORKSPACE")) {
-    std::cerr << "update_goldens: run it with `bazel run //testing:update_goldens -- //plugins/NAME`\n";
+    std::cerr << "update_goldens: run it through Bazel from the workspace: `bazel run "
+                 "//plugins/NAME:update_goldens` (every plugin package has this target)\n";
     return 2;
   }
   plir::PluginLoader loader;
