@@ -58,6 +58,8 @@ WS
     printf 'build --spawn_strategy=processwrapper-sandbox\nbuild --cxxopt=-std=c++20\n' > "$ws/.bazelrc"
   fi
   : > "$ws/BUILD"
+  # Bazel's output links (bazel-bin, bazel-out, ...) are not sources.
+  printf '/bazel-*\n' > "$ws/.gitignore"
 else
   ws="$root"
   dir="$root/plugins/$name"

@@ -30,4 +30,5 @@ BUILD_WORKSPACE_DIRECTORY="$fake" bash "$gen" my_pass --out "$tmp/ws" > /dev/nul
 check "out-of-tree generation succeeds" '[ $rc -eq 0 ]'
 check "workspace refers to PLIR" 'grep -q "local_repository(name = \"plir\", path = \"$fake\")" "$tmp/ws/WORKSPACE"'
 check "out-of-tree BUILD loads the macro from @plir" 'grep -q "@plir//tools:plir.bzl" "$tmp/ws/plugins/my_pass/BUILD"'
+check "the workspace ignores Bazel's output links" 'grep -qx "/bazel-\*" "$tmp/ws/.gitignore"'
 exit $fail
