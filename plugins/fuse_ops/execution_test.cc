@@ -10,10 +10,8 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
-#include "passes/instruments.h"
-#include "passes/pass_manager.h"
 #include "runtime/interpreter.h"
-#include "runtime/plugin_loader.h"
+#include "testing/plugin_test_util.h"
 
 namespace plir {
 namespace {
@@ -86,21 +84,8 @@ void RegisterKernels(Interpreter& in) {
 }
 
 Module RunFuseOps(const Module& m) {
-  static PluginLoader* loader = [] {
-    auto* l = new PluginLoader();
-    auto p = l->LoadPath("plugins/fuse_ops/libplir_fuse_ops.so");
-    EXPECT_TRUE(p.ok()) << p.status().message();
-    return l;
-  }();
-  (void)loader;
-  PassContext ctx;
-  ctx.instruments.push_back(std::make_shared<VerifyInstrument>());
-  ctx.instruments.push_back(std::make_shared<InputUnchangedInstrument>());
-  auto step = MakePassStep(PassRegistry::Global(), "FuseOps");
-  EXPECT_TRUE(step.ok()) << step.status().message();
-  auto out = PassManager().Run({*step}, m, ctx);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? *out : m;
+  testing::LoadPluginOrFail("plugins/fuse_ops/libplir_fuse_ops.so");
+  return testing::RunPassesOrFail(m, {"FuseOps"});
 }
 
 std::vector<ValueRef> RandomInputs(const Function& f, uint32_t seed) {
@@ -169,6 +154,47 @@ TEST(FuseOpsExecutionTest, DetectsADifference) {
   auto b = after.Call("main", args);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_FALSE(ValuesBitwiseEqual(*a, *b));
+}
+
+TEST(FuseOpsTest, PrimitiveFunctionsAreLeftAloneAndEqualGroupsShareAFunction) {
+  // Two equal add/relu chains share one function; running FuseOps again
+  // changes nothing (the fused functions are Primitive; main has no group
+  // of two left).
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(4,), float32], %y: Tensor[(4,), float32]) -> (Tensor[(4,), float32], Tensor[(4,), float32]) attrs {global_symbol = "main"} {
+  dataflow {
+    %a = add(%x, %y);
+    %b = nn.relu(%a);
+    %c = add(%y, %x);
+    %d = nn.relu(%c);
+    output %b, %d;
+  }
+  %r = (%b, %d);
+  %r
+}
+)");
+  Module once = RunFuseOps(m);
+  EXPECT_TRUE(testing::ModulesEqual(once, R"(
+def @fused_add_nn_relu(%p: Tensor[(4,), float32], %q: Tensor[(4,), float32]) -> Tensor[(4,), float32] attrs {Primitive = true} {
+  dataflow {
+    %a = add(%p, %q);
+    %b = nn.relu(%a);
+    output %b;
+  }
+  %b
+}
+def @main(%x: Tensor[(4,), float32], %y: Tensor[(4,), float32]) -> (Tensor[(4,), float32], Tensor[(4,), float32]) attrs {global_symbol = "main"} {
+  dataflow {
+    %b = @fused_add_nn_relu(%x, %y);
+    %d = @fused_add_nn_relu(%y, %x);
+    output %b, %d;
+  }
+  %r = (%b, %d);
+  %r
+}
+)"));
+  Module twice = RunFuseOps(once);
+  EXPECT_TRUE(testing::ModulesEqual(twice, once));
 }
 
 }  // namespace
