@@ -1,6 +1,7 @@
 // A third-party plugin: registers a new op, `example.square` (x * x, with
 // type inference), and a pass, SquareMultiplies, that rewrites
-// `multiply(%x, %x)` into `example.square(%x)`.
+// `multiply(%x, %x)` into `example.square(%x)`. The op declares its pattern
+// kind (elementwise), so PLIR's FuseOps fuses it like a core op.
 #include "ir/op.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
@@ -26,6 +27,7 @@ Status Register(PluginHost& host) {
   square.name = "example.square";
   square.description = "x * x, elementwise";
   square.min_args = square.max_args = 1;
+  square.pattern = OpPattern::kElemWise;  // FuseOps may fuse it with its neighbours
   square.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
     const Type& t = args[0]->type();
     if (t->kind() != NodeKind::kTensorType && t->kind() != NodeKind::kObjectType)
