@@ -197,5 +197,34 @@ def @main(%x: Tensor[(4,), float32], %y: Tensor[(4,), float32]) -> (Tensor[(4,),
   EXPECT_TRUE(testing::ModulesEqual(twice, once));
 }
 
+TEST(FuseOpsTest, LongChainsSplitAtMaxDepthAndEqualPiecesShareAFunction) {
+  // 1024 relus in a row: groups of at most 256 bindings (max_depth); the
+  // equal pieces share one function. Also a scale check: FuseOps is linear
+  // in the block here, not quadratic.
+  std::string text = "def @main(%x: Tensor[(8,), float32]) -> Tensor[(8,), float32] {\n  dataflow {\n";
+  std::string prev = "%x";
+  for (int i = 0; i < 1024; ++i) {
+    std::string v = "%r" + std::to_string(i);
+    text += "    " + v + " = nn.relu(" + prev + ");\n";
+    prev = v;
+  }
+  text += "    output " + prev + ";\n  }\n  " + prev + "\n}\n";
+  Module m = testing::ParseOrFail(text);
+  Module out = RunFuseOps(m);
+  int functions = 0;
+  size_t largest = 0;
+  for (const Item& it : out.items()) {
+    if (!it->attrs().Get("Primitive")) continue;
+    ++functions;
+    largest = std::max(largest, Downcast<FunctionNode>(it)->body()->blocks()[0]->bindings().size());
+  }
+  EXPECT_LE(largest, 256u);
+  EXPECT_GE(largest, 200u);
+  EXPECT_LE(functions, 2);  // equal pieces deduplicated (and one shorter remainder)
+  auto main_blocks = out.LookupFunction("main")->body()->blocks();
+  EXPECT_LE(main_blocks[0]->bindings().size(), 6u);  // a handful of calls
+  EXPECT_GE(main_blocks[0]->bindings().size(), 4u);
+}
+
 }  // namespace
 }  // namespace plir

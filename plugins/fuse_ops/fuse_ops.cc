@@ -244,7 +244,7 @@ class Partitioner {
 
   template <typename Cond>
   bool CheckPath(int src, int sink, Cond&& cond) {
-    visited_.assign(groups_.size(), false);
+    NewVisit();
     for (const Edge& e : g_.outputs[src])
       if (!CheckPathRec(e.node, sink, cond)) return false;
     return true;
@@ -256,8 +256,7 @@ class Partitioner {
     while (!stack.empty()) {
       int n = stack.back();
       stack.pop_back();
-      if (visited_[n]) continue;
-      visited_[n] = true;
+      if (Visited(n)) continue;
       if (!cond(groups_[Find(n)].pattern, n == sink)) return false;
       if (n == sink) continue;
       for (const Edge& e : g_.outputs[n]) stack.push_back(static_cast<int>(e.node));
@@ -267,27 +266,25 @@ class Partitioner {
 
   void CommitFuse(int src, int sink) {
     int target = sink;
-    visited_.assign(groups_.size(), false);
+    NewVisit();
     std::vector<int> stack{src};
     while (!stack.empty()) {
       int n = stack.back();
       stack.pop_back();
-      if (n == sink || visited_[n]) continue;
-      visited_[n] = true;
+      if (n == sink || Visited(n)) continue;
       Merge(n, target);
       for (const Edge& e : g_.outputs[n]) stack.push_back(static_cast<int>(e.node));
     }
   }
 
   size_t CountWithNewChild(int child, int dom_parent) {
-    visited_.assign(groups_.size(), false);
+    NewVisit();
     size_t sum = groups_[Find(dom_parent)].num_nodes;
     std::vector<int> stack{child};
     while (!stack.empty()) {
       int n = stack.back();
       stack.pop_back();
-      if (n == dom_parent || visited_[n]) continue;
-      visited_[n] = true;
+      if (n == dom_parent || Visited(n)) continue;
       sum += groups_[n].num_nodes;
       for (const Edge& e : g_.outputs[n]) stack.push_back(static_cast<int>(e.node));
     }
@@ -341,7 +338,19 @@ class Partitioner {
   const Graph& g_;
   size_t max_depth_;
   std::vector<Group> groups_;
-  std::vector<bool> visited_;
+  // Visit marks by epoch: a new walk costs O(1), not O(nodes).
+  void NewVisit() {
+    if (visit_mark_.size() != groups_.size()) visit_mark_.assign(groups_.size(), 0);
+    ++epoch_;
+  }
+  // Marks `n` visited; returns whether it already was.
+  bool Visited(int n) {
+    if (visit_mark_[n] == epoch_) return true;
+    visit_mark_[n] = epoch_;
+    return false;
+  }
+  std::vector<uint64_t> visit_mark_;
+  uint64_t epoch_ = 0;
 };
 
 // ---------------------------------------------------------------------------
