@@ -408,21 +408,31 @@ class ModuleFuser {
   // Returns the name of a function equal to `fn` (named `name`), adding it
   // (numbered if the name is taken) when there is none.
   std::string AddFunction(const Function& fn, const std::string& name) {
-    for (const Function& a : added_) {
+    // Candidates by a name-free structural hash, confirmed by equality.
+    if (!indexed_) {
+      for (const Item& it : module_.items()) {
+        auto* e = As<FunctionNode>(it);
+        if (e && e->attrs().Get("Primitive")) by_hash_.emplace(NameFreeHash(*e), Downcast<FunctionNode>(it));
+      }
+      indexed_ = true;
+    }
+    uint64_t h = NameFreeHash(*fn);
+    auto range = by_hash_.equal_range(h);
+    for (auto it = range.first; it != range.second; ++it) {
+      const Function& a = it->second;
       Function probe = FunctionNode::Make(a->name(), fn->params(), fn->ret_type(), fn->body(), fn->attrs());
       if (StructuralEqual(Item(probe), Item(a), true)) return a->name();
-    }
-    for (const Item& it : module_.items()) {
-      auto* e = As<FunctionNode>(it);
-      if (!e || !e->attrs().Get("Primitive")) continue;
-      Function probe = FunctionNode::Make(e->name(), fn->params(), fn->ret_type(), fn->body(), fn->attrs());
-      if (StructuralEqual(Item(probe), it, true)) return e->name();
     }
     std::string unique = name;
     for (int k = 1; taken_.count(unique); ++k) unique = name + std::to_string(k);
     taken_.insert(unique);
-    added_.push_back(FunctionNode::Make(unique, fn->params(), fn->ret_type(), fn->body(), fn->attrs()));
+    Function added = FunctionNode::Make(unique, fn->params(), fn->ret_type(), fn->body(), fn->attrs());
+    added_.push_back(added);
+    by_hash_.emplace(h, added);
     return unique;
+  }
+  static uint64_t NameFreeHash(const FunctionNode& f) {
+    return StructuralHash(Item(FunctionNode::Make("", f.params(), f.ret_type(), f.body(), f.attrs())));
   }
 
   StatusOr<Block> FuseBlock(const Block& block) {
@@ -625,6 +635,8 @@ class ModuleFuser {
   size_t max_depth_;
   std::unordered_set<std::string> taken_;
   std::vector<Function> added_;
+  std::unordered_multimap<uint64_t, Function> by_hash_;  // Primitive functions, existing and added
+  bool indexed_ = false;
 };
 
 Status Register(PluginHost& host) {
