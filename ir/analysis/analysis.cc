@@ -1,5 +1,7 @@
 // The SDK analyses: purity, call graph, free variables, def-use.
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/analysis/call_graph.h"
@@ -113,32 +115,42 @@ bool ContainsControlFlow(const Node* root) {
 }
 
 ImpureFunctions ImpureFunctions::Compute(const Module& m) {
-  CallGraph g = CallGraph::Build(m);
-  std::vector<size_t> seeds;
-  size_t i = 0;
-  for (const Item& item : m.items()) {
-    if (item->kind() == NodeKind::kFunction) {
-      // Own effects only: calls of module functions are followed by the graph.
-      std::vector<const Node*> stack{item.get()};
-      bool impure = false;
-      while (!stack.empty() && !impure) {
-        const Node* n = stack.back();
-        stack.pop_back();
-        if (n->kind() == NodeKind::kCall) {
-          const Node* callee = static_cast<const CallNode*>(n)->callee().get();
-          if (callee->kind() != NodeKind::kGlobalVar && CalleeHasSideEffects(callee, nullptr))
-            impure = true;
-        }
-        Children(n, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
-      }
-      if (impure) seeds.push_back(i);
-    }
-    ++i;
-  }
+  // One walk per function: its own impure calls (ops) and the module
+  // functions it calls; then the callers of impure functions, by work list.
+  std::unordered_map<std::string_view, std::vector<size_t>> callers;  // callee -> caller items
+  std::vector<size_t> work;
+  std::vector<const Node*> stack;
   ImpureFunctions out;
-  std::vector<bool> closed = g.TransitiveCallers(seeds);
-  for (size_t j = 0; j < closed.size(); ++j)
-    if (closed[j]) out.names_.insert(g.name(j));
+  std::vector<const ItemNode*> items;
+  for (const Item& item : m.items()) items.push_back(item.get());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i]->kind() != NodeKind::kFunction) continue;
+    bool impure = false;
+    stack.assign(1, items[i]);
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (n->kind() == NodeKind::kCall) {
+        const Node* callee = static_cast<const CallNode*>(n)->callee().get();
+        if (callee->kind() == NodeKind::kGlobalVar) {
+          std::vector<size_t>& c = callers[static_cast<const GlobalVarNode*>(callee)->name()];
+          if (c.empty() || c.back() != i) c.push_back(i);
+        } else if (CalleeHasSideEffects(callee, nullptr)) {
+          impure = true;
+        }
+      }
+      Children(n, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
+    }
+    if (impure && out.names_.insert(items[i]->name()).second) work.push_back(i);
+  }
+  while (!work.empty()) {
+    size_t i = work.back();
+    work.pop_back();
+    auto it = callers.find(items[i]->name());
+    if (it == callers.end()) continue;
+    for (size_t c : it->second)
+      if (out.names_.insert(items[c]->name()).second) work.push_back(c);
+  }
   return out;
 }
 

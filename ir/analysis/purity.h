@@ -30,7 +30,7 @@ class ImpureFunctions {
  public:
   ImpureFunctions() = default;
   // One walk per function, then the callers of impure functions by work
-  // list (CallGraph).
+  // list.
   static ImpureFunctions Compute(const Module& m);
   bool Contains(std::string_view name) const { return names_.count(std::string(name)) > 0; }
   size_t size() const { return names_.size(); }
