@@ -303,6 +303,18 @@ StatusOr<Type> InferCallPacked(const Args& args, const Attrs&, TypeSpan sinfo) {
   return SinfoResult(sinfo);
 }
 
+// match_cast(value, sinfo_args=[T]): the value, checked at run time to have
+// type T; the symbolic dimensions of T not bound before are bound here (by
+// the value's shape), as Relax's MatchCast binding does.
+StatusOr<Type> InferMatchCast(const Args& args, const Attrs&, TypeSpan sinfo) {
+  if (sinfo.size() != 1)
+    return InvalidArgument("match_cast requires exactly one type in sinfo_args (the type to match)");
+  if (!TypeCompatible(args[0]->type(), sinfo[0]))
+    return InvalidArgument("match_cast: a value of type " + TypeToString(args[0]->type()) +
+                           " can never match " + TypeToString(sinfo[0]));
+  return sinfo[0];
+}
+
 void Add(OpRegistry& r, OpDef def) {
   Status s = r.Register(std::move(def));
   (void)s;  // core names are distinct; a failure here is a programming error
@@ -350,6 +362,8 @@ void RegisterCoreOps(OpRegistry& r) {
              InferCallTir));
   Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
              /*pure=*/false));
+  Add(r, Def("match_cast", "the value, checked to have the type sinfo_args[0], which binds its new "
+                           "symbolic dimensions", 1, 1, InferMatchCast));
   Add(r, Def("vm.kill_object", "frees a value", 1, 1,
              [](const Args&, const Attrs&, TypeSpan) -> StatusOr<Type> {
                return TupleTypeNode::Make({});
