@@ -1,10 +1,11 @@
-// CanonicalizeBindings: what TVM Relax's CanonicalizeBindings does to
-// variable bindings (its symbolic-dimension half needs match_cast, which
-// PLIR does not have yet).
+// CanonicalizeBindings: what TVM Relax's CanonicalizeBindings does.
 //
-// A first walk over the function plans, a second applies the plan:
+// First, symbolic dimensions a match_cast gives known values are replaced
+// by those values (SymbolCanonicalizer). Then a walk over the function
+// plans, and a second applies the plan:
 //
-// - Trivial bindings `%y = %x` (also `%y = %t.i` where %t is bound to a
+// - Trivial bindings `%y = %x` (also `%y = match_cast(%x, T)` where T is
+//   already %x's type, `%y = %t.i` where %t is bound to a
 //   literal tuple whose field i is a variable, and `%y = (%t.0, ..., %t.n)`
 //   re-packing every field of %t in order) are removed and uses of %y read
 //   %x. Chains collapse in one run. Exception: if %y is an ordinary
@@ -39,6 +40,242 @@ namespace {
 using namespace plir;
 
 constexpr int kMaxDepth = 2000;
+
+bool IsMatchCast(const Expr& e) {
+  auto* c = As<CallNode>(e);
+  if (!c || c->args().size() != 1) return false;
+  auto* op = As<OpNode>(c->callee());
+  return op && op->name() == "match_cast";
+}
+
+Status TooDeepError() {
+  return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
+                         std::to_string(kMaxDepth) + " levels");
+}
+
+// The first half of TVM's CanonicalizeBindings (its SymbolicVarCanonicalizer):
+// a match_cast whose value has known dimensions where its type has symbolic
+// ones gives those names values (`match_cast(%x: (m, n), T[(o, p)])` makes
+// o = m and p = n; a constant dimension gives a constant), which are then
+// substituted in every type after it, in its scope (an if branch keeps its
+// own). A cast whose type becomes the value's type is then trivial and the
+// second half removes it. Two casts giving one name different values are an
+// error, as in TVM.
+class SymbolCanonicalizer {
+ public:
+  StatusOr<Function> Run(const Function& f) {
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    Type ret = f->ret_type() ? Subst(f->ret_type()) : f->ret_type();
+    if (ret && body.get() != f->body().get() && !TypeEqual(body->type(), ret) &&
+        TypeEqual(JoinTypes(body->type(), ret), ret))
+      ret = body->type();
+    if (body.get() == f->body().get() && ret.get() == f->ret_type().get()) return f;
+    return FunctionNode::Make(f->name(), f->params(), ret, body, f->attrs());
+  }
+
+ private:
+  Dim SubstDim(const Dim& d) const {
+    if (d.is_const()) return d;
+    auto it = known_.find(d.sym);
+    return it == known_.end() ? d : it->second;
+  }
+  Type Subst(const Type& t) const {
+    if (known_.empty() || !t) return t;
+    switch (t->kind()) {
+      case NodeKind::kTensorType: {
+        auto* tt = static_cast<const TensorTypeNode*>(t.get());
+        if (!tt->has_shape()) return t;
+        std::vector<Dim> dims;
+        bool changed = false;
+        for (const Dim& d : tt->shape()) {
+          dims.push_back(SubstDim(d));
+          changed |= dims.back() != d;
+        }
+        return changed ? TensorTypeNode::Make(std::move(dims), tt->dtype()) : t;
+      }
+      case NodeKind::kShapeType: {
+        auto* st = static_cast<const ShapeTypeNode*>(t.get());
+        if (!st->has_values()) return t;
+        std::vector<Dim> dims;
+        bool changed = false;
+        for (const Dim& d : st->values()) {
+          dims.push_back(SubstDim(d));
+          changed |= dims.back() != d;
+        }
+        return changed ? ShapeTypeNode::Make(std::move(dims)) : t;
+      }
+      case NodeKind::kTupleType: {
+        std::vector<Type> fields;
+        bool changed = false;
+        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields()) {
+          fields.push_back(Subst(f));
+          changed |= fields.back().get() != f.get();
+        }
+        return changed ? TupleTypeNode::Make(std::move(fields)) : t;
+      }
+      default:
+        return t;
+    }
+  }
+  // Gives the symbolic dimensions of `target` the values `value` has there.
+  Status Infer(const Type& value, const Type& target, const std::string& where) {
+    if (!value || !target) return Status::Ok();
+    auto dims = [&](const std::vector<Dim>& v, const std::vector<Dim>& t) -> Status {
+      if (v.size() != t.size()) return Status::Ok();
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (t[i].is_const() || v[i] == t[i]) continue;
+        auto it = known_.find(t[i].sym);
+        if (it != known_.end()) {
+          if (it->second != v[i] && it->second.is_const() && v[i].is_const())
+            return InvalidArgument("CanonicalizeBindings: match_cast statements must be consistent, "
+                                   "but " + where + " implies that " + t[i].sym.str() + " is " +
+                                   DimToString(v[i]) + " where it is " + DimToString(it->second));
+          continue;
+        }
+        known_[t[i].sym] = v[i];
+      }
+      return Status::Ok();
+    };
+    if (auto* vt = As<TensorTypeNode>(value)) {
+      auto* tt = As<TensorTypeNode>(target);
+      if (tt && vt->has_shape() && tt->has_shape()) return dims(vt->shape(), tt->shape());
+    } else if (auto* vs = As<ShapeTypeNode>(value)) {
+      auto* ts = As<ShapeTypeNode>(target);
+      if (ts && vs->has_values() && ts->has_values()) return dims(vs->values(), ts->values());
+    } else if (auto* vu = As<TupleTypeNode>(value)) {
+      auto* tu = As<TupleTypeNode>(target);
+      if (tu && tu->fields().size() == vu->fields().size())
+        for (size_t i = 0; i < vu->fields().size(); ++i)
+          PLIR_RETURN_IF_ERROR(Infer(vu->fields()[i], tu->fields()[i], where));
+    }
+    return Status::Ok();
+  }
+
+  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeepError();
+    auto saved = known_;
+    bool changed = false;
+    std::vector<Block> blocks;
+    for (const Block& b : seq->blocks()) {
+      std::vector<Binding> out;
+      bool block_changed = false;
+      for (const Binding& binding : b->bindings()) {
+        Expr value;
+        if (IsMatchCast(binding->value())) {
+          // The cast's own type gives names values before it is rewritten.
+          auto* c = static_cast<const CallNode*>(binding->value().get());
+          PLIR_ASSIGN_OR_RETURN(Expr arg, Rewrite(c->args()[0], depth + 1));
+          PLIR_RETURN_IF_ERROR(Infer(arg->type(), c->sinfo_args()[0],
+                                     "the match_cast bound to %" + binding->var()->name_hint()));
+          Type target = Subst(c->sinfo_args()[0]);
+          if (target.get() != c->sinfo_args()[0].get() || arg.get() != c->args()[0].get()) {
+            PLIR_ASSIGN_OR_RETURN(value, MakeOpCall("match_cast", {arg}, c->attrs(), {target}));
+          } else {
+            value = binding->value();
+          }
+        } else {
+          PLIR_ASSIGN_OR_RETURN(value, Rewrite(binding->value(), depth + 1));
+        }
+        Var var = binding->var();
+        Type vt = Subst(var->type());
+        // A changed value whose type refines the variable's (not a copy kept
+        // for its annotation) retypes it, as Relax's ExprMutator does.
+        if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
+            !TypeEqual(value->type(), vt) && TypeEqual(JoinTypes(value->type(), vt), vt))
+          vt = value->type();
+        if (vt.get() != var->type().get()) {
+          Var nv = VarNode::Make(var->hint(), vt, var->is_dataflow());
+          remap_[var.get()] = nv;
+          var = nv;
+        }
+        if (var.get() == binding->var().get() && value.get() == binding->value().get()) {
+          out.push_back(binding);
+        } else {
+          block_changed = true;
+          out.push_back(VarBindingNode::Make(var, value));
+        }
+      }
+      changed |= block_changed;
+      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
+    }
+    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    if (depth > 0) known_ = std::move(saved);  // a branch's names stay in it
+    if (!changed && result.get() == seq->result().get()) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
+  }
+
+  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeepError();
+    switch (e->kind()) {
+      case NodeKind::kVar: {
+        auto it = remap_.find(static_cast<const VarNode*>(e.get()));
+        return it == remap_.end() ? e : Expr(it->second);
+      }
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        std::vector<Expr> args;
+        bool changed = false;
+        for (const Expr& a : c->args()) {
+          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          changed |= na.get() != a.get();
+          args.push_back(std::move(na));
+        }
+        std::vector<Type> sinfo;
+        bool sinfo_changed = false;
+        for (const Type& t : c->sinfo_args()) {
+          sinfo.push_back(Subst(t));
+          sinfo_changed |= sinfo.back().get() != t.get();
+        }
+        if (!changed && !sinfo_changed) return e;
+        if (!sinfo_changed) return RebuildCall(*c, c->callee(), std::move(args));
+        if (auto* op = As<OpNode>(c->callee())) {
+          auto made = MakeOpCall(Ref<OpNode>(op), args, c->attrs(), sinfo);
+          if (made.ok()) return *made;
+        }
+        return Expr(CallNode::MakeUnchecked(c->callee(), std::move(args), c->attrs(),
+                                            std::move(sinfo), Subst(c->type())));
+      }
+      case NodeKind::kTuple: {
+        std::vector<Expr> fields;
+        bool changed = false;
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
+          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
+          changed |= nf.get() != f.get();
+          fields.push_back(std::move(nf));
+        }
+        if (!changed) return e;
+        return Expr(TupleNode::Make(std::move(fields)));
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
+        if (x.get() == t->tuple().get()) return e;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+      }
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
+        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
+            f.get() == n->else_body().get())
+          return e;
+        auto made = IfNode::Make(cond, t, f);
+        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+      }
+      case NodeKind::kSeqExpr: {
+        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
+        return Expr(s);
+      }
+      default:
+        return e;
+    }
+  }
+
+  std::unordered_map<Symbol, Dim> known_;
+  std::unordered_map<const VarNode*, Var> remap_;
+};
 
 struct Plan {
   std::unordered_map<const VarNode*, Var> replace_usage;
@@ -103,6 +340,18 @@ class Planner {
   Status WalkBinding(const Binding& b, int depth) {
     const Var& var = b->var();
     Expr value = b->value();
+    // `%y = match_cast(%x, T)`: as `%y = %x` when %y's type is %x's (the
+    // cast checks nothing new); as TVM's planner, the cast's value is what
+    // the binding is known to hold.
+    if (IsMatchCast(value)) {
+      value = static_cast<const CallNode*>(value.get())->args()[0];
+      if (!TypeEqual(var->type(), value->type())) {
+        known_[var.get()] = value;
+        def_block_[var.get()] = block_;
+        if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
+        return WalkUses(b->value(), depth + 1);
+      }
+    }
     if (auto* get = As<TupleGetItemNode>(value)) {
       Expr tuple = get->tuple();
       while (auto* tv = As<VarNode>(tuple)) {
@@ -341,7 +590,8 @@ class Applier {
   std::unordered_map<const VarNode*, Var> retyped_;
 };
 
-StatusOr<Function> Canonicalize(const Function& f) {
+StatusOr<Function> Canonicalize(const Function& input) {
+  PLIR_ASSIGN_OR_RETURN(Function f, SymbolCanonicalizer().Run(input));
   Planner planner;
   PLIR_RETURN_IF_ERROR(planner.Walk(f));
   return Applier(planner.MakePlan()).Run(f);
