@@ -125,7 +125,7 @@ StatusOr<ValueRef> Interpreter::EvalBody(const SeqExprNode& body, Frame& frame, 
 StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
   if (depth > kMaxDepth)
     return ResourceExhausted("expression nested deeper than " + std::to_string(kMaxDepth) +
-                             " levels; normalize the module first (ToBasicBlockNormalForm)");
+                             " levels; normalize the module first (Normalize)");
   switch (e->kind()) {
     case NodeKind::kVar: {
       auto it = frame.env.find(As<VarNode>(e));

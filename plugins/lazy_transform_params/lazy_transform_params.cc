@@ -86,7 +86,7 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
     auto* v = As<VarNode>(out_tuple->fields()[j]);
     if (!v) {
       ctx.Warn(pass, "@" + f->name() + ": output field " + std::to_string(j) +
-                         " is not a variable (run ToBasicBlockNormalForm first); left unchanged");
+                         " is not a variable (run Normalize first); left unchanged");
       return f;
     }
     positions[v].push_back(static_cast<int64_t>(j));
