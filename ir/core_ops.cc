@@ -364,6 +364,10 @@ void RegisterCoreOps(OpRegistry& r) {
              /*pure=*/false));
   Add(r, Def("match_cast", "the value, checked to have the type sinfo_args[0], which binds its new "
                            "symbolic dimensions", 1, 1, InferMatchCast));
+  Add(r, Def("builtin.stop_lift_params",
+             "the value itself; LiftTransformParams lifts nothing past it (Relax's "
+             "R.builtin.stop_lift_params)",
+             1, 1, [](const Args& a, const Attrs&, TypeSpan) -> StatusOr<Type> { return a[0]->type(); }));
   Add(r, Def("vm.kill_object", "frees a value", 1, 1,
              [](const Args&, const Attrs&, TypeSpan) -> StatusOr<Type> {
                return TupleTypeNode::Make({});

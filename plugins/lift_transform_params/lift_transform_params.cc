@@ -2,6 +2,9 @@
 // computation that depends only on weights out of a function into a new
 // function `<name>_transform_params`, to run once ahead of time.
 //
+// `builtin.stop_lift_params(v)` is a barrier: it is not lifted (so neither
+// is what uses it), and the rewritten function reads v in its place.
+//
 // For a function with attribute `num_input = k`, the parameters after the
 // first k are weights. A binding is lifted iff its value is pure (no
 // call_packed, no vm.*, no call of a module function, no if) and every
@@ -41,6 +44,13 @@ class Uses : public IRVisitor {
     return true;
   }
 };
+
+// `builtin.stop_lift_params(v)`: v, past which nothing is lifted.
+bool IsStopLift(const Expr& e) {
+  auto* c = As<CallNode>(e);
+  auto* op = c ? As<OpNode>(c->callee()) : nullptr;
+  return op && op->name() == "builtin.stop_lift_params" && c->args().size() == 1;
+}
 
 // Adds the symbolic dimension names of `t` to *out.
 void CollectSyms(const Type& t, std::unordered_set<Symbol>* out) {
@@ -113,6 +123,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     for (const Block& b : f->body()->blocks()) {
       if (!b->is_dataflow()) continue;
       for (const Binding& x : b->bindings()) {
+        if (IsStopLift(x->value())) continue;  // a barrier: never lifted
         Uses u;
         u.Walk(x->value());
         if (!u.pure) continue;
@@ -260,6 +271,12 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
       std::vector<Binding> kept;
       for (const Binding& x : b->bindings()) {
         if (lifted_set.count(x.get())) continue;
+        if (IsStopLift(x->value())) {
+          // The barrier has done its work: later uses read its operand, as
+          // in TVM's output.
+          to_params.Map(x->var().get(), to_params.MutateExpr(static_cast<const CallNode*>(x->value().get())->args()[0]));
+          continue;
+        }
         Expr value = to_params.MutateExpr(x->value());
         kept.push_back(value.get() == x->value().get() ? x : VarBindingNode::Make(x->var(), value));
       }

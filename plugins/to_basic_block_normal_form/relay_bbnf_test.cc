@@ -100,6 +100,22 @@ TEST(RelayBasicBlockNormalForm, If) {
   Check(One(FunctionNode::Make("main", {x}, nullptr, Body(body))), "if.expected_upstream.plir");
 }
 
+TEST(RelayBasicBlockNormalForm, Recursion) {
+  Type i64 = Scalar(DataType::kInt64);
+  auto c = [&](int64_t v) {
+    auto data = std::make_shared<std::string>(sizeof(int64_t), '\0');
+    std::memcpy(data->data(), &v, sizeof(int64_t));
+    return Expr(*ConstantNode::Make(i64, data));
+  };
+  Var n = VarNode::Make("n", i64);
+  Expr m = Call("multiply", n, c(2));
+  Expr cond = *MakeOpCall("call_packed", {StringImmNode::Make("equal"), n, c(0)}, Attrs(),
+                          {Scalar(DataType::kBool)});
+  Expr rec = MakeGlobalCall(GlobalVarNode::Make("f"), {Call("subtract", n, c(1))}, i64);
+  Expr body = If(cond, m, Call("add", m, rec));
+  Check(One(FunctionNode::Make("f", {n}, i64, Body(body))), "recursion.expected_upstream.plir");
+}
+
 TEST(RelayBasicBlockNormalForm, NoExplicitBind) {
   Expr c = ConstI(1);
   Expr y = Call("add", c, c);
