@@ -4,8 +4,9 @@
 // constant; then unused pure bindings and blocks left empty are removed.
 //
 // Folded ops: add, subtract, multiply, divide (NumPy broadcasting), nn.relu,
-// nn.softmax, matmul, reshape, permute_dims, and nn.conv2d. The option
-// `max_elements` caps the size of a folded result, and `max_work` the
+// nn.softmax, matmul, reshape, permute_dims, nn.conv2d, astype, and the
+// creation ops zeros, ones, full, arange (up to 1024 elements, as TVM). The
+// option `max_elements` caps the size of a folded result, and `max_work` the
 // multiply-adds spent on one call (conv2d and matmul "when small"). The
 // kernels are the runtime's reference kernels (runtime/tensor.h), the same
 // the interpreter runs, so folding never changes a result.
@@ -24,7 +25,11 @@ using namespace plir;
 
 const std::vector<std::string> kFoldable = {"add", "subtract", "multiply", "divide", "nn.relu",
                                             "nn.softmax", "matmul", "reshape", "permute_dims",
-                                            "nn.conv2d"};
+                                            "nn.conv2d", "zeros", "ones", "full", "astype",
+                                            "arange"};
+// As TVM: an op that reads no tensor (a creation op) folds only up to this
+// many elements; a large constant would only make the module bigger.
+constexpr int64_t kCreationLimit = 1024;
 
 // Evaluates `call` (a call of a foldable op whose arguments are constants
 // after substitution) within the caps; null if it does not fold.
@@ -42,6 +47,7 @@ Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   if (!tt || !tt->IsStatic()) return Expr();
   int64_t out_elements = tt->NumElements();
   if (out_elements > max_elements) return Expr();
+  if (args.empty() && out_elements > kCreationLimit) return Expr();
   if (EstimateWork(op->name(), args, out_elements) > max_work) return Expr();
   StatusOr<Tensor> r = EvalCoreOp(op->name(), args, call->attrs());
   if (!r.ok()) return Expr();  // e.g. integer division by zero: leave it to run time
