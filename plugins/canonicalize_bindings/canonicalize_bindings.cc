@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "ir/var_map.h"
 #include "passes/plugin.h"
 
 namespace {
@@ -278,47 +279,57 @@ class SymbolCanonicalizer {
 };
 
 struct Plan {
-  std::unordered_map<const VarNode*, Var> replace_usage;
-  std::unordered_map<const VarNode*, Var> replace_binding;
-  std::unordered_set<const VarNode*> remove;
-  std::unordered_map<const VarNode*, Expr> inline_constant;
+  explicit Plan(size_t expected)
+      : replace_usage(expected), replace_binding(expected), remove(expected), inline_constant(expected) {}
+  VarMap<Var> replace_usage;
+  VarMap<Var> replace_binding;
+  VarMap<char> remove;
+  VarMap<Expr> inline_constant;
 };
+
+template <typename V>
+void Set(VarMap<V>& m, const VarNode* k, V v) {
+  auto [p, inserted] = m.Insert(k, v);
+  if (!inserted) *p = std::move(v);
+}
 
 // The first walk: which bindings are trivial, where each variable is
 // defined and used.
 class Planner {
  public:
+  explicit Planner(size_t expected_vars)
+      : def_block_(expected_vars), known_(expected_vars), trivial_index_(expected_vars),
+        used_outside_(expected_vars) {}
+
   Status Walk(const Function& f) {
     PLIR_RETURN_IF_ERROR(WalkSeq(f->body(), 0));
     return Status::Ok();
   }
 
-  Plan MakePlan() {
-    Plan plan;
+  Plan MakePlan(size_t expected) {
+    Plan plan(expected);
     for (const Var& v : defined_in_dataflow_) {
-      if (v->is_dataflow() || used_outside_.count(v.get())) continue;
+      if (v->is_dataflow() || used_outside_.Contains(v.get())) continue;
       Var dv = VarNode::Make(v->hint(), v->type(), /*is_dataflow=*/true);
-      plan.replace_binding[v.get()] = dv;
-      plan.replace_usage[v.get()] = dv;
+      Set(plan.replace_binding, v.get(), dv);
+      Set(plan.replace_usage, v.get(), dv);
     }
-    for (const auto& [v, c] : constants_) plan.inline_constant[v] = c;
+    for (const auto& [v, c] : constants_) Set(plan.inline_constant, v, c);
     for (const auto& [var, parent] : trivial_) {
       Var to = parent;
-      for (auto it = trivial_index_.find(to.get()); it != trivial_index_.end();
-           it = trivial_index_.find(to.get()))
-        to = trivial_[it->second].second;
-      for (auto it = plan.replace_binding.find(to.get()); it != plan.replace_binding.end();
-           it = plan.replace_binding.find(to.get()))
-        to = it->second;
-      if (var->is_dataflow() || !to->is_dataflow() || !used_outside_.count(var.get())) {
-        plan.replace_usage[var.get()] = to;
+      for (const size_t* it = trivial_index_.Find(to.get()); it; it = trivial_index_.Find(to.get()))
+        to = trivial_[*it].second;
+      for (const Var* it = plan.replace_binding.Find(to.get()); it; it = plan.replace_binding.Find(to.get()))
+        to = *it;
+      if (var->is_dataflow() || !to->is_dataflow() || !used_outside_.Contains(var.get())) {
+        Set(plan.replace_usage, var.get(), to);
       } else {
         // `%out = %dataflow_var` with %out used later: define %out where
         // the dataflow variable was defined.
-        plan.replace_binding[to.get()] = var;
-        plan.replace_usage[to.get()] = var;
+        Set(plan.replace_binding, to.get(), var);
+        Set(plan.replace_usage, to.get(), var);
       }
-      plan.remove.insert(var.get());
+      Set<char>(plan.remove, var.get(), 1);
     }
     return plan;
   }
@@ -346,8 +357,8 @@ class Planner {
     if (IsMatchCast(value)) {
       value = static_cast<const CallNode*>(value.get())->args()[0];
       if (!TypeEqual(var->type(), value->type())) {
-        known_[var.get()] = value;
-        def_block_[var.get()] = block_;
+        known_.Insert(var.get(), value);
+        def_block_.Insert(var.get(), block_);
         if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
         return WalkUses(b->value(), depth + 1);
       }
@@ -355,9 +366,9 @@ class Planner {
     if (auto* get = As<TupleGetItemNode>(value)) {
       Expr tuple = get->tuple();
       while (auto* tv = As<VarNode>(tuple)) {
-        auto it = known_.find(tv);
-        if (it == known_.end()) break;
-        tuple = it->second;
+        const Expr* k = known_.Find(tv);
+        if (!k) break;
+        tuple = *k;
       }
       if (auto* t = As<TupleNode>(tuple);
           t && get->index() >= 0 && get->index() < static_cast<int64_t>(t->fields().size()))
@@ -366,12 +377,12 @@ class Planner {
       if (Expr whole = RepackedTuple(*t)) value = whole;
     }
     if (auto* parent = As<VarNode>(value); parent && TypeEqual(var->type(), parent->type())) {
-      trivial_index_[var.get()] = trivial_.size();
+      trivial_index_.Insert(var.get(), trivial_.size());
       trivial_.emplace_back(var, Downcast<VarNode>(value));
     }
     if (value->kind() == NodeKind::kConstant) constants_.emplace_back(var.get(), value);
-    known_[var.get()] = value;
-    def_block_[var.get()] = block_;
+    known_.Insert(var.get(), value);
+    def_block_.Insert(var.get(), block_);
     if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
     return WalkUses(b->value(), depth + 1);
   }
@@ -383,9 +394,9 @@ class Planner {
     for (size_t i = 0; i < t.fields().size(); ++i) {
       auto* fv = As<VarNode>(t.fields()[i]);
       if (!fv) return Expr();
-      auto it = known_.find(fv);
-      if (it == known_.end()) return Expr();
-      auto* get = As<TupleGetItemNode>(it->second);
+      const Expr* k = known_.Find(fv);
+      if (!k) return Expr();
+      auto* get = As<TupleGetItemNode>(*k);
       if (!get || get->index() != static_cast<int64_t>(i) || !As<VarNode>(get->tuple()))
         return Expr();
       if (whole && whole->get() != get->tuple().get()) return Expr();
@@ -403,9 +414,8 @@ class Planner {
       case NodeKind::kVar: {
         auto* v = static_cast<const VarNode*>(e.get());
         bool in_dataflow = block_ && block_->is_dataflow();
-        auto it = def_block_.find(v);
-        if (!in_dataflow || (it != def_block_.end() && it->second != block_))
-          used_outside_.insert(v);
+        const BindingBlockNode* const* def = def_block_.Find(v);
+        if (!in_dataflow || (def && *def != block_)) used_outside_.Insert(v, 1);
         return Status::Ok();
       }
       case NodeKind::kCall: {
@@ -438,13 +448,13 @@ class Planner {
   }
 
   const BindingBlockNode* block_ = nullptr;
-  std::unordered_map<const VarNode*, const BindingBlockNode*> def_block_;
-  std::unordered_map<const VarNode*, Expr> known_;
+  VarMap<const BindingBlockNode*> def_block_;
+  VarMap<Expr> known_;
   std::vector<std::pair<Var, Var>> trivial_;  // in binding order
-  std::unordered_map<const VarNode*, size_t> trivial_index_;
+  VarMap<size_t> trivial_index_;
   std::vector<std::pair<const VarNode*, Expr>> constants_;
   std::vector<Var> defined_in_dataflow_;
-  std::unordered_set<const VarNode*> used_outside_;
+  VarMap<char> used_outside_;
 };
 
 // The second walk: applies a plan.
@@ -471,15 +481,15 @@ class Applier {
       std::vector<Binding> out;
       bool block_changed = false;
       for (const Binding& binding : b->bindings()) {
-        if (plan_.remove.count(binding->var().get())) {
+        if (plan_.remove.Contains(binding->var().get())) {
           block_changed = true;
           continue;
         }
         PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(binding->value(), depth + 1));
         Var var = binding->var();
-        for (auto it = plan_.replace_binding.find(var.get()); it != plan_.replace_binding.end();
-             it = plan_.replace_binding.find(var.get()))
-          var = it->second;
+        for (const Var* it = plan_.replace_binding.Find(var.get()); it;
+             it = plan_.replace_binding.Find(var.get()))
+          var = *it;
         // (Not for a copy `%a: T = %x` kept for its annotation: that is a cast.)
         if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
             !TypeEqual(value->type(), var->type()) &&
@@ -515,13 +525,11 @@ class Applier {
   Expr Use(const Expr& e) {
     const VarNode* v = static_cast<const VarNode*>(e.get());
     Expr cur = e;
-    for (auto it = plan_.replace_usage.find(v); it != plan_.replace_usage.end();
-         it = plan_.replace_usage.find(v)) {
-      cur = it->second;
-      v = it->second.get();
+    for (const Var* it = plan_.replace_usage.Find(v); it; it = plan_.replace_usage.Find(v)) {
+      cur = *it;
+      v = it->get();
     }
-    if (auto it = plan_.inline_constant.find(v); it != plan_.inline_constant.end())
-      return it->second;
+    if (const Expr* c = plan_.inline_constant.Find(v)) return *c;
     if (auto it = retyped_.find(v); it != retyped_.end()) return it->second;
     return cur;
   }
@@ -590,11 +598,54 @@ class Applier {
   std::unordered_map<const VarNode*, Var> retyped_;
 };
 
+// True if a match_cast is called anywhere under `e` (nested bodies too).
+bool HasMatchCast(const ExprNode* e, int depth) {
+  if (depth > kMaxDepth) return true;  // the rewrite then reports the depth
+  switch (e->kind()) {
+    case NodeKind::kCall: {
+      auto* c = static_cast<const CallNode*>(e);
+      if (auto* op = As<OpNode>(c->callee()); op && op->name() == "match_cast") return true;
+      for (const Expr& a : c->args())
+        if (HasMatchCast(a.get(), depth + 1)) return true;
+      return false;
+    }
+    case NodeKind::kTuple:
+      for (const Expr& f : static_cast<const TupleNode*>(e)->fields())
+        if (HasMatchCast(f.get(), depth + 1)) return true;
+      return false;
+    case NodeKind::kTupleGetItem:
+      return HasMatchCast(static_cast<const TupleGetItemNode*>(e)->tuple().get(), depth + 1);
+    case NodeKind::kIf: {
+      auto* i = static_cast<const IfNode*>(e);
+      return HasMatchCast(i->cond().get(), depth + 1) || HasMatchCast(i->then_body().get(), depth + 1) ||
+             HasMatchCast(i->else_body().get(), depth + 1);
+    }
+    case NodeKind::kSeqExpr: {
+      auto* seq = static_cast<const SeqExprNode*>(e);
+      for (const Block& b : seq->blocks())
+        for (const Binding& x : b->bindings())
+          if (HasMatchCast(x->value().get(), depth + 1)) return true;
+      return HasMatchCast(seq->result().get(), depth + 1);
+    }
+    default:
+      return false;
+  }
+}
+
 StatusOr<Function> Canonicalize(const Function& input) {
-  PLIR_ASSIGN_OR_RETURN(Function f, SymbolCanonicalizer().Run(input));
-  Planner planner;
+  Function f = input;
+  if (HasMatchCast(input->body().get(), 0)) {
+    PLIR_ASSIGN_OR_RETURN(f, SymbolCanonicalizer().Run(input));
+  }
+  size_t expected = f->params().size() + 64;
+  for (const Block& b : f->body()->blocks()) expected += b->bindings().size();
+  Planner planner(expected);
   PLIR_RETURN_IF_ERROR(planner.Walk(f));
-  return Applier(planner.MakePlan()).Run(f);
+  Plan plan = planner.MakePlan(expected);
+  if (plan.replace_usage.empty() && plan.replace_binding.empty() && plan.remove.empty() &&
+      plan.inline_constant.empty())
+    return f;  // nothing to do
+  return Applier(std::move(plan)).Run(f);
 }
 
 Status Register(PluginHost& host) {

@@ -71,6 +71,42 @@ bool IsPure(const Expr& e, int depth = 0) {
   }
 }
 
+uint64_t Mix(uint64_t h, uint64_t v) {
+  v *= 0x9e3779b97f4a7c15ull;
+  v ^= v >> 32;
+  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+}
+
+// A call of an op on variables only, without sinfo_args (most values):
+// hashed and compared here without StructuralEqual's tables. (Its
+// variables are free in the value, so structural equality compares them by
+// identity.) Other values take StructuralHash / StructuralEqual.
+const CallNode* SimpleCall(const Expr& v) {
+  auto* c = As<CallNode>(v);
+  if (!c || c->callee()->kind() != NodeKind::kOp || !c->sinfo_args().empty()) return nullptr;
+  for (const Expr& a : c->args())
+    if (a->kind() != NodeKind::kVar) return nullptr;
+  return c;
+}
+
+uint64_t ValueKey(const Expr& v, const CallNode* simple) {
+  if (!simple) return StructuralHash(v);
+  uint64_t h = Mix(0x5eed5eed, reinterpret_cast<uintptr_t>(simple->callee().get()));
+  for (const Expr& a : simple->args()) h = Mix(h, reinterpret_cast<uintptr_t>(a.get()));
+  return Mix(h, simple->args().size());
+}
+
+bool ValueEqual(const Expr& a, const Expr& b) {
+  const CallNode* sa = SimpleCall(a);
+  const CallNode* sb = SimpleCall(b);
+  if (!sa || !sb) return (sa == nullptr) == (sb == nullptr) && StructuralEqual(a, b);
+  if (sa->callee().get() != sb->callee().get() || sa->args().size() != sb->args().size())
+    return false;
+  for (size_t i = 0; i < sa->args().size(); ++i)
+    if (sa->args()[i].get() != sb->args()[i].get()) return false;
+  return sa->attrs().Equals(sb->attrs());
+}
+
 class Eliminator {
  public:
   explicit Eliminator(bool call_only) : call_only_(call_only) {}
@@ -93,7 +129,7 @@ class Eliminator {
   Entry* Find(const Expr& value, uint64_t h) {
     auto range = table_.equal_range(h);
     for (auto it = range.first; it != range.second; ++it)
-      if (StructuralEqual(it->second.value, value)) return &it->second;
+      if (ValueEqual(it->second.value, value)) return &it->second;
     return nullptr;
   }
 
@@ -140,18 +176,16 @@ class Eliminator {
     const Var& var = b->var();
     bool candidate = (!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value);
     if (candidate) {
-      uint64_t h = StructuralHash(value);
-      if (Entry* e = Find(value, h); e && !e->vars.empty()) {
+      uint64_t h = ValueKey(value, SimpleCall(value));
+      Entry* e = Find(value, h);
+      if (e && !e->vars.empty()) {
         Var first = e->vars.front();
         remap_[var.get()] = first;
         e->vars.push_back(var);
         return VarBindingNode::Make(var, first);
       }
-      if (Entry* e = Find(value, h)) {
-        e->vars.push_back(var);
-      } else {
-        table_.emplace(h, Entry{value, {var}});
-      }
+      if (e) e->vars.push_back(var);
+      else table_.emplace(h, Entry{value, {var}});
     }
     if (value.get() == b->value().get()) return b;
     return VarBindingNode::Make(var, value);
@@ -167,13 +201,14 @@ class Eliminator {
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
         std::vector<Expr> args;
-        bool changed = false;
-        for (const Expr& a : c->args()) {
+        for (size_t i = 0; i < c->args().size(); ++i) {
+          const Expr& a = c->args()[i];
           PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
-          changed |= na.get() != a.get();
+          if (args.empty() && na.get() == a.get()) continue;  // unchanged so far
+          if (args.empty()) args.assign(c->args().begin(), c->args().begin() + i);
           args.push_back(std::move(na));
         }
-        if (!changed) return e;
+        if (args.empty()) return e;
         return RebuildCall(*c, c->callee(), std::move(args));
       }
       case NodeKind::kTuple: {
