@@ -213,12 +213,21 @@ class Verifier : public IRVisitor {
         auto* f = static_cast<const IfNode*>(n);
         auto r = IfNode::Make(f->cond(), f->then_body(), f->else_body());
         if (!r.ok()) Error(r.status().message());
+        else CheckRecordedType(n, (*r)->type(), "if");
         break;
       }
       case NodeKind::kTupleGetItem: {
         auto* t = static_cast<const TupleGetItemNode*>(n);
         auto r = TupleGetItemNode::Make(t->tuple(), t->index());
         if (!r.ok()) Error(r.status().message());
+        else CheckRecordedType(n, (*r)->type(), "tuple element access");
+        break;
+      }
+      case NodeKind::kTuple: {
+        auto* t = static_cast<const TupleNode*>(n);
+        std::vector<Type> fields;
+        for (const Expr& e : t->fields()) fields.push_back(e->type());
+        CheckRecordedType(n, TupleTypeNode::Make(std::move(fields)), "tuple");
         break;
       }
       default:
@@ -368,6 +377,15 @@ class Verifier : public IRVisitor {
     } finder(v);
     finder.Walk(root);
     return finder.found;
+  }
+
+  // A node read from a file carries the type it was saved with; it must be
+  // the type its operands give it (the parser and builders derive it).
+  void CheckRecordedType(const Node* n, const Type& derived, const char* what) {
+    const Type& recorded = static_cast<const ExprNode*>(n)->type();
+    if (recorded != derived && !TypeCompatible(derived, recorded))
+      Error(std::string("the ") + what + "'s recorded type " + TypeToString(recorded) +
+            " disagrees with the type of its operands " + TypeToString(derived));
   }
 
   void CheckCall(const CallNode* c) {
