@@ -168,7 +168,8 @@ class Writer : public internal::RecordSink {
       case AttrValue::Kind::kList:
         Var(a.list.size());
         for (const RecordAttr& e : a.list) Attr(e);
-        break;      case AttrValue::Kind::kMap:
+        break;
+      case AttrValue::Kind::kMap:
         Var(a.list.size());
         for (const RecordAttr& e : a.list) {
           Var(Str(e.key));

@@ -152,7 +152,8 @@ class Writer : public internal::RecordSink {
           Attr(a.list[i]);
         }
         out_.append("]}");
-        break;      case AttrValue::Kind::kMap:
+        break;
+      case AttrValue::Kind::kMap:
         out_.append("{\"map\":{");
         for (size_t i = 0; i < a.list.size(); ++i) {
           if (i) out_.push_back(',');

@@ -8,6 +8,7 @@ IN_TREE_PLUGIN_NAMES = [
     "fuse_ops",
     "lazy_transform_params",
     "lift_transform_params",
+    "normalize",
     "to_basic_block_normal_form",
 ]
 

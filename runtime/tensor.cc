@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <optional>
 
 namespace plir {
 namespace {
@@ -250,6 +251,81 @@ StatusOr<Tensor> EvalCoreOp(const std::string& op, const std::vector<Tensor>& ar
     if (a_vec) r.shape.erase(r.shape.end() - 2);
     if (b_vec) r.shape.pop_back();
     return r;
+  }
+  if (op == "nn.conv2d" && (attrs.Get("data_layout") || attrs.Get("kernel_layout") ||
+                            attrs.Get("out_layout"))) {
+    // Other layouts: transpose to NCHW / OIHW, convolve, transpose back.
+    auto layout = [&](const char* key, const std::string& def) {
+      const AttrValue* v = attrs.Get(key);
+      return v ? v->as_string() : def;
+    };
+    std::string dl = layout("data_layout", "NCHW"), kl = layout("kernel_layout", "OIHW");
+    std::string ol = layout("out_layout", dl);
+    auto axes = [](const std::string& l) -> std::vector<int64_t> {
+      if (l == "NCHW" || l == "OIHW") return {0, 1, 2, 3};
+      if (l == "NHWC" || l == "OHWI") return {0, 3, 1, 2};
+      if (l == "HWIO") return {3, 2, 0, 1};
+      return {};
+    };
+    auto da = axes(dl), ka = axes(kl), oa = axes(ol);
+    if (da.empty() || ka.empty() || oa.empty() || ol == "OIHW" || ol == "OHWI" || ol == "HWIO")
+      return InvalidArgument("nn.conv2d: unsupported layouts " + dl + "/" + kl + "/" + ol);
+    auto permute = [&](const Tensor& t, const std::vector<int64_t>& a) {
+      std::vector<AttrValue> l;
+      for (int64_t x : a) l.push_back(AttrValue::Int(x));
+      return EvalCoreOp("permute_dims", {t}, *Attrs::Make({{Symbol("axes"), AttrValue::List(l)}}));
+    };
+    std::vector<Attrs::Entry> rest;
+    for (const auto& e : attrs.entries())
+      if (e.first.str() != "data_layout" && e.first.str() != "kernel_layout" && e.first.str() != "out_layout")
+        rest.push_back(e);
+    PLIR_ASSIGN_OR_RETURN(Tensor d, permute(args[0], da));
+    PLIR_ASSIGN_OR_RETURN(Tensor w, permute(args[1], ka));
+    PLIR_ASSIGN_OR_RETURN(Attrs plain, Attrs::Make(std::move(rest)));
+    PLIR_ASSIGN_OR_RETURN(Tensor out, EvalCoreOp("nn.conv2d", {d, w}, plain));
+    std::vector<int64_t> inverse(4);
+    for (int64_t i = 0; i < 4; ++i) inverse[oa[i]] = i;
+    return permute(out, inverse);
+  }
+  if (op == "zeros" || op == "ones" || op == "full") {
+    std::vector<int64_t> shape = int_list("shape", {});
+    DataType dt = op == "full" && !args.empty() ? args[0].dtype : DataType::kUnknown;
+    if (const AttrValue* v = attrs.Get("dtype")) {
+      std::optional<DataType> p = ParseDataType(v->as_string());
+      if (!p) return InvalidArgument(op + ": unknown dtype " + v->as_string());
+      dt = *p;
+    }
+    if (dt == DataType::kUnknown) return InvalidArgument(op + ": dtype needed");
+    double fill = op == "ones" ? 1.0 : 0.0;
+    if (op == "full") {
+      if (args.size() != 1 || args[0].NumElements() != 1)
+        return InvalidArgument("full: the fill value must be a scalar tensor");
+      fill = args[0].GetDouble(0);
+    }
+    return MakeTensor(dt, shape, [&](int64_t) { return fill; });
+  }
+  if (op == "astype") {
+    const Tensor& a = args[0];
+    std::optional<DataType> dt = ParseDataType(attrs.Get("dtype")->as_string());
+    if (!dt) return InvalidArgument("astype: unknown dtype");
+    return MakeTensor(*dt, a.shape, [&](int64_t i) { return a.GetDouble(i); });
+  }
+  if (op == "arange") {
+    auto num = [&](const char* k, double def) {
+      const AttrValue* v = attrs.Get(k);
+      if (!v) return def;
+      return v->kind() == AttrValue::Kind::kInt ? static_cast<double>(v->as_int()) : v->as_float();
+    };
+    double start = num("start", 0), end = num("end", 0), step = num("step", 1);
+    if (step == 0) return InvalidArgument("arange: step must not be 0");
+    int64_t n = static_cast<int64_t>(std::max(0.0, std::ceil((end - start) / step)));
+    DataType dt = DataType::kInt64;
+    if (const AttrValue* v = attrs.Get("dtype")) {
+      std::optional<DataType> p = ParseDataType(v->as_string());
+      if (!p) return InvalidArgument("arange: unknown dtype");
+      dt = *p;
+    }
+    return MakeTensor(dt, {n}, [&](int64_t i) { return start + step * static_cast<double>(i); });
   }
   if (op == "nn.conv2d") {
     const Tensor& d = args[0];

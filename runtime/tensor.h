@@ -46,8 +46,9 @@ Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,
                   const std::function<double(int64_t)>& f);
 
 // Evaluates a core op on concrete tensors. Supports add, subtract,
-// multiply, divide, nn.relu, nn.softmax, matmul, reshape, permute_dims and
-// nn.conv2d. Fails on other ops, on integer division by zero, and on shape
+// multiply, divide, nn.relu, nn.softmax, matmul, reshape, permute_dims,
+// nn.conv2d (with data/kernel/out layouts), zeros, ones, full, astype and
+// arange. Fails on other ops, on integer division by zero, and on shape
 // errors.
 StatusOr<Tensor> EvalCoreOp(const std::string& op, const std::vector<Tensor>& args,
                             const Attrs& attrs);
