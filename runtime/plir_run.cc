@@ -101,16 +101,6 @@ int Run(const std::string& file, const std::string& entry, const std::vector<std
     return 1;
   }
   Interpreter interp(*m);
-  // Kernels for the externs the examples use.
-  auto permute = [](std::vector<int64_t> axes) {
-    return [axes](const std::vector<Tensor>& in, const Type&) -> StatusOr<Tensor> {
-      std::vector<AttrValue> l;
-      for (int64_t a : axes) l.push_back(AttrValue::Int(a));
-      return EvalCoreOp("permute_dims", {in.at(0)}, *Attrs::Make({{Symbol("axes"), AttrValue::List(l)}}));
-    };
-  };
-  interp.RegisterKernel("transform_layout_IOHW_to_OIHW", permute({1, 0, 2, 3}));
-  interp.RegisterKernel("transpose", permute({1, 0}));
   if (!lazy_types.empty()) {
     std::vector<Tensor> source;
     std::stringstream ss(lazy_types);

@@ -172,6 +172,17 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
       return close_with(PluginError::kDuplicateName,
                         AlreadyExists(path + ": duplicate op name " + d.name + ": already registered by " +
                                       ops_.Lookup(d.name)->def().origin));
+  KernelRegistry& kernels = KernelRegistry::Global();
+  for (const ExternKernelDef& d : host->staged_kernels()) {
+    if (!names.insert("@" + d.name).second)
+      return close_with(PluginError::kDuplicateName,
+                        AlreadyExists(path + ": duplicate extern kernel @" + d.name +
+                                      " (registered twice by plugin " + name + ")"));
+    if (auto existing = kernels.Lookup(d.name))
+      return close_with(PluginError::kDuplicateName,
+                        AlreadyExists(path + ": duplicate extern kernel @" + d.name +
+                                      ": already registered by " + existing->origin));
+  }
   LoadedPlugin loaded{name, version, canonical, {}, {}};
   for (OpDef& d : host->staged_ops()) {
     loaded.ops.push_back(d.name);
@@ -182,6 +193,11 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   for (PassDef& d : host->staged_passes()) {
     loaded.passes.push_back(d.info.name);
     Status s = passes_.Register(std::move(d));
+    if (!s.ok())
+      return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+  }
+  for (ExternKernelDef& d : host->staged_kernels()) {
+    Status s = kernels.Register(std::move(d));
     if (!s.ok())
       return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
   }

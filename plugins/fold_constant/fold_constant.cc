@@ -2,26 +2,23 @@
 // constants (or variables bound to constants) and replaces them by the
 // resulting constant.
 //
-// Folded ops: add, subtract, multiply, divide (NumPy broadcasting), nn.relu,
-// nn.softmax, matmul, reshape, permute_dims, and nn.conv2d. The option
-// `max_elements` caps the size of a folded result, and `max_work` the
-// multiply-adds spent on one call (conv2d and matmul "when small"). The
-// kernels are the runtime's reference kernels (runtime/tensor.h), the same
-// the interpreter runs, so folding never changes a result.
+// Folded ops: every pure op that carries an evaluation kernel (`OpDef::eval`;
+// among the core ops add, subtract, multiply, divide, nn.relu, nn.softmax,
+// matmul, reshape, permute_dims and nn.conv2d; a plugin's op with a kernel is
+// folded too). The option `max_elements` caps the size of a folded result,
+// and `max_work` the multiply-adds spent on one call (the op's `OpDef::work`:
+// conv2d and matmul "when small"). The kernels are the SDK's (ir/tensor.h),
+// the same the interpreter runs, so folding never changes a result.
 #include <unordered_map>
 
 #include "ir/op.h"
+#include "ir/tensor.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
-#include "runtime/tensor.h"
 
 namespace {
 
 using namespace plir;
-
-const std::vector<std::string> kFoldable = {"add", "subtract", "multiply", "divide", "nn.relu",
-                                            "nn.softmax", "matmul", "reshape", "permute_dims",
-                                            "nn.conv2d"};
 
 class Folder : public ExprMutator {
  public:
@@ -36,7 +33,7 @@ class Folder : public ExprMutator {
     auto* call = As<CallNode>(n);
     if (!call) return n;
     auto* op = As<OpNode>(call->callee());
-    if (!op || std::find(kFoldable.begin(), kFoldable.end(), op->name()) == kFoldable.end()) return n;
+    if (!op || !op->pure() || !op->def().eval) return n;
     std::vector<Tensor> args;
     for (const Expr& a : call->args()) {
       const ConstantNode* c = As<ConstantNode>(a);
@@ -52,9 +49,10 @@ class Folder : public ExprMutator {
     if (!tt || !tt->IsStatic()) return n;
     int64_t out_elements = tt->NumElements();
     if (out_elements > max_elements_) return n;
-    if (EstimateWork(op->name(), args, out_elements) > max_work_) return n;
-    StatusOr<Tensor> r = EvalCoreOp(op->name(), args, call->attrs());
-    if (!r.ok()) return n;  // e.g. integer division by zero: leave it to run time
+    const OpDef& def = op->def();
+    if ((def.work ? def.work(args, out_elements) : out_elements) > max_work_) return n;
+    StatusOr<Tensor> r = def.eval(args, call->attrs());
+    if (!r.ok()) return n;  // e.g. integer division by zero or overflow: leave it to run time
     auto c = r->ToConstant();
     if (!c.ok()) return n;
     return *c;
