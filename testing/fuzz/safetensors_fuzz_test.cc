@@ -31,11 +31,13 @@ TEST(SafetensorsFuzzTest, CorpusGoodLoadsBadIsRejected) {
   auto files = testing::ListTestFiles(kCorpus, ".safetensors");
   int good = 0, bad = 0;
   for (const std::string& f : files) {
+    bool is_good = Base(f).rfind("good_", 0) == 0;
+    if (!is_good && Base(f).rfind("bad_", 0) != 0) continue;  // e.g. inputs a fuzzing run added
     std::string bytes = testing::ReadTestFile(f);
     Fuzz(bytes);
     auto in_memory = ParseSafetensors(bytes, f);
     auto on_disk = SafetensorsReader::Open(f);
-    if (Base(f).rfind("good_", 0) == 0) {
+    if (is_good) {
       ++good;
       EXPECT_TRUE(in_memory.ok()) << f << ": " << in_memory.status().message();
       ASSERT_TRUE(on_disk.ok()) << f << ": " << on_disk.status().message();
