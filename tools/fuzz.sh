@@ -14,7 +14,7 @@ seconds="${2:-60}"
 out=$(mktemp -d)
 srcs=$(ls ir/*.cc ir/internal/*.cc | grep -v _test.cc)
 if [ "$target" = safetensors ]; then srcs="$srcs runtime/safetensors.cc"; fi
-clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
+clang++-14 -std=c++20 -fsized-deallocation -O1 -g -fsanitize=fuzzer,address,undefined -I. \
   "testing/fuzz/${target}_fuzzer.cc" $srcs -lsimdjson -o "$out/fuzzer"
 corpus="testing/fuzz/corpus/${target}"
 mkdir -p "$corpus"
