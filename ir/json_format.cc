@@ -10,6 +10,7 @@
 // schema whose only escaping is that of strings, and building a library DOM
 // first would double the time and memory of saving.
 #include <fcntl.h>
+#include <atomic>
 #include <simdjson.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -906,17 +907,44 @@ void ModuleFile::Release() {
   std::string().swap(buffer_);
 }
 
+namespace {
+std::atomic<uint64_t> g_max_input_bytes{ModuleFile::kDefaultMaxBytes};
+}  // namespace
+
+void ModuleFile::SetMaxBytes(uint64_t max_bytes) { g_max_input_bytes.store(max_bytes); }
+uint64_t ModuleFile::MaxBytes() { return g_max_input_bytes.load(); }
+
 StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
   ModuleFile f;
   int fd = 0;
   struct stat st {};
+  const uint64_t max_bytes = MaxBytes();
+  auto too_large = [&]() {
+    return ResourceExhausted((path == "-" ? std::string("<stdin>") : path) +
+                             ": input larger than the limit of " + std::to_string(max_bytes) +
+                             " bytes (--max-input-bytes)");
+  };
   if (path != "-") {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return NotFound(path + ": cannot open file: " + std::strerror(errno));
     if (fstat(fd, &st) != 0) {
       int err = errno;
       close(fd);
       return Internal(path + ": cannot stat file: " + std::strerror(err));
+    }
+    // Regular files, pipes and sockets only: a directory or a device
+    // (/dev/zero, /dev/urandom, a terminal) is not a module.
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+      close(fd);
+      return InvalidArgument(path + (S_ISDIR(st.st_mode) ? ": is a directory, not a file"
+                                                         : ": is a device, not a regular file"));
+    }
+    // Blocking reads from here on (O_NONBLOCK only kept open() of a FIFO
+    // without a writer from hanging).
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
+      close(fd);
+      return too_large();
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
       size_t size = static_cast<size_t>(st.st_size);
@@ -945,6 +973,10 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
       int err = errno;
       if (fd != 0) close(fd);
       return Internal((path == "-" ? std::string("<stdin>") : path) + ": read error: " + std::strerror(err));
+    }
+    if (f.buffer_.size() + static_cast<uint64_t>(n) > max_bytes) {  // endless input
+      if (fd != 0) close(fd);
+      return too_large();
     }
     f.buffer_.append(chunk, static_cast<size_t>(n));
   }

@@ -42,11 +42,16 @@ OpRegistry& OpRegistry::Global() {
   return *registry;
 }
 
-Status OpRegistry::Register(OpDef def) {
+Status OpRegistry::Validate(const OpDef& def) {
   if (def.name.empty()) return InvalidArgument("op name is empty");
   if (!def.infer) return InvalidArgument("op '" + def.name + "' has no type inference function");
   if (def.max_args >= 0 && def.max_args < def.min_args)
     return InvalidArgument("op '" + def.name + "' has max_args < min_args");
+  return Status::Ok();
+}
+
+Status OpRegistry::Register(OpDef def) {
+  PLIR_RETURN_IF_ERROR(Validate(def));
   std::unique_lock<std::shared_mutex> lock(mu_);
   auto it = ops_.find(def.name);
   if (it != ops_.end())

@@ -90,6 +90,8 @@ class OpRegistry {
   // Registers `def`. Fails (AlreadyExists, naming both origins) if the name is
   // taken, or (InvalidArgument) if the definition is malformed.
   Status Register(OpDef def);
+  // The checks Register makes before the name lookup.
+  static Status Validate(const OpDef& def);
   // Returns the op named `name`, or null.
   Op Lookup(std::string_view name) const;
   // Sorted names of all registered ops.

@@ -49,7 +49,13 @@ StatusOr<Module> LoadModule(std::string_view contents, const std::string& name);
 // contents as a string; the view is valid while this object lives.
 class ModuleFile {
  public:
+  // Fails on a directory or a device, and on more than MaxBytes() bytes
+  // (an endless pipe or /proc file stops there).
   static StatusOr<ModuleFile> Open(const std::string& path);
+  // The process-wide input size cap (plir-opt --max-input-bytes).
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t{16} << 30;  // 16 GiB
+  static void SetMaxBytes(uint64_t max_bytes);
+  static uint64_t MaxBytes();
 
   ModuleFile(ModuleFile&& o) noexcept;
   ModuleFile& operator=(ModuleFile&& o) noexcept;

@@ -120,7 +120,18 @@ bool PassContext::ShouldRun(const std::string& pass, int min_opt_level) const {
   return opt_level >= min_opt_level;
 }
 
+namespace internal {
+// Set while a function pass runs one function: its warnings are collected
+// here and flushed in function order (not in the order threads finish).
+thread_local std::vector<std::pair<std::string, std::string>>* t_warning_sink = nullptr;
+void SetWarningSink(std::vector<std::pair<std::string, std::string>>* sink) { t_warning_sink = sink; }
+}  // namespace internal
+
 void PassContext::Warn(const std::string& pass, const std::string& message) {
+  if (internal::t_warning_sink) {
+    internal::t_warning_sink->emplace_back(pass, message);
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   warnings_.push_back(pass + ": " + message);
 }

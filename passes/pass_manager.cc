@@ -37,6 +37,10 @@ StatusOr<T> Guarded(const std::string& pass, F&& fn) {
 
 }  // namespace
 
+namespace internal {
+void SetWarningSink(std::vector<std::pair<std::string, std::string>>* sink);
+}  // namespace internal
+
 StatusOr<Module> PassManager::RunFunctionPass(const PassDef& pass, const PassOptions& options,
                                               const Module& module, PassContext& context) const {
   const std::string& name = pass.info.name;
@@ -44,12 +48,18 @@ StatusOr<Module> PassManager::RunFunctionPass(const PassDef& pass, const PassOpt
   for (size_t i = 0; i < module.items().size(); ++i)
     if (module.items()[i]->kind() == NodeKind::kFunction) funcs.push_back(i);
   std::vector<std::optional<StatusOr<Function>>> results(funcs.size());
+  std::vector<std::vector<std::pair<std::string, std::string>>> warnings(funcs.size());
   PassCallContext call{module, options, context};
   auto work = [&](size_t j) {
     Function f = Downcast<FunctionNode>(module.items()[funcs[j]]);
+    internal::SetWarningSink(&warnings[j]);
     results[j] = Guarded<Function>(name, [&] { return pass.function_fn(f, call); });
+    internal::SetWarningSink(nullptr);
   };
   ParallelFor(funcs.size(), context.num_threads, [&](size_t j, size_t) { work(j); });
+  // Warnings in function order, whatever order the threads ran in.
+  for (auto& list : warnings)
+    for (auto& [p, msg] : list) context.Warn(p, msg);
   // Assemble in module order: the result does not depend on scheduling.
   std::vector<Item> items = module.items();
   bool changed = false;
@@ -114,8 +124,17 @@ StatusOr<Module> PassManager::RunSteps(const std::vector<PipelineStep>& steps, c
 }
 
 StatusOr<Module> PassManager::Run(const std::vector<PipelineStep>& steps, const Module& module,
-                                  PassContext& context) const {
-  StatusOr<Module> r = RunSteps(steps, module, context);
+                                  PassContext& context,
+                                  const std::function<void(size_t)>& on_top_level_step) const {
+  StatusOr<Module> r = module;
+  if (!on_top_level_step) {
+    r = RunSteps(steps, module, context);
+  } else {
+    for (size_t i = 0; i < steps.size() && r.ok(); ++i) {
+      on_top_level_step(i);
+      r = RunSteps(std::vector<PipelineStep>{steps[i]}, *r, context);
+    }
+  }
   for (auto& inst : context.instruments) inst->Finish();
   return r;
 }

@@ -5,6 +5,7 @@
 #ifndef PLIR_PASSES_PASS_MANAGER_H_
 #define PLIR_PASSES_PASS_MANAGER_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,8 +53,11 @@ class PassManager {
 
   // Runs `steps` on `module`. The input is never modified; the result
   // shares every part no pass changed. Calls every instrument's Finish.
+  // `on_top_level_step`, if given, is called with i before top-level step i
+  // (plir-opt records it for crash reproducers).
   StatusOr<Module> Run(const std::vector<PipelineStep>& steps, const Module& module,
-                       PassContext& context) const;
+                       PassContext& context,
+                       const std::function<void(size_t)>& on_top_level_step = nullptr) const;
 
   // Runs one pass (with instruments), ignoring opt-level rules.
   StatusOr<Module> RunPass(const PassDef& pass, const PassOptions& options, const Module& module,

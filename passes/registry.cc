@@ -13,6 +13,19 @@ PassRegistry& PassRegistry::Global() {
 }
 
 Status PassRegistry::Register(PassDef def) {
+  PLIR_RETURN_IF_ERROR(Validate(def));
+  const PassInfo& info = def.info;
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto it = passes_.find(info.name);
+  if (it != passes_.end())
+    return AlreadyExists("pass " + info.name + " from " + info.origin +
+                         " is already registered by " + it->second->info.origin);
+  std::string name = info.name;
+  passes_.emplace(std::move(name), std::make_shared<const PassDef>(std::move(def)));
+  return Status::Ok();
+}
+
+Status PassRegistry::Validate(const PassDef& def) {
   const PassInfo& info = def.info;
   if (info.name.empty()) return InvalidArgument("a pass from " + info.origin + " has no name");
   if (info.kind == PassKind::kModule && !def.module_fn)
@@ -25,13 +38,6 @@ Status PassRegistry::Register(PassDef def) {
       return InvalidArgument("pass " + info.name + ": the default of option '" + o.name +
                              "' does not match its type " + OptionTypeName(o.type));
   }
-  std::unique_lock<std::shared_mutex> lock(mu_);
-  auto it = passes_.find(info.name);
-  if (it != passes_.end())
-    return AlreadyExists("pass " + info.name + " from " + info.origin +
-                         " is already registered by " + it->second->info.origin);
-  std::string name = info.name;
-  passes_.emplace(std::move(name), std::make_shared<const PassDef>(std::move(def)));
   return Status::Ok();
 }
 

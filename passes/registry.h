@@ -23,6 +23,8 @@ class PassRegistry {
   // Fails (InvalidArgument) on a malformed def, (AlreadyExists) on a taken
   // name: "pass X from B is already registered by A".
   Status Register(PassDef def);
+  // The checks Register makes before the name lookup.
+  static Status Validate(const PassDef& def);
   // Returns the pass named `name`, or null.
   std::shared_ptr<const PassDef> Lookup(const std::string& name) const;
   // Names of all passes, sorted.

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <filesystem>
@@ -9,6 +10,8 @@
 
 #include "ir/op.h"
 #include "passes/instruments.h"
+#include "runtime/file_util.h"
+#include "runtime/supervisor.h"
 
 namespace plir {
 namespace {
@@ -21,6 +24,7 @@ struct YamlFailure {
 };
 
 constexpr int kMaxIncludeDepth = 32;
+constexpr size_t kMaxSteps = 10000;
 
 class Loader {
  public:
@@ -33,6 +37,7 @@ class Loader {
     YAML::Node root;
     try {
       root = YAML::Load(text);
+      CheckTree(name, root);
     } catch (const YAML::ParserException& e) {
       throw YamlFailure{name + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg};
@@ -73,7 +78,7 @@ class Loader {
     if (!root.IsMap()) Fail(file, root, "a pipeline file must be a map of keys (version, passes, ...)");
     static const std::vector<std::string> kKeys = {"version", "name", "plugins", "plugin_path",
                                                    "opt_level", "required", "disabled", "config",
-                                                   "passes", "instruments"};
+                                                   "passes", "instruments", "limits"};
     CheckKeys(file, root, kKeys, "pipeline");
     CheckVersion(file, root);
     if (root["name"]) p.name = Scalar(file, root["name"], "the pipeline name");
@@ -84,7 +89,12 @@ class Loader {
         plugins_.AddSearchDir(abs);
       }
     }
-    for (const std::string& d : options_.fallback_plugin_dirs) plugins_.AddSearchDir(d);
+    for (const std::string& d : options_.fallback_plugin_dirs) {
+      bool bundled = std::find(options_.bundled_plugin_dirs.begin(), options_.bundled_plugin_dirs.end(), d) !=
+                     options_.bundled_plugin_dirs.end();
+      if (bundled) plugins_.AddBundledDir(d);
+      else plugins_.AddSearchDir(d);
+    }
     LoadPlugins(file, root, &p);
     if (root["opt_level"]) {
       int64_t level = Int(file, root["opt_level"], "opt_level");
@@ -104,6 +114,24 @@ class Loader {
         p.config[it->first.as<std::string>()] = Value(file, it->second);
     }
     if (root["instruments"]) p.instruments = Instruments(file, root["instruments"]);
+    if (root["limits"]) {
+      const YAML::Node& l = root["limits"];
+      if (!l.IsMap()) Fail(file, l, "limits must be a map: {pass_timeout: SECONDS, memory_limit: MB}");
+      CheckKeys(file, l, {"pass_timeout", "memory_limit"}, "limits");
+      if (l["pass_timeout"]) {
+        std::string v = Scalar(file, l["pass_timeout"], "pass_timeout");
+        double d = 0;
+        auto r = std::from_chars(v.data(), v.data() + v.size(), d);
+        if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !(d > 0) || d > 1e6)
+          Fail(file, l["pass_timeout"], "pass_timeout must be a number of seconds, above 0 and at most 1000000");
+        p.pass_timeout_s = d;
+      }
+      if (l["memory_limit"]) {
+        int64_t mb = Int(file, l["memory_limit"], "memory_limit");
+        if (mb < 16 || mb > (int64_t{1} << 40)) Fail(file, l["memory_limit"], "memory_limit must be at least 16 (megabytes)");
+        p.memory_limit_mb = mb;
+      }
+    }
     Status props = CheckProperties(p.steps, registry_);
     if (!props.ok()) throw YamlFailure{props.message()};
     return p;
@@ -112,19 +140,58 @@ class Loader {
  private:
   [[noreturn]] void Fail(const std::string& file, const YAML::Node& node, const std::string& msg) {
     YAML::Mark m = node.Mark();
-    throw YamlFailure{file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
-                      ": " + msg};
+    // A null node (an empty file) has no position: report line 1.
+    throw YamlFailure{file + ":" + std::to_string(std::max(m.line, 0) + 1) + ":" +
+                      std::to_string(std::max(m.column, 0) + 1) + ": " + msg};
+  }
+
+  // Checks a whole document before it is interpreted: at most kMaxNodes
+  // nodes counting every alias use (an alias bomb fails here, fast), nesting
+  // at most kMaxNesting deep, no duplicate keys, no tags but '!' (quoting).
+  void CheckTree(const std::string& file, const YAML::Node& root) {
+    constexpr size_t kMaxNodes = 100000;
+    constexpr size_t kMaxNesting = 64;
+    size_t visited = 0;
+    std::vector<std::pair<YAML::Node, size_t>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto [n, depth] = stack.back();
+      stack.pop_back();
+      if (++visited > kMaxNodes)
+        Fail(file, n, "the document has more than " + std::to_string(kMaxNodes) +
+                          " nodes once aliases are expanded");
+      if (depth > kMaxNesting) Fail(file, n, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+      const std::string& tag = n.Tag();
+      if (!tag.empty() && tag != "?" && tag != "!")
+        Fail(file, n, "unsupported YAML tag '" + Printable(tag) + "'");
+      if (n.IsSequence()) {
+        for (const YAML::Node& item : n) stack.emplace_back(item, depth + 1);
+      } else if (n.IsMap()) {
+        std::set<std::string> keys;
+        for (auto it = n.begin(); it != n.end(); ++it) {
+          if (it->first.IsScalar() && !keys.insert(it->first.Scalar()).second)
+            Fail(file, it->first, "duplicate key '" + Printable(it->first.Scalar()) + "'");
+          stack.emplace_back(it->first, depth + 1);
+          stack.emplace_back(it->second, depth + 1);
+        }
+      }
+    }
   }
 
   // Reads a YAML file. `included_at` (with `site`) is the include that names
   // it, where a missing file is reported.
   YAML::Node LoadYaml(const std::string& file, const std::string* included_at = nullptr,
                       const YAML::Node* site = nullptr) {
+    // Read through the capped reader: a directory, a device or an endless
+    // file is refused with a message, not read forever.
+    StatusOr<std::string> text = ReadFileToString(file);
+    if (!text.ok()) {
+      if (included_at) Fail(*included_at, *site, "cannot open included file " + text.status().message());
+      throw YamlFailure{"cannot open pipeline file " + text.status().message()};
+    }
     try {
-      return YAML::LoadFile(file);
-    } catch (const YAML::BadFile&) {
-      if (included_at) Fail(*included_at, *site, "cannot open included file " + file);
-      throw YamlFailure{file + ": cannot open pipeline file"};
+      YAML::Node root = YAML::Load(*text);
+      CheckTree(file, root);
+      return root;
     } catch (const YAML::ParserException& e) {
       throw YamlFailure{file + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg};
@@ -171,8 +238,10 @@ class Loader {
     std::string s = n.as<std::string>();
     int64_t v = 0;
     auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec == std::errc::result_out_of_range)
+      Fail(file, n, "integer out of range for " + what + ": '" + Printable(s) + "'");
     if (r.ec != std::errc() || r.ptr != s.data() + s.size() || n.Tag() == "!")
-      Fail(file, n, "expected an integer for " + what + ", got '" + s + "'");
+      Fail(file, n, "expected an integer for " + what + ", got '" + Printable(s) + "'");
     return v;
   }
 
@@ -237,7 +306,31 @@ class Loader {
 
   void LoadPlugins(const std::string& file, const YAML::Node& root, Pipeline* p) {
     if (!root["plugins"]) return;
-    for (const auto& [node, name] : StringList(file, root["plugins"], "plugins")) {
+    // Entries are names (or paths), or {name: NAME, sha256: HEX}: the
+    // plugin file must then have that SHA-256, checked before it is opened.
+    YAML::Node list = root["plugins"];
+    std::vector<std::pair<YAML::Node, std::string>> entries;
+    if (list.IsSequence()) {
+      for (const YAML::Node& item : list) {
+        if (item.IsMap()) {
+          CheckKeys(file, item, {"name", "sha256"}, "plugin entry");
+          if (!item["name"]) Fail(file, item, "a plugin entry needs 'name'");
+          std::string name = Scalar(file, item["name"], "the plugin name");
+          if (item["sha256"]) {
+            std::string sha = Scalar(file, item["sha256"], "sha256");
+            bool hex = sha.size() == 64 && sha.find_first_not_of("0123456789abcdef") == std::string::npos;
+            if (!hex) Fail(file, item["sha256"], "sha256 must be 64 lowercase hex digits");
+            plugins_.Pin(name, sha);
+          }
+          entries.emplace_back(item["name"], name);
+        } else {
+          entries.emplace_back(item, Scalar(file, item, "plugins"));
+        }
+      }
+    } else {
+      entries = StringList(file, list, "plugins");
+    }
+    for (const auto& [node, name] : entries) {
       StatusOr<LoadedPlugin> r = (name.find('/') != std::string::npos ||
                                   (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0))
                                      ? plugins_.LoadPath(Resolve(file, name))
@@ -273,6 +366,8 @@ class Loader {
     if (!list.IsSequence()) Fail(file, list, "'passes' must be a list");
     std::vector<PipelineStep> steps;
     for (const YAML::Node& item : list) {
+      if (++total_steps_ > kMaxSteps)
+        Fail(file, item, "the pipeline has more than " + std::to_string(kMaxSteps) + " steps (includes expanded)");
       YAML::Mark m = item.Mark();
       SourceLoc loc{file, m.line + 1, m.column + 1};
       if (item.IsScalar()) {
@@ -401,6 +496,7 @@ class Loader {
     return o;
   }
 
+  size_t total_steps_ = 0;
   PluginLoader& plugins_;
   const PassRegistry& registry_;
   const PipelineLoadOptions& options_;
@@ -559,15 +655,21 @@ std::string PipelineToYaml(const Pipeline& p) {
   EmitSteps(out, p.steps);
   const InstrumentOptions& i = p.instruments;
   InstrumentOptions none;
-  if (i.timing || i.verify != "none" || !i.print_before.empty() || !i.print_after.empty() ||
+  if (i.timing || i.verify != "end" || !i.print_before.empty() || !i.print_after.empty() ||
       i.print_changed || i.check_input_unchanged) {
     out << YAML::Key << "instruments" << YAML::Value << YAML::BeginMap;
     if (i.timing) out << YAML::Key << "timing" << YAML::Value << true;
-    if (i.verify != "none") out << YAML::Key << "verify" << YAML::Value << i.verify;
+    if (i.verify != "end") out << YAML::Key << "verify" << YAML::Value << i.verify;
     EmitList(out, "print_before", i.print_before);
     EmitList(out, "print_after", i.print_after);
     if (i.print_changed) out << YAML::Key << "print_changed" << YAML::Value << true;
     if (i.check_input_unchanged) out << YAML::Key << "check_input_unchanged" << YAML::Value << true;
+    out << YAML::EndMap;
+  }
+  if (p.pass_timeout_s || p.memory_limit_mb) {
+    out << YAML::Key << "limits" << YAML::Value << YAML::BeginMap;
+    if (p.pass_timeout_s) out << YAML::Key << "pass_timeout" << YAML::Value << *p.pass_timeout_s;
+    if (p.memory_limit_mb) out << YAML::Key << "memory_limit" << YAML::Value << *p.memory_limit_mb;
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

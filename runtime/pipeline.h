@@ -2,7 +2,7 @@
 //
 //   version: 1
 //   name: cleanup
-//   plugins: [dead_code_elimination]
+//   plugins: [dead_code_elimination, {name: my_pass, sha256: 9f86d0...}]
 //   plugin_path: [../build/plugins]      # relative to this file
 //   opt_level: 2
 //   required: [DeadCodeElimination]
@@ -19,6 +19,7 @@
 //     - extension_point: after-simplify
 //   instruments: {timing: true, verify: each, print_after: [DeadCodeElimination],
 //                 print_changed: false, check_input_unchanged: true}
+//   limits: {pass_timeout: 60, memory_limit: 4096}   # seconds, megabytes
 //
 // Every error names file:line:column. Plugins named in `plugins` are loaded
 // through the given PluginLoader before pass names are resolved; a pass
@@ -39,7 +40,7 @@ namespace plir {
 
 struct InstrumentOptions {
   bool timing = false;
-  std::string verify = "none";  // none | each | end
+  std::string verify = "end";  // end (the result, the default) | each (after every pass) | none (never)
   std::vector<std::string> print_before, print_after;  // pass names, or "all"
   bool print_changed = false;
   bool check_input_unchanged = false;
@@ -55,11 +56,18 @@ struct Pipeline {
   std::map<std::string, AttrValue> config;
   std::vector<PipelineStep> steps;
   InstrumentOptions instruments;
+  // limits: {pass_timeout: SECONDS, memory_limit: MB} (plir-opt's
+  // --pass-timeout and --memory-limit override them).
+  std::optional<double> pass_timeout_s;
+  std::optional<int64_t> memory_limit_mb;
 };
 
 struct PipelineLoadOptions {
   // Searched after the pipeline's own plugin_path (in-tree plugins).
   std::vector<std::string> fallback_plugin_dirs;
+  // Of those, the ones holding the plugins shipped with PLIR (see
+  // PluginLoader::AddBundledDir).
+  std::vector<std::string> bundled_plugin_dirs;
 };
 
 StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,

@@ -44,7 +44,11 @@ head -c 3000 /dev/urandom > "$tmp/random.bin" 2>/dev/null || true
 check "random bytes are a clean error" '[ $rc -eq 1 ]'
 
 "$opt" --list-passes > "$tmp/list" 2>&1; rc=$?
-check "--list-passes lists in-tree plugin passes" '[ $rc -eq 0 ] && grep -q "^DeadCodeElimination  \[plugin dead_code_elimination" "$tmp/list" && grep -q -- "--entry_functions (list of strings" "$tmp/list"'
+check "--list-passes lists in-tree plugin passes, short" '[ $rc -eq 0 ] && grep -q "^DeadCodeElimination  \[plugin dead_code_elimination\]" "$tmp/list" && ! grep -q -- "--entry_functions" "$tmp/list" && ! grep -q "/" "$tmp/list"'
+"$opt" --list-passes --verbose > "$tmp/list" 2>&1; rc=$?
+check "--list-passes --verbose adds options and paths" '[ $rc -eq 0 ] && grep -q -- "--entry_functions (list of strings" "$tmp/list" && grep -q "libplir_dead_code_elimination.so" "$tmp/list"'
+"$opt" --list-ops > "$tmp/ops" 2>&1; rc=$?
+check "--list-ops lists core ops with attributes" '[ $rc -eq 0 ] && grep -q "^nn.conv2d(2 args)  \[core\]" "$tmp/ops" && grep -q "^    strides: " "$tmp/ops"'
 
 "$opt" examples/spec/conv2d.plir --passes ToBasicBlockNormalForm,DeadCodeElimination --print-changed > "$tmp/p.plir" 2> "$tmp/changed"; rc=$?
 check "--passes runs plugin passes" '[ $rc -eq 0 ] && grep -q "%lv: Tensor\[(1, 32, 222, 222), float32\] = nn.conv2d" "$tmp/p.plir"'

@@ -1,6 +1,7 @@
 #include "runtime/plugin_loader.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -8,12 +9,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include "passes/plugin.h"
+#include "runtime/file_util.h"
 
 namespace plir {
 namespace {
@@ -78,11 +81,67 @@ std::optional<std::string> PluginLoader::Find(const std::string& name) const {
   return std::nullopt;
 }
 
+void PluginLoader::AddBundledDir(const std::string& dir) {
+  bundled_dirs_.insert(Canonical(dir));
+  search_dirs_.push_back(dir);
+}
+
+void PluginLoader::Skip(const std::string& path) { skipped_.insert(Canonical(path)); }
+
+Status PluginLoader::CheckTrust(const std::string& path, const std::string& canonical) {
+  struct stat st;
+  if (stat(canonical.c_str(), &st) != 0)
+    return Fail(PluginError::kCannotOpen, NotFound("cannot open plugin " + path + ": " + std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    return Fail(PluginError::kCannotOpen, InvalidArgument("cannot open plugin " + path + ": not a regular file"));
+  if (!allow_insecure_) {
+    std::string dir = canonical.substr(0, canonical.rfind('/'));
+    struct stat dst;
+    bool dir_writable = stat(dir.empty() ? "/" : dir.c_str(), &dst) == 0 &&
+                        (dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX);
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) || dir_writable)
+      return Fail(PluginError::kInsecure,
+                  FailedPrecondition("refusing plugin " + path + ": " +
+                                   (dir_writable ? "its directory " + dir : std::string("the file")) +
+                                   " is writable by group or others (anyone who can write it can run "
+                                   "code in plir-opt); fix the permissions or pass --allow-insecure-plugins"));
+  }
+  // A pin names the plugin by its file name: libplir_NAME.so.
+  std::string file = canonical.substr(canonical.rfind('/') + 1);
+  if (file.rfind("libplir_", 0) == 0 && file.size() > 11) {
+    auto pin = pins_.find(file.substr(8, file.size() - 11));
+    if (pin != pins_.end()) {
+      StatusOr<std::string> sha = Sha256File(canonical);
+      if (!sha.ok()) return Fail(PluginError::kCannotOpen, sha.status());
+      if (*sha != pin->second)
+        return Fail(PluginError::kPinMismatch,
+                    FailedPrecondition("refusing plugin " + path + ": its sha256 is " + *sha +
+                                     ", but the pipeline pins " + pin->first + " to " + pin->second));
+    }
+  }
+  return Status::Ok();
+}
+
 StatusOr<LoadedPlugin> PluginLoader::LoadByName(const std::string& name) {
   // A plugin of that name already loaded (perhaps by path) satisfies the request.
   for (const LoadedPlugin& p : loaded_)
     if (p.name == name) return p;
   std::optional<std::string> path = Find(name);
+  if (path && !bundled_dirs_.count(Canonical(std::filesystem::path(*path).parent_path().string())) &&
+      !bundled_dirs_.count(Canonical(std::filesystem::path(*path).parent_path().parent_path().string()))) {
+    // Found outside the bundled plugins: a bundled plugin of that name wins.
+    for (const std::string& dir : bundled_dirs_) {
+      std::string file = "libplir_" + name + ".so";
+      for (const std::string& c : {dir + "/" + file, dir + "/" + name + "/" + file}) {
+        if (access(c.c_str(), R_OK) == 0 && Canonical(c) != Canonical(*path)) {
+          warnings_.push_back("plugin " + *path + " has the name of the bundled plugin " + c +
+                              " and is not loaded (a plugin may not shadow a bundled one)");
+          path = c;
+          break;
+        }
+      }
+    }
+  }
   if (!path) {
     std::string dirs;
     for (const std::string& d : search_dirs_) dirs += "\n  " + d;
@@ -107,6 +166,15 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
     return known->second;
   }
 
+  // dlopen gets an absolute path, never a bare name it would look up on
+  // LD_LIBRARY_PATH.
+  if (canonical.empty() || canonical[0] != '/')
+    return Fail(PluginError::kCannotOpen,
+                NotFound("cannot open plugin " + path + ": " + (access(path.c_str(), F_OK) != 0
+                                                                     ? std::string(std::strerror(errno))
+                                                                     : std::string("cannot resolve its path"))));
+  PLIR_RETURN_IF_ERROR(CheckTrust(path, canonical));
+  if (observer_) observer_(canonical, scanning_);
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* err = dlerror();
@@ -155,7 +223,20 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   if (info->register_fn(&*host, error, sizeof error) != 0)
     return close_with(PluginError::kRegistration,
                       FailedPrecondition(path + ": plugin " + name + " failed to register: " + error));
-  // Commit only if every name is free.
+  // Commit only if every definition is valid and every name free: a plugin
+  // registers all of its passes, ops and extern kernels, or none.
+  for (const OpDef& d : host->staged_ops())
+    if (Status s = OpRegistry::Validate(d); !s.ok())
+      return close_with(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+  for (const PassDef& d : host->staged_passes())
+    if (Status s = PassRegistry::Validate(d); !s.ok())
+      return close_with(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+  std::set<std::string> op_names;
+  for (const OpDef& d : host->staged_ops())
+    if (!op_names.insert(d.name).second)
+      return close_with(PluginError::kDuplicateName,
+                        AlreadyExists(path + ": duplicate op name " + d.name + " (registered twice by plugin " +
+                                      name + ")"));
   std::set<std::string> names;
   for (const PassDef& d : host->staged_passes()) {
     if (!names.insert(d.info.name).second)
@@ -174,6 +255,9 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
                                       ops_.Lookup(d.name)->def().origin));
   KernelRegistry& kernels = KernelRegistry::Global();
   for (const ExternKernelDef& d : host->staged_kernels()) {
+    if (d.name.empty() || !d.fn)
+      return close_with(PluginError::kRegistration,
+                        InvalidArgument(path + ": plugin " + name + ": an extern kernel has no name or no function"));
     if (!names.insert("@" + d.name).second)
       return close_with(PluginError::kDuplicateName,
                         AlreadyExists(path + ": duplicate extern kernel @" + d.name +
@@ -227,9 +311,29 @@ Status PluginLoader::LoadAll() {
     }
   }
   std::sort(files.begin(), files.end());
-  std::string errors;
+  // A file on the user's path with the name of a bundled plugin shadows it.
+  std::map<std::string, std::string> bundled_by_file;
   for (const std::string& f : files) {
+    std::string dir = Canonical(std::filesystem::path(f).parent_path().string());
+    std::string parent = Canonical(std::filesystem::path(dir).parent_path().string());
+    if (bundled_dirs_.count(dir) || bundled_dirs_.count(parent))
+      bundled_by_file.emplace(std::filesystem::path(f).filename().string(), f);
+  }
+  std::string errors;
+  std::set<std::string> seen;
+  for (const std::string& f : files) {
+    std::string canonical = Canonical(f);
+    if (!seen.insert(canonical).second) continue;
+    if (skipped_.count(canonical)) continue;
+    auto b = bundled_by_file.find(std::filesystem::path(f).filename().string());
+    if (b != bundled_by_file.end() && Canonical(b->second) != canonical) {
+      warnings_.push_back("plugin " + f + " has the file name of the bundled plugin " + b->second +
+                          " and is not loaded (a plugin may not shadow a bundled one)");
+      continue;
+    }
+    scanning_ = true;
     auto r = LoadPath(f);
+    scanning_ = false;
     if (!r.ok()) errors += (errors.empty() ? "" : "\n") + r.status().message();
   }
   if (!errors.empty()) return FailedPrecondition(errors);

@@ -9,7 +9,10 @@
 #ifndef PLIR_RUNTIME_PLUGIN_LOADER_H_
 #define PLIR_RUNTIME_PLUGIN_LOADER_H_
 
+#include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,8 @@ enum class PluginError {
   kRegistration,
   kDuplicateName,
   kNotFound,
+  kInsecure,
+  kPinMismatch,
 };
 
 class PluginLoader {
@@ -47,6 +52,26 @@ class PluginLoader {
 
   // Adds a directory to the end of the search path.
   void AddSearchDir(const std::string& dir) { search_dirs_.push_back(dir); }
+  // Adds a directory of the plugins shipped with PLIR (searched last). A
+  // plugin elsewhere on the path with the same file name shadows the
+  // bundled one: the loader warns, naming both.
+  void AddBundledDir(const std::string& dir);
+
+  // Trust: plugin files, and the directories holding them, that group or
+  // others may write are refused unless this is set.
+  void set_allow_insecure(bool allow) { allow_insecure_ = allow; }
+  // Requires the plugin named `name` (file libplir_NAME.so) to have this
+  // SHA-256 (hex); checked before the file is opened with dlopen.
+  void Pin(const std::string& name, const std::string& sha256) { pins_[name] = sha256; }
+  // Never loads this file (by canonical path) when scanning the search path.
+  void Skip(const std::string& path);
+  // Called before a plugin file is opened (its constructors run then);
+  // `scanning` is true when LoadAll found it.
+  void SetLoadObserver(std::function<void(const std::string& path, bool scanning)> fn) {
+    observer_ = std::move(fn);
+  }
+  // Warnings (shadowed plugins, skipped files) since the last call.
+  std::vector<std::string> TakeWarnings() { return std::move(warnings_); }
   const std::vector<std::string>& search_dirs() const { return search_dirs_; }
 
   // Loads the plugin at `path`. Loading the same file twice is a no-op that
@@ -71,7 +96,15 @@ class PluginLoader {
   }
   PassRegistry& passes_;
   OpRegistry& ops_;
+  Status CheckTrust(const std::string& path, const std::string& canonical);
   std::vector<std::string> search_dirs_;
+  std::set<std::string> bundled_dirs_;
+  std::set<std::string> skipped_;
+  std::map<std::string, std::string> pins_;
+  bool allow_insecure_ = false;
+  bool scanning_ = false;
+  std::function<void(const std::string&, bool)> observer_;
+  std::vector<std::string> warnings_;
   std::vector<LoadedPlugin> loaded_;
   PluginError last_error_ = PluginError::kNone;
 };

@@ -19,6 +19,7 @@ packages=(
   libbenchmark-dev   # bench/
   libcli11-dev       # command-line parsing
   libsimdjson-dev    # JSON loading
+  libssl-dev         # SHA-256 of plugin files (libcrypto)
 )
 
 missing=()

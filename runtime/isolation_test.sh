@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# plir-opt against plugins that crash, abort, loop, overflow their stack,
+# call exit(), hog memory, or crash in their static constructor: each run
+# ends in exit 1 with the pass (or plugin) named, the old output intact, and
+# a reproducer that replays. Also: limits from YAML, --no-isolate, signals
+# removing temporary files, plugin trust (permissions, shadowing, pins) and
+# extension fragments applied only on request.
+set -uo pipefail
+opt="$1"
+crashers="$PWD/testing/plugins/libplir_test_crashers.so"
+ctor="$PWD/testing/plugins/libplir_test_ctor_crash.so"
+noop="$PWD/testing/plugins/libplir_test_noop.so"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+export TMPDIR="$tmp"
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+asan=0; [ -n "${ASAN_OPTIONS:-}" ] && asan=1
+
+cat > "$tmp/in.plir" <<'PLIR'
+#[version = "1"]
+def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = add(%x, %x);
+  %b = subtract(%a, %a);
+  %b
+}
+PLIR
+cp "$tmp/in.plir" "$tmp/in.copy"
+
+run_case() {  # run_case NAME EXPECTED-REASON PASS [extra flags]
+  local name="$1" reason="$2" pass="$3"; shift 3
+  echo "OLD OUTPUT" > "$tmp/out.plir"
+  rm -rf "$tmp"/plir-reproducer-*
+  "$opt" "$tmp/in.plir" --plugin "$crashers" --passes "DeadCodeElimination,$pass" -o "$tmp/out.plir" "$@" \
+    > "$tmp/stdout" 2> "$tmp/err"; local rc=$?
+  check "$name: exit 1 (rc=$rc)" '[ $rc -eq 1 ]'
+  check "$name: names the pass, plugin and version" \
+    'grep -q "in pass $pass of plugin test_crashers 1.2.3 (.*libplir_test_crashers.so)" "$tmp/err"'
+  check "$name: says what ended it" 'grep -qE "$reason" "$tmp/err"'
+  check "$name: old output intact" '[ "$(cat "$tmp/out.plir")" = "OLD OUTPUT" ]'
+  check "$name: no temporary file left" '[ -z "$(ls "$tmp" | grep "out.plir.tmp")" ]'
+  check "$name: input unchanged" 'cmp -s "$tmp/in.plir" "$tmp/in.copy"'
+  local dir
+  dir=$(sed -n 's/^plir-opt: reproducer written to //p' "$tmp/err")
+  check "$name: reproducer written" '[ -n "$dir" ] && [ -f "$dir/reproducer.yaml" ] && cmp -s "$dir/input.plir" "$tmp/in.plir"'
+  check "$name: reproducer pipeline ends at the failing step" \
+    '[ -n "$dir" ] && [ "$(grep -c "^  - " "$dir/pipeline.yaml")" = 2 ] && tail -1 "$dir/pipeline.yaml" | grep -q "$pass"'
+  check "$name: reproducer pins the plugin by sha256" \
+    '[ -n "$dir" ] && grep -q "sha256: $(sha256sum "$crashers" | cut -d" " -f1)" "$dir/reproducer.yaml"'
+  if [ -n "$dir" ]; then
+    "$opt" --reproduce "$dir" > /dev/null 2> "$tmp/replay"; rc=$?
+    check "$name: --reproduce replays the failure (rc=$rc)" \
+      '[ $rc -eq 1 ] && grep -q "$pass" "$tmp/replay" && grep -qE "$reason" "$tmp/replay"'
+  fi
+}
+
+run_case segfault "killed by SIGSEGV" TestSegfault
+run_case abort "killed by SIGABRT" TestAbort
+run_case "endless loop" "time limit exceeded \(--pass-timeout 1 s\)" TestLoop --pass-timeout 1
+run_case "stack overflow" "SIGSEGV.*stack overflow" TestStackOverflow
+run_case "exit() from a plugin" "exited with status 0" TestExit
+run_case "error status" "pass TestFailsOnSelfSubtract: found subtract" TestFailsOnSelfSubtract
+if [ $asan -eq 0 ]; then  # AddressSanitizer reserves terabytes of address space
+  run_case "memory hog" "out of memory \(--memory-limit 256 MB\)" TestHog --memory-limit 256
+fi
+
+# A plugin that crashes in its static constructor, given explicitly: refused by name.
+echo "OLD OUTPUT" > "$tmp/out.plir"
+"$opt" "$tmp/in.plir" --plugin "$ctor" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+check "constructor crash: exit 1 naming the file" \
+  '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV.*while loading plugin .*libplir_test_ctor_crash.so" "$tmp/err"'
+check "constructor crash: old output intact" '[ "$(cat "$tmp/out.plir")" = "OLD OUTPUT" ]'
+
+# The same plugin on the search path during --list-passes: skipped, named.
+mkdir -p "$tmp/pd" && chmod 755 "$tmp/pd"
+cp "$ctor" "$noop" "$tmp/pd/"
+"$opt" --list-passes --plugin-path "$tmp/pd" > "$tmp/list" 2> "$tmp/err"; rc=$?
+check "--list-passes skips a plugin that crashes while loading" \
+  '[ $rc -eq 0 ] && grep -q "^TestNoop " "$tmp/list" && grep -q "libplir_test_ctor_crash.so; skipping that plugin" "$tmp/err"'
+
+# Limits as YAML keys.
+cat > "$tmp/limits.yaml" <<YAML
+version: 1
+plugins: [$crashers]
+passes: [TestLoop]
+limits: {pass_timeout: 0.5}
+YAML
+"$opt" "$tmp/in.plir" --pipeline "$tmp/limits.yaml" > /dev/null 2> "$tmp/err"; rc=$?
+check "limits.pass_timeout in YAML ends the run" '[ $rc -eq 1 ] && grep -q "time limit exceeded (--pass-timeout 0.5 s) in pass TestLoop" "$tmp/err"'
+"$opt" "$tmp/in.plir" --pipeline "$tmp/limits.yaml" --emit-pipeline 2> /dev/null | grep -q "pass_timeout: 0.5"
+check "limits are part of the canonical pipeline" '[ $? -eq 0 ]'
+
+# --no-isolate: one process; an error status still gives a reproducer.
+"$opt" "$tmp/in.plir" --no-isolate --plugin "$crashers" --passes TestFailsOnSelfSubtract > /dev/null 2> "$tmp/err"; rc=$?
+check "--no-isolate: error status reported, reproducer written" \
+  '[ $rc -eq 1 ] && grep -q "found subtract" "$tmp/err" && grep -q "reproducer written to" "$tmp/err"'
+"$opt" "$tmp/in.plir" --no-isolate --passes DeadCodeElimination > "$tmp/ni.plir" 2> "$tmp/err"; rc=$?
+"$opt" "$tmp/in.plir" --passes DeadCodeElimination > "$tmp/iso.plir" 2> /dev/null
+check "--no-isolate gives the same output" '[ $rc -eq 0 ] && cmp -s "$tmp/ni.plir" "$tmp/iso.plir"'
+"$opt" "$tmp/in.plir" --no-reproducer --plugin "$crashers" --passes TestSegfault > /dev/null 2> "$tmp/err"
+check "--no-reproducer writes none" '! grep -q "reproducer written" "$tmp/err"'
+
+# SIGTERM while a pass runs: the temporary output file goes, the old stays.
+echo "OLD OUTPUT" > "$tmp/sig.plir"
+"$opt" "$tmp/in.plir" --plugin "$crashers" --passes TestLoop -o "$tmp/sig.plir" 2> /dev/null &
+pid=$!
+for _ in $(seq 50); do ls "$tmp" | grep -q "sig.plir.tmp" && break; sleep 0.1; done
+sleep 0.3
+kill -TERM $pid; wait $pid; rc=$?
+check "SIGTERM ends the run (rc=$rc)" '[ $rc -ne 0 ]'
+check "SIGTERM removes the temporary file" '[ -z "$(ls "$tmp" | grep "sig.plir.tmp")" ]'
+check "SIGTERM keeps the old output" '[ "$(cat "$tmp/sig.plir")" = "OLD OUTPUT" ]'
+sleep 0.2
+check "SIGTERM leaves no child running" '! pgrep -f "sig.plir" > /dev/null'
+
+# Plugin trust: group- or world-writable plugin files or directories.
+mkdir -p "$tmp/gw" && chmod 755 "$tmp/gw" && cp "$noop" "$tmp/gw/" && chmod 775 "$tmp/gw/libplir_test_noop.so"
+"$opt" "$tmp/in.plir" --plugin "$tmp/gw/libplir_test_noop.so" --passes TestNoop > /dev/null 2> "$tmp/err"; rc=$?
+check "group-writable plugin file refused" '[ $rc -eq 1 ] && grep -q "refusing plugin .*writable by group or others" "$tmp/err"'
+"$opt" "$tmp/in.plir" --allow-insecure-plugins --plugin "$tmp/gw/libplir_test_noop.so" --passes TestNoop > /dev/null 2> "$tmp/err"; rc=$?
+check "--allow-insecure-plugins loads it" '[ $rc -eq 0 ]'
+chmod 755 "$tmp/gw/libplir_test_noop.so" && chmod 777 "$tmp/gw"
+"$opt" "$tmp/in.plir" --plugin "$tmp/gw/libplir_test_noop.so" --passes TestNoop > /dev/null 2> "$tmp/err"; rc=$?
+check "plugin in a world-writable directory refused" '[ $rc -eq 1 ] && grep -q "its directory .* is writable" "$tmp/err"'
+chmod 755 "$tmp/gw"
+
+# Shadowing: a file on the search path named like a bundled plugin.
+mkdir -p "$tmp/shadow" && chmod 755 "$tmp/shadow"
+cp "$noop" "$tmp/shadow/libplir_dead_code_elimination.so"
+"$opt" "$tmp/in.plir" --plugin-path "$tmp/shadow" --passes DeadCodeElimination > "$tmp/sh.plir" 2> "$tmp/err"; rc=$?
+check "a plugin shadowing a bundled one is named and not loaded" \
+  '[ $rc -eq 0 ] && grep -q "shadow/libplir_dead_code_elimination.so has the name of the bundled plugin" "$tmp/err" && cmp -s "$tmp/sh.plir" "$tmp/iso.plir"'
+
+# sha256 pins.
+good=$(sha256sum "$noop" | cut -d' ' -f1)
+bad=$(printf '%064d' 0)
+mkdir -p "$tmp/pins" && chmod 755 "$tmp/pins" && cp "$noop" "$tmp/pins/"
+for pin in "$good" "$bad"; do
+  cat > "$tmp/pin.yaml" <<YAML
+version: 1
+plugin_path: [$tmp/pins]
+plugins: [{name: test_noop, sha256: $pin}]
+passes: [TestNoop]
+YAML
+  "$opt" "$tmp/in.plir" --pipeline "$tmp/pin.yaml" > /dev/null 2> "$tmp/err.$pin"; echo $? > "$tmp/rc.$pin"
+done
+check "a matching sha256 pin loads" '[ "$(cat "$tmp/rc.$good")" = 0 ]'
+check "a wrong sha256 pin refuses, before dlopen, with position" \
+  '[ "$(cat "$tmp/rc.$bad")" = 1 ] && grep -q "pin.yaml:3:.*its sha256 is $good, but the pipeline pins test_noop to $bad" "$tmp/err.$bad"'
+
+# An .extend.yaml beside a plugin applies only with --extend.
+mkdir -p "$tmp/ext" && chmod 755 "$tmp/ext" && cp "$noop" "$tmp/ext/"
+cat > "$tmp/ext/libplir_test_noop.extend.yaml" <<YAML
+version: 1
+extend: {point: nowhere, passes: [TestNoop]}
+YAML
+printf 'version: 1\nopt_level: 0\npasses: [DeadCodeElimination]\n' > "$tmp/o0.yaml"
+"$opt" "$tmp/in.plir" --pipeline "$tmp/o0.yaml" --plugin "$tmp/ext/libplir_test_noop.so" > /dev/null 2> "$tmp/err"; rc=$?
+check "a fragment beside a plugin is not applied silently" '[ $rc -eq 0 ]'
+"$opt" "$tmp/in.plir" --pipeline "$tmp/o0.yaml" --plugin "$tmp/ext/libplir_test_noop.so" \
+  --extend "$tmp/ext/libplir_test_noop.extend.yaml" > /dev/null 2> "$tmp/err"; rc=$?
+check "--extend applies it (and reports its unknown point)" '[ $rc -eq 1 ] && grep -q "nowhere" "$tmp/err"'
+
+exit $fail

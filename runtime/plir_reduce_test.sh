@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# plir-reduce on a planted bug: a test plugin crashes on subtract(%x, %x),
+# buried in one binding of one function among 40 functions of 30 bindings
+# (with an if in each). The reduced module must still crash plir-opt the
+# same way, and be tiny.
+set -uo pipefail
+opt="$1"
+reduce="$2"
+crashers="$PWD/testing/plugins/libplir_test_crashers.so"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+export TMPDIR="$tmp"
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+
+gen() {  # a module of 40 functions; @f27 holds the planted pattern
+  echo '#[version = "1"]'
+  for f in $(seq 0 39); do
+    echo "def @f$f(%x: Tensor[(8), float32], %c: Tensor[(), bool]) -> Tensor[(8), float32] {"
+    echo "  %v0 = add(%x, %x);"
+    for i in $(seq 1 29); do
+      p=$((i - 1))
+      if [ "$f" = 27 ] && [ "$i" = 17 ]; then
+        echo "  %v$i = subtract(%v$p, %v$p);"
+      elif [ "$i" = 10 ]; then
+        echo "  %v$i = if (%c) { %t = multiply(%v$p, %x); %t } else { %e = add(%v$p, %x); %e };"
+      else
+        echo "  %v$i = multiply(%v$p, %x);"
+      fi
+    done
+    echo "  %v29"
+    echo "}"
+  done
+}
+gen > "$tmp/big.plir"
+"$opt" "$tmp/big.plir" > /dev/null; rc=$?
+check "the generated module is well-formed" '[ $rc -eq 0 ]'
+"$opt" "$tmp/big.plir" --plugin "$crashers" --passes TestCrashOnSelfSubtract --no-reproducer > /dev/null 2> "$tmp/err"; rc=$?
+check "the planted bug crashes plir-opt" '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV.*TestCrashOnSelfSubtract" "$tmp/err"'
+
+cp "$tmp/big.plir" "$tmp/big.copy"
+"$reduce" "$tmp/big.plir" -o "$tmp/small.plir" --plir-opt "$opt" --plugin "$crashers" \
+  --passes TestCrashOnSelfSubtract 2> "$tmp/reduce.err"; rc=$?
+cat "$tmp/reduce.err"
+check "plir-reduce succeeds" '[ $rc -eq 0 ]'
+check "the input is unchanged" 'cmp -s "$tmp/big.plir" "$tmp/big.copy"'
+check "one function is left" '[ "$(grep -c "^def " "$tmp/small.plir")" = 1 ]'
+check "at most two bindings are left" '[ "$(grep -c " = " "$tmp/small.plir")" -le 2 ]'
+check "the planted pattern is kept" 'grep -qE "subtract\(%[a-z0-9_]+, %[a-z0-9_]+\)" "$tmp/small.plir"'
+"$opt" "$tmp/small.plir" --plugin "$crashers" --passes TestCrashOnSelfSubtract --no-reproducer > /dev/null 2> "$tmp/err"; rc=$?
+check "the reduced module still crashes the same pass" '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV.*TestCrashOnSelfSubtract" "$tmp/err"'
+cat "$tmp/small.plir"
+
+# --test: any interestingness command (exit 0 = interesting).
+"$reduce" "$tmp/big.plir" -o "$tmp/small2.plir" --test "grep -q 'if (%c)'" 2> /dev/null; rc=$?
+check "--test reduces to what the command keeps" \
+  '[ $rc -eq 0 ] && grep -q "if (%c)" "$tmp/small2.plir" && [ "$(grep -c "^def " "$tmp/small2.plir")" = 1 ]'
+
+# Nothing to reduce: a clear error, no output.
+"$reduce" "$tmp/big.plir" -o "$tmp/none.plir" --passes DeadCodeElimination --plir-opt "$opt" 2> "$tmp/err"; rc=$?
+check "a module that does not fail is an error" '[ $rc -eq 1 ] && grep -q "does not fail" "$tmp/err" && [ ! -e "$tmp/none.plir" ]'
+exit $fail

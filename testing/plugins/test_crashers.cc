@@ -1,0 +1,108 @@
+// Passes that take the process down in every way a plugin can: a segfault,
+// abort(), an endless loop, a stack overflow, exit(), unbounded memory, and
+// a crash on one pattern only (for plir-reduce). plir-opt must survive them
+// all (runtime/isolation_test.sh). Never installed.
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "ir/op.h"
+#include "ir/visitor.h"
+#include "passes/plugin.h"
+
+namespace {
+
+using namespace plir;
+
+int* volatile g_null = nullptr;
+
+int Recurse(int depth) {
+  volatile char pad[4096];
+  pad[0] = static_cast<char>(depth);
+  return Recurse(depth + 1) + pad[0];
+}
+
+// Finds a call subtract(x, x): the same variable twice.
+class SelfSubtract : public IRVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  bool Enter(const Node* n, bool) override {
+    if (found) return false;
+    if (auto* c = As<CallNode>(n); c && c->args().size() == 2) {
+      auto* op = As<OpNode>(c->callee().get());
+      if (op && op->name() == "subtract" && c->args()[0].get() == c->args()[1].get() &&
+          c->args()[0]->kind() == NodeKind::kVar)
+        found = true;
+    }
+    return !found;
+  }
+};
+
+PassDef Make(const char* name, const char* description, ModulePassFn fn) {
+  PassDef d;
+  d.info.name = name;
+  d.info.description = description;
+  d.module_fn = std::move(fn);
+  return d;
+}
+
+Status Register(PluginHost& host) {
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestSegfault", "writes through a null pointer",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        *g_null = 1;
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestAbort", "calls abort()",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        std::abort();
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestLoop", "never returns",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        for (volatile unsigned i = 0;; i = i + 1) {
+        }
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestStackOverflow", "recurses without end",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        if (Recurse(0) == 42) return m;
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestExit", "calls exit(0) in the middle of the run",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        std::exit(0);
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestHog", "allocates memory without bound",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        std::vector<std::vector<char>> hoard;
+        while (true) {
+          hoard.emplace_back(64 << 20);
+          std::memset(hoard.back().data(), 1, hoard.back().size());
+        }
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestCrashOnSelfSubtract",
+      "crashes when the module has subtract(%x, %x) (a planted bug for plir-reduce)",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        SelfSubtract finder;
+        finder.WalkModule(m);
+        if (finder.found) *g_null = 2;
+        return m;
+      })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestFailsOnSelfSubtract",
+      "returns an error when the module has subtract(%x, %x)",
+      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+        SelfSubtract finder;
+        finder.WalkModule(m);
+        if (finder.found) return InvalidArgument("found subtract(x, x)");
+        return m;
+      })));
+  return Status::Ok();
+}
+
+}  // namespace
+
+PLIR_PLUGIN("test_crashers", "1.2.3", Register)
