@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/checked_math.h"
 #include "ir/op.h"
 
 namespace plir::internal {
@@ -164,7 +165,9 @@ StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, TypeSpan) {
     } else if (shape[i] < 0) {
       return InvalidArgument("reshape: negative dimension " + std::to_string(shape[i]));
     } else {
-      known *= shape[i];
+      auto k = CheckedMul(known, shape[i]);
+      if (!k) return InvalidArgument("reshape: the new shape's element count does not fit in 64 bits");
+      known = *k;
     }
   }
   DataType dt = a ? a->dtype() : DataType::kUnknown;
@@ -261,6 +264,11 @@ StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, TypeSpan) {
       return InvalidArgument("nn.conv2d: kernel_size does not match the weight shape " +
                              ShapeStr(w));
   }
+  if (ws[1].is_const() && !CheckedMul(ws[1].value, groups))
+    return InvalidArgument("nn.conv2d: weight channels times groups does not fit in 64 bits");
+  if (ws[0].is_const() && ws[0].value % groups != 0)
+    return InvalidArgument("nn.conv2d: " + std::to_string(ws[0].value) +
+                           " output channels are not divisible by groups=" + std::to_string(groups));
   if (ds[1].is_const() && ws[1].is_const() && ds[1].value != ws[1].value * groups)
     return InvalidArgument("nn.conv2d: data has " + std::to_string(ds[1].value) +
                            " input channels, weight expects " +
@@ -271,8 +279,13 @@ StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, TypeSpan) {
     const Dim& in = ds[2 + i];
     const Dim& k = ws[2 + i];
     if (!in.is_const() || !k.is_const()) return TensorTypeNode::MakeRank(4, dt);
-    int64_t eff = dilation[i] * (k.value - 1) + 1;
-    int64_t padded = in.value + padding[i] + padding[i + 2];
+    auto eff_m = CheckedMul(dilation[i], k.value - 1);
+    auto padded_m = CheckedAdd(in.value, padding[i]);
+    if (padded_m) padded_m = CheckedAdd(*padded_m, padding[i + 2]);
+    if (!eff_m || !CheckedAdd(*eff_m, 1) || !padded_m)
+      return InvalidArgument("nn.conv2d: the output size computation overflows 64 bits");
+    int64_t eff = *eff_m + 1;
+    int64_t padded = *padded_m;
     if (padded < eff)
       return InvalidArgument("nn.conv2d: kernel larger than padded input in " +
                              ShapeStr(d) + " with weight " + ShapeStr(w));

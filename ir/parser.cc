@@ -7,6 +7,8 @@
 // turned into a Status at the API boundary; nothing escapes.
 #include "ir/parser.h"
 
+#include "ir/checked_math.h"
+
 #include <atomic>
 #include <charconv>
 #include <cmath>
@@ -1071,7 +1073,15 @@ class TextParser {
       DataType dt = DataType::kUnknown;
       bool need_dtype = true;
       if (Is(Tok::kLParen)) {
+        Loc at = Here();
         dims = ParseDims();
+        int64_t count = 1;
+        for (const Dim& d : *dims) {
+          if (!d.is_const()) continue;
+          auto r = CheckedMul(count, d.value);
+          if (!r) Fail("the tensor shape has more elements than fit in 64 bits", at);
+          count = *r;
+        }
         need_dtype = Accept(Tok::kComma);
       } else if (IsIdent("ndim")) {
         ndim = ParseNdim();

@@ -1,5 +1,9 @@
 #include "ir/type.h"
 
+#include <limits>
+
+#include "ir/checked_math.h"
+
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -141,8 +145,14 @@ bool TensorTypeNode::IsStatic() const {
 }
 
 int64_t TensorTypeNode::NumElements() const {
+  // Saturates: no data can be that large, so a constant or a tensor of such
+  // a type fails its size check; the verifier reports the type itself.
   int64_t n = 1;
-  for (const Dim& d : shape_) n *= d.value;
+  for (const Dim& d : shape_) {
+    auto r = CheckedMul(n, d.value);
+    if (!r || d.value < 0) return std::numeric_limits<int64_t>::max();
+    n = *r;
+  }
   return n;
 }
 

@@ -1,17 +1,106 @@
 #include "ir/verifier.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 
 #include "ir/internal/name_table.h"
 #include "ir/internal/pointer_map.h"
 #include "ir/internal/radix_sort.h"
 #include "ir/op.h"
+#include "ir/parser.h"
 #include "ir/parallel.h"
 #include "ir/var_map.h"
 #include "ir/visitor.h"
 
 namespace plir {
+namespace {
+
+// What the lexer reads after '@' or as a key: [A-Za-z_][A-Za-z0-9_]*. A
+// global name may start with a digit ('@0' lexes), keys may contain '.'.
+bool IsTextName(std::string_view s, bool is_key = false) {
+  if (s.empty() || (is_key && s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
+// For messages: control bytes escaped.
+std::string PrintableName(std::string_view s) {
+  std::string out;
+  AppendQuoted(s, &out, QuoteStyle::kText);
+  return out.substr(1, out.size() - 2);
+}
+
+// The nesting depth the parser counts when it reads the printed form of
+// `item` (ir/parser.cc: a body at 1; a binding's value and annotation, and a
+// body's result, one deeper; call arguments and sinfo, tuple fields, an if's
+// condition and branches one deeper again; tuple type fields one deeper).
+// Stops counting past `limit`. Shared nodes are revisited only at a greater
+// depth, so a DAG from a binary file costs at most `limit` visits a node.
+int TextDepth(const ItemNode* item, int limit) {
+  std::vector<std::pair<const Node*, int>> stack;
+  std::unordered_map<const Node*, int> best;
+  auto push = [&](const Node* n, int d) {
+    if (!n) return;
+    auto [it, fresh] = best.emplace(n, d);
+    if (!fresh) {
+      if (it->second >= d) return;
+      it->second = d;
+    }
+    stack.emplace_back(n, d);
+  };
+  for (const Var& p : item->params()) push(p->type().get(), 0);
+  push(item->ret_type().get(), 0);
+  if (auto* f = As<FunctionNode>(item)) push(f->body().get(), 1);
+  int max = 0;
+  while (!stack.empty()) {
+    auto [n, d] = stack.back();
+    stack.pop_back();
+    max = std::max(max, d);
+    if (max > limit) return max;
+    switch (n->kind()) {
+      case NodeKind::kSeqExpr: {
+        auto* s = static_cast<const SeqExprNode*>(n);
+        for (const Block& b : s->blocks())
+          for (const Binding& bd : b->bindings()) {
+            push(bd->value().get(), d + 1);
+            push(bd->var()->type().get(), d + 1);
+          }
+        push(s->result().get(), d + 1);
+        break;
+      }
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(n);
+        for (const Expr& a : c->args()) push(a.get(), d + 1);
+        for (const Type& t : c->sinfo_args()) push(t.get(), d + 1);
+        break;
+      }
+      case NodeKind::kTuple:
+        for (const Expr& e : static_cast<const TupleNode*>(n)->fields()) push(e.get(), d + 1);
+        break;
+      case NodeKind::kIf: {
+        auto* i = static_cast<const IfNode*>(n);
+        push(i->cond().get(), d + 1);
+        push(i->then_body().get(), d + 1);
+        push(i->else_body().get(), d + 1);
+        break;
+      }
+      case NodeKind::kTupleGetItem:
+        push(static_cast<const TupleGetItemNode*>(n)->tuple().get(), d);
+        break;
+      case NodeKind::kTupleType:
+        for (const Type& t : static_cast<const TupleTypeNode*>(n)->fields()) push(t.get(), d + 1);
+        break;
+      default:
+        break;
+    }
+  }
+  return max;
+}
+
+}  // namespace
 namespace {
 
 std::string VarName(const VarNode* v) { return "%" + v->name_hint(); }
@@ -50,6 +139,12 @@ class Verifier : public IRVisitor {
       scope_marks_.clear();
       blocks_.clear();
       Walk(item, "@" + item->name());
+      // Flat functions (the fast shape) are 3 levels deep; others may be
+      // nested beyond what the parser reads back: refuse them here, so that
+      // the printer never writes text the parser rejects.
+      if (errors_.size() < max_errors_ && TextDepth(item, kMaxNestingDepth) > kMaxNestingDepth)
+        errors_.push_back({"@" + item->name(), "nested deeper than " + std::to_string(kMaxNestingDepth) +
+                                                   " levels, more than the text format reads back"});
     }
     report_.errors = std::move(errors_);
     return std::move(report_);
@@ -276,6 +371,9 @@ class Verifier : public IRVisitor {
   }
 
   void CheckCall(const CallNode* c) {
+    for (const auto& e : c->attrs().entries())
+      if (!IsTextName(e.first.str(), /*is_key=*/true))
+        Error("attribute key '" + PrintableName(e.first.str()) + "' cannot be written in the text format");
     if (auto* g = As<GlobalVarNode>(c->callee())) {
       Item item = module_.Lookup(g->name());
       if (!item) return;  // reported as an unknown global
@@ -360,6 +458,14 @@ std::string DefinitionPath(const ItemNode* item, const VarNode* v) {
 
 std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
   const ItemList& items = m.items();
+  // Names the text format cannot spell (from JSON or binary input) would be
+  // printed as text the parser cannot read back: refuse them here.
+  std::vector<VerifyError> name_errors;
+  for (const Item& it : items)
+    if (!IsTextName(it->name()) && name_errors.size() < max_errors)
+      name_errors.push_back({"@" + PrintableName(it->name()),
+                             "the name cannot be written in the text format (letters, digits and '_')"});
+  if (!name_errors.empty()) return name_errors;
   std::vector<ItemReport> reports(items.size());
   ParallelFor(items.size(), 0, [&](size_t i, size_t) {
     reports[i] = Verifier(m, max_errors).Run(items[i].get());

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <sstream>
 #include <thread>
 
@@ -171,6 +172,29 @@ TEST_F(PassManagerTest, ParallelFunctionPassEqualsSerial) {
   EXPECT_EQ(b->Lookup("untouched").get(), m.Lookup("untouched").get());
   // The input is unchanged.
   EXPECT_TRUE(StructuralEqual(m, testing::ParseOrFail(text)));
+}
+
+TEST_F(PassManagerTest, ParallelWarningsComeOutInFunctionOrder) {
+  PassDef warn;
+  warn.info.name = "WarnEach";
+  warn.info.description = "warns once per function, early functions slowest";
+  warn.info.kind = PassKind::kFunction;
+  warn.function_fn = [](const Function& f, const PassCallContext& call) -> StatusOr<Function> {
+    int index = std::stoi(f->name().substr(1));
+    std::this_thread::sleep_for(std::chrono::microseconds(200 * (32 - index)));
+    call.context.Warn("WarnEach", f->name());
+    return f;
+  };
+  ASSERT_TRUE(registry_.Register(std::move(warn)).ok());
+  std::string text;
+  for (int f = 0; f < 32; ++f) text += "def @f" + std::to_string(f) + "(%x: Tensor[(2,), float32]) { %x }\n";
+  Module m = testing::ParseOrFail(text);
+  PassContext ctx;
+  ctx.num_threads = 8;
+  ASSERT_TRUE(PassManager(registry_).Run({Step("WarnEach")}, m, ctx).ok());
+  std::vector<std::string> warnings = ctx.TakeWarnings();
+  ASSERT_EQ(warnings.size(), 32u);
+  for (int f = 0; f < 32; ++f) EXPECT_EQ(warnings[f], "WarnEach: f" + std::to_string(f));
 }
 
 TEST_F(PassManagerTest, TimingAndPrintChangedInstruments) {

@@ -19,6 +19,12 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <set>
+#include <optional>
+#include <mutex>
+#include <memory>
+#include <map>
+#include <functional>
 #include <vector>
 
 #include "ir/kernels.h"
@@ -65,6 +71,62 @@ class PluginHost {
   std::vector<ExternKernelDef> kernels_;
 };
 
+// The layout hash a plugin and the host must agree on: the IR's node
+// classes (PlirIrLayoutHash) and every type that crosses the plugin
+// boundary by value or by reference (pass and op definitions, contexts,
+// options, Status, the registration host) and the library types they are
+// made of. A plugin built against headers that differ in any of these
+// layouts has a different hash and is refused before its code runs.
+constexpr uint64_t PlirBoundaryLayoutHash() {
+  uint64_t h = PlirIrLayoutHash();
+  auto mix = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+#define PLIR_MIX_TYPE(...) mix(sizeof(__VA_ARGS__)); mix(alignof(__VA_ARGS__))
+  PLIR_MIX_TYPE(plir::PassDef);
+  PLIR_MIX_TYPE(plir::PassInfo);
+  PLIR_MIX_TYPE(plir::PassKind);
+  PLIR_MIX_TYPE(plir::OptionSpec);
+  PLIR_MIX_TYPE(plir::OptionType);
+  PLIR_MIX_TYPE(plir::PassOptions);
+  PLIR_MIX_TYPE(plir::PassCallContext);
+  PLIR_MIX_TYPE(plir::PassContext);
+  PLIR_MIX_TYPE(plir::Instrument);
+  PLIR_MIX_TYPE(plir::ModulePassFn);
+  PLIR_MIX_TYPE(plir::FunctionPassFn);
+  PLIR_MIX_TYPE(plir::OpDef);
+  PLIR_MIX_TYPE(plir::AttrSpec);
+  PLIR_MIX_TYPE(plir::AttrKind);
+  PLIR_MIX_TYPE(plir::TypeInferFn);
+  PLIR_MIX_TYPE(plir::Status);
+  PLIR_MIX_TYPE(plir::StatusCode);
+  PLIR_MIX_TYPE(plir::StatusOr<plir::Module>);
+  PLIR_MIX_TYPE(plir::StatusOr<plir::Function>);
+  PLIR_MIX_TYPE(plir::StatusOr<plir::Type>);
+  PLIR_MIX_TYPE(plir::StatusOr<plir::Expr>);
+  PLIR_MIX_TYPE(plir::PluginHost);
+  PLIR_MIX_TYPE(plir::Symbol);
+  PLIR_MIX_TYPE(plir::NameHint);
+  PLIR_MIX_TYPE(plir::ItemNode);
+  PLIR_MIX_TYPE(plir::ExprSpan);
+  PLIR_MIX_TYPE(plir::TypeSpan);
+  PLIR_MIX_TYPE(plir::DataType);
+  PLIR_MIX_TYPE(std::string);
+  PLIR_MIX_TYPE(std::vector<int>);
+  PLIR_MIX_TYPE(std::function<void()>);
+  PLIR_MIX_TYPE(std::shared_ptr<int>);
+  PLIR_MIX_TYPE(std::map<std::string, int>);
+  PLIR_MIX_TYPE(std::set<std::string>);
+  PLIR_MIX_TYPE(std::optional<int64_t>);
+  PLIR_MIX_TYPE(std::mutex);
+#undef PLIR_MIX_TYPE
+  return h;
+}
+
+#define PLIR_BOUNDARY_FINGERPRINT \
+  { PLIR_COMPILER_ID, PLIR_STDLIB_VERSION, PLIR_STDLIB_CXX11_ABI, ::plir::PlirBoundaryLayoutHash() }
+
 namespace internal {
 // Calls `fn` for a plugin, turning errors and exceptions into the C protocol.
 inline int CallRegister(Status (*fn)(PluginHost&), void* host, char* error, size_t error_size) {
@@ -94,7 +156,7 @@ inline int CallRegister(Status (*fn)(PluginHost&), void* host, char* error, size
   }                                                                                       \
   extern "C" __attribute__((visibility("default"))) const PlirPluginInfo*                \
   plir_plugin_entry(void) {                                                               \
-    static const PlirPluginInfo info = {PLIR_PLUGIN_API_VERSION, PLIR_BUILD_FINGERPRINT, \
+    static const PlirPluginInfo info = {PLIR_PLUGIN_API_VERSION, PLIR_BOUNDARY_FINGERPRINT, \
                                         NAME, VERSION, &plir_plugin_register_};           \
     return &info;                                                                         \
   }

@@ -20,7 +20,7 @@
 #endif
 
 // Bumped on any change to PlirPluginInfo or to the meaning of its fields.
-#define PLIR_PLUGIN_API_VERSION 2u
+#define PLIR_PLUGIN_API_VERSION 3u
 #define PLIR_PLUGIN_ENTRY_SYMBOL "plir_plugin_entry"
 
 #ifdef __cplusplus
@@ -31,7 +31,7 @@ typedef struct PlirBuildFingerprint {
   const char* compiler;        // compiler id and version, e.g. "gcc 12.2.0"
   uint32_t stdlib_version;     // __GLIBCXX__ (libstdc++ release date), 0 if unknown
   uint32_t stdlib_cxx11_abi;   // _GLIBCXX_USE_CXX11_ABI
-  uint64_t ir_layout_hash;     // PlirIrLayoutHash() of the headers built against
+  uint64_t ir_layout_hash;     // PlirBoundaryLayoutHash() (passes/plugin.h) of the headers built against
 } PlirBuildFingerprint;
 
 typedef struct PlirPluginInfo {

@@ -86,4 +86,13 @@ check "PLIR_PLUGIN_PATH finds plugins by name" '[ $rc -eq 0 ] && grep -q "%resul
 "$opt" examples/spec/conv2d.plir --plugin-path testing/plugins --passes TestBindResult > /dev/null; rc=$?
 check "--plugin-path finds plugins by name" '[ $rc -eq 0 ]'
 
+# verify: none means none; the default (end) checks the result.
+misbehaving="$PWD/testing/plugins/libplir_test_misbehaving.so"
+printf 'version: 1\nplugins: [%s]\npasses: [TestBreaksModule]\ninstruments: {verify: none}\n' "$misbehaving" > "$tmp/none.yaml"
+printf 'version: 1\nplugins: [%s]\npasses: [TestBreaksModule]\n' "$misbehaving" > "$tmp/end.yaml"
+"$opt" examples/spec/conv2d.plir --pipeline "$tmp/none.yaml" --no-reproducer > "$tmp/none.plir" 2> "$tmp/err"; rc=$?
+check "verify: none runs no verifier at all" '[ $rc -eq 0 ] && grep -q "ghost" "$tmp/none.plir"'
+"$opt" examples/spec/conv2d.plir --pipeline "$tmp/end.yaml" --no-reproducer > /dev/null 2> "$tmp/err"; rc=$?
+check "by default the result is verified" '[ $rc -eq 1 ] && grep -q "ill-formed" "$tmp/err"'
+
 exit $fail

@@ -33,7 +33,7 @@ bool SameFingerprint(const PlirBuildFingerprint& a, const PlirBuildFingerprint& 
          a.ir_layout_hash == b.ir_layout_hash;
 }
 
-const PlirBuildFingerprint kHostFingerprint = PLIR_BUILD_FINGERPRINT;
+const PlirBuildFingerprint kHostFingerprint = PLIR_BOUNDARY_FINGERPRINT;
 
 // Plugins already committed to a registry, process-wide: a second loader (or
 // a second pipeline) asking for the same file gets the first load back

@@ -72,10 +72,18 @@ TEST(PluginLoaderTest, MissingEntrySymbol) {
                   "is not a PLIR plugin: it does not export plir_plugin_entry");
 }
 
+TEST(PluginLoaderTest, RegistrationIsAllOrNothing) {
+  PluginLoader loader;
+  ExpectLoadError(loader, "test_partial", PluginError::kRegistration, "TestPartialBad has no run function");
+  EXPECT_FALSE(PassRegistry::Global().Lookup("TestPartialGood"));
+  EXPECT_FALSE(OpRegistry::Global().Lookup("test_partial.op"));
+}
+
 TEST(PluginLoaderTest, ApiVersionMismatch) {
   PluginLoader loader;
   ExpectLoadError(loader, "test_bad_version", PluginError::kApiVersion,
-                  "plugin API version 999, but this PLIR supports version 2");
+                  "plugin API version 999, but this PLIR supports version " +
+                      std::to_string(PLIR_PLUGIN_API_VERSION));
 }
 
 TEST(PluginLoaderTest, FingerprintMismatch) {

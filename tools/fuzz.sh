@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a fuzz target with clang's libFuzzer, AddressSanitizer and UBSan,
 # and runs it for a number of seconds on its corpus.
-#   tools/fuzz.sh parser 60      (targets: parser, binary, json, safetensors)
+#   tools/fuzz.sh parser 60      (targets: parser, binary, json, reprint, yaml, safetensors)
 # Needs: apt-get install clang-14 libclang-rt-14-dev
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,16 +13,30 @@ target="${1:-parser}"
 seconds="${2:-60}"
 out=$(mktemp -d)
 srcs=$(ls ir/*.cc ir/internal/*.cc | grep -v _test.cc)
+libs="-lsimdjson"
 if [ "$target" = safetensors ]; then srcs="$srcs runtime/safetensors.cc"; fi
-clang++-14 -std=c++20 -fsized-deallocation -O1 -g -fsanitize=fuzzer,address,undefined -I. \
-  "testing/fuzz/${target}_fuzzer.cc" $srcs -lsimdjson -o "$out/fuzzer"
+if [ "$target" = yaml ]; then
+  srcs="$srcs $(ls passes/*.cc | grep -v _test.cc) runtime/pipeline.cc runtime/plugin_loader.cc runtime/file_util.cc runtime/supervisor.cc"
+  libs="$libs -lyaml-cpp -ldl -lcrypto"
+fi
+clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
+  "testing/fuzz/${target}_fuzzer.cc" $srcs $libs -o "$out/fuzzer"
 corpus="testing/fuzz/corpus/${target}"
 mkdir -p "$corpus"
-[ "$target" = safetensors ] || cp -n examples/spec/*.plir "$corpus/" 2>/dev/null || true
-if [ "$target" != parser ] && [ "$target" != safetensors ]; then
+if [ "$target" = parser ]; then
+  cp -n examples/spec/*.plir "$corpus/" 2>/dev/null || true
+elif [ "$target" = reprint ]; then
+  # The spec examples in both forms, after the byte that picks the loader.
+  for f in examples/spec/*.plir; do
+    b=$(basename "$f")
+    bazel-bin/runtime/plir-opt "$f" --emit binary -o "$out/$b.bin" 2>/dev/null && { printf '\0'; cat "$out/$b.bin"; } > "$corpus/$b.bin"
+    bazel-bin/runtime/plir-opt "$f" --emit json -o "$out/$b.json" 2>/dev/null && { printf '\1'; cat "$out/$b.json"; } > "$corpus/$b.json"
+  done
+elif [ "$target" != yaml ] && [ "$target" != safetensors ]; then
   # Seed with the spec examples in the target's format.
   for f in examples/spec/*.plir; do
     bazel-bin/runtime/plir-opt "$f" --emit "$target" -o "$corpus/$(basename "$f").$target" 2>/dev/null || true
   done
 fi
-"$out/fuzzer" -max_total_time="$seconds" -max_len=8192 -timeout=10 "$corpus" -artifact_prefix="$out/"
+# -rss_limit_mb: a YAML alias bomb or a huge shape must fail fast, not grow.
+"$out/fuzzer" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 "$corpus" -artifact_prefix="$out/"

@@ -37,7 +37,7 @@ namespace plir::internal {
 #ifdef PLIR_NODE_ALLOC_PLAIN
 
 void* AllocNodeMemory(size_t size) { return ::operator new(size); }
-void FreeNodeMemory(void* p, size_t size) { ::operator delete(p, size); }
+void FreeNodeMemory(void* p, size_t) { ::operator delete(p); }
 
 #else
 

@@ -1,0 +1,126 @@
+// Hostile inputs, by class, at the IR level: shape arithmetic that would
+// overflow, names and nesting the text format cannot read back.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "ir/checked_math.h"
+#include "ir/op.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/serialize.h"
+#include "ir/verifier.h"
+
+namespace plir {
+namespace {
+
+std::string Err(std::string_view text) {
+  auto m = ParseModule(text);
+  if (m.ok()) {
+    Status v = Verify(*m);
+    return v.ok() ? "" : v.message();
+  }
+  return m.status().message();
+}
+
+TEST(CheckedMathTest, DetectsOverflow) {
+  const int64_t big = int64_t{1} << 62;
+  EXPECT_EQ(CheckedMul(big, 2), std::nullopt);
+  EXPECT_EQ(CheckedMul(-big, 2), -2 * big);
+  EXPECT_EQ(CheckedAdd(std::numeric_limits<int64_t>::max(), 1), std::nullopt);
+  std::vector<int64_t> dims{1 << 21, 1 << 21, 1 << 21};
+  EXPECT_EQ(CheckedProduct(dims), std::nullopt);
+  std::vector<int64_t> ok{3, 4, 5};
+  EXPECT_EQ(CheckedProduct(ok), 60);
+  std::vector<int64_t> neg{3, -1};
+  EXPECT_EQ(CheckedProduct(neg), std::nullopt);
+  EXPECT_FALSE(ElementCount(dims, "t").ok());
+  EXPECT_FALSE(CheckedBytes(int64_t{1} << 61, 8, int64_t{1} << 40, "t").ok());
+  EXPECT_EQ(*CheckedBytes(10, 4, 100, "t"), 40);
+}
+
+TEST(HostileShapeTest, TensorTypeWhoseElementCountOverflows) {
+  std::string e = Err(
+      "def @f(%x: Tensor[(4294967296, 4294967296), float32]) -> Tensor[(4294967296, 4294967296), float32] {\n"
+      "  %x\n}\n");
+  EXPECT_NE(e.find("1:19: the tensor shape has more elements than fit in 64 bits"), std::string::npos) << e;
+}
+
+TEST(HostileShapeTest, ReshapeToAnOverflowingShape) {
+  std::string e = Err(
+      "def @f(%x: Tensor[(4,), float32]) {\n"
+      "  %y = reshape(%x, shape=[4611686018427387904, 4]);\n  %y\n}\n");
+  EXPECT_NE(e.find("does not fit in 64 bits"), std::string::npos) << e;
+}
+
+TEST(HostileShapeTest, Conv2dAttributesValidated) {
+  const std::string head =
+      "def @f(%d: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(6, 2, 3, 3), float32]) {\n  %y = nn.conv2d(%d, %w";
+  EXPECT_NE(Err(head + ", groups=0);\n  %y\n}\n").find("groups must be positive"), std::string::npos);
+  EXPECT_NE(Err(head + ", groups=-2);\n  %y\n}\n").find("groups must be positive"), std::string::npos);
+  EXPECT_NE(Err(head + ", groups=2, strides=[0, 1]);\n  %y\n}\n").find("strides must be positive"),
+            std::string::npos);
+  EXPECT_NE(Err(head + ", groups=2, dilation=[4611686018427387904, 1]);\n  %y\n}\n").find("overflows"),
+            std::string::npos);
+  EXPECT_NE(Err(head + ", groups=4);\n  %y\n}\n").find("not divisible by groups=4"), std::string::npos);
+  EXPECT_EQ(Err(head + ", groups=2);\n  %y\n}\n"), "");
+}
+
+TEST(HostileNameTest, JsonNamesTheTextFormatCannotSpellAreRefused) {
+  auto m = ParseModule("def @scale(%x: Tensor[(2,), float32]) {\n  %x\n}\n");
+  ASSERT_TRUE(m.ok());
+  std::string json = SaveJson(*m);
+  size_t at = json.find("\"scale\"");
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, 7, "\"sc ale\\n\\u001b\"");
+  auto loaded = LoadJson(json);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Status v = Verify(*loaded);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.message().find("cannot be written in the text format"), std::string::npos) << v.message();
+  // The message escapes the control bytes it quotes.
+  EXPECT_EQ(v.message().find('\x1b'), std::string::npos);
+  EXPECT_NE(v.message().find("\\x1b"), std::string::npos) << v.message();
+}
+
+TEST(HostileNestingTest, PrinterAndParserAgreeOnDepth) {
+  // The deepest call nest the parser reads: printed, it parses again.
+  auto nest = [](int n) {
+    std::string text = "def @f(%x: Tensor[(2,), float32]) {\n  %y = ";
+    for (int i = 0; i < n; ++i) text += "nn.relu(";
+    text += "%x";
+    for (int i = 0; i < n; ++i) text += ")";
+    return text + ";\n  %y\n}\n";
+  };
+  auto ok = ParseModule(nest(kMaxNestingDepth - 2));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_TRUE(Verify(*ok).ok());
+  auto again = ParseModule(PrintModule(*ok));
+  EXPECT_TRUE(again.ok()) << again.status().message();
+  EXPECT_FALSE(ParseModule(nest(kMaxNestingDepth + 5)).ok());
+  // One level deeper, built from a binary file (which has no nesting
+  // limit): the verifier refuses it instead of the printer writing text the
+  // parser would reject.
+  auto deeper = ParseModule(nest(kMaxNestingDepth - 2));
+  ASSERT_TRUE(deeper.ok());
+  std::string bin = SaveBinary(*deeper);
+  auto loaded = LoadBinary(bin);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE(Verify(*loaded).ok());
+  Op relu = OpRegistry::Global().Lookup("nn.relu");
+  Function f = (*loaded).LookupFunction("f");
+  Expr e = f->body()->blocks()[0]->bindings()[0]->value();
+  for (int i = 0; i < 10; ++i) e = *MakeOpCall(relu, {e});
+  Var y = VarNode::Make("y", e->type());
+  Function g = FunctionNode::Make("f", f->params(), nullptr,
+                                  SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(y, e)}, false)}, y));
+  auto m = Module::Make({g});
+  ASSERT_TRUE(m.ok());
+  Status v = Verify(*m);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.message().find("nested deeper than 1000 levels"), std::string::npos) << v.message();
+}
+
+}  // namespace
+}  // namespace plir

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Hostile inputs against the command-line tools, by class: files that are
+# not regular files, endless and oversized inputs, out-of-range numbers on
+# the command line, YAML that attacks the loader (alias bombs, duplicate
+# keys, tags, huge integers, empty files), and control bytes in messages.
+# Every case: a clean message, a non-zero exit, no crash, no hang, no
+# output file.
+set -uo pipefail
+opt="$1"; run="$2"; diff="$3"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fail=0
+# (Failures are also recorded in a file: some checks run in pipelines' subshells.)
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; touch "$tmp/failed"; else echo "ok: $1"; fi; }
+rm -f "$tmp/failed"
+clean() {  # clean RC ERRFILE: exit 1 or 2, a message, no sanitizer report or signal
+  [ "$1" -eq 1 -o "$1" -eq 2 ] && [ -s "$2" ] && ! grep -qE "AddressSanitizer|runtime error|Segmentation|core dumped" "$2"
+}
+model=examples/spec/conv2d.plir
+mkdir -p "$tmp/dir"
+
+# Inputs that are not regular files, for every file option.
+for bad in "$tmp/dir" /dev/zero /dev/urandom /dev/null; do
+  timeout 20 "$opt" "$bad" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+  [ "$bad" = /dev/null ] && want="not a well-formed\|empty\|expected\|device" || want="directory\|device"
+  check "plir-opt input $bad (rc=$rc)" 'clean $rc "$tmp/err" && grep -q "$want" "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+  timeout 20 "$opt" "$model" --pipeline "$bad" 2> "$tmp/err"; rc=$?
+  check "plir-opt --pipeline $bad (rc=$rc)" 'clean $rc "$tmp/err"'
+  printf 'version: 1\npasses: [DeadCodeElimination]\n' > "$tmp/p.yaml"
+  timeout 20 "$opt" "$model" --pipeline "$tmp/p.yaml" --extend "$bad" 2> "$tmp/err"; rc=$?
+  check "plir-opt --extend $bad (rc=$rc)" 'clean $rc "$tmp/err"'
+  printf 'version: 1\npasses:\n  - include: %s\n' "$bad" > "$tmp/inc.yaml"
+  timeout 20 "$opt" "$model" --pipeline "$tmp/inc.yaml" 2> "$tmp/err"; rc=$?
+  check "YAML include of $bad (rc=$rc)" 'clean $rc "$tmp/err" && grep -q "inc.yaml:3:" "$tmp/err"'
+  timeout 20 "$diff" "$model" "$bad" > /dev/null 2> "$tmp/err"; rc=$?
+  check "plir-diff $bad (rc=$rc)" '[ $rc -ne 0 ] && ! grep -qE "AddressSanitizer|Segmentation" "$tmp/err"'
+  timeout 20 "$run" examples/models/mlp_with_constants.plir --inputs "file:$bad" > /dev/null 2> "$tmp/err"; rc=$?
+  check "plir-run --inputs file:$bad (rc=$rc)" 'clean $rc "$tmp/err"'
+done
+
+# Endless and oversized inputs: the cap stops them.
+timeout 60 bash -c "yes 'def' | '$opt' - --max-input-bytes 1000000" > /dev/null 2> "$tmp/err"; rc=$?
+check "an endless pipe stops at --max-input-bytes (rc=$rc)" 'clean $rc "$tmp/err" && grep -q "larger than the limit of 1000000 bytes" "$tmp/err"'
+head -c 2000000 /dev/zero > "$tmp/big.plir"
+"$opt" "$tmp/big.plir" --max-input-bytes 1000000 2> "$tmp/err"; rc=$?
+check "an oversized file is refused before reading (rc=$rc)" 'clean $rc "$tmp/err" && grep -q "larger than the limit" "$tmp/err"'
+
+# Numbers on the command line are range-checked.
+for args in "--threads 0" "--threads 99999999999999999999" "--opt-level 9" "--pass-timeout -1" \
+            "--memory-limit 1" "--max-input-bytes 0" "--threads abc"; do
+  "$opt" "$model" $args > /dev/null 2> "$tmp/err"; rc=$?
+  check "plir-opt $args is a usage error (rc=$rc)" '[ $rc -eq 2 ] && [ -s "$tmp/err" ]'
+done
+"$opt" "$model" --print-after NoSuchPass > /dev/null 2> "$tmp/err"; rc=$?
+check "--print-after is validated like YAML" '[ $rc -eq 1 ] && grep -q "unknown pass .NoSuchPass." "$tmp/err"'
+
+# YAML attacks.
+yaml_case() {  # yaml_case NAME EXPECTED-MESSAGE (YAML on stdin)
+  cat > "$tmp/y.yaml"
+  want="$2"
+  local start=$(date +%s)
+  timeout 30 "$opt" "$model" --pipeline "$tmp/y.yaml" > /dev/null 2> "$tmp/err"; local rc=$?
+  local secs=$(( $(date +%s) - start ))
+  check "YAML $1 (rc=$rc, ${secs}s)" 'clean $rc "$tmp/err" && grep -q "$want" "$tmp/err" && [ $secs -lt 10 ]'
+}
+{
+  echo "version: 1"
+  echo "a0: &a0 [DeadCodeElimination, DeadCodeElimination, DeadCodeElimination, DeadCodeElimination]"
+  for i in $(seq 1 12); do echo "a$i: &a$i [*a$((i-1)), *a$((i-1)), *a$((i-1)), *a$((i-1))]"; done
+  echo "passes: *a12"
+} | yaml_case "alias bomb fails fast, with a position" "y.yaml:[0-9]*:[0-9]*: the document has more than 100000 nodes"
+printf 'version: 1\npasses: [DeadCodeElimination]\npasses: [FoldConstant]\n' | yaml_case "duplicate key" "y.yaml:3:1: duplicate key 'passes'"
+printf 'version: 1\npasses: !!python/object:os.system [DeadCodeElimination]\n' | yaml_case "unknown tag" "unsupported YAML tag"
+printf 'version: 1\nopt_level: 99999999999999999999999\npasses: []\n' | yaml_case "integer overflow" "y.yaml:2:12: integer out of range"
+printf '' | yaml_case "empty file gets line 1" "y.yaml:1:1: "
+{
+  echo "version: 1"
+  printf 'passes:\n'
+  ind=""
+  for i in $(seq 1 80); do printf '%s  - repeat: {max_iterations: 1}\n%s    passes:\n' "$ind" "$ind"; ind="$ind    "; done
+  printf '%s  - DeadCodeElimination\n' "$ind"
+} | yaml_case "deep nesting" "nested more than 64 levels deep"
+{
+  echo "version: 1"
+  printf 'passes: ['
+  for i in $(seq 1 12000); do printf 'DeadCodeElimination, '; done
+  printf 'DeadCodeElimination]\n'
+} | yaml_case "too many steps" "more than 10000 steps"
+
+# Control bytes never reach the terminal raw.
+printf 'def @f() {\n  %%a\x1b[31m = 1;\n}\n' > "$tmp/ctl.plir"
+"$opt" "$tmp/ctl.plir" 2> "$tmp/err"; rc=$?
+check "control bytes in the input are escaped in errors" 'clean $rc "$tmp/err" && ! grep -q $'"'"'\x1b'"'"' "$tmp/err"'
+"$opt" "$model" --passes $'Dead\x1b[2JCode' 2> "$tmp/err"; rc=$?
+check "control bytes in a pass name are escaped" 'clean $rc "$tmp/err" && ! grep -q $'"'"'\x1b'"'"' "$tmp/err" && grep -q "x1b" "$tmp/err"'
+printf 'version: 1\npasses: ["Dead\\e[2JCode"]\n' > "$tmp/ctl.yaml"
+"$opt" "$model" --pipeline "$tmp/ctl.yaml" 2> "$tmp/err"; rc=$?
+check "control bytes in YAML are escaped" 'clean $rc "$tmp/err" && ! grep -q $'"'"'\x1b'"'"' "$tmp/err"'
+[ -e "$tmp/failed" ] && fail=1
+exit $fail
