@@ -308,7 +308,7 @@ void PlirOptStartup(benchmark::State& state) {
   std::vector<std::string> plugins;
   for (const char* p : {"canonicalize_bindings", "common_subexpression_elimination", "dead_code_elimination",
                         "fold_constant", "lazy_transform_params", "lift_transform_params",
-                        "to_basic_block_normal_form"})
+                        "normalize", "to_basic_block_normal_form"})
     plugins.push_back(dir + "/../plugins/" + p + "/libplir_" + p + ".so");
   for (const char* p : {"test_good", "test_misbehaving", "test_noop"})
     plugins.push_back(dir + "/../testing/plugins/libplir_" + std::string(p) + ".so");
@@ -348,7 +348,7 @@ REG(BinaryLoad, chain1); REG(BinaryRoundTrip, chain1); REG(UpdateOneFunction, ch
 REG(Hash, chain1); REG(Equal, chain1); REG(Teardown, chain1);
 REG(Parse, resnet); REG(Print, resnet); REG(BinaryLoad, resnet); REG(Hash, resnet);
 REG(Parse, transformer); REG(Print, transformer); REG(BinaryLoad, transformer); REG(Hash, transformer);
-BENCHMARK_CAPTURE(Pass, ToBasicBlockNormalForm, "to_basic_block_normal_form", "ToBasicBlockNormalForm")->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, Normalize, "normalize", "Normalize")->Apply(Sizes);
 BENCHMARK_CAPTURE(Pass, CanonicalizeBindings, "canonicalize_bindings", "CanonicalizeBindings")->Apply(Sizes);
 BENCHMARK_CAPTURE(Pass, DeadCodeElimination, "dead_code_elimination", "DeadCodeElimination")->Apply(Sizes);
 BENCHMARK_CAPTURE(Pass, CommonSubexpressionElimination, "common_subexpression_elimination",

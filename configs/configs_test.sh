@@ -38,7 +38,7 @@ run="$2"
 m=examples/models/conv_weights_layout.plir
 "$opt" "$m" --pipeline configs/lazy-params.yaml -o "$tmp/lazy.plir"; rc=$?
 check "lazy-params runs on $m" '[ $rc -eq 0 ] && grep -q "call_packed(\"get_item\", 0" "$tmp/lazy.plir" && grep -q "vm.kill_object" "$tmp/lazy.plir"'
-"$opt" "$m" --passes ToBasicBlockNormalForm,LiftTransformParams -o "$tmp/lifted.plir"; rc=$?
+"$opt" "$m" --passes Normalize,LiftTransformParams -o "$tmp/lifted.plir"; rc=$?
 check "lift alone runs" '[ $rc -eq 0 ]'
 "$run" "$tmp/lifted.plir" --entry main_transform_params --inputs random:3 > "$tmp/eager.out"; rc1=$?
 T="Tensor[(8, 8, 3, 3), float32];Tensor[(8, 8, 3, 3), float32];Tensor[(8, 1, 1, 1), float32]"

@@ -4,7 +4,10 @@
 // less specific tensor type instead of failing: a loaded parameter in the lazy
 // protocol is an Object until it is used.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "ir/checked_math.h"
 #include "ir/op.h"
@@ -230,10 +233,63 @@ StatusOr<std::vector<int64_t>> Expand(const Attrs& attrs, const char* key, size_
                          std::to_string(l.size()) + " values, expected " + std::to_string(want));
 }
 
+// Positions of N, C, H, W in a data layout, and of O, I, H, W in a kernel
+// layout (the layouts Relax's conv2d tests use).
+std::optional<std::array<int, 4>> LayoutAxes(const std::string& layout, bool kernel) {
+  if (!kernel) {
+    if (layout == "NCHW") return std::array<int, 4>{0, 1, 2, 3};
+    if (layout == "NHWC") return std::array<int, 4>{0, 3, 1, 2};
+  } else {
+    if (layout == "OIHW") return std::array<int, 4>{0, 1, 2, 3};
+    if (layout == "OHWI") return std::array<int, 4>{0, 3, 1, 2};
+    if (layout == "HWIO") return std::array<int, 4>{3, 2, 0, 1};
+  }
+  return std::nullopt;
+}
+
+// A 4-D tensor type read in `axes` order (to NCHW / OIHW), or written back
+// from that order (`inverse`).
+Type Permute4(const TensorTypeNode* t, const std::array<int, 4>& axes, bool inverse) {
+  if (!t->has_shape() || t->shape().size() != 4) return Type(t);
+  std::vector<Dim> out(4);
+  for (int i = 0; i < 4; ++i) {
+    if (inverse) out[axes[i]] = t->shape()[i];
+    else out[i] = t->shape()[axes[i]];
+  }
+  return TensorTypeNode::Make(std::move(out), t->dtype());
+}
+
+StatusOr<Type> InferConv2dCanonical(const TensorTypeNode* d, const TensorTypeNode* w,
+                                    const Attrs& attrs);
+
+// nn.conv2d with data_layout (NCHW, NHWC), kernel_layout (OIHW, OHWI, HWIO)
+// and out_layout (default: data_layout): inferred in NCHW / OIHW.
 StatusOr<Type> InferConv2d(const Args& args, const Attrs& attrs, TypeSpan) {
   const std::string op = "nn.conv2d";
   PLIR_ASSIGN_OR_RETURN(auto d, TensorArg(op, args, 0));
   PLIR_ASSIGN_OR_RETURN(auto w, TensorArg(op, args, 1));
+  auto layout = [&](const char* key, const char* def) {
+    const AttrValue* v = attrs.Get(key);
+    return v ? v->as_string() : std::string(def);
+  };
+  std::string dl = layout("data_layout", "NCHW"), kl = layout("kernel_layout", "OIHW");
+  std::string ol = layout("out_layout", dl.c_str());
+  auto da = LayoutAxes(dl, false), ka = LayoutAxes(kl, true), oa = LayoutAxes(ol, false);
+  if (!da) return InvalidArgument("nn.conv2d: unsupported data_layout \"" + dl + "\" (NCHW or NHWC)");
+  if (!ka)
+    return InvalidArgument("nn.conv2d: unsupported kernel_layout \"" + kl + "\" (OIHW, OHWI or HWIO)");
+  if (!oa) return InvalidArgument("nn.conv2d: unsupported out_layout \"" + ol + "\" (NCHW or NHWC)");
+  Type dc = d ? Permute4(d, *da, false) : Type();
+  Type wc = w ? Permute4(w, *ka, false) : Type();
+  PLIR_ASSIGN_OR_RETURN(Type out, InferConv2dCanonical(d ? As<TensorTypeNode>(dc) : nullptr,
+                                                       w ? As<TensorTypeNode>(wc) : nullptr, attrs));
+  auto* ot = As<TensorTypeNode>(out);
+  return ot ? Permute4(ot, *oa, true) : out;
+}
+
+StatusOr<Type> InferConv2dCanonical(const TensorTypeNode* d, const TensorTypeNode* w,
+                                    const Attrs& attrs) {
+  const std::string op = "nn.conv2d";
   PLIR_ASSIGN_OR_RETURN(auto strides, Expand(attrs, "strides", 2, 1));
   PLIR_ASSIGN_OR_RETURN(auto padding, Expand(attrs, "padding", 4, 0));
   PLIR_ASSIGN_OR_RETURN(auto dilation, Expand(attrs, "dilation", 2, 1));
@@ -316,6 +372,86 @@ StatusOr<Type> InferCallPacked(const Args& args, const Attrs&, TypeSpan sinfo) {
   return SinfoResult(sinfo);
 }
 
+// match_cast(value, sinfo_args=[T]): the value, checked at run time to have
+// type T; the symbolic dimensions of T not bound before are bound here (by
+// the value's shape), as Relax's MatchCast binding does.
+StatusOr<Type> InferMatchCast(const Args& args, const Attrs&, TypeSpan sinfo) {
+  if (sinfo.size() != 1)
+    return InvalidArgument("match_cast requires exactly one type in sinfo_args (the type to match)");
+  if (!TypeCompatible(args[0]->type(), sinfo[0]))
+    return InvalidArgument("match_cast: a value of type " + TypeToString(args[0]->type()) +
+                           " can never match " + TypeToString(sinfo[0]));
+  return sinfo[0];
+}
+
+StatusOr<DataType> DTypeAttr(const std::string& op, const Attrs& attrs, DataType def) {
+  const AttrValue* v = attrs.Get("dtype");
+  if (!v) {
+    if (def == DataType::kUnknown) return InvalidArgument(op + " requires attribute dtype");
+    return def;
+  }
+  std::optional<DataType> dt = ParseDataType(v->as_string());
+  if (!dt) return InvalidArgument(op + ": unknown dtype \"" + v->as_string() + "\"");
+  return *dt;
+}
+
+// zeros / ones (shape=[...], dtype=...): a tensor of that shape; full(v, ...)
+// the same filled with the scalar v (dtype default: v's).
+TypeInferFn InferCreation(std::string op, bool has_fill) {
+  return [op](const Args& args, const Attrs& attrs, TypeSpan) -> StatusOr<Type> {
+    std::vector<int64_t> shape;
+    attrs.Get("shape")->GetIntList(&shape);
+    std::vector<Dim> dims;
+    for (int64_t v : shape) {
+      if (v < 0) return InvalidArgument(op + ": negative dimension " + std::to_string(v));
+      dims.push_back(Dim::Const(v));
+    }
+    DataType def = DataType::kUnknown;
+    if (!args.empty()) {
+      PLIR_ASSIGN_OR_RETURN(auto fill, TensorArg(op, args, 0));
+      if (fill && fill->ndim() > 0)
+        return InvalidArgument(op + ": the fill value must be a scalar (0-d) tensor, got " +
+                               ShapeStr(fill));
+      if (fill) def = fill->dtype();
+    }
+    PLIR_ASSIGN_OR_RETURN(DataType dt, DTypeAttr(op, attrs, def));
+    return TensorTypeNode::Make(std::move(dims), dt);
+  };
+}
+
+StatusOr<Type> InferAstype(const Args& args, const Attrs& attrs, TypeSpan) {
+  PLIR_ASSIGN_OR_RETURN(auto x, TensorArg("astype", args, 0));
+  PLIR_ASSIGN_OR_RETURN(DataType dt, DTypeAttr("astype", attrs, DataType::kUnknown));
+  if (!x) return UnknownTensor(dt);
+  if (!x->has_shape()) return TensorTypeNode::MakeRank(x->ndim(), dt);
+  return TensorTypeNode::Make(x->shape(), dt);
+}
+
+// arange(start=, end=, step=, dtype=): [start, end) by step, as NumPy.
+StatusOr<Type> InferArange(const Args&, const Attrs& attrs, TypeSpan) {
+  auto num = [&](const char* k, double def) {
+    const AttrValue* v = attrs.Get(k);
+    if (!v) return def;
+    return v->kind() == AttrValue::Kind::kInt ? static_cast<double>(v->as_int()) : v->as_float();
+  };
+  double start = num("start", 0), end = num("end", 0), step = num("step", 1);
+  if (step == 0) return InvalidArgument("arange: step must not be 0");
+  double n = std::ceil((end - start) / step);
+  if (n < 0) n = 0;
+  PLIR_ASSIGN_OR_RETURN(DataType dt, DTypeAttr("arange", attrs, DataType::kInt64));
+  return TensorTypeNode::Make({Dim::Const(static_cast<int64_t>(n))}, dt);
+}
+
+// shape_to_tensor(s): the shape value s as a 1-D int64 tensor.
+StatusOr<Type> InferShapeToTensor(const Args& args, const Attrs&, TypeSpan) {
+  const Type& t = args[0]->type();
+  if (t->kind() == NodeKind::kObjectType) return TensorTypeNode::MakeRank(1, DataType::kInt64);
+  auto* st = As<ShapeTypeNode>(t);
+  if (!st) return InvalidArgument("shape_to_tensor expects a shape value, got " + TypeToString(t));
+  if (st->ndim() < 0) return TensorTypeNode::MakeRank(1, DataType::kInt64);
+  return TensorTypeNode::Make({Dim::Const(st->ndim())}, DataType::kInt64);
+}
+
 void Add(OpRegistry& r, OpDef def) {
   Status s = r.Register(std::move(def));
   (void)s;  // core names are distinct; a failure here is a programming error
@@ -351,18 +487,45 @@ void RegisterCoreOps(OpRegistry& r) {
              {{"shape", AttrKind::kIntList, true, std::nullopt}}));
   Add(r, Def("permute_dims", "permute dimensions by `axes` (default: reverse)", 1, 1,
              InferPermuteDims, {{"axes", AttrKind::kIntList, false, std::nullopt}}));
-  Add(r, Def("nn.conv2d", "2-D convolution, data NCHW, weight OIHW", 2, 2, InferConv2d,
+  Add(r, Def("nn.conv2d", "2-D convolution, data NCHW (or data_layout), weight OIHW (or kernel_layout)", 2, 2, InferConv2d,
              {{"strides", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
               {"padding", AttrKind::kIntList, false,
                AttrValue::List({AttrValue::Int(0), AttrValue::Int(0), AttrValue::Int(0), AttrValue::Int(0)})},
               {"dilation", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
               {"groups", AttrKind::kInt, false, AttrValue::Int(1)},
               {"channels", AttrKind::kInt, false, std::nullopt},
-              {"kernel_size", AttrKind::kIntList, false, std::nullopt}}));
+              {"kernel_size", AttrKind::kIntList, false, std::nullopt},
+              {"data_layout", AttrKind::kString, false, AttrValue::String("NCHW")},
+              {"kernel_layout", AttrKind::kString, false, AttrValue::String("OIHW")},
+              {"out_layout", AttrKind::kString, false, std::nullopt}}));
+  {
+    AttrSpec shape{"shape", AttrKind::kIntList, true, std::nullopt};
+    AttrSpec dtype_req{"dtype", AttrKind::kString, true, std::nullopt};
+    AttrSpec dtype_opt{"dtype", AttrKind::kString, false, std::nullopt};
+    Add(r, Def("zeros", "a tensor of zeros: zeros(shape=[...], dtype=...)", 0, 0,
+               InferCreation("zeros", false), {shape, dtype_req}));
+    Add(r, Def("ones", "a tensor of ones: ones(shape=[...], dtype=...)", 0, 0,
+               InferCreation("ones", false), {shape, dtype_req}));
+    Add(r, Def("full", "a tensor filled with a scalar: full(v, shape=[...], dtype=...)", 1, 1,
+               InferCreation("full", true), {shape, dtype_opt}));
+    Add(r, Def("astype", "elementwise conversion to `dtype`", 1, 1, InferAstype, {dtype_req}));
+    Add(r, Def("arange", "[start, end) by step (NumPy arange)", 0, 0, InferArange,
+               {{"start", AttrKind::kFloat, false, AttrValue::Float(0)},
+                {"end", AttrKind::kFloat, true, std::nullopt},
+                {"step", AttrKind::kFloat, false, AttrValue::Float(1)},
+                {"dtype", AttrKind::kString, false, std::nullopt}}));
+    Add(r, Def("shape_to_tensor", "a shape value as a 1-D int64 tensor", 1, 1, InferShapeToTensor));
+  }
   Add(r, Def("call_tir", "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T])", 2, 2,
              InferCallTir));
   Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
              /*pure=*/false));
+  Add(r, Def("match_cast", "the value, checked to have the type sinfo_args[0], which binds its new "
+                           "symbolic dimensions", 1, 1, InferMatchCast));
+  Add(r, Def("builtin.stop_lift_params",
+             "the value itself; LiftTransformParams lifts nothing past it (Relax's "
+             "R.builtin.stop_lift_params)",
+             1, 1, [](const Args& a, const Attrs&, TypeSpan) -> StatusOr<Type> { return a[0]->type(); }));
   Add(r, Def("vm.kill_object", "frees a value", 1, 1,
              [](const Args&, const Attrs&, TypeSpan) -> StatusOr<Type> {
                return TupleTypeNode::Make({});

@@ -110,5 +110,44 @@ TEST(OpTest, CoreOpsAreRegistered) {
   EXPECT_TRUE(OpRegistry::Global().Lookup("add")->pure());
 }
 
+// The ops added for TVM's tests (docs/text-format.md).
+std::string InferText(const std::string& call) {
+  auto m = ParseModule("def @f(%x: Tensor[(2, 28, 28, 3), float32], %w: Tensor[(4, 3, 3, 3), float32], "
+                       "%s: Shape[(2, 3)], %c: Tensor[(), float32]) { " + call + " }");
+  return m.ok() ? TypeToString(m->LookupFunction("f")->ret_type()) : "error: " + m.status().message();
+}
+
+TEST(OpTest, CreationOps) {
+  EXPECT_EQ(InferText("zeros(shape=[4, 4], dtype=\"float32\")"), "Tensor[(4, 4), float32]");
+  EXPECT_EQ(InferText("ones(shape=[16], dtype=\"int32\")"), "Tensor[(16,), int32]");
+  EXPECT_EQ(InferText("full(%c, shape=[2, 3])"), "Tensor[(2, 3), float32]");
+  EXPECT_EQ(InferText("full(%c, shape=[2], dtype=\"int8\")"), "Tensor[(2,), int8]");
+  EXPECT_NE(InferText("zeros(shape=[4])").find("dtype"), std::string::npos);
+  EXPECT_NE(InferText("zeros(shape=[-1], dtype=\"float32\")").find("negative"), std::string::npos);
+  EXPECT_NE(InferText("full(%x, shape=[2])").find("scalar"), std::string::npos);
+  EXPECT_NE(InferText("zeros(shape=[2], dtype=\"float33\")").find("unknown dtype"), std::string::npos);
+}
+
+TEST(OpTest, AstypeArangeShapeToTensor) {
+  EXPECT_EQ(InferText("astype(%x, dtype=\"float16\")"), "Tensor[(2, 28, 28, 3), float16]");
+  EXPECT_EQ(InferText("arange(start=0, end=160, step=1, dtype=\"float32\")"), "Tensor[(160,), float32]");
+  EXPECT_EQ(InferText("arange(end=10, step=3)"), "Tensor[(4,), int64]");
+  EXPECT_EQ(InferText("arange(start=5, end=0, step=1)"), "Tensor[(0,), int64]");
+  EXPECT_NE(InferText("arange(end=3, step=0)").find("step"), std::string::npos);
+  EXPECT_EQ(InferText("shape_to_tensor(%s)"), "Tensor[(2,), int64]");
+  EXPECT_NE(InferText("shape_to_tensor(%x)").find("shape value"), std::string::npos);
+}
+
+TEST(OpTest, Conv2dLayouts) {
+  EXPECT_EQ(InferText("nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"OHWI\")"),
+            "Tensor[(2, 26, 26, 4), float32]");
+  EXPECT_EQ(InferText("nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"OHWI\", out_layout=\"NCHW\")"),
+            "Tensor[(2, 4, 26, 26), float32]");
+  EXPECT_NE(InferText("nn.conv2d(%x, %w, data_layout=\"NCWH\")").find("unsupported data_layout"),
+            std::string::npos);
+  // Read as NCHW / OIHW, the same operands do not fit.
+  EXPECT_EQ(InferText("nn.conv2d(%x, %w)").substr(0, 6), "error:");
+}
+
 }  // namespace
 }  // namespace plir

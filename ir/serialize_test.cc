@@ -44,6 +44,24 @@ TEST_P(SerializeTest, SpecExamplesRoundTrip) {
   }
 }
 
+// The ops added for TVM's tests (match_cast binds symbolic dimensions).
+TEST_P(SerializeTest, MatchCastRoundTrips) {
+  Module m = testing::ParseOrFail(R"(
+def @f(%x: Tensor[ndim=2, float32]) -> Tensor[(m, n), float32] {
+  dataflow {
+    %y = match_cast(%x, sinfo_args=[Tensor[(m, n), float32]]);
+    %z = nn.relu(%y);
+    output %z;
+  }
+  %z
+})");
+  Module back = RoundTrip(m);
+  auto mm = FindFirstMismatch(m, back);
+  EXPECT_FALSE(mm) << mm->ToString();
+  EXPECT_EQ(PrintModule(m), PrintModule(back));
+  EXPECT_TRUE(Verify(back).ok()) << Verify(back).message();
+}
+
 TEST_P(SerializeTest, RandomModulesRoundTrip) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     testing::RandomModuleOptions o;

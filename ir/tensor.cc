@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <optional>
 
 namespace plir {
 namespace {
@@ -498,6 +499,107 @@ StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   });
 }
 
+// nn.conv2d in other layouts: transpose to NCHW / OIHW, convolve, transpose
+// back.
+StatusOr<Tensor> Conv2dAnyLayout(const std::vector<Tensor>& args, const Attrs& attrs) {
+  if (!attrs.Get("data_layout") && !attrs.Get("kernel_layout") && !attrs.Get("out_layout"))
+    return Conv2d(args, attrs);
+  PLIR_RETURN_IF_ERROR(CheckArgs("nn.conv2d", args, 2));
+  auto layout = [&](const char* key, const std::string& def) {
+    const AttrValue* v = attrs.Get(key);
+    return v ? v->as_string() : def;
+  };
+  std::string dl = layout("data_layout", "NCHW"), kl = layout("kernel_layout", "OIHW");
+  std::string ol = layout("out_layout", dl);
+  auto axes = [](const std::string& l) -> std::vector<int64_t> {
+    if (l == "NCHW" || l == "OIHW") return {0, 1, 2, 3};
+    if (l == "NHWC" || l == "OHWI") return {0, 3, 1, 2};
+    if (l == "HWIO") return {3, 2, 0, 1};
+    return {};
+  };
+  auto da = axes(dl), ka = axes(kl), oa = axes(ol);
+  if (da.empty() || ka.empty() || oa.empty() || ol == "OIHW" || ol == "OHWI" || ol == "HWIO")
+    return InvalidArgument("nn.conv2d: unsupported layouts " + dl + "/" + kl + "/" + ol);
+  if (args[0].shape.size() != 4 || args[1].shape.size() != 4)
+    return InvalidArgument("nn.conv2d: 4-D tensors needed");
+  auto permute = [&](const Tensor& t, const std::vector<int64_t>& a) -> StatusOr<Tensor> {
+    std::vector<AttrValue> l;
+    for (int64_t x : a) l.push_back(AttrValue::Int(x));
+    PLIR_ASSIGN_OR_RETURN(Attrs pa, Attrs::Make({{Symbol("axes"), AttrValue::List(l)}}));
+    return PermuteDims({t}, pa);
+  };
+  std::vector<Attrs::Entry> rest;
+  for (const auto& e : attrs.entries())
+    if (e.first.str() != "data_layout" && e.first.str() != "kernel_layout" && e.first.str() != "out_layout")
+      rest.push_back(e);
+  PLIR_ASSIGN_OR_RETURN(Tensor d, permute(args[0], da));
+  PLIR_ASSIGN_OR_RETURN(Tensor w, permute(args[1], ka));
+  PLIR_ASSIGN_OR_RETURN(Attrs plain, Attrs::Make(std::move(rest)));
+  PLIR_ASSIGN_OR_RETURN(Tensor out, Conv2d({d, w}, plain));
+  std::vector<int64_t> inverse(4);
+  for (int64_t i = 0; i < 4; ++i) inverse[oa[i]] = i;
+  return permute(out, inverse);
+}
+
+StatusOr<DataType> DtypeAttr(const std::string& op, const Attrs& attrs, DataType dflt) {
+  const AttrValue* v = attrs.Get("dtype");
+  if (!v) return dflt;
+  std::optional<DataType> p = ParseDataType(v->as_string());
+  if (!p) return InvalidArgument(op + ": unknown dtype " + v->as_string());
+  return *p;
+}
+
+// zeros, ones, full.
+OpEvalFn Creation(std::string op) {
+  return [op](const std::vector<Tensor>& args, const Attrs& attrs) -> StatusOr<Tensor> {
+    std::vector<int64_t> shape = IntList(attrs, "shape", {});
+    for (int64_t d : shape)
+      if (d < 0) return InvalidArgument(op + ": negative dimension");
+    DataType dflt = op == "full" && !args.empty() ? args[0].dtype : DataType::kUnknown;
+    PLIR_ASSIGN_OR_RETURN(DataType dt, DtypeAttr(op, attrs, dflt));
+    if (dt == DataType::kUnknown) return InvalidArgument(op + ": dtype needed");
+    if (op != "full") return MakeTensor(dt, shape, [&](int64_t) { return op == "ones" ? 1.0 : 0.0; });
+    if (args.size() != 1 || !args[0].data || args[0].NumElements() != 1)
+      return InvalidArgument("full: the fill value must be a scalar tensor");
+    if (IsInteger(dt) && !IsFloat(args[0].dtype)) {  // exact
+      i128 v = LoadInt(args[0].dtype, args[0].data->data());
+      return IntTensor(op, dt, shape, [&](int64_t, i128* r) { *r = v; return true; });
+    }
+    double fill = args[0].GetDouble(0);
+    return MakeTensor(dt, shape, [&](int64_t) { return fill; });
+  };
+}
+
+StatusOr<Tensor> Astype(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("astype", args, 1));
+  const Tensor& a = args[0];
+  PLIR_ASSIGN_OR_RETURN(DataType dt, DtypeAttr("astype", attrs, DataType::kUnknown));
+  if (dt == DataType::kUnknown) return InvalidArgument("astype: dtype needed");
+  if (IsInteger(dt) && !IsFloat(a.dtype)) {  // integer to integer: exact, checked
+    int size = DataTypeSize(a.dtype);
+    return IntTensor("astype", dt, a.shape, [&](int64_t i, i128* r) {
+      *r = LoadInt(a.dtype, a.data->data() + i * size);
+      return true;
+    });
+  }
+  return MakeTensor(dt, a.shape, [&](int64_t i) { return a.GetDouble(i); });
+}
+
+StatusOr<Tensor> Arange(const std::vector<Tensor>&, const Attrs& attrs) {
+  auto num = [&](const char* k, double def) {
+    const AttrValue* v = attrs.Get(k);
+    if (!v) return def;
+    return v->kind() == AttrValue::Kind::kInt ? static_cast<double>(v->as_int()) : v->as_float();
+  };
+  double start = num("start", 0), end = num("end", 0), step = num("step", 1);
+  if (step == 0) return InvalidArgument("arange: step must not be 0");
+  double count = std::ceil((end - start) / step);
+  if (!(count < 9.0e15)) return InvalidArgument("arange: too many elements");
+  int64_t n = static_cast<int64_t>(std::max(0.0, count));
+  PLIR_ASSIGN_OR_RETURN(DataType dt, DtypeAttr("arange", attrs, DataType::kInt64));
+  return MakeTensor(dt, {n}, [&](int64_t i) { return start + step * static_cast<double>(i); });
+}
+
 }  // namespace
 
 StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args, const Attrs& attrs) {
@@ -531,7 +633,12 @@ void RegisterCoreKernels(OpRegistry& r) {
   set("matmul", Matmul, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && !args[0].shape.empty() ? out * args[0].shape.back() : out;
   });
-  set("nn.conv2d", Conv2d, [](const std::vector<Tensor>& args, int64_t out) {
+  set("zeros", Creation("zeros"));
+  set("ones", Creation("ones"));
+  set("full", Creation("full"));
+  set("astype", Astype);
+  set("arange", Arange);
+  set("nn.conv2d", Conv2dAnyLayout, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && args[1].shape.size() == 4
                ? out * args[1].shape[1] * args[1].shape[2] * args[1].shape[3]
                : out;

@@ -4,6 +4,7 @@
 
 #include "ir/builder.h"
 #include "ir/op.h"
+#include "ir/parser.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 
@@ -198,6 +199,73 @@ TEST(VerifierTest, ReportsSeveralErrors) {
   EXPECT_EQ(VerifyModule(m).size(), 2u);
   EXPECT_NE(Verify(m).message().find("%g1"), std::string::npos);
   EXPECT_NE(Verify(m).message().find("%g2"), std::string::npos);
+}
+
+// Symbolic dimensions must be bound where used: by a parameter's type or
+// an earlier match_cast in scope (Relax's rule).
+std::vector<VerifyError> ParseAndVerify(const std::string& text) {
+  return VerifyModule(testing::ParseOrFail(text));
+}
+
+TEST(VerifierTest, SymbolicDimBoundByParameter) {
+  EXPECT_TRUE(ParseAndVerify(R"(
+def @f(%x: Tensor[(n, 2), float32]) {
+  %a = call_packed("g", %x, sinfo_args=[Tensor[(n,), float32]]);
+  %a
+})").empty());
+}
+
+TEST(VerifierTest, SymbolicDimNotBound) {
+  auto errors = ParseAndVerify(R"(
+def @f(%x: Tensor[(2,), float32]) {
+  %a = call_packed("g", %x, sinfo_args=[Tensor[(n,), float32]]);
+  %a
+})");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 0 (%a), sinfo_args");
+  EXPECT_NE(errors[0].message.find("symbolic dimension n is not bound"), std::string::npos)
+      << errors[0].message;
+}
+
+TEST(VerifierTest, SymbolicDimInAnnotationNotBound) {
+  auto errors = ParseAndVerify(R"(
+def @f(%x: Tensor[ndim=1, float32]) {
+  %a: Tensor[(m,), float32] = nn.relu(%x);
+  %a
+})");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 0 (%a), type");
+}
+
+TEST(VerifierTest, MatchCastBindsSymbolicDims) {
+  EXPECT_TRUE(ParseAndVerify(R"(
+def @f(%x: Tensor[ndim=2, float32]) -> Tensor[ndim=2, float32] {
+  %y = match_cast(%x, sinfo_args=[Tensor[(m, n), float32]]);
+  %z = call_packed("g", %y, sinfo_args=[Tensor[(n, m), float32]]);
+  %z
+})").empty());
+}
+
+TEST(VerifierTest, MatchCastInBranchBindsOnlyThere) {
+  auto errors = ParseAndVerify(R"(
+def @f(%x: Tensor[ndim=1, float32], %c: Tensor[(), bool]) {
+  %r = if (%c) {
+    %y = match_cast(%x, sinfo_args=[Tensor[(k,), float32]]);
+    %y
+  } else {
+    %x
+  };
+  %s = call_packed("g", %r, sinfo_args=[Tensor[(k,), float32]]);
+  %s
+})");
+  ASSERT_EQ(errors.size(), 1u) << errors[0].ToString();
+  EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 1 (%s), sinfo_args");
+}
+
+TEST(VerifierTest, MatchCastTypeIsChecked) {
+  auto m = ParseModule("def @f(%x: Tensor[(2,), float32]) { match_cast(%x, sinfo_args=[Tensor[(3,), float32]]) }");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("can never match"), std::string::npos) << m.status().message();
 }
 
 }  // namespace

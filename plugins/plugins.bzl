@@ -7,6 +7,7 @@ IN_TREE_PLUGIN_NAMES = [
     "fold_constant",
     "lazy_transform_params",
     "lift_transform_params",
+    "normalize",
     "to_basic_block_normal_form",
 ]
 

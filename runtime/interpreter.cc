@@ -1,6 +1,7 @@
 #include "runtime/interpreter.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/op.h"
@@ -135,7 +136,7 @@ StatusOr<ValueRef> Interpreter::EvalBody(const SeqExprNode& body, Frame& frame, 
 StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
   if (depth > kMaxDepth)
     return ResourceExhausted("expression nested deeper than " + std::to_string(kMaxDepth) +
-                             " levels; normalize the module first (ToBasicBlockNormalForm)");
+                             " levels; normalize the module first (Normalize)");
   switch (e->kind()) {
     case NodeKind::kVar: {
       auto it = frame.env.find(As<VarNode>(e));
@@ -241,6 +242,32 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     if (it == packed_.end()) return NotFound("no packed function '" + fn + "' is registered");
     return it->second(*this, rest);
   }
+  if (name == "match_cast") {
+    // The value, checked against the type: dtype, rank, constant dims, and
+    // one size per symbolic name within the type.
+    PLIR_RETURN_IF_ERROR(CheckMatch(args[0], c.sinfo_args()[0]));
+    return args[0];
+  }
+  if (name == "builtin.stop_lift_params") return args[0];
+  if (name == "shape_to_tensor") {
+    // A shape known from the argument's type, or a tuple of ints.
+    std::vector<int64_t> dims;
+    if (auto* st = As<ShapeTypeNode>(c.args()[0]->type()); st && st->has_values()) {
+      for (const Dim& d : st->values()) {
+        if (!d.is_const()) return Unimplemented("shape_to_tensor of a symbolic shape");
+        dims.push_back(d.value);
+      }
+    } else if (args[0]->kind == Value::Kind::kTuple) {
+      for (const ValueRef& f : args[0]->fields) {
+        if (f->kind != Value::Kind::kInt) return InvalidArgument("shape_to_tensor needs a shape");
+        dims.push_back(f->i);
+      }
+    } else {
+      return InvalidArgument("shape_to_tensor needs a shape");
+    }
+    return Value::OfTensor(MakeTensor(DataType::kInt64, {static_cast<int64_t>(dims.size())},
+                                      [&](int64_t i) { return static_cast<double>(dims[i]); }));
+  }
   if (name == "call_tir") {
     auto* k = As<GlobalVarNode>(c.args()[0]);
     if (!k) return InvalidArgument("call_tir needs an extern function as its first argument");
@@ -265,6 +292,37 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
   }
   PLIR_ASSIGN_OR_RETURN(Tensor out, op->def().eval(in, c.attrs()));
   return Value::OfTensor(std::move(out));
+}
+
+Status CheckMatch(const ValueRef& v, const Type& t) {
+  std::unordered_map<Symbol, int64_t> sizes;
+  std::vector<std::pair<const Value*, const TypeNode*>> work = {{v.get(), t.get()}};
+  while (!work.empty()) {
+    auto [val, type] = work.back();
+    work.pop_back();
+    auto fail = [&] {
+      return InvalidArgument("match_cast: the value does not match " + TypeToString(Type(type)));
+    };
+    if (type->kind() == NodeKind::kObjectType) continue;
+    if (auto* tt = As<TensorTypeNode>(Type(type))) {
+      if (val->kind != Value::Kind::kTensor) return fail();
+      const Tensor& x = val->tensor;
+      if (tt->dtype() != DataType::kUnknown && x.dtype != tt->dtype()) return fail();
+      if (tt->ndim() >= 0 && static_cast<int>(x.shape.size()) != tt->ndim()) return fail();
+      if (tt->has_shape())
+        for (size_t i = 0; i < tt->shape().size(); ++i) {
+          const Dim& d = tt->shape()[i];
+          if (d.is_const() ? x.shape[i] != d.value
+                           : !sizes.emplace(d.sym, x.shape[i]).second && sizes[d.sym] != x.shape[i])
+            return fail();
+        }
+    } else if (auto* tu = As<TupleTypeNode>(Type(type))) {
+      if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size()) return fail();
+      for (size_t i = 0; i < tu->fields().size(); ++i)
+        work.push_back({val->fields[i].get(), tu->fields()[i].get()});
+    }
+  }
+  return Status::Ok();
 }
 
 bool ValuesBitwiseEqual(const ValueRef& a, const ValueRef& b) {

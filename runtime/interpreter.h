@@ -112,6 +112,10 @@ class Interpreter {
 // Bitwise comparison of two values (tensors compare dtype, shape and bytes).
 bool ValuesBitwiseEqual(const ValueRef& a, const ValueRef& b);
 
+// What match_cast checks at run time: `v` has type `t` (dtype, rank,
+// constant dimensions; each symbolic name one size throughout `t`).
+Status CheckMatch(const ValueRef& v, const Type& t);
+
 }  // namespace plir
 
 #endif  // PLIR_RUNTIME_INTERPRETER_H_

@@ -97,6 +97,73 @@ def @transform_params() -> (Object,) {
   EXPECT_EQ(in.memory().live(), 0u);  // everything was handed out or freed
 }
 
+// The ops added for TVM's tests.
+TEST(InterpreterTest, CreationCastAndShapeOps) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%s: Shape[(2, 3)]) {
+  %z = zeros(shape=[2], dtype="float32");
+  %o = ones(shape=[2], dtype="int32");
+  %f = full(const<Tensor[(), float32]>[2.5], shape=[2]);
+  %a = astype(%f, dtype="int32");
+  %r = arange(start=1, end=7, step=2, dtype="float32");
+  %t = shape_to_tensor(%s);
+  (%z, %o, %f, %a, %r, %t)
+}
+)");
+  Interpreter in(m);
+  auto r = in.Call("main", {Value::OfTuple({})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto field = [&](int i) -> const Tensor& { return (*r)->fields[i]->tensor; };
+  EXPECT_EQ(field(0).GetDouble(1), 0);
+  EXPECT_EQ(field(1).dtype, DataType::kInt32);
+  EXPECT_EQ(field(1).GetDouble(0), 1);
+  EXPECT_EQ(field(2).GetDouble(1), 2.5);
+  EXPECT_EQ(field(3).GetDouble(0), 2);  // truncated, as a C cast
+  EXPECT_EQ(field(4).shape, std::vector<int64_t>{3});
+  EXPECT_EQ(field(4).GetDouble(2), 5);
+  EXPECT_EQ(field(5).GetDouble(0), 2);
+  EXPECT_EQ(field(5).GetDouble(1), 3);
+}
+
+TEST(InterpreterTest, Conv2dLayoutsAgreeWithNchw) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]) {
+  %ref = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %xn = permute_dims(%x, axes=[0, 2, 3, 1]);
+  %wn = permute_dims(%w, axes=[0, 2, 3, 1]);
+  %c = nn.conv2d(%xn, %wn, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="OHWI", out_layout="NCHW");
+  (%ref, %c)
+}
+)");
+  Interpreter in(m);
+  auto x = MakeTensor(DataType::kFloat32, {1, 2, 4, 4}, [](int64_t i) { return (i * 7) % 5 - 2; });
+  auto w = MakeTensor(DataType::kFloat32, {3, 2, 3, 3}, [](int64_t i) { return (i * 3) % 4 - 1; });
+  auto r = in.Call("main", {Value::OfTensor(x), Value::OfTensor(w)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(ValuesBitwiseEqual((*r)->fields[0], (*r)->fields[1]));
+}
+
+TEST(InterpreterTest, MatchCastChecksTheValue) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[ndim=2, float32]) {
+  %y = match_cast(%x, sinfo_args=[Tensor[(n, n), float32]]);
+  %z = builtin.stop_lift_params(%y);
+  %z
+}
+)");
+  Interpreter in(m);
+  auto square = MakeTensor(DataType::kFloat32, {2, 2}, [](int64_t i) { return i; });
+  auto r = in.Call("main", {Value::OfTensor(square)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->tensor.GetDouble(3), 3);
+  auto wide = MakeTensor(DataType::kFloat32, {2, 3}, [](int64_t i) { return i; });
+  r = in.Call("main", {Value::OfTensor(wide)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("match_cast: the value does not match Tensor[(n, n), float32]"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(InterpreterTest, LazyLoaderAndSinkHoldOneWeightAtATime) {
   // Two 4 KiB weights loaded on demand and sent to a sink: the interpreter
   // holds at most a weight and its result, and keeps no output itself.

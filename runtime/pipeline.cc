@@ -24,6 +24,33 @@ struct YamlFailure {
 };
 
 constexpr int kMaxIncludeDepth = 32;
+
+// YAML is UTF-8 text; yaml-cpp passes other bytes through, and would not
+// read its own output of them back the same.
+bool ValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n;
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return false;  // control characters
+      n = 0;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      n = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+    } else {
+      return false;
+    }
+    if (n > s.size() - i - 1) return false;
+    for (size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += n + 1;
+  }
+  return true;
+}
 constexpr size_t kMaxSteps = 10000;
 
 class Loader {
@@ -160,6 +187,8 @@ class Loader {
         Fail(file, n, "the document has more than " + std::to_string(kMaxNodes) +
                           " nodes once aliases are expanded");
       if (depth > kMaxNesting) Fail(file, n, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+      if (n.IsScalar() && !ValidUtf8(n.Scalar()))
+        Fail(file, n, "the text is not valid UTF-8");
       const std::string& tag = n.Tag();
       if (!tag.empty() && tag != "?" && tag != "!")
         Fail(file, n, "unsupported YAML tag '" + Printable(tag) + "'");

@@ -12,7 +12,9 @@
 #include "ir/structural.h"
 #include "passes/unified_diff.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(wd) != 0) std::perror("plir-diff: chdir");
   }
@@ -40,4 +42,18 @@ int main(int argc, char** argv) {
   std::cout << "first mismatch: " << m->path << ": " << m->lhs << " vs " << m->rhs << "\n"
             << plir::UnifiedDiff(plir::PrintModule(*ma), plir::PrintModule(*mb), a, b);
   return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nothing escapes main(): an input error is exit 2 with a message.
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "plir-diff: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "plir-diff: internal error\n";
+  }
+  return 2;
 }

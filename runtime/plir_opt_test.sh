@@ -50,9 +50,9 @@ check "--list-passes --verbose adds options and paths" '[ $rc -eq 0 ] && grep -q
 "$opt" --list-ops > "$tmp/ops" 2>&1; rc=$?
 check "--list-ops lists core ops with attributes" '[ $rc -eq 0 ] && grep -q "^nn.conv2d(2 args)  \[core\]" "$tmp/ops" && grep -q "^    strides: " "$tmp/ops"'
 
-"$opt" examples/spec/conv2d.plir --passes ToBasicBlockNormalForm,DeadCodeElimination --print-changed > "$tmp/p.plir" 2> "$tmp/changed"; rc=$?
+"$opt" examples/spec/conv2d.plir --passes Normalize,DeadCodeElimination --print-changed > "$tmp/p.plir" 2> "$tmp/changed"; rc=$?
 check "--passes runs plugin passes" '[ $rc -eq 0 ] && grep -q "%lv: Tensor\[(1, 32, 222, 222), float32\] = nn.conv2d" "$tmp/p.plir"'
-check "--print-changed prints a diff" 'grep -q "^+++ after ToBasicBlockNormalForm" "$tmp/changed"'
+check "--print-changed prints a diff" 'grep -q "^+++ after Normalize" "$tmp/changed"'
 
 "$opt" examples/spec/conv2d.plir --passes DeadCodeElimnation -o "$tmp/never2.plir" 2> "$tmp/err"; rc=$?
 check "unknown pass suggests the closest" '[ $rc -eq 1 ] && grep -q "did you mean .DeadCodeElimination." "$tmp/err" && [ ! -e "$tmp/never2.plir" ]'
@@ -61,7 +61,7 @@ check "unknown pass suggests the closest" '[ $rc -eq 1 ] && grep -q "did you mea
 mkdir -p "$tmp/inst/bin" "$tmp/inst/lib/plir/plugins"
 cp "$opt" "$tmp/inst/bin/plir-opt"
 cp "$(dirname "$opt")"/../plugins/*/libplir_*.so "$tmp/inst/lib/plir/plugins/"
-"$tmp/inst/bin/plir-opt" examples/spec/conv2d.plir --passes ToBasicBlockNormalForm > /dev/null; rc=$?
+"$tmp/inst/bin/plir-opt" examples/spec/conv2d.plir --passes Normalize > /dev/null; rc=$?
 check "an installed copy finds its plugins without flags" '[ $rc -eq 0 ]'
 
 for f in examples/spec/*.plir; do

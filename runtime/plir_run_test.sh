@@ -81,10 +81,10 @@ printf 'extern @test_negate(%%a: Tensor[(3,), float32]) -> Tensor[(3,), float32]
 "$run" "$tmp/e.plir" --inputs ones > /dev/null 2> "$tmp/err"; rc=$?
 check "without the plugin: no kernel for the extern" '[ $rc -eq 1 ] && grep -q "no kernel registered for extern @test_negate" "$tmp/err"'
 # FoldConstant asks the op for its kernel: the plugin's op folds.
-printf 'def @main() -> Tensor[(2,), int64] {\n  test.square(const<Tensor[(2,), int64]>[3, 3037000499])\n}\n' > "$tmp/f.plir"
+printf 'def @main() -> Tensor[(2,), int64] {\n  dataflow {\n    %%s = test.square(const<Tensor[(2,), int64]>[3, 3037000499]);\n    output %%s;\n  }\n  %%s\n}\n' > "$tmp/f.plir"
 "$opt" "$tmp/f.plir" --plugin "$plugin" --passes FoldConstant > "$tmp/f.out" 2>&1; rc=$?
 check "FoldConstant folds a plugin op exactly (rc=$rc)" '[ $rc -eq 0 ] && grep -q "\[9, 9223372030926249001\]" "$tmp/f.out"'
-printf 'def @main() -> Tensor[(1,), int64] {\n  test.square(const<Tensor[(1,), int64]>[3037000500])\n}\n' > "$tmp/o.plir"
+printf 'def @main() -> Tensor[(1,), int64] {\n  dataflow {\n    %%s = test.square(const<Tensor[(1,), int64]>[3037000500]);\n    output %%s;\n  }\n  %%s\n}\n' > "$tmp/o.plir"
 "$opt" "$tmp/o.plir" --plugin "$plugin" --passes FoldConstant > "$tmp/o.out" 2>&1; rc=$?
 check "an overflowing fold is left alone" '[ $rc -eq 0 ] && grep -q "test.square" "$tmp/o.out"'
 "$run" "$tmp/o.plir" --plugin "$plugin" > /dev/null 2> "$tmp/err"; rc=$?

@@ -16,8 +16,8 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 cat "$tmp/out"
 check "wrong expected file fails" '[ $rc -eq 1 ]'
 check "failure names the case" 'grep -q "FAIL \] testing/testdata/wrong.plir:1 (case 1 of 1)" "$tmp/out"'
-check "failure gives the first mismatch path" 'grep -q "first mismatch: @main, body, block 0, binding 7 (%h), value: expected constant" "$tmp/out"'
-check "failure shows a unified diff" 'grep -q "^-  %h: Tensor\[(2, 2), float32\] = const<Tensor\[(2, 2), float32\]>\[4.5, 4.5, 1.375, 2.75\];" "$tmp/out" && grep -q "^+  %h: .*2.5\];" "$tmp/out"'
+check "failure gives the first mismatch path" 'grep -q "first mismatch: @main, body, block 0, binding 0 (%out), value, argument 0: expected constant" "$tmp/out"'
+check "failure shows a unified diff" 'grep -q "^-    %out: Tensor\[(2, 2), float32\] = add(const<Tensor\[(2, 2), float32\]>\[4.5, 4.5, 1.375, 2.75\], %x);" "$tmp/out" && grep -q "^+    %out: .*2.5\], %x);" "$tmp/out"'
 
 # A scratch workspace for update_goldens.
 ws="$tmp/ws"

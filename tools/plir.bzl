@@ -102,6 +102,22 @@ def plir_pass_plugin(name, srcs, deps = [], plugin_deps = [], **kwargs):
                    native.glob(["tests/*.yaml"]),
         )
 
+    # Each tests/upstream/CASE.expected_upstream.plir is TVM's Expected module
+    # for tests/CASE.plir, written by hand: `upstream_CASE` checks that the
+    # generated golden is structurally equal to it (plir-diff), so that a
+    # regenerated golden cannot drift from TVM.
+    plir_diff = str(Label("//runtime:plir-diff"))
+    for up in native.glob(["tests/upstream/*.expected_upstream.plir"]):
+        stem = up[len("tests/upstream/"):-len(".expected_upstream.plir")]
+        golden = native.glob(["tests/" + stem + ".expected.plir"])
+        golden_path = "$(rootpath " + golden[0] + ")" if golden else native.package_name() + "/tests/" + stem + ".expected.plir"
+        native.sh_test(
+            name = "upstream_" + stem,
+            srcs = [wrapper],
+            args = ["$(rootpath " + plir_diff + ")", golden_path, "$(rootpath " + up + ")"],
+            data = [plir_diff, up] + golden,
+        )
+
     # `bazel run //<package>:update_goldens` regenerates this plugin's
     # expected files (in-tree or out of tree).
     update = str(Label("//testing:update_goldens"))

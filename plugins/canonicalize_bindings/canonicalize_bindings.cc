@@ -1,321 +1,663 @@
-// CanonicalizeBindings: removes bindings of a variable to another variable
-// (`%y = %x;`, later uses of %y read %x) and folds element access of literal
-// tuples (`(%a, %b).1` and `%t.1` where `%t = (%a, %b)` become `%b`).
+// CanonicalizeBindings: what TVM Relax's CanonicalizeBindings does.
 //
-// Algorithm: one post-order ExprMutator pass; a binding whose value is (or
-// folds to) a variable is dropped and its variable remapped, so chains
-// collapse in a single run. Two cases keep the binding: an output of a
-// dataflow block bound to a dataflow variable (the dataflow variable must
-// not escape its block), and an annotation that differs from the bound
-// variable's type (removing it would change types).
+// First, symbolic dimensions a match_cast gives known values are replaced
+// by those values (SymbolCanonicalizer). Then a walk over the function
+// plans, and a second applies the plan:
 //
-// Two implementations with the same output. FastCanonicalizer makes one
-// forward walk over the function (recursive, up to 64 levels of nesting)
-// with flat tables indexed by VarNode::index(), rebuilding only what
-// changes. A function nested deeper goes through Canonicalizer, an
-// ExprMutator, as before.
-#include <algorithm>
+// - Trivial bindings `%y = %x` (also `%y = match_cast(%x, T)` where T is
+//   already %x's type, `%y = %t.i` where %t is bound to a
+//   literal tuple whose field i is a variable, and `%y = (%t.0, ..., %t.n)`
+//   re-packing every field of %t in order) are removed and uses of %y read
+//   %x. Chains collapse in one run. Exception: if %y is an ordinary
+//   variable used outside its dataflow block and %x a dataflow variable, %x
+//   would escape its block; then %x's definition is renamed to %y instead
+//   (`%x = e; %y = %x` becomes `%y = e`).
+// - An ordinary variable defined in a dataflow block and used nowhere
+//   outside that block becomes a dataflow variable (it drops out of the
+//   block's `output` line).
+// - Uses of a variable bound to a constant read the constant (the binding
+//   stays; DeadCodeElimination removes it once unused).
+// - A binding whose value changed and now has a more specific type gets a
+//   new variable of that type (as Relax's ExprMutator re-infers it).
+// - Blocks left empty are dropped.
+//
+// Deliberate difference: a binding whose annotation differs from its
+// source's type (`%a: Tensor = %x`) is not trivial here (TVM treats every
+// VarBinding as trivial; its own test of that, test_casting, is xfail).
+//
+// Cost: two walks of the function, hash maps keyed by variable. Nested
+// expressions recurse; nesting deeper than kMaxDepth is reported as an error.
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "ir/op.h"
-#include "ir/rewrite.h"
 #include "ir/var_map.h"
-#include "ir/visitor.h"
 #include "passes/plugin.h"
 
 namespace {
 
 using namespace plir;
 
-class Canonicalizer : public ExprMutator {
- protected:
-  Ref<Node> Rewrite(const Ref<Node>& n) override {
-    if (auto* t = As<TupleGetItemNode>(n)) return FoldGetItem(t, n);
-    if (auto* b = As<VarBindingNode>(n)) {
-      const Var& var = b->var();
-      if (auto* tuple = As<TupleNode>(b->value())) tuples_[var.get()] = Ref<TupleNode>(tuple);
-      auto* src = As<VarNode>(b->value());
-      if (!src) return n;
-      if (!var->is_dataflow() && src->is_dataflow()) return n;  // would escape
-      if (!TypeEqual(var->type(), src->type())) return n;
-      RemapVar(var.get(), b->value());
-      if (auto it = tuples_.find(src); it != tuples_.end()) tuples_[var.get()] = it->second;
-      return nullptr;  // drop the binding
-    }
-    return n;
-  }
+constexpr int kMaxDepth = 2000;
 
- private:
-  Ref<Node> FoldGetItem(const TupleGetItemNode* t, const Ref<Node>& n) {
-    const TupleNode* tuple = As<TupleNode>(t->tuple());
-    bool through_var = false;
-    if (!tuple) {
-      auto* v = As<VarNode>(t->tuple());
-      if (!v) return n;
-      auto it = tuples_.find(v);
-      if (it == tuples_.end()) return n;
-      tuple = it->second.get();
-      through_var = true;
-      // Fields of a tuple bound in a dataflow block are visible wherever a
-      // dataflow tuple variable is; an output tuple may be used later.
-      if (!v->is_dataflow()) {
-        for (const Expr& f : tuple->fields())
-          if (auto* fv = As<VarNode>(f); fv && fv->is_dataflow()) return n;
-      }
-    }
-    if (t->index() < 0 || t->index() >= static_cast<int64_t>(tuple->fields().size())) return n;
-    const Expr& field = tuple->fields()[t->index()];
-    // Substituting a non-atomic field through a variable would duplicate work.
-    if (through_var && !IsAtomic(field)) return n;
-    return field;
-  }
-
-  std::unordered_map<const VarNode*, Ref<TupleNode>> tuples_;
-};
-
-// Drops blocks left empty.
-SeqExpr DropEmptyBlocks(const SeqExpr& s) {
-  std::vector<Block> blocks;
-  for (const Block& b : s->blocks())
-    if (!b->bindings().empty()) blocks.push_back(b);
-  if (blocks.size() == s->blocks().size()) return s;
-  return SeqExprNode::Make(std::move(blocks), s->result());
+bool IsMatchCast(const Expr& e) {
+  auto* c = As<CallNode>(e);
+  if (!c || c->args().size() != 1) return false;
+  auto* op = As<OpNode>(c->callee());
+  return op && op->name() == "match_cast";
 }
 
-// ---------------------------------------------------------------------------
-// The fast path: Canonicalizer's rewrites in one forward walk, in the
-// ExprMutator's order (a binding's value, then the binding; the blocks of a
-// body, then its result), so the remap and the known tuples grow exactly as
-// there.
+Status TooDeepError() {
+  return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
+                         std::to_string(kMaxDepth) + " levels");
+}
 
-
-class FastCanonicalizer {
+// The first half of TVM's CanonicalizeBindings (its SymbolicVarCanonicalizer):
+// a match_cast whose value has known dimensions where its type has symbolic
+// ones gives those names values (`match_cast(%x: (m, n), T[(o, p)])` makes
+// o = m and p = n; a constant dimension gives a constant), which are then
+// substituted in every type after it, in its scope (an if branch keeps its
+// own). A cast whose type becomes the value's type is then trivial and the
+// second half removes it. Two casts giving one name different values are an
+// error, as in TVM.
+class SymbolCanonicalizer {
  public:
-  explicit FastCanonicalizer(size_t num_defs) : remap_(num_defs), tuples_(num_defs) {}
-
-  // Sets *out to what Canonicalizer().MutateFunction(f) returns; returns
-  // false (having changed nothing) if `f` holds an expression this path does
-  // not handle.
-  bool Run(const Function& f, Function* out) {
-    Expr body;
-    Result r = RewriteSeq(f->body(), &body, 0);
-    if (r == kUnsupported) return false;
-    *out = r == kSame ? f
-                      : FunctionNode::Make(f->name(), f->params(), f->ret_type(),
-                                           Downcast<SeqExprNode>(body), f->attrs());
-    return true;
+  StatusOr<Function> Run(const Function& f) {
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    Type ret = f->ret_type() ? Subst(f->ret_type()) : f->ret_type();
+    if (ret && body.get() != f->body().get() && !TypeEqual(body->type(), ret) &&
+        TypeEqual(JoinTypes(body->type(), ret), ret))
+      ret = body->type();
+    if (body.get() == f->body().get() && ret.get() == f->ret_type().get()) return f;
+    return FunctionNode::Make(f->name(), f->params(), ret, body, f->attrs());
   }
 
  private:
-  using Result = RewriteResult;
-  static constexpr Result kSame = Result::kSame, kChanged = Result::kChanged,
-                          kUnsupported = Result::kUnsupported;
-  // Expressions nest at most this deep here (recursion); deeper ones take
-  // the ExprMutator, which has no limit.
-  static constexpr int kMaxDepth = 64;
-
-  // A body: its blocks in order, then its result; rebuilt if any changed.
-  Result RewriteSeq(const SeqExpr& seq, Expr* out, int depth) {
-    if (depth >= kMaxDepth) return kUnsupported;
-    const auto& blocks = seq->blocks();
-    std::vector<Block> new_blocks;
-    Result rl = RewriteEach(std::span<const Block>(blocks), &new_blocks,
-                            [&](const Block& item, Block* x) { return RewriteBlock(item, x, depth + 1); });
-    if (rl == kUnsupported) return rl;
-    bool changed = rl == kChanged;
-    Expr result;
-    Result rr = Rewrite(seq->result(), &result, depth + 1);
-    if (rr == kUnsupported) return rr;
-    if (!changed && rr == kSame) return kSame;
-    if (!changed) new_blocks = blocks;
-    *out = SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : seq->result());
-    return kChanged;
+  Dim SubstDim(const Dim& d) const {
+    if (d.is_const()) return d;
+    auto it = known_.find(d.sym);
+    return it == known_.end() ? d : it->second;
+  }
+  Type Subst(const Type& t) const {
+    if (known_.empty() || !t) return t;
+    switch (t->kind()) {
+      case NodeKind::kTensorType: {
+        auto* tt = static_cast<const TensorTypeNode*>(t.get());
+        if (!tt->has_shape()) return t;
+        std::vector<Dim> dims;
+        bool changed = false;
+        for (const Dim& d : tt->shape()) {
+          dims.push_back(SubstDim(d));
+          changed |= dims.back() != d;
+        }
+        return changed ? TensorTypeNode::Make(std::move(dims), tt->dtype()) : t;
+      }
+      case NodeKind::kShapeType: {
+        auto* st = static_cast<const ShapeTypeNode*>(t.get());
+        if (!st->has_values()) return t;
+        std::vector<Dim> dims;
+        bool changed = false;
+        for (const Dim& d : st->values()) {
+          dims.push_back(SubstDim(d));
+          changed |= dims.back() != d;
+        }
+        return changed ? ShapeTypeNode::Make(std::move(dims)) : t;
+      }
+      case NodeKind::kTupleType: {
+        std::vector<Type> fields;
+        bool changed = false;
+        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields()) {
+          fields.push_back(Subst(f));
+          changed |= fields.back().get() != f.get();
+        }
+        return changed ? TupleTypeNode::Make(std::move(fields)) : t;
+      }
+      default:
+        return t;
+    }
+  }
+  // Gives the symbolic dimensions of `target` the values `value` has there.
+  Status Infer(const Type& value, const Type& target, const std::string& where) {
+    if (!value || !target) return Status::Ok();
+    auto dims = [&](const std::vector<Dim>& v, const std::vector<Dim>& t) -> Status {
+      if (v.size() != t.size()) return Status::Ok();
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (t[i].is_const() || v[i] == t[i]) continue;
+        auto it = known_.find(t[i].sym);
+        if (it != known_.end()) {
+          if (it->second != v[i] && it->second.is_const() && v[i].is_const())
+            return InvalidArgument("CanonicalizeBindings: match_cast statements must be consistent, "
+                                   "but " + where + " implies that " + t[i].sym.str() + " is " +
+                                   DimToString(v[i]) + " where it is " + DimToString(it->second));
+          continue;
+        }
+        known_[t[i].sym] = v[i];
+      }
+      return Status::Ok();
+    };
+    if (auto* vt = As<TensorTypeNode>(value)) {
+      auto* tt = As<TensorTypeNode>(target);
+      if (tt && vt->has_shape() && tt->has_shape()) return dims(vt->shape(), tt->shape());
+    } else if (auto* vs = As<ShapeTypeNode>(value)) {
+      auto* ts = As<ShapeTypeNode>(target);
+      if (ts && vs->has_values() && ts->has_values()) return dims(vs->values(), ts->values());
+    } else if (auto* vu = As<TupleTypeNode>(value)) {
+      auto* tu = As<TupleTypeNode>(target);
+      if (tu && tu->fields().size() == vu->fields().size())
+        for (size_t i = 0; i < vu->fields().size(); ++i)
+          PLIR_RETURN_IF_ERROR(Infer(vu->fields()[i], tu->fields()[i], where));
+    }
+    return Status::Ok();
   }
 
-  Result RewriteBlock(const Block& block, Block* out, int depth) {
-    const auto& bindings = block->bindings();
-    std::vector<Binding> nb;
+  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeepError();
+    auto saved = known_;
     bool changed = false;
-    auto start_changes = [&](size_t i) {
-      if (changed) return;
-      changed = true;
-      nb.reserve(bindings.size());
-      nb.assign(bindings.begin(), bindings.begin() + i);
-    };
-    for (size_t i = 0; i < bindings.size(); ++i) {
-      const Binding& original = bindings[i];
-      Expr nv;
-      Result r = Rewrite(original->value(), &nv, depth);
-      if (r == kUnsupported) return r;
-      Binding rebuilt;
-      if (r == kChanged) {
-        rebuilt = VarBindingNode::Make(original->var(), std::move(nv));
-        start_changes(i);
-      }
-      const Binding& b = r == kChanged ? rebuilt : original;
-      // Canonicalizer::Rewrite of the binding.
-      const VarNode* var = b->var().get();
-      const Expr& value = b->value();
-      if (value->kind() == NodeKind::kTuple) tuples_.Set(var, Downcast<TupleNode>(value));
-      if (value->kind() == NodeKind::kVar) {
-        auto* src = static_cast<const VarNode*>(value.get());
-        if ((var->is_dataflow() || !src->is_dataflow()) && TypeEqual(var->type(), src->type())) {
-          remap_.Set(var, value);
-          if (const Ref<TupleNode>* t = tuples_.Find(src)) {
-            Ref<TupleNode> tuple = *t;  // Set may move the entry
-            tuples_.Set(var, std::move(tuple));
+    std::vector<Block> blocks;
+    for (const Block& b : seq->blocks()) {
+      std::vector<Binding> out;
+      bool block_changed = false;
+      for (const Binding& binding : b->bindings()) {
+        Expr value;
+        if (IsMatchCast(binding->value())) {
+          // The cast's own type gives names values before it is rewritten.
+          auto* c = static_cast<const CallNode*>(binding->value().get());
+          PLIR_ASSIGN_OR_RETURN(Expr arg, Rewrite(c->args()[0], depth + 1));
+          PLIR_RETURN_IF_ERROR(Infer(arg->type(), c->sinfo_args()[0],
+                                     "the match_cast bound to %" + binding->var()->name_hint()));
+          Type target = Subst(c->sinfo_args()[0]);
+          if (target.get() != c->sinfo_args()[0].get() || arg.get() != c->args()[0].get()) {
+            PLIR_ASSIGN_OR_RETURN(value, MakeOpCall("match_cast", {arg}, c->attrs(), {target}));
+          } else {
+            value = binding->value();
           }
-          start_changes(i);
-          continue;  // drop the binding
+        } else {
+          PLIR_ASSIGN_OR_RETURN(value, Rewrite(binding->value(), depth + 1));
+        }
+        Var var = binding->var();
+        Type vt = Subst(var->type());
+        // A changed value whose type refines the variable's (not a copy kept
+        // for its annotation) retypes it, as Relax's ExprMutator does.
+        if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
+            !TypeEqual(value->type(), vt) && TypeEqual(JoinTypes(value->type(), vt), vt))
+          vt = value->type();
+        if (vt.get() != var->type().get()) {
+          Var nv = VarNode::Make(var->hint(), vt, var->is_dataflow());
+          remap_[var.get()] = nv;
+          var = nv;
+        }
+        if (var.get() == binding->var().get() && value.get() == binding->value().get()) {
+          out.push_back(binding);
+        } else {
+          block_changed = true;
+          out.push_back(VarBindingNode::Make(var, value));
         }
       }
-      if (changed) nb.push_back(b);
+      changed |= block_changed;
+      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
     }
-    if (!changed) return kSame;
-    *out = BindingBlockNode::Make(std::move(nb), block->is_dataflow());
-    return kChanged;
+    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    if (depth > 0) known_ = std::move(saved);  // a branch's names stay in it
+    if (!changed && result.get() == seq->result().get()) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
   }
 
-  // Rewrites `e` bottom-up as the ExprMutator does: remapped variables are
-  // replaced, changed nodes rebuilt (op calls re-infer their type), and
-  // element access folded (FoldGetItem).
-  Result Rewrite(const Expr& e, Expr* out, int depth) {
+  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeepError();
     switch (e->kind()) {
       case NodeKind::kVar: {
-        const Expr* to = remap_.Find(static_cast<const VarNode*>(e.get()));
-        if (!to || to->get() == e.get()) return kSame;
-        *out = *to;
-        return kChanged;
-      }
-      case NodeKind::kGlobalVar:
-      case NodeKind::kOp:
-      case NodeKind::kPrimValue:
-      case NodeKind::kStringImm:
-      case NodeKind::kConstant:
-        return kSame;
-      case NodeKind::kTuple: {
-        if (depth >= kMaxDepth) return kUnsupported;
-        const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
-        std::vector<Expr> nf;
-        Result rl = RewriteEach(std::span<const Expr>(fields), &nf,
-                                [&](const Expr& item, Expr* x) { return Rewrite(item, x, depth + 1); });
-        if (rl == kUnsupported) return rl;
-        if (rl == kSame) return kSame;
-        *out = TupleNode::Make(std::move(nf));
-        return kChanged;
-      }
-      case NodeKind::kTupleGetItem: {
-        if (depth >= kMaxDepth) return kUnsupported;
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        Expr x;
-        Result r = Rewrite(t->tuple(), &x, depth + 1);
-        if (r == kUnsupported) return r;
-        const Expr& tuple = r == kChanged ? x : t->tuple();
-        if (const Expr* field = Fold(tuple, t->index())) {
-          *out = *field;
-          return kChanged;
-        }
-        if (r == kSame) return kSame;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        *out = made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-        return kChanged;
+        auto it = remap_.find(static_cast<const VarNode*>(e.get()));
+        return it == remap_.end() ? e : Expr(it->second);
       }
       case NodeKind::kCall: {
-        if (depth >= kMaxDepth) return kUnsupported;
         auto* c = static_cast<const CallNode*>(e.get());
-        Expr callee;
-        Result rc = Rewrite(c->callee(), &callee, depth + 1);
-        if (rc == kUnsupported) return rc;
-        const auto& args = c->args();
-        std::vector<Expr> na;  // every argument once the callee changed
-        Result ra = RewriteEach(
-            args, &na, [&](const Expr& a, Expr* x) { return Rewrite(a, x, depth + 1); }, rc == kChanged);
-        if (ra == kUnsupported) return ra;
-        bool changed = rc == kChanged || ra == kChanged;
-        if (!changed) return kSame;
-        if (rc != kChanged) callee = c->callee();
-        *out = RebuildCall(*c, callee, std::move(na));
-        return kChanged;
+        std::vector<Expr> args;
+        bool changed = false;
+        for (const Expr& a : c->args()) {
+          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          changed |= na.get() != a.get();
+          args.push_back(std::move(na));
+        }
+        std::vector<Type> sinfo;
+        bool sinfo_changed = false;
+        for (const Type& t : c->sinfo_args()) {
+          sinfo.push_back(Subst(t));
+          sinfo_changed |= sinfo.back().get() != t.get();
+        }
+        if (!changed && !sinfo_changed) return e;
+        if (!sinfo_changed) return RebuildCall(*c, c->callee(), std::move(args));
+        if (auto* op = As<OpNode>(c->callee())) {
+          auto made = MakeOpCall(Ref<OpNode>(op), args, c->attrs(), sinfo);
+          if (made.ok()) return *made;
+        }
+        return Expr(CallNode::MakeUnchecked(c->callee(), std::move(args), c->attrs(),
+                                            std::move(sinfo), Subst(c->type())));
+      }
+      case NodeKind::kTuple: {
+        std::vector<Expr> fields;
+        bool changed = false;
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
+          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
+          changed |= nf.get() != f.get();
+          fields.push_back(std::move(nf));
+        }
+        if (!changed) return e;
+        return Expr(TupleNode::Make(std::move(fields)));
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
+        if (x.get() == t->tuple().get()) return e;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
       }
       case NodeKind::kIf: {
-        if (depth >= kMaxDepth) return kUnsupported;
         auto* n = static_cast<const IfNode*>(e.get());
-        Expr cond, then_body, else_body;
-        Result rc = Rewrite(n->cond(), &cond, depth + 1);
-        if (rc == kUnsupported) return rc;
-        Result rt = RewriteSeq(n->then_body(), &then_body, depth + 1);
-        if (rt == kUnsupported) return rt;
-        Result re = RewriteSeq(n->else_body(), &else_body, depth + 1);
-        if (re == kUnsupported) return re;
-        if (rc == kSame && rt == kSame && re == kSame) return kSame;
-        if (rc == kSame) cond = n->cond();
-        SeqExpr t = rt == kSame ? n->then_body() : Downcast<SeqExprNode>(then_body);
-        SeqExpr f = re == kSame ? n->else_body() : Downcast<SeqExprNode>(else_body);
+        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
+        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
+            f.get() == n->else_body().get())
+          return e;
         auto made = IfNode::Make(cond, t, f);
-        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-        return kChanged;
+        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
       }
-      case NodeKind::kSeqExpr:
-        return RewriteSeq(Downcast<SeqExprNode>(e), out, depth + 1);
+      case NodeKind::kSeqExpr: {
+        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
+        return Expr(s);
+      }
       default:
-        return kUnsupported;
+        return e;
     }
   }
 
-  // Canonicalizer::FoldGetItem on `tuple.index`: the field it folds to, or null.
-  const Expr* Fold(const Expr& tuple_expr, int64_t index) const {
-    const TupleNode* tuple = As<TupleNode>(tuple_expr);
-    bool through_var = false;
-    if (!tuple) {
-      auto* v = As<VarNode>(tuple_expr);
-      if (!v) return nullptr;
-      const Ref<TupleNode>* t = tuples_.Find(v);
-      if (!t) return nullptr;
-      tuple = t->get();
-      through_var = true;
-      if (!v->is_dataflow()) {
-        for (const Expr& f : tuple->fields())
-          if (auto* fv = As<VarNode>(f); fv && fv->is_dataflow()) return nullptr;
-      }
-    }
-    if (index < 0 || index >= static_cast<int64_t>(tuple->fields().size())) return nullptr;
-    const Expr& field = tuple->fields()[index];
-    if (through_var && !IsAtomic(field)) return nullptr;
-    return &field;
-  }
-
-  VarMap<Expr> remap_;
-  VarMap<Ref<TupleNode>> tuples_;
+  std::unordered_map<Symbol, Dim> known_;
+  std::unordered_map<const VarNode*, Var> remap_;
 };
 
-// A bound for the variable indices of `f` (parsed functions number their
-// variables in text order, nested ones included): past the last top-level
-// binding's index, within reason. Variables beyond it go to the tables'
-// hashed overflow.
-size_t IndexBound(const Function& f) {
-  size_t n = f->params().size();
-  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
-  size_t bound = n;
-  for (const Block& b : f->body()->blocks()) {
-    if (b->bindings().empty()) continue;
-    uint32_t i = b->bindings().back()->var()->index();
-    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
+struct Plan {
+  explicit Plan(size_t expected)
+      : replace_usage(expected), replace_binding(expected), remove(expected), inline_constant(expected) {}
+  VarMap<Var> replace_usage;
+  VarMap<Var> replace_binding;
+  VarMap<char> remove;
+  VarMap<Expr> inline_constant;
+};
+
+template <typename V>
+void Set(VarMap<V>& m, const VarNode* k, V v) {
+  auto [p, inserted] = m.Insert(k, v);
+  if (!inserted) *p = std::move(v);
+}
+
+// The first walk: which bindings are trivial, where each variable is
+// defined and used.
+class Planner {
+ public:
+  explicit Planner(size_t expected_vars)
+      : def_block_(expected_vars), known_(expected_vars), trivial_index_(expected_vars),
+        used_outside_(expected_vars) {}
+
+  Status Walk(const Function& f) {
+    PLIR_RETURN_IF_ERROR(WalkSeq(f->body(), 0));
+    return Status::Ok();
   }
-  return bound + 64;
+
+  Plan MakePlan(size_t expected) {
+    Plan plan(expected);
+    for (const Var& v : defined_in_dataflow_) {
+      if (v->is_dataflow() || used_outside_.Contains(v.get())) continue;
+      Var dv = VarNode::Make(v->hint(), v->type(), /*is_dataflow=*/true);
+      Set(plan.replace_binding, v.get(), dv);
+      Set(plan.replace_usage, v.get(), dv);
+    }
+    for (const auto& [v, c] : constants_) Set(plan.inline_constant, v, c);
+    for (const auto& [var, parent] : trivial_) {
+      Var to = parent;
+      for (const size_t* it = trivial_index_.Find(to.get()); it; it = trivial_index_.Find(to.get()))
+        to = trivial_[*it].second;
+      for (const Var* it = plan.replace_binding.Find(to.get()); it; it = plan.replace_binding.Find(to.get()))
+        to = *it;
+      if (var->is_dataflow() || !to->is_dataflow() || !used_outside_.Contains(var.get())) {
+        Set(plan.replace_usage, var.get(), to);
+      } else {
+        // `%out = %dataflow_var` with %out used later: define %out where
+        // the dataflow variable was defined.
+        Set(plan.replace_binding, to.get(), var);
+        Set(plan.replace_usage, to.get(), var);
+      }
+      Set<char>(plan.remove, var.get(), 1);
+    }
+    return plan;
+  }
+
+ private:
+  Status WalkSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    const BindingBlockNode* saved = block_;
+    for (const Block& b : seq->blocks()) {
+      block_ = b.get();
+      for (const Binding& binding : b->bindings()) PLIR_RETURN_IF_ERROR(WalkBinding(binding, depth));
+    }
+    block_ = nullptr;
+    PLIR_RETURN_IF_ERROR(WalkUses(seq->result(), depth + 1));
+    block_ = saved;
+    return Status::Ok();
+  }
+
+  Status WalkBinding(const Binding& b, int depth) {
+    const Var& var = b->var();
+    Expr value = b->value();
+    // `%y = match_cast(%x, T)`: as `%y = %x` when %y's type is %x's (the
+    // cast checks nothing new); as TVM's planner, the cast's value is what
+    // the binding is known to hold.
+    if (IsMatchCast(value)) {
+      value = static_cast<const CallNode*>(value.get())->args()[0];
+      if (!TypeEqual(var->type(), value->type())) {
+        known_.Insert(var.get(), value);
+        def_block_.Insert(var.get(), block_);
+        if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
+        return WalkUses(b->value(), depth + 1);
+      }
+    }
+    if (auto* get = As<TupleGetItemNode>(value)) {
+      Expr tuple = get->tuple();
+      while (auto* tv = As<VarNode>(tuple)) {
+        const Expr* k = known_.Find(tv);
+        if (!k) break;
+        tuple = *k;
+      }
+      if (auto* t = As<TupleNode>(tuple);
+          t && get->index() >= 0 && get->index() < static_cast<int64_t>(t->fields().size()))
+        value = t->fields()[get->index()];
+    } else if (auto* t = As<TupleNode>(value)) {
+      if (Expr whole = RepackedTuple(*t)) value = whole;
+    }
+    if (auto* parent = As<VarNode>(value); parent && TypeEqual(var->type(), parent->type())) {
+      trivial_index_.Insert(var.get(), trivial_.size());
+      trivial_.emplace_back(var, Downcast<VarNode>(value));
+    }
+    if (value->kind() == NodeKind::kConstant) constants_.emplace_back(var.get(), value);
+    known_.Insert(var.get(), value);
+    def_block_.Insert(var.get(), block_);
+    if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
+    return WalkUses(b->value(), depth + 1);
+  }
+
+  // `(%a, %b, %c)` where %a, %b, %c are bound to `%t.0`, `%t.1`, `%t.2` of
+  // one 3-tuple %t: the value is %t itself.
+  Expr RepackedTuple(const TupleNode& t) {
+    const Expr* whole = nullptr;
+    for (size_t i = 0; i < t.fields().size(); ++i) {
+      auto* fv = As<VarNode>(t.fields()[i]);
+      if (!fv) return Expr();
+      const Expr* k = known_.Find(fv);
+      if (!k) return Expr();
+      auto* get = As<TupleGetItemNode>(*k);
+      if (!get || get->index() != static_cast<int64_t>(i) || !As<VarNode>(get->tuple()))
+        return Expr();
+      if (whole && whole->get() != get->tuple().get()) return Expr();
+      whole = &get->tuple();
+    }
+    if (!whole) return Expr();
+    auto* tt = As<TupleTypeNode>((*whole)->type());
+    if (!tt || tt->fields().size() != t.fields().size()) return Expr();
+    return *whole;
+  }
+
+  Status WalkUses(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    switch (e->kind()) {
+      case NodeKind::kVar: {
+        auto* v = static_cast<const VarNode*>(e.get());
+        bool in_dataflow = block_ && block_->is_dataflow();
+        const BindingBlockNode* const* def = def_block_.Find(v);
+        if (!in_dataflow || (def && *def != block_)) used_outside_.Insert(v, 1);
+        return Status::Ok();
+      }
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        for (const Expr& a : c->args()) PLIR_RETURN_IF_ERROR(WalkUses(a, depth + 1));
+        return Status::Ok();
+      }
+      case NodeKind::kTuple:
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields())
+          PLIR_RETURN_IF_ERROR(WalkUses(f, depth + 1));
+        return Status::Ok();
+      case NodeKind::kTupleGetItem:
+        return WalkUses(static_cast<const TupleGetItemNode*>(e.get())->tuple(), depth + 1);
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        PLIR_RETURN_IF_ERROR(WalkUses(n->cond(), depth + 1));
+        PLIR_RETURN_IF_ERROR(WalkSeq(n->then_body(), depth + 1));
+        return WalkSeq(n->else_body(), depth + 1);
+      }
+      case NodeKind::kSeqExpr:
+        return WalkSeq(Downcast<SeqExprNode>(e), depth + 1);
+      default:
+        return Status::Ok();
+    }
+  }
+
+  static Status TooDeep() {
+    return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
+  }
+
+  const BindingBlockNode* block_ = nullptr;
+  VarMap<const BindingBlockNode*> def_block_;
+  VarMap<Expr> known_;
+  std::vector<std::pair<Var, Var>> trivial_;  // in binding order
+  VarMap<size_t> trivial_index_;
+  std::vector<std::pair<const VarNode*, Expr>> constants_;
+  std::vector<Var> defined_in_dataflow_;
+  VarMap<char> used_outside_;
+};
+
+// The second walk: applies a plan.
+class Applier {
+ public:
+  explicit Applier(Plan plan) : plan_(std::move(plan)) {}
+
+  StatusOr<Function> Run(const Function& f) {
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    if (body.get() == f->body().get()) return f;
+    // A body whose type became more specific refines the return type too.
+    Type ret = f->ret_type();
+    if (ret && !TypeEqual(body->type(), ret) && TypeEqual(JoinTypes(body->type(), ret), ret))
+      ret = body->type();
+    return FunctionNode::Make(f->name(), f->params(), ret, body, f->attrs());
+  }
+
+ private:
+  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    bool changed = false;
+    std::vector<Block> blocks;
+    for (const Block& b : seq->blocks()) {
+      std::vector<Binding> out;
+      bool block_changed = false;
+      for (const Binding& binding : b->bindings()) {
+        if (plan_.remove.Contains(binding->var().get())) {
+          block_changed = true;
+          continue;
+        }
+        PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(binding->value(), depth + 1));
+        Var var = binding->var();
+        for (const Var* it = plan_.replace_binding.Find(var.get()); it;
+             it = plan_.replace_binding.Find(var.get()))
+          var = *it;
+        // (Not for a copy `%a: T = %x` kept for its annotation: that is a cast.)
+        if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
+            !TypeEqual(value->type(), var->type()) &&
+            TypeEqual(JoinTypes(value->type(), var->type()), var->type())) {
+          // The new value's type refines the variable's.
+          Var refined = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
+          retyped_[var.get()] = refined;
+          var = refined;
+        }
+        if (var.get() == binding->var().get() && value.get() == binding->value().get()) {
+          out.push_back(binding);
+        } else {
+          out.push_back(VarBindingNode::Make(var, value));
+          block_changed = true;
+        }
+      }
+      if (out.empty()) {
+        changed = true;
+        continue;
+      }
+      if (block_changed) {
+        changed = true;
+        blocks.push_back(BindingBlockNode::Make(std::move(out), b->is_dataflow()));
+      } else {
+        blocks.push_back(b);
+      }
+    }
+    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    if (!changed && result.get() == seq->result().get()) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
+  }
+
+  Expr Use(const Expr& e) {
+    const VarNode* v = static_cast<const VarNode*>(e.get());
+    Expr cur = e;
+    for (const Var* it = plan_.replace_usage.Find(v); it; it = plan_.replace_usage.Find(v)) {
+      cur = *it;
+      v = it->get();
+    }
+    if (const Expr* c = plan_.inline_constant.Find(v)) return *c;
+    if (auto it = retyped_.find(v); it != retyped_.end()) return it->second;
+    return cur;
+  }
+
+  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    switch (e->kind()) {
+      case NodeKind::kVar:
+        return Use(e);
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        std::vector<Expr> args;
+        bool changed = false;
+        for (const Expr& a : c->args()) {
+          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          changed |= na.get() != a.get();
+          args.push_back(std::move(na));
+        }
+        if (!changed) return e;
+        return RebuildCall(*c, c->callee(), std::move(args));
+      }
+      case NodeKind::kTuple: {
+        std::vector<Expr> fields;
+        bool changed = false;
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
+          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
+          changed |= nf.get() != f.get();
+          fields.push_back(std::move(nf));
+        }
+        if (!changed) return e;
+        return Expr(TupleNode::Make(std::move(fields)));
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
+        if (x.get() == t->tuple().get()) return e;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+      }
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
+        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
+            f.get() == n->else_body().get())
+          return e;
+        auto made = IfNode::Make(cond, t, f);
+        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+      }
+      case NodeKind::kSeqExpr: {
+        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
+        return Expr(s);
+      }
+      default:
+        return e;
+    }
+  }
+
+  static Status TooDeep() {
+    return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
+  }
+
+  Plan plan_;
+  std::unordered_map<const VarNode*, Var> retyped_;
+};
+
+// True if a match_cast is called anywhere under `e` (nested bodies too).
+bool HasMatchCast(const ExprNode* e, int depth) {
+  if (depth > kMaxDepth) return true;  // the rewrite then reports the depth
+  switch (e->kind()) {
+    case NodeKind::kCall: {
+      auto* c = static_cast<const CallNode*>(e);
+      if (auto* op = As<OpNode>(c->callee()); op && op->name() == "match_cast") return true;
+      for (const Expr& a : c->args())
+        if (HasMatchCast(a.get(), depth + 1)) return true;
+      return false;
+    }
+    case NodeKind::kTuple:
+      for (const Expr& f : static_cast<const TupleNode*>(e)->fields())
+        if (HasMatchCast(f.get(), depth + 1)) return true;
+      return false;
+    case NodeKind::kTupleGetItem:
+      return HasMatchCast(static_cast<const TupleGetItemNode*>(e)->tuple().get(), depth + 1);
+    case NodeKind::kIf: {
+      auto* i = static_cast<const IfNode*>(e);
+      return HasMatchCast(i->cond().get(), depth + 1) || HasMatchCast(i->then_body().get(), depth + 1) ||
+             HasMatchCast(i->else_body().get(), depth + 1);
+    }
+    case NodeKind::kSeqExpr: {
+      auto* seq = static_cast<const SeqExprNode*>(e);
+      for (const Block& b : seq->blocks())
+        for (const Binding& x : b->bindings())
+          if (HasMatchCast(x->value().get(), depth + 1)) return true;
+      return HasMatchCast(seq->result().get(), depth + 1);
+    }
+    default:
+      return false;
+  }
+}
+
+StatusOr<Function> Canonicalize(const Function& input) {
+  Function f = input;
+  if (HasMatchCast(input->body().get(), 0)) {
+    PLIR_ASSIGN_OR_RETURN(f, SymbolCanonicalizer().Run(input));
+  }
+  size_t expected = f->params().size() + 64;
+  for (const Block& b : f->body()->blocks()) expected += b->bindings().size();
+  Planner planner(expected);
+  PLIR_RETURN_IF_ERROR(planner.Walk(f));
+  Plan plan = planner.MakePlan(expected);
+  if (plan.replace_usage.empty() && plan.replace_binding.empty() && plan.remove.empty() &&
+      plan.inline_constant.empty())
+    return f;  // nothing to do
+  return Applier(std::move(plan)).Run(f);
 }
 
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "CanonicalizeBindings";
   def.info.description =
-      "removes variable-to-variable bindings and folds element access of literal tuples";
+      "removes trivial variable bindings (renaming definitions so that dataflow variables do "
+      "not escape), turns outputs used only in their block into dataflow variables and "
+      "propagates constants, as TVM's CanonicalizeBindings";
   def.info.kind = PassKind::kFunction;
   def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
-    Function out;
-    if (!FastCanonicalizer(IndexBound(f)).Run(f, &out)) out = Canonicalizer().MutateFunction(f);
-    SeqExpr body = DropEmptyBlocks(out->body());
-    if (body.get() == out->body().get()) return out;
-    return FunctionNode::Make(out->name(), out->params(), out->ret_type(), body, out->attrs());
+    return Canonicalize(f);
   };
   return host.RegisterPass(std::move(def));
 }

@@ -1,112 +1,75 @@
-// CommonSubexpressionElimination: within a dataflow block, a binding whose
-// value is structurally equal to the value of an earlier binding of the same
-// block (and pure) reuses that earlier variable.
+// CommonSubexpressionElimination: TVM Relax's EliminateCommonSubexpr.
 //
-// Algorithm: one scan per dataflow block with a hash table keyed by the
-// structural hash of each value (variables compared by identity), confirmed
-// by structural equality. A reused dataflow variable replaces later uses; an
-// output variable that would be replaced by a dataflow variable is kept and
-// bound to it instead (`%out = %earlier;`) so nothing escapes its block.
+// A binding whose (already rewritten) value is structurally equal to the
+// value of an earlier binding still in scope becomes a copy of that earlier
+// variable (`%lv1 = %lv0;`, as TVM keeps it; CanonicalizeBindings and
+// DeadCodeElimination remove such copies), and later uses of its variable
+// read the earlier one. Only values bound to variables are compared, not
+// sub-expressions. Impure values (calls of impure ops, calls of module
+// functions) are never reused. Option `call_only`: only calls are reused.
 //
-// Two implementations with the same output. FastCse makes one forward walk
-// over the function (recursive, into if branches too), with flat tables
-// indexed by VarNode::index(), and a single substitution per value (the
-// variables replaced by earlier blocks and by earlier bindings of the same
-// block); it files the values seen under an operand variable rather than in
-// a block-wide hash table (BlockValues). A function with an if inside a
-// dataflow block, or nested deeper than 64 levels, goes through Cse, an
-// ExprMutator, as before.
+// Scopes: bindings of ordinary blocks stay visible for the rest of the body,
+// including inside later dataflow blocks and `if` branches. Bindings of a
+// dataflow block are visible in that block only, except its outputs, which
+// stay visible afterwards; uses replaced inside a dataflow block are
+// replaced there only (an output copy `%out = %dataflow_var` keeps its name
+// outside). An `if` branch sees what is visible before the `if`, and what it
+// binds is visible only in that branch.
+//
+// Cost: one walk; a hash table keyed by the structural hash of each value
+// (variables by identity), confirmed by structural equality; each `if`
+// branch copies the table. Nested expressions recurse; nesting deeper than
+// kMaxDepth is reported as an error.
 #include <algorithm>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/op.h"
 #include "ir/structural.h"
-#include "ir/rewrite.h"
-#include "ir/var_map.h"
-#include "ir/visitor.h"
 #include "passes/plugin.h"
 
 namespace {
 
 using namespace plir;
 
-bool IsPure(const Expr& e) {
-  class Check : public IRVisitor {
-   public:
-    bool pure = true;
+constexpr int kMaxDepth = 2000;
 
-   protected:
-    bool Enter(const Node* n, bool) override {
-      if (auto* c = As<CallNode>(n)) {
-        auto* op = As<OpNode>(c->callee());
-        if (!op || !op->pure()) pure = false;  // calls of functions: unknown
-      }
-      if (n->kind() == NodeKind::kIf) pure = false;  // keep control flow
-      return pure;
+// True unless `e` calls an impure op or a module function (whose purity
+// PLIR does not record).
+bool IsPure(const Expr& e, int depth = 0) {
+  if (depth > kMaxDepth) return false;
+  switch (e->kind()) {
+    case NodeKind::kCall: {
+      auto* c = static_cast<const CallNode*>(e.get());
+      auto* op = As<OpNode>(c->callee());
+      if (!op || !op->pure()) return false;
+      for (const Expr& a : c->args())
+        if (!IsPure(a, depth + 1)) return false;
+      return true;
     }
-  } check;
-  check.Walk(e);
-  return check.pure;
-}
-
-class Cse : public ExprMutator {
- protected:
-  Ref<Node> Rewrite(const Ref<Node>& n) override {
-    auto* block = As<BindingBlockNode>(n);
-    if (!block || !block->is_dataflow()) return n;
-    std::unordered_multimap<uint64_t, Binding> seen;
-    std::vector<Binding> out;
-    bool changed = false;
-    // Substitutes inside this block: the outer mutator has already visited
-    // the block's bindings when it decides what to reuse.
-    VarSubstituter local;
-    bool substituting = false;
-    for (const Binding& original : block->bindings()) {
-      Binding b = original;
-      if (substituting) {
-        Expr nv = local.MutateExpr(original->value());
-        if (nv.get() != original->value().get()) {
-          b = VarBindingNode::Make(original->var(), nv);
-          changed = true;
-        }
-      }
-      const Expr& v = b->value();
-      if (IsAtomic(v) || !IsPure(v)) {
-        out.push_back(b);
-        continue;
-      }
-      uint64_t h = StructuralHash(v);
-      const VarNode* earlier = nullptr;
-      auto range = seen.equal_range(h);
-      for (auto it = range.first; it != range.second; ++it) {
-        if (StructuralEqual(it->second->value(), v) &&
-            TypeEqual(it->second->var()->type(), b->var()->type())) {
-          earlier = it->second->var().get();
-          break;
-        }
-      }
-      if (!earlier) {
-        seen.emplace(h, b);
-        out.push_back(b);
-        continue;
-      }
-      changed = true;
-      if (!b->var()->is_dataflow() && earlier->is_dataflow()) {
-        out.push_back(VarBindingNode::Make(b->var(), Var(earlier)));
-      } else {
-        local.Map(b->var().get(), Var(earlier));  // later bindings of this block
-        RemapVar(b->var().get(), Var(earlier));   // later blocks and the result
-        substituting = true;
-      }
+    case NodeKind::kTuple:
+      for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields())
+        if (!IsPure(f, depth + 1)) return false;
+      return true;
+    case NodeKind::kTupleGetItem:
+      return IsPure(static_cast<const TupleGetItemNode*>(e.get())->tuple(), depth + 1);
+    case NodeKind::kIf: {
+      auto* n = static_cast<const IfNode*>(e.get());
+      return IsPure(n->cond(), depth + 1) && IsPure(n->then_body(), depth + 1) &&
+             IsPure(n->else_body(), depth + 1);
     }
-    if (!changed) return n;
-    return BindingBlockNode::Make(std::move(out), true);
+    case NodeKind::kSeqExpr: {
+      auto* s = static_cast<const SeqExprNode*>(e.get());
+      for (const Block& b : s->blocks())
+        for (const Binding& x : b->bindings())
+          if (!IsPure(x->value(), depth + 1)) return false;
+      return IsPure(s->result(), depth + 1);
+    }
+    default:
+      return true;
   }
-};
-
-// ---------------------------------------------------------------------------
-// The fast path.
-
+}
 
 uint64_t Mix(uint64_t h, uint64_t v) {
   v *= 0x9e3779b97f4a7c15ull;
@@ -114,9 +77,10 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
 }
 
-// A call of an op on variables only, without sinfo_args: compared and hashed
-// here without building StructuralEqual's tables. (Its variables are free in
-// the value, so structural equality compares them by identity.)
+// A call of an op on variables only, without sinfo_args (most values):
+// hashed and compared here without StructuralEqual's tables. (Its
+// variables are free in the value, so structural equality compares them by
+// identity.) Other values take StructuralHash / StructuralEqual.
 const CallNode* SimpleCall(const Expr& v) {
   auto* c = As<CallNode>(v);
   if (!c || c->callee()->kind() != NodeKind::kOp || !c->sinfo_args().empty()) return nullptr;
@@ -132,9 +96,10 @@ uint64_t ValueKey(const Expr& v, const CallNode* simple) {
   return Mix(h, simple->args().size());
 }
 
-// Structural equality of two values (`sa`, `sb`: their SimpleCall views).
-bool ValueEqual(const Expr& a, const CallNode* sa, const Expr& b, const CallNode* sb) {
-  if (!sa || !sb) return StructuralEqual(a, b);
+bool ValueEqual(const Expr& a, const Expr& b) {
+  const CallNode* sa = SimpleCall(a);
+  const CallNode* sb = SimpleCall(b);
+  if (!sa || !sb) return (sa == nullptr) == (sb == nullptr) && StructuralEqual(a, b);
   if (sa->callee().get() != sb->callee().get() || sa->args().size() != sb->args().size())
     return false;
   for (size_t i = 0; i < sa->args().size(); ++i)
@@ -142,411 +107,179 @@ bool ValueEqual(const Expr& a, const CallNode* sa, const Expr& b, const CallNode
   return sa->attrs().Equals(sb->attrs());
 }
 
-// Values of kept bindings whose root has no variable operand: open
-// addressing on the value key, each slot naming a kept binding (several
-// slots may share a key). Grows from empty, so clearing it per block costs
-// what the block put in.
-class KeyTable {
+class Eliminator {
  public:
-  void Clear() {
-    slots_.clear();
-    size_ = 0;
-  }
-  // Calls fn(kept index) for each entry with key `h` until fn returns true.
-  template <typename F>
-  bool FindIf(uint64_t h, F&& fn) const {
-    if (slots_.empty()) return false;
-    for (size_t s = Start(h);; s = (s + 1) & mask_) {
-      const Slot& e = slots_[s];
-      if (e.index == kEmpty) return false;
-      if (e.key == h && fn(e.index)) return true;
-    }
-  }
-  void Insert(uint64_t h, uint32_t index) {
-    if ((size_ + 1) * 2 > slots_.size()) Grow();
-    Place(h, index);
-    ++size_;
+  explicit Eliminator(bool call_only) : call_only_(call_only) {}
+
+  StatusOr<Function> Run(const Function& f) {
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    if (body.get() == f->body().get()) return f;
+    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
   }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  struct Slot {
-    uint64_t key = 0;
-    uint32_t index = kEmpty;
+  // The variables bound to one value, earliest first.
+  struct Entry {
+    Expr value;
+    std::vector<Var> vars;
   };
-  size_t Start(uint64_t h) const { return static_cast<size_t>(Mix(h, 0x51) >> 20) & mask_; }
-  void Place(uint64_t h, uint32_t index) {
-    size_t s = Start(h);
-    while (slots_[s].index != kEmpty) s = (s + 1) & mask_;
-    slots_[s] = {h, index};
-  }
-  void Grow() {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
-    mask_ = slots_.size() - 1;
-    for (const Slot& e : old)
-      if (e.index != kEmpty) Place(e.key, e.index);
-  }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
-  size_t size_ = 0;
-};
+  using Table = std::unordered_multimap<uint64_t, Entry>;
+  using Remap = std::unordered_map<const VarNode*, Var>;
 
-// The pure values kept so far in one dataflow block, for lookup by value.
-//
-// A value whose root is a call or tuple with a variable among its operands
-// is filed under its "anchor": the operand variable with the highest
-// VarNode::index() (ties: the first), i.e. usually the newest. Equal values
-// have the same operands, hence the same anchor. The anchors live in a
-// VarMap indexed by variable, so lookups touch memory near the current
-// binding instead of a random slot of a block-sized hash table (which at
-// 1M bindings cost a cache and TLB miss per binding). An anchor chains at
-// most kMaxChain values; later ones go to the key table, which a lookup
-// also searches when the anchor's chain is full.
-class BlockValues {
- public:
-  explicit BlockValues(size_t index_bound) : anchors_(index_bound) {}
-
-  void Begin(size_t num_bindings) {
-    ++gen_;
-    kept_.clear();
-    kept_.reserve(num_bindings);
-    table_.Clear();
-  }
-
-  // The operand variable a value is filed under, or null.
-  static const VarNode* AnchorOf(const Expr& v) {
-    if (auto* c = As<CallNode>(v)) return NewestVar(c->args());
-    if (auto* t = As<TupleNode>(v)) return NewestVar(t->fields());
+  Entry* Find(const Expr& value, uint64_t h) {
+    auto range = table_.equal_range(h);
+    for (auto it = range.first; it != range.second; ++it)
+      if (ValueEqual(it->second.value, value)) return &it->second;
     return nullptr;
   }
 
-  // The variable of a kept binding whose value equals `v` and whose variable
-  // has a type equal to `type`, or null.
-  const VarNode* Find(const Expr& v, const CallNode* simple, uint64_t key, const VarNode* anchor,
-                      const Type& type) const {
-    const VarNode* found = nullptr;
-    auto match = [&](uint32_t k) {
-      const Kept& e = kept_[k];
-      if (e.key != static_cast<uint32_t>(key)) return false;
-      const Expr& ev = e.binding->value();
-      if (!ValueEqual(ev, SimpleCall(ev), v, simple) || !TypeEqual(e.binding->var()->type(), type))
-        return false;
-      found = e.binding->var().get();
-      return true;
-    };
-    if (anchor) {
-      uint32_t len = 0;
-      for (uint32_t k = Head(anchor); k != kNone; k = kept_[k].next, ++len)
-        if (match(k)) return found;
-      if (len < kMaxChain) return nullptr;
-    }
-    table_.FindIf(key, match);
-    return found;
-  }
-
-  // Files the binding `b` (kept alive by the caller) whose value has these
-  // facts.
-  void Add(const VarBindingNode* b, uint64_t key, const VarNode* anchor) {
-    uint32_t k = static_cast<uint32_t>(kept_.size());
-    kept_.push_back({b, static_cast<uint32_t>(key), kNone});
-    if (anchor) {
-      uint32_t head = Head(anchor);
-      uint32_t len = 0;
-      for (uint32_t j = head; j != kNone && len < kMaxChain; j = kept_[j].next) ++len;
-      if (len < kMaxChain) {
-        kept_[k].next = head;
-        anchors_.Set(anchor, Anchor{gen_, k});
-        return;
+  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    bool changed = false;
+    std::vector<Block> blocks;
+    blocks.reserve(seq->blocks().size());
+    for (const Block& b : seq->blocks()) {
+      Remap saved;
+      if (b->is_dataflow()) saved = remap_;
+      std::vector<Binding> out;
+      bool block_changed = false;
+      for (const Binding& binding : b->bindings()) {
+        PLIR_ASSIGN_OR_RETURN(Binding nb, RewriteBinding(binding, depth + 1));
+        block_changed |= nb.get() != binding.get();
+        out.push_back(std::move(nb));
+      }
+      if (b->is_dataflow()) {
+        // Dataflow variables are not visible past their block; neither are
+        // the replacements made inside it.
+        for (auto& [h, entry] : table_) {
+          auto& vars = entry.vars;
+          vars.erase(std::remove_if(vars.begin(), vars.end(),
+                                    [](const Var& v) { return v->is_dataflow(); }),
+                     vars.end());
+        }
+        remap_ = std::move(saved);
+      }
+      if (block_changed) {
+        changed = true;
+        blocks.push_back(BindingBlockNode::Make(std::move(out), b->is_dataflow()));
+      } else {
+        blocks.push_back(b);
       }
     }
-    table_.Insert(key, k);
+    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    if (!changed && result.get() == seq->result().get()) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
   }
 
- private:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr uint32_t kMaxChain = 8;
-  struct Kept {
-    const VarBindingNode* binding;
-    uint32_t key;   // low bits of the value key
-    uint32_t next;  // the previous value under the same anchor
-  };
-  struct Anchor {
-    uint32_t gen = 0;  // the block it belongs to; older ones are empty
-    uint32_t head = kNone;
-  };
-  template <typename List>  // of Expr: a vector or a span
-  static const VarNode* NewestVar(const List& operands) {
-    const VarNode* best = nullptr;
-    for (const Expr& x : operands) {
-      if (x->kind() != NodeKind::kVar) continue;
-      auto* var = static_cast<const VarNode*>(x.get());
-      if (!best || var->index() > best->index()) best = var;
+  StatusOr<Binding> RewriteBinding(const Binding& b, int depth) {
+    PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(b->value(), depth));
+    const Var& var = b->var();
+    bool candidate = (!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value);
+    if (candidate) {
+      uint64_t h = ValueKey(value, SimpleCall(value));
+      Entry* e = Find(value, h);
+      if (e && !e->vars.empty()) {
+        Var first = e->vars.front();
+        remap_[var.get()] = first;
+        e->vars.push_back(var);
+        return VarBindingNode::Make(var, first);
+      }
+      if (e) e->vars.push_back(var);
+      else table_.emplace(h, Entry{value, {var}});
     }
-    return best;
-  }
-  uint32_t Head(const VarNode* anchor) const {
-    const Anchor* a = anchors_.Find(anchor);
-    return a && a->gen == gen_ ? a->head : kNone;
-  }
-  uint32_t gen_ = 0;
-  std::vector<Kept> kept_;
-  VarMap<Anchor> anchors_;
-  KeyTable table_;
-};
-
-class FastCse {
- public:
-  explicit FastCse(size_t num_defs) : remap_(num_defs), values_(num_defs) {}
-
-  // Sets *out to the result; returns false (having changed nothing) if `f`
-  // holds an expression this path does not handle.
-  bool Run(const Function& f, Function* out) {
-    Expr body;
-    Result r = SubstSeq(f->body(), &body, 0);
-    if (r == kUnsupported) return false;
-    *out = r == kSame ? f
-                      : FunctionNode::Make(f->name(), f->params(), f->ret_type(),
-                                           Downcast<SeqExprNode>(body), f->attrs());
-    return true;
+    if (value.get() == b->value().get()) return b;
+    return VarBindingNode::Make(var, value);
   }
 
- private:
-  using Result = RewriteResult;
-  static constexpr Result kSame = Result::kSame, kChanged = Result::kChanged,
-                          kUnsupported = Result::kUnsupported;
-  // Expressions nest at most this deep here (recursion); deeper ones take
-  // the ExprMutator, which has no limit.
-  static constexpr int kMaxDepth = 64;
-
-  // A body: its blocks in order, then its result; rebuilt if any changed.
-  Result SubstSeq(const SeqExpr& seq, Expr* out, int depth) {
-    if (depth >= kMaxDepth) return kUnsupported;
-    const auto& blocks = seq->blocks();
-    std::vector<Block> new_blocks;
-    Result rl = RewriteEach(std::span<const Block>(blocks), &new_blocks, [&](const Block& b, Block* x) {
-      return b->is_dataflow() ? CseBlock(b, x, depth + 1) : SubstBlock(b, x, depth + 1);
-    });
-    if (rl == kUnsupported) return rl;
-    bool changed = rl == kChanged;
-    Expr result;
-    Result rr = Subst(seq->result(), &result, depth + 1);
-    if (rr == kUnsupported) return rr;
-    if (!changed && rr == kSame) return kSame;
-    if (!changed) new_blocks = blocks;
-    *out = SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? std::move(result) : seq->result());
-    return kChanged;
-  }
-
-  // Replaces the remapped variables under `e`, rebuilding what changed the
-  // way ExprMutator does (op calls re-infer their type).
-  Result Subst(const Expr& e, Expr* out, int depth) {
+  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
     switch (e->kind()) {
       case NodeKind::kVar: {
-        const Var* to = remap_.Find(static_cast<const VarNode*>(e.get()));
-        if (!to || to->get() == e.get()) return kSame;
-        *out = *to;
-        return kChanged;
+        auto it = remap_.find(static_cast<const VarNode*>(e.get()));
+        return it == remap_.end() ? e : Expr(it->second);
       }
-      case NodeKind::kGlobalVar:
-      case NodeKind::kOp:
-      case NodeKind::kPrimValue:
-      case NodeKind::kStringImm:
-      case NodeKind::kConstant:
-        return kSame;
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        std::vector<Expr> args;
+        for (size_t i = 0; i < c->args().size(); ++i) {
+          const Expr& a = c->args()[i];
+          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          if (args.empty() && na.get() == a.get()) continue;  // unchanged so far
+          if (args.empty()) args.assign(c->args().begin(), c->args().begin() + i);
+          args.push_back(std::move(na));
+        }
+        if (args.empty()) return e;
+        return RebuildCall(*c, c->callee(), std::move(args));
+      }
       case NodeKind::kTuple: {
-        if (depth >= kMaxDepth) return kUnsupported;
-        const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
-        std::vector<Expr> nf;
-        Result rl = RewriteEach(std::span<const Expr>(fields), &nf,
-                                [&](const Expr& item, Expr* x) { return Subst(item, x, depth + 1); });
-        if (rl == kUnsupported) return rl;
-        if (rl == kSame) return kSame;
-        *out = TupleNode::Make(std::move(nf));
-        return kChanged;
+        std::vector<Expr> fields;
+        bool changed = false;
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
+          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
+          changed |= nf.get() != f.get();
+          fields.push_back(std::move(nf));
+        }
+        if (!changed) return e;
+        return Expr(TupleNode::Make(std::move(fields)));
       }
       case NodeKind::kTupleGetItem: {
-        if (depth >= kMaxDepth) return kUnsupported;
         auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        Expr x;
-        Result r = Subst(t->tuple(), &x, depth + 1);
-        if (r != kChanged) return r;
+        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
+        if (x.get() == t->tuple().get()) return e;
         auto made = TupleGetItemNode::Make(x, t->index());
-        *out = made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-        return kChanged;
-      }
-      case NodeKind::kCall: {
-        if (depth >= kMaxDepth) return kUnsupported;
-        auto* c = static_cast<const CallNode*>(e.get());
-        Expr callee;
-        Result rc = Subst(c->callee(), &callee, depth + 1);
-        if (rc == kUnsupported) return rc;
-        const auto& args = c->args();
-        std::vector<Expr> na;  // every argument once the callee changed
-        Result ra = RewriteEach(
-            args, &na, [&](const Expr& a, Expr* x) { return Subst(a, x, depth + 1); }, rc == kChanged);
-        if (ra == kUnsupported) return ra;
-        bool changed = rc == kChanged || ra == kChanged;
-        if (!changed) return kSame;
-        if (rc != kChanged) callee = c->callee();
-        *out = RebuildCall(*c, callee, std::move(na));
-        return kChanged;
+        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
       }
       case NodeKind::kIf: {
-        // Inside a dataflow block, Cse cleans a nested body before it
-        // substitutes the block's own replacements into it; the fused
-        // substitution here would see them earlier. Leave that to Cse.
-        if (depth >= kMaxDepth || in_dataflow_block_) return kUnsupported;
         auto* n = static_cast<const IfNode*>(e.get());
-        Expr cond, then_body, else_body;
-        Result rc = Subst(n->cond(), &cond, depth + 1);
-        if (rc == kUnsupported) return rc;
-        Result rt = SubstSeq(n->then_body(), &then_body, depth + 1);
-        if (rt == kUnsupported) return rt;
-        Result re = SubstSeq(n->else_body(), &else_body, depth + 1);
-        if (re == kUnsupported) return re;
-        if (rc == kSame && rt == kSame && re == kSame) return kSame;
-        if (rc == kSame) cond = n->cond();
-        SeqExpr t = rt == kSame ? n->then_body() : Downcast<SeqExprNode>(then_body);
-        SeqExpr f = re == kSame ? n->else_body() : Downcast<SeqExprNode>(else_body);
+        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteBranch(n->then_body(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteBranch(n->else_body(), depth + 1));
+        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
+            f.get() == n->else_body().get())
+          return e;
         auto made = IfNode::Make(cond, t, f);
-        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-        return kChanged;
+        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
       }
-      case NodeKind::kSeqExpr:
-        if (in_dataflow_block_) return kUnsupported;
-        return SubstSeq(Downcast<SeqExprNode>(e), out, depth + 1);
+      case NodeKind::kSeqExpr: {
+        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteBranch(Downcast<SeqExprNode>(e), depth + 1));
+        return Expr(s);
+      }
       default:
-        return kUnsupported;
+        return e;
     }
   }
 
-  // Calls of anything but a pure op are impure (as IsPure; values of
-  // dataflow blocks hold no `if` here).
-  static bool Pure(const Expr& e) {
-    switch (e->kind()) {
-      case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        auto* op = As<OpNode>(c->callee());
-        if (!op || !op->pure()) return false;
-        for (const Expr& a : c->args())
-          if (!Pure(a)) return false;
-        return true;
-      }
-      case NodeKind::kTuple:
-        for (const Expr& x : static_cast<const TupleNode*>(e.get())->fields())
-          if (!Pure(x)) return false;
-        return true;
-      case NodeKind::kTupleGetItem:
-        return Pure(static_cast<const TupleGetItemNode*>(e.get())->tuple());
-      default:
-        return true;
-    }
+  // A nested body: sees the enclosing scope; what it binds stays inside.
+  StatusOr<SeqExpr> RewriteBranch(const SeqExpr& s, int depth) {
+    Table table = table_;
+    Remap remap = remap_;
+    StatusOr<SeqExpr> out = RewriteSeq(s, depth);
+    table_ = std::move(table);
+    remap_ = std::move(remap);
+    return out;
   }
 
-  // An ordinary block: substitution only.
-  Result SubstBlock(const Block& block, Block* out, int depth) {
-    const auto& bindings = block->bindings();
-    std::vector<Binding> nb;
-    Result r = RewriteEach(bindings, &nb, [&](const Binding& b, Binding* x) {
-      Expr v;
-      Result rv = Subst(b->value(), &v, depth);
-      if (rv == kChanged) *x = VarBindingNode::Make(b->var(), std::move(v));
-      return rv;
-    });
-    if (r != kChanged) return r;
-    *out = BindingBlockNode::Make(std::move(nb), false);
-    return kChanged;
+  static Status TooDeep() {
+    return InvalidArgument("CommonSubexpressionElimination: expressions nest deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
   }
 
-  // A dataflow block: substitution, then the scan of Cse::Rewrite.
-  Result CseBlock(const Block& block, Block* out, int depth) {
-    in_dataflow_block_ = true;
-    Result r = CseBlockBindings(block, out, depth);
-    in_dataflow_block_ = false;
-    return r;
-  }
-
-  Result CseBlockBindings(const Block& block, Block* out, int depth) {
-    const auto& bindings = block->bindings();
-    values_.Begin(bindings.size());
-    std::vector<Binding> nb;  // the new bindings, once something changed
-    bool changed = false;
-    auto start_changes = [&](size_t i) {
-      if (changed) return;
-      changed = true;
-      nb.reserve(bindings.size());
-      nb.assign(bindings.begin(), bindings.begin() + i);
-    };
-    for (size_t i = 0; i < bindings.size(); ++i) {
-      const Binding& original = bindings[i];
-      Expr nv;
-      Result r = Subst(original->value(), &nv, depth);
-      if (r == kUnsupported) return r;
-      Binding rebuilt;
-      if (r == kChanged) {
-        rebuilt = VarBindingNode::Make(original->var(), std::move(nv));
-        start_changes(i);
-      }
-      const Binding& b = r == kChanged ? rebuilt : original;
-      const Expr& v = b->value();
-      if (IsAtomic(v) || !Pure(v)) {
-        if (changed) nb.push_back(b);
-        continue;
-      }
-      const CallNode* simple = SimpleCall(v);
-      uint64_t h = ValueKey(v, simple);
-      const VarNode* anchor = BlockValues::AnchorOf(v);
-      const VarNode* earlier = values_.Find(v, simple, h, anchor, b->var()->type());
-      if (!earlier) {
-        values_.Add(b.get(), h, anchor);  // `b` is held by the input or by `nb`
-        if (changed) nb.push_back(b);
-        continue;
-      }
-      start_changes(i);
-      if (!b->var()->is_dataflow() && earlier->is_dataflow()) {
-        nb.push_back(VarBindingNode::Make(b->var(), Var(earlier)));
-      } else {
-        remap_.Set(b->var().get(), Var(earlier));  // later bindings, blocks and the result
-      }
-    }
-    if (!changed) return kSame;
-    *out = BindingBlockNode::Make(std::move(nb), true);
-    return kChanged;
-  }
-
-  VarMap<Var> remap_;
-  BlockValues values_;  // of the dataflow block being scanned (they never nest here)
-  bool in_dataflow_block_ = false;
+  bool call_only_;
+  Table table_;
+  Remap remap_;
 };
-
-// A bound for the variable indices of `f` (parsed functions number their
-// variables in text order, nested ones included): past the last top-level
-// binding's index, within reason. Variables beyond it go to the tables'
-// hashed overflow.
-size_t IndexBound(const Function& f) {
-  size_t n = f->params().size();
-  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
-  size_t bound = n;
-  for (const Block& b : f->body()->blocks()) {
-    if (b->bindings().empty()) continue;
-    uint32_t i = b->bindings().back()->var()->index();
-    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
-  }
-  return bound + 64;
-}
 
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "CommonSubexpressionElimination";
   def.info.description =
-      "within a dataflow block, reuses an earlier binding of a structurally equal pure expression";
+      "binds a repeated pure value to a copy of its first variable (TVM's "
+      "EliminateCommonSubexpr)";
   def.info.kind = PassKind::kFunction;
-  def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
-    Function out;
-    if (FastCse(IndexBound(f)).Run(f, &out)) return out;
-    return Cse().MutateFunction(f);
+  def.info.options = {{"call_only", OptionType::kBool, AttrValue::Bool(false),
+                       "only reuse calls (TVM's call_only)"}};
+  def.function_fn = [](const Function& f, const PassCallContext& ctx) -> StatusOr<Function> {
+    return Eliminator(ctx.options.GetBool("call_only")).Run(f);
   };
   return host.RegisterPass(std::move(def));
 }

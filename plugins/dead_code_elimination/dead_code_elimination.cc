@@ -6,9 +6,10 @@
 // functions that (transitively) contain one. Bindings are scanned backwards
 // through each body with the set of live variables (uses of the result and
 // of every kept binding); nested if branches are bodies of their own and are
-// cleaned first (post-order). Entry functions: option `entry_functions`, or
-// by default the functions with a `global_symbol` attribute, or `main`. If
-// none exists, no item is removed.
+// cleaned first (post-order). Entry functions: those named by option
+// `entry_functions` plus every item with a `global_symbol` attribute (TVM's
+// externally visible functions); if there are none, `main`; if there is no
+// `main` either, no item is removed.
 //
 // Cost: one walk of every value per body during the backward scan, which
 // also collects the global references that reachability follows. The first
@@ -428,15 +429,20 @@ std::unordered_set<std::string> ImpureFunctions(const Module& m) {
 }
 
 StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
+  // As TVM: the entry functions are those named by `entry_functions` plus
+  // every externally visible item (one with a `global_symbol`, function or
+  // extern kernel). A module with none of these keeps `main` and what it
+  // reaches, or, without `main`, every item.
   std::vector<std::string> entries = ctx.options.GetStringList("entry_functions");
-  if (entries.empty()) {
-    for (const Item& it : m.items())
-      if (it->kind() == NodeKind::kFunction && it->attrs().Get("global_symbol"))
-        entries.push_back(it->name());
-    if (entries.empty() && m.LookupFunction("main")) entries.push_back("main");
-  }
   for (const std::string& e : entries)
     if (!m.Contains(e)) return InvalidArgument("entry function @" + e + " is not in the module");
+  {
+    std::unordered_set<std::string> named(entries.begin(), entries.end());
+    for (const Item& it : m.items())
+      if (it->attrs().Get("global_symbol") && named.insert(it->name()).second)
+        entries.push_back(it->name());
+  }
+  if (entries.empty() && m.LookupFunction("main")) entries.push_back("main");
 
   // Dead bindings first, so that calls they held no longer keep items alive.
   LazyImpureFunctions impure(m);
@@ -487,7 +493,7 @@ Status Register(PluginHost& host) {
   def.info.description =
       "removes unused side-effect-free bindings and functions no entry function reaches";
   def.info.options = {{"entry_functions", OptionType::kStringList, AttrValue::List({}),
-                       "entry functions (default: those with global_symbol, or main)"}};
+                       "entry functions, in addition to those with global_symbol (or main when none has one)"}};
   def.module_fn = Run;
   return host.RegisterPass(std::move(def));
 }

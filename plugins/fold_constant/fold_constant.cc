@@ -1,79 +1,291 @@
-// FoldConstant: evaluates calls of pure core ops whose arguments are all
-// constants (or variables bound to constants) and replaces them by the
-// resulting constant.
+// FoldConstant: as TVM's. Every use of a variable bound to a constant reads
+// the constant; inside dataflow blocks, calls of pure core ops whose
+// arguments are all constants are evaluated and replaced by the resulting
+// constant; then unused pure bindings and blocks left empty are removed.
 //
 // Folded ops: every pure op that carries an evaluation kernel (`OpDef::eval`;
-// among the core ops add, subtract, multiply, divide, nn.relu, nn.softmax,
-// matmul, reshape, permute_dims and nn.conv2d; a plugin's op with a kernel is
-// folded too). The option `max_elements` caps the size of a folded result,
-// and `max_work` the multiply-adds spent on one call (the op's `OpDef::work`:
-// conv2d and matmul "when small"). The kernels are the SDK's (ir/tensor.h),
-// the same the interpreter runs, so folding never changes a result.
+// among the core ops add, subtract, multiply, divide (NumPy broadcasting),
+// nn.relu, nn.softmax, matmul, reshape, permute_dims, nn.conv2d, astype, and
+// the creation ops zeros, ones, full, arange (up to 1024 elements, as TVM);
+// a plugin's op with a kernel folds too). The option `max_elements` caps the
+// size of a folded result, and `max_work` the multiply-adds spent on one
+// call (the op's `OpDef::work`: conv2d and matmul "when small"). The kernels
+// are the SDK's (ir/tensor.h), the same the interpreter runs, so folding
+// never changes a result.
+#include <algorithm>
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/op.h"
-#include "ir/tensor.h"
-#include "ir/visitor.h"
 #include "passes/plugin.h"
+#include "ir/tensor.h"
 
 namespace {
 
 using namespace plir;
 
-class Folder : public ExprMutator {
+// As TVM: an op that reads no tensor (a creation op) folds only up to this
+// many elements; a large constant would only make the module bigger.
+constexpr int64_t kCreationLimit = 1024;
+
+// Evaluates `call` (a call of a foldable op whose arguments are constants
+// after substitution) within the caps; null if it does not fold.
+Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
+  auto* op = As<OpNode>(call->callee());
+  if (!op || !op->pure() || !op->def().eval) return Expr();
+  std::vector<Tensor> args;
+  for (const Expr& a : call->args()) {
+    const ConstantNode* c = As<ConstantNode>(a);
+    if (!c) return Expr();
+    args.push_back(Tensor::FromConstant(*c));
+  }
+  auto* tt = As<TensorTypeNode>(call->type());
+  if (!tt || !tt->IsStatic()) return Expr();
+  int64_t out_elements = tt->NumElements();
+  if (out_elements > max_elements) return Expr();
+  if (args.empty() && out_elements > kCreationLimit) return Expr();
+  const OpDef& def = op->def();
+  if ((def.work ? def.work(args, out_elements) : out_elements) > max_work) return Expr();
+  StatusOr<Tensor> r = def.eval(args, call->attrs());
+  if (!r.ok()) return Expr();  // e.g. integer division by zero: leave it to run time
+  auto c = r->ToConstant();
+  if (!c.ok()) return Expr();
+  return *c;
+}
+
+// As TVM's ConstantFolder: every use of a variable bound to a constant
+// reads the constant; op calls fold inside dataflow blocks only (TVM folds
+// ops by legalizing them, which it does in dataflow blocks); then unused
+// pure bindings and blocks left empty are removed (TVM's RemoveAllUnused).
+class Folder {
  public:
   Folder(int64_t max_elements, int64_t max_work) : max_elements_(max_elements), max_work_(max_work) {}
 
- protected:
-  Ref<Node> Rewrite(const Ref<Node>& n) override {
-    if (auto* b = As<VarBindingNode>(n)) {
-      if (auto* c = As<ConstantNode>(b->value())) constants_[b->var().get()] = Ref<ConstantNode>(c);
-      return n;
-    }
-    auto* call = As<CallNode>(n);
-    if (!call) return n;
-    auto* op = As<OpNode>(call->callee());
-    if (!op || !op->pure() || !op->def().eval) return n;
-    std::vector<Tensor> args;
-    for (const Expr& a : call->args()) {
-      const ConstantNode* c = As<ConstantNode>(a);
-      if (!c) {
-        auto* v = As<VarNode>(a);
-        auto it = v ? constants_.find(v) : constants_.end();
-        if (it == constants_.end()) return n;
-        c = it->second.get();
-      }
-      args.push_back(Tensor::FromConstant(*c));
-    }
-    auto* tt = As<TensorTypeNode>(call->type());
-    if (!tt || !tt->IsStatic()) return n;
-    int64_t out_elements = tt->NumElements();
-    if (out_elements > max_elements_) return n;
-    const OpDef& def = op->def();
-    if ((def.work ? def.work(args, out_elements) : out_elements) > max_work_) return n;
-    StatusOr<Tensor> r = def.eval(args, call->attrs());
-    if (!r.ok()) return n;  // e.g. integer division by zero or overflow: leave it to run time
-    auto c = r->ToConstant();
-    if (!c.ok()) return n;
-    return *c;
+  StatusOr<Function> Run(const Function& f) {
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    PLIR_ASSIGN_OR_RETURN(body, RemoveUnused(body, 0));
+    if (body.get() == f->body().get()) return f;
+    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
   }
 
  private:
+  static constexpr int kMaxDepth = 2000;
+  static Status TooDeep() {
+    return InvalidArgument("FoldConstant: expressions nest deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
+  }
+
+  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    bool saved = in_dataflow_;
+    bool changed = false;
+    std::vector<Block> blocks;
+    for (const Block& b : seq->blocks()) {
+      in_dataflow_ = b->is_dataflow();
+      std::vector<Binding> out;
+      bool block_changed = false;
+      for (const Binding& binding : b->bindings()) {
+        PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(binding->value(), depth + 1));
+        if (value->kind() == NodeKind::kConstant) constants_[binding->var().get()] = value;
+        if (value.get() == binding->value().get()) {
+          out.push_back(binding);
+        } else {
+          block_changed = true;
+          out.push_back(VarBindingNode::Make(binding->var(), value));
+        }
+      }
+      changed |= block_changed;
+      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
+    }
+    in_dataflow_ = false;
+    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    in_dataflow_ = saved;
+    if (!changed && result.get() == seq->result().get()) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
+  }
+
+  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    switch (e->kind()) {
+      case NodeKind::kVar: {
+        auto it = constants_.find(static_cast<const VarNode*>(e.get()));
+        return it == constants_.end() ? e : it->second;
+      }
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        std::vector<Expr> args;
+        bool changed = false;
+        for (const Expr& a : c->args()) {
+          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          changed |= na.get() != a.get();
+          args.push_back(std::move(na));
+        }
+        Expr call = changed ? RebuildCall(*c, c->callee(), std::move(args)) : e;
+        if (in_dataflow_ && call->kind() == NodeKind::kCall) {
+          if (Expr folded = TryFold(static_cast<const CallNode*>(call.get()), max_elements_, max_work_))
+            return folded;
+        }
+        return call;
+      }
+      case NodeKind::kTuple: {
+        std::vector<Expr> fields;
+        bool changed = false;
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
+          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
+          changed |= nf.get() != f.get();
+          fields.push_back(std::move(nf));
+        }
+        if (!changed) return e;
+        return Expr(TupleNode::Make(std::move(fields)));
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
+        if (x.get() == t->tuple().get()) return e;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+      }
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
+        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
+            f.get() == n->else_body().get())
+          return e;
+        auto made = IfNode::Make(cond, t, f);
+        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+      }
+      case NodeKind::kSeqExpr: {
+        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
+        return Expr(s);
+      }
+      default:
+        return e;
+    }
+  }
+
+  // Collects the variables `e` uses; *impure is set if it calls anything
+  // but a pure op.
+  static Status Uses(const Expr& e, std::unordered_set<const VarNode*>* live, bool* impure,
+                     int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    switch (e->kind()) {
+      case NodeKind::kVar:
+        live->insert(static_cast<const VarNode*>(e.get()));
+        return Status::Ok();
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        auto* op = As<OpNode>(c->callee());
+        if (!op || !op->pure()) *impure = true;
+        for (const Expr& a : c->args()) PLIR_RETURN_IF_ERROR(Uses(a, live, impure, depth + 1));
+        return Status::Ok();
+      }
+      case NodeKind::kTuple:
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields())
+          PLIR_RETURN_IF_ERROR(Uses(f, live, impure, depth + 1));
+        return Status::Ok();
+      case NodeKind::kTupleGetItem:
+        return Uses(static_cast<const TupleGetItemNode*>(e.get())->tuple(), live, impure, depth + 1);
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        PLIR_RETURN_IF_ERROR(Uses(n->cond(), live, impure, depth + 1));
+        PLIR_RETURN_IF_ERROR(Uses(n->then_body(), live, impure, depth + 1));
+        return Uses(n->else_body(), live, impure, depth + 1);
+      }
+      case NodeKind::kSeqExpr: {
+        auto* s = static_cast<const SeqExprNode*>(e.get());
+        for (const Block& b : s->blocks())
+          for (const Binding& x : b->bindings())
+            PLIR_RETURN_IF_ERROR(Uses(x->value(), live, impure, depth + 1));
+        return Uses(s->result(), live, impure, depth + 1);
+      }
+      default:
+        return Status::Ok();
+    }
+  }
+
+  // Removes unused pure bindings (backwards, so chains of dead bindings go)
+  // and blocks left empty, in `seq` and in the bodies nested in it.
+  StatusOr<SeqExpr> RemoveUnused(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    std::unordered_set<const VarNode*> live;
+    bool ignored = false;
+    Expr result = seq->result();
+    if (result->kind() == NodeKind::kIf) {
+      PLIR_ASSIGN_OR_RETURN(result, RemoveUnusedIn(result, depth + 1));
+    }
+    PLIR_RETURN_IF_ERROR(Uses(result, &live, &ignored, depth + 1));
+    bool changed = result.get() != seq->result().get();
+    std::vector<std::vector<Binding>> kept(seq->blocks().size());
+    for (size_t bi = seq->blocks().size(); bi-- > 0;) {
+      const auto& bindings = seq->blocks()[bi]->bindings();
+      for (size_t j = bindings.size(); j-- > 0;) {
+        Binding b = bindings[j];
+        bool impure = false;
+        std::unordered_set<const VarNode*> uses;
+        PLIR_RETURN_IF_ERROR(Uses(b->value(), &uses, &impure, depth + 1));
+        if (!impure && !live.count(b->var().get())) {
+          changed = true;
+          continue;
+        }
+        if (b->value()->kind() == NodeKind::kIf) {
+          PLIR_ASSIGN_OR_RETURN(Expr v, RemoveUnusedIn(b->value(), depth + 1));
+          if (v.get() != b->value().get()) {
+            changed = true;
+            b = VarBindingNode::Make(b->var(), v);
+          }
+        }
+        live.insert(uses.begin(), uses.end());
+        kept[bi].push_back(b);
+      }
+    }
+    std::vector<Block> blocks;
+    for (size_t bi = 0; bi < seq->blocks().size(); ++bi) {
+      if (kept[bi].empty()) {
+        changed = true;
+        continue;
+      }
+      std::reverse(kept[bi].begin(), kept[bi].end());
+      if (kept[bi].size() == seq->blocks()[bi]->bindings().size() &&
+          std::equal(kept[bi].begin(), kept[bi].end(), seq->blocks()[bi]->bindings().begin()))
+        blocks.push_back(seq->blocks()[bi]);
+      else
+        blocks.push_back(BindingBlockNode::Make(std::move(kept[bi]), seq->blocks()[bi]->is_dataflow()));
+    }
+    if (!changed) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
+  }
+
+  // The if expression `e` with unused bindings removed from its branches.
+  StatusOr<Expr> RemoveUnusedIn(const Expr& e, int depth) {
+    auto* n = static_cast<const IfNode*>(e.get());
+    PLIR_ASSIGN_OR_RETURN(SeqExpr t, RemoveUnused(n->then_body(), depth + 1));
+    PLIR_ASSIGN_OR_RETURN(SeqExpr f, RemoveUnused(n->else_body(), depth + 1));
+    if (t.get() == n->then_body().get() && f.get() == n->else_body().get()) return e;
+    auto made = IfNode::Make(n->cond(), t, f);
+    return made.ok() ? *made : IfNode::MakeUnchecked(n->cond(), t, f, n->type());
+  }
+
   int64_t max_elements_, max_work_;
-  std::unordered_map<const VarNode*, Ref<ConstantNode>> constants_;
+  bool in_dataflow_ = false;
+  std::unordered_map<const VarNode*, Expr> constants_;
 };
 
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "FoldConstant";
-  def.info.description = "evaluates pure core-op calls whose arguments are all constants";
+  def.info.description =
+      "substitutes variables bound to constants, evaluates pure core-op calls on constants in "
+      "dataflow blocks, and removes what became unused (TVM's FoldConstant)";
   def.info.kind = PassKind::kFunction;
   def.info.options = {
       {"max_elements", OptionType::kInt, AttrValue::Int(1 << 16), "largest folded result, in elements"},
       {"max_work", OptionType::kInt, AttrValue::Int(1 << 22), "largest multiply-add count of one folded call"},
   };
   def.function_fn = [](const Function& f, const PassCallContext& ctx) -> StatusOr<Function> {
-    return Folder(ctx.options.GetInt("max_elements"), ctx.options.GetInt("max_work")).MutateFunction(f);
+    return Folder(ctx.options.GetInt("max_elements"), ctx.options.GetInt("max_work")).Run(f);
   };
   return host.RegisterPass(std::move(def));
 }

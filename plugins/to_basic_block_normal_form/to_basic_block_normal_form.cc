@@ -1,153 +1,325 @@
-// ToBasicBlockNormalForm: binds every nested non-atomic sub-expression to a
-// variable, in evaluation order, so that every call, tuple access and `if`
-// operand is a leaf (a variable, literal, constant, global, or a tuple of
-// leaves, as call_tir takes its arguments). The result of every body becomes
-// a leaf too. `if` branches stay bodies of their own: what is nested inside a
-// branch is bound inside that branch.
+// ToBasicBlockNormalForm: Relay's definition. An expression node shared by
+// several scopes (the function body and each `if` branch are scopes) is
+// bound once, to a new variable, in the innermost scope that encloses all
+// its uses (their least common ancestor), right before the first binding
+// (or the result) of that scope that uses it; every use then reads the
+// variable. Everything else stays as it is: a node used several times in
+// one scope stays nested (no full A-normalization: that is the pass
+// Normalize).
 //
-// Algorithm: a post-order ExprMutator. Branch bodies are rewritten before the
-// binding that holds the `if`. Each block is rebuilt by flattening each
-// binding's value with an explicit stack (no recursion on nesting depth);
-// new variables are dataflow variables inside dataflow blocks.
+// Sharing is identity of nodes (one node reached along several paths), as
+// in Relay's dependency graph; IR read from text never shares a nested
+// expression, so on parsed IR the pass changes nothing. IR built by the
+// builder, or loaded from JSON or binary, can share.
+//
+// Algorithm: one walk collects every non-leaf node reachable from the body
+// with its uses (edges) in reverse post-order (users first); the scope of
+// each node is the least common ancestor of the scopes of its uses, where a
+// use inside a nested expression is in that expression's scope and an `if`
+// branch is a scope whose parent is the `if`'s scope. A node is bound iff a
+// use lies in a scope other than its own. A bound value nested in a bound
+// value is bound first. A binding's value itself (the root) stays where it
+// is. Recursion is bounded by kMaxDepth (an error past it).
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
 #include "ir/op.h"
-#include "ir/visitor.h"
 #include "passes/plugin.h"
 
 namespace {
 
 using namespace plir;
 
-bool IsLeaf(const Expr& e) {
-  if (IsAtomic(e)) return true;
-  if (auto* t = As<TupleNode>(e)) {
-    for (const Expr& f : t->fields())
-      if (!IsAtomic(f)) return false;
-    return true;
-  }
-  return false;
+constexpr int kMaxDepth = 2000;
+
+Status TooDeep() {
+  return InvalidArgument("ToBasicBlockNormalForm: expressions nest deeper than " +
+                         std::to_string(kMaxDepth) + " levels");
 }
 
-// Rebuilds `e` with new operands (same kind).
-Expr WithOperands(const Expr& e, std::vector<Expr> ops) {
+bool IsLeaf(const ExprNode* e) {
   switch (e->kind()) {
-    case NodeKind::kCall: {
-      auto* c = As<CallNode>(e);
-      return RebuildCall(*c, c->callee(), std::move(ops));
-    }
+    case NodeKind::kCall:
     case NodeKind::kTuple:
-      return TupleNode::Make(std::move(ops));
-    case NodeKind::kTupleGetItem: {
-      auto* t = As<TupleGetItemNode>(e);
-      auto r = TupleGetItemNode::Make(ops[0], t->index());
-      return r.ok() ? *r : TupleGetItemNode::MakeUnchecked(ops[0], t->index(), t->type());
-    }
-    case NodeKind::kIf: {
-      auto* f = As<IfNode>(e);
-      return IfNode::MakeUnchecked(ops[0], f->then_body(), f->else_body(), f->type());
-    }
+    case NodeKind::kTupleGetItem:
+    case NodeKind::kIf:
+      return false;
     default:
-      return e;
+      return true;  // variables, globals, literals, constants, ops
   }
 }
 
-std::vector<Expr> Operands(const Expr& e) {
-  switch (e->kind()) {
-    case NodeKind::kCall: return ToVector(As<CallNode>(e)->args());
-    case NodeKind::kTuple: return ToVector(As<TupleNode>(e)->fields());
-    case NodeKind::kTupleGetItem: return {As<TupleGetItemNode>(e)->tuple()};
-    case NodeKind::kIf: return {As<IfNode>(e)->cond()};
-    default: return {};
-  }
-}
+// A scope: a body (SeqExpr). parent: the scope of the `if` holding it.
+struct Scope {
+  const SeqExprNode* seq;
+  int parent;
+  int depth;
+};
 
-// Flattens `value` so that its operands are leaves, appending the bindings
-// it needs to `out`. Returns the rewritten value (non-leaf at the top is
-// fine: it is the bound value itself). Iterative post-order.
-Expr Flatten(const Expr& value, bool dataflow, std::vector<Binding>* out) {
-  struct Frame {
-    Expr e;
-    std::vector<Expr> ops;
-    size_t next = 0;
-    std::vector<Expr> done;
-    bool changed = false;
-  };
-  std::vector<Frame> stack;
-  stack.push_back({value, Operands(value), 0, {}, false});
-  Expr result;
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next < f.ops.size()) {
-      const Expr& op = f.ops[f.next];
-      // A tuple of leaves under a call may stay (call_tir's argument tuple).
-      bool keep = IsAtomic(op) || (f.e->kind() == NodeKind::kCall && IsLeaf(op));
-      if (keep) {
-        f.done.push_back(op);
-        ++f.next;
-      } else {
-        stack.push_back({op, Operands(op), 0, {}, false});
+class Planner {
+ public:
+  Status Run(const Function& f) {
+    scopes_.push_back({f->body().get(), -1, 0});
+    scope_of_seq_[f->body().get()] = 0;
+    PLIR_RETURN_IF_ERROR(CollectSeq(f->body().get(), 0));
+    // Users come before what they use in reverse post-order.
+    for (auto it = post_.rbegin(); it != post_.rend(); ++it) {
+      const ExprNode* n = *it;
+      int s = -1;
+      for (const Use& u : uses_[n]) {
+        int us = u.scope >= 0 ? u.scope : node_scope_.at(u.user);
+        s = s < 0 ? us : Lca(s, us);
       }
-      continue;
-    }
-    Expr rebuilt = f.changed ? WithOperands(f.e, std::move(f.done)) : f.e;
-    stack.pop_back();
-    if (stack.empty()) {
-      result = rebuilt;
-      break;
-    }
-    // A nested non-leaf operand: bind it.
-    Var v = VarNode::Make("lv", rebuilt->type(), dataflow);
-    out->push_back(VarBindingNode::Make(v, rebuilt));
-    Frame& parent = stack.back();
-    parent.done.push_back(v);
-    parent.changed = true;
-    ++parent.next;
-  }
-  return result;
-}
-
-class Normalizer : public ExprMutator {
- protected:
-  Ref<Node> Rewrite(const Ref<Node>& n) override {
-    if (auto* block = As<BindingBlockNode>(n)) {
-      std::vector<Binding> out;
-      bool changed = false;
-      for (const Binding& b : block->bindings()) {
-        size_t before = out.size();
-        Expr v = Flatten(b->value(), block->is_dataflow(), &out);
-        if (out.size() == before && v.get() == b->value().get()) {
-          out.push_back(b);
-        } else {
-          changed = true;
-          out.push_back(VarBindingNode::Make(b->var(), v));
+      node_scope_[n] = s;
+      // The branches of an `if` are scopes inside the `if`'s scope.
+      if (n->kind() == NodeKind::kIf) {
+        auto* i = static_cast<const IfNode*>(n);
+        for (const SeqExprNode* b : {i->then_body().get(), i->else_body().get()}) {
+          Scope& sc = scopes_[scope_of_seq_.at(b)];
+          sc.parent = s;
+          sc.depth = scopes_[s].depth + 1;
         }
       }
-      if (!changed) return n;
-      return BindingBlockNode::Make(std::move(out), block->is_dataflow());
     }
-    if (auto* seq = As<SeqExprNode>(n)) {
-      if (IsLeaf(seq->result()) && seq->result()->kind() != NodeKind::kTuple) return n;
-      if (IsAtomic(seq->result())) return n;
-      std::vector<Binding> out;
-      Expr v = Flatten(seq->result(), false, &out);
-      Var r = VarNode::Make("lv", v->type(), false);
-      out.push_back(VarBindingNode::Make(r, v));
-      std::vector<Block> blocks = seq->blocks();
-      blocks.push_back(BindingBlockNode::Make(std::move(out), false));
-      return SeqExprNode::Make(std::move(blocks), r);
+    for (const ExprNode* n : post_) {
+      if (roots_.count(n)) continue;
+      int s = node_scope_.at(n);
+      for (const Use& u : uses_[n]) {
+        int us = u.scope >= 0 ? u.scope : node_scope_.at(u.user);
+        if (us != s) {
+          bind_.insert(n);
+          break;
+        }
+      }
     }
-    return n;
+    return Status::Ok();
   }
+
+  bool NeedsBinding(const ExprNode* n) const { return bind_.count(n) > 0; }
+  int ScopeOf(const ExprNode* n) const { return node_scope_.at(n); }
+  int ScopeOfSeq(const SeqExprNode* s) const { return scope_of_seq_.at(s); }
+  bool Any() const { return !bind_.empty(); }
+
+ private:
+  // A use of a node: by another node (scope = the user's, known later) or
+  // directly by a body (a binding's value or the result; scope given).
+  struct Use {
+    const ExprNode* user;
+    int scope;
+  };
+
+  int Lca(int a, int b) const {
+    while (a != b) {
+      if (scopes_[a].depth >= scopes_[b].depth) a = scopes_[a].parent;
+      else b = scopes_[b].parent;
+      if (a < 0 || b < 0) return 0;
+    }
+    return a;
+  }
+
+  Status CollectSeq(const SeqExprNode* seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    int s = scope_of_seq_.at(seq);
+    for (const Block& b : seq->blocks())
+      for (const Binding& x : b->bindings()) {
+        const ExprNode* v = x->value().get();
+        if (IsLeaf(v)) continue;
+        roots_.insert(v);
+        uses_[v].push_back({nullptr, s});
+        PLIR_RETURN_IF_ERROR(Collect(v, depth + 1));
+      }
+    const ExprNode* r = seq->result().get();
+    if (!IsLeaf(r)) {
+      uses_[r].push_back({nullptr, s});
+      PLIR_RETURN_IF_ERROR(Collect(r, depth + 1));
+    }
+    return Status::Ok();
+  }
+
+  // Visits `n`'s operands once (post-order), recording their uses by `n`.
+  Status Collect(const ExprNode* n, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    if (!visited_.insert(n).second) return Status::Ok();
+    auto use = [&](const Expr& op) -> Status {
+      if (IsLeaf(op.get())) return Status::Ok();
+      uses_[op.get()].push_back({n, -1});
+      return Collect(op.get(), depth + 1);
+    };
+    switch (n->kind()) {
+      case NodeKind::kCall:
+        for (const Expr& a : static_cast<const CallNode*>(n)->args()) PLIR_RETURN_IF_ERROR(use(a));
+        break;
+      case NodeKind::kTuple:
+        for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) PLIR_RETURN_IF_ERROR(use(f));
+        break;
+      case NodeKind::kTupleGetItem:
+        PLIR_RETURN_IF_ERROR(use(static_cast<const TupleGetItemNode*>(n)->tuple()));
+        break;
+      case NodeKind::kIf: {
+        auto* i = static_cast<const IfNode*>(n);
+        PLIR_RETURN_IF_ERROR(use(i->cond()));
+        for (const SeqExprNode* b : {i->then_body().get(), i->else_body().get()}) {
+          scope_of_seq_[b] = static_cast<int>(scopes_.size());
+          scopes_.push_back({b, -1, 0});  // parent and depth: once the if's scope is known
+          PLIR_RETURN_IF_ERROR(CollectSeq(b, depth + 1));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    post_.push_back(n);
+    return Status::Ok();
+  }
+
+  std::vector<Scope> scopes_;
+  std::unordered_map<const SeqExprNode*, int> scope_of_seq_;
+  std::unordered_map<const ExprNode*, std::vector<Use>> uses_;
+  std::unordered_set<const ExprNode*> visited_, roots_, bind_;
+  std::vector<const ExprNode*> post_;
+  std::unordered_map<const ExprNode*, int> node_scope_;
 };
+
+class Binder {
+ public:
+  explicit Binder(const Planner& p) : plan_(p) {}
+
+  StatusOr<Function> Run(const Function& f) {
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    if (body.get() == f->body().get()) return f;
+    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
+  }
+
+ private:
+  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    int s = plan_.ScopeOfSeq(seq.get());
+    bool changed = false;
+    std::vector<Block> blocks;
+    for (const Block& b : seq->blocks()) {
+      std::vector<Binding> out;
+      bool block_changed = false;
+      for (const Binding& x : b->bindings()) {
+        PLIR_ASSIGN_OR_RETURN(Expr value, RewriteOperands(x->value(), depth + 1));
+        // What this binding's value needs bound in this scope comes first.
+        auto& pending = pending_[s];
+        if (!pending.empty()) {
+          block_changed = true;
+          for (Binding& p : pending) out.push_back(std::move(p));
+          pending.clear();
+        }
+        if (value.get() == x->value().get()) {
+          out.push_back(x);
+        } else {
+          block_changed = true;
+          out.push_back(VarBindingNode::Make(x->var(), value));
+        }
+      }
+      changed |= block_changed;
+      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
+    }
+    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    if (auto& pending = pending_[s]; !pending.empty()) {
+      changed = true;
+      blocks.push_back(BindingBlockNode::Make(std::move(pending), false));
+      pending.clear();
+    }
+    if (!changed && result.get() == seq->result().get()) return seq;
+    return SeqExprNode::Make(std::move(blocks), result);
+  }
+
+  // An occurrence of `e`: its variable if it is bound (binding it, in its
+  // scope, on the first occurrence), else `e` with rewritten operands.
+  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    if (IsLeaf(e.get())) return e;
+    if (plan_.NeedsBinding(e.get())) {
+      if (auto it = bound_.find(e.get()); it != bound_.end()) return Expr(it->second);
+      PLIR_ASSIGN_OR_RETURN(Expr value, RewriteOperands(e, depth + 1));
+      Var v = VarNode::Make("x", value->type());
+      pending_[plan_.ScopeOf(e.get())].push_back(VarBindingNode::Make(v, value));
+      bound_[e.get()] = v;
+      return Expr(v);
+    }
+    if (auto it = rewritten_.find(e.get()); it != rewritten_.end()) return it->second;
+    PLIR_ASSIGN_OR_RETURN(Expr out, RewriteOperands(e, depth + 1));
+    rewritten_[e.get()] = out;
+    return out;
+  }
+
+  StatusOr<Expr> RewriteOperands(const Expr& e, int depth) {
+    if (depth > kMaxDepth) return TooDeep();
+    switch (e->kind()) {
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        std::vector<Expr> args;
+        bool changed = false;
+        for (const Expr& a : c->args()) {
+          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          changed |= na.get() != a.get();
+          args.push_back(std::move(na));
+        }
+        if (!changed) return e;
+        return RebuildCall(*c, c->callee(), std::move(args));
+      }
+      case NodeKind::kTuple: {
+        std::vector<Expr> fields;
+        bool changed = false;
+        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
+          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
+          changed |= nf.get() != f.get();
+          fields.push_back(std::move(nf));
+        }
+        if (!changed) return e;
+        return Expr(TupleNode::Make(std::move(fields)));
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
+        if (x.get() == t->tuple().get()) return e;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+      }
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
+        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
+        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
+            f.get() == n->else_body().get())
+          return e;
+        auto made = IfNode::Make(cond, t, f);
+        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+      }
+      default:
+        return e;
+    }
+  }
+
+  const Planner& plan_;
+  std::unordered_map<int, std::vector<Binding>> pending_;
+  std::unordered_map<const ExprNode*, Var> bound_;
+  std::unordered_map<const ExprNode*, Expr> rewritten_;
+};
+
+StatusOr<Function> Run(const Function& f) {
+  Planner plan;
+  PLIR_RETURN_IF_ERROR(plan.Run(f));
+  if (!plan.Any()) return f;
+  return Binder(plan).Run(f);
+}
 
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "ToBasicBlockNormalForm";
   def.info.description =
-      "binds every nested non-atomic sub-expression to a variable, in evaluation order";
+      "binds an expression shared by several scopes once, at their least common ancestor "
+      "scope (Relay's basic block normal form); see Normalize for full normalization";
   def.info.kind = PassKind::kFunction;
-  def.info.provides_properties = {"normalized"};
   def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
-    return Normalizer().MutateFunction(f);
+    return Run(f);
   };
   return host.RegisterPass(std::move(def));
 }

@@ -1,0 +1,175 @@
+// Relay's tests of ToBasicBlockNormalForm (apache/tvm tests/python/relay/
+// test_pass_to_basic_block_normal_form.py), on inputs built with shared
+// expression nodes (text cannot share a nested expression), compared
+// structurally with the upstream expected programs in tests/relay/.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "ir/op.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "ir/verifier.h"
+#include "passes/pass_manager.h"
+#include "runtime/plugin_loader.h"
+
+namespace plir {
+namespace {
+
+std::string g_plugin;
+
+Type Scalar(DataType dt) { return TensorTypeNode::Make({}, dt); }
+Expr Const(float v) {
+  auto data = std::make_shared<std::string>(sizeof(float), '\0');
+  std::memcpy(data->data(), &v, sizeof(float));
+  return *ConstantNode::Make(Scalar(DataType::kFloat32), data);
+}
+Expr ConstI(int32_t v) {
+  auto data = std::make_shared<std::string>(sizeof(int32_t), '\0');
+  std::memcpy(data->data(), &v, sizeof(int32_t));
+  return *ConstantNode::Make(Scalar(DataType::kInt32), data);
+}
+Expr ConstB(bool v) {
+  auto data = std::make_shared<std::string>(1, v ? '\1' : '\0');
+  return *ConstantNode::Make(Scalar(DataType::kBool), data);
+}
+Expr Call(const char* op, Expr a, Expr b) { return *MakeOpCall(op, {a, b}); }
+SeqExpr Body(Expr result) { return SeqExprNode::Make({}, result); }
+Expr If(Expr c, Expr t, Expr f) { return *IfNode::Make(c, Body(t), Body(f)); }
+
+Module RunPass(const Module& m) {
+  static PluginLoader* loader = [] {
+    auto* l = new PluginLoader();
+    auto r = l->LoadPath(g_plugin);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return l;
+  }();
+  (void)loader;
+  auto step = MakePassStep(PassRegistry::Global(), "ToBasicBlockNormalForm");
+  EXPECT_TRUE(step.ok()) << step.status().message();
+  PassContext ctx;
+  auto out = PassManager().Run({*step}, m, ctx);
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(Verify(*out).ok()) << Verify(*out).message();
+  return *out;
+}
+
+// Runs the pass on `input` and compares with the upstream expected file.
+void Check(const Module& input, const std::string& expected_file) {
+  Module out = RunPass(input);
+  auto expected = ParseModuleFile("plugins/to_basic_block_normal_form/tests/relay/" + expected_file);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto mm = FindFirstMismatch(*expected, out, /*map_free_vars=*/true);
+  EXPECT_FALSE(mm) << mm->ToString() << "\nexpected:\n"
+                   << PrintModule(*expected) << "got:\n"
+                   << PrintModule(out);
+}
+
+Module One(Function f) { return *Module::Make({f}); }
+
+TEST(RelayBasicBlockNormalForm, TopLevelNestedIf) {
+  Var x = VarNode::Make("x", Scalar(DataType::kBool));
+  Var y = VarNode::Make("y", Scalar(DataType::kFloat32));
+  Var z = VarNode::Make("z", Scalar(DataType::kFloat32));
+  Expr y2 = Call("add", y, y), z2 = Call("add", z, z);
+  Expr true_branch = If(ConstB(true), Call("add", z2, y2), Call("add", Const(3), y2));
+  Expr false_branch = If(ConstB(false), z2, Const(1));
+  Expr body = If(x, true_branch, false_branch);
+  Check(One(FunctionNode::Make("main", {x, y, z}, nullptr, Body(body))),
+        "top_level_nested_if.expected_upstream.plir");
+}
+
+TEST(RelayBasicBlockNormalForm, NestedIf) {
+  Var x = VarNode::Make("x", Scalar(DataType::kBool));
+  Var y = VarNode::Make("y", Scalar(DataType::kFloat32));
+  Expr y2 = Call("add", y, y);
+  Expr true_branch = If(ConstB(true), y2, Call("add", Const(3), y2));
+  Expr false_branch = If(ConstB(false), Const(2), Const(1));
+  Check(One(FunctionNode::Make("main", {x, y}, nullptr, Body(If(x, true_branch, false_branch)))),
+        "nested_if.expected_upstream.plir");
+}
+
+TEST(RelayBasicBlockNormalForm, If) {
+  Var x = VarNode::Make("x", Scalar(DataType::kFloat32));
+  Expr v1 = Call("add", x, Const(1));
+  Expr v2 = *MakeOpCall("call_packed", {StringImmNode::Make("equal"), x, Const(2)}, Attrs(),
+                        {Scalar(DataType::kBool)});
+  Expr body = If(v2, Call("multiply", v1, Const(2)), Call("multiply", v1, Const(1)));
+  Check(One(FunctionNode::Make("main", {x}, nullptr, Body(body))), "if.expected_upstream.plir");
+}
+
+TEST(RelayBasicBlockNormalForm, Recursion) {
+  Type i64 = Scalar(DataType::kInt64);
+  auto c = [&](int64_t v) {
+    auto data = std::make_shared<std::string>(sizeof(int64_t), '\0');
+    std::memcpy(data->data(), &v, sizeof(int64_t));
+    return Expr(*ConstantNode::Make(i64, data));
+  };
+  Var n = VarNode::Make("n", i64);
+  Expr m = Call("multiply", n, c(2));
+  Expr cond = *MakeOpCall("call_packed", {StringImmNode::Make("equal"), n, c(0)}, Attrs(),
+                          {Scalar(DataType::kBool)});
+  Expr rec = MakeGlobalCall(GlobalVarNode::Make("f"), {Call("subtract", n, c(1))}, i64);
+  Expr body = If(cond, m, Call("add", m, rec));
+  Check(One(FunctionNode::Make("f", {n}, i64, Body(body))), "recursion.expected_upstream.plir");
+}
+
+TEST(RelayBasicBlockNormalForm, NoExplicitBind) {
+  Expr c = ConstI(1);
+  Expr y = Call("add", c, c);
+  Expr z = Call("add", y, y);
+  Module in = One(FunctionNode::Make("main", {}, nullptr, Body(Call("add", z, z))));
+  Module out = RunPass(in);
+  EXPECT_TRUE(out.same_as(in)) << "nothing is shared across scopes: the module is unchanged";
+  Check(in, "no_explicit_bind.expected_upstream.plir");
+}
+
+TEST(RelayBasicBlockNormalForm, Function) {
+  Var x = VarNode::Make("x", Scalar(DataType::kFloat32));
+  Check(One(FunctionNode::Make("main", {x}, nullptr, Body(Call("add", x, x)))),
+        "function.expected_upstream.plir");
+}
+
+TEST(RelayBasicBlockNormalForm, Let) {
+  // test_let1, test_let1_1 and test_let3: programs already in basic block
+  // normal form are unchanged (parsed, they share nothing).
+  auto in = ParseModuleFile("plugins/to_basic_block_normal_form/tests/relay/let.expected_upstream.plir");
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  Module out = RunPass(*in);
+  EXPECT_TRUE(out.same_as(*in));
+  Check(*in, "let.expected_upstream.plir");
+}
+
+// Not one of Relay's: a node shared by a binding in the body and an if
+// branch inside a dataflow-free body is bound right before its first use.
+TEST(RelayBasicBlockNormalForm, SharedWithBindingValueIsBoundBeforeIt) {
+  Var x = VarNode::Make("x", Scalar(DataType::kFloat32));
+  Var c = VarNode::Make("c", Scalar(DataType::kBool));
+  Expr shared = Call("multiply", x, x);
+  Var a = VarNode::Make("a", Scalar(DataType::kFloat32));
+  Expr branch = If(c, Call("add", shared, Const(1)), Const(0));
+  SeqExpr body = SeqExprNode::Make(
+      {BindingBlockNode::Make({VarBindingNode::Make(a, Call("add", shared, x))}, false)},
+      Call("add", a, branch));
+  Module out = RunPass(One(FunctionNode::Make("main", {x, c}, nullptr, body)));
+  auto expected = ParseModule(R"(
+def @main(%x: Tensor[(), float32], %c: Tensor[(), bool]) {
+  %s = multiply(%x, %x);
+  %a = add(%s, %x);
+  add(%a, if (%c) { add(%s, const<Tensor[(), float32]>[1]) } else { const<Tensor[(), float32]>[0] })
+})");
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto mm = FindFirstMismatch(*expected, out, true);
+  EXPECT_FALSE(mm) << mm->ToString() << "\n" << PrintModule(out);
+}
+
+}  // namespace
+}  // namespace plir
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc > 1) plir::g_plugin = argv[1];
+  return RUN_ALL_TESTS();
+}
