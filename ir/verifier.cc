@@ -209,6 +209,13 @@ class Verifier : public IRVisitor {
       case NodeKind::kCall:
         CheckCall(static_cast<const CallNode*>(n));
         break;
+      case NodeKind::kOp: {
+        // The text format writes an op only as a callee: `add(...)`.
+        auto* call = As<CallNode>(Parent());
+        if (!call || call->callee().get() != n)
+          Error("op " + static_cast<const OpNode*>(n)->name() + " is used as a value; an op can only be called");
+        break;
+      }
       case NodeKind::kIf: {
         auto* f = static_cast<const IfNode*>(n);
         auto r = IfNode::Make(f->cond(), f->then_body(), f->else_body());
@@ -288,7 +295,6 @@ class Verifier : public IRVisitor {
       }
       case NodeKind::kGlobalVar:
         return module_.Contains(static_cast<const GlobalVarNode*>(e)->name());
-      case NodeKind::kOp:
       case NodeKind::kPrimValue:
       case NodeKind::kStringImm:
       case NodeKind::kConstant:
@@ -296,7 +302,8 @@ class Verifier : public IRVisitor {
       case NodeKind::kCall: {
         if (!call_ok) return false;
         auto* c = static_cast<const CallNode*>(e);
-        if (!FastValue(c->callee().get(), false)) return false;
+        // An op is only ever a callee (elsewhere the generic walk reports it).
+        if (c->callee()->kind() != NodeKind::kOp && !FastValue(c->callee().get(), false)) return false;
         for (const Expr& a : c->args())
           if (!FastValue(a.get(), false)) return false;
         CheckCall(c);
