@@ -1,4 +1,9 @@
 #include "ir/tensor.h"
+#include "ir/checked_math.h"
+
+#include <limits>
+
+#include <atomic>
 
 #include "ir/op.h"
 
@@ -52,10 +57,11 @@ void Store(DataType dt, double v, char* p) {
   }
 }
 
+// Saturates: a shape whose element count does not fit is larger than any
+// cap, so CheckTensorSize refuses it before anything is allocated.
 int64_t Product(const std::vector<int64_t>& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
+  auto n = CheckedProduct(s);
+  return n ? *n : std::numeric_limits<int64_t>::max();
 }
 
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
@@ -174,6 +180,35 @@ const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc) {
   const TensorAllocator* prev = current_allocator;
   current_allocator = alloc;
   return prev;
+}
+
+namespace {
+std::atomic<int64_t> g_max_tensor_bytes{int64_t{16} << 30};
+}  // namespace
+
+int64_t MaxTensorBytes() { return g_max_tensor_bytes.load(); }
+void SetMaxTensorBytes(int64_t bytes) { g_max_tensor_bytes.store(bytes); }
+
+Status CheckTensorSize(const Type& type, const std::string& what) {
+  std::vector<const TypeNode*> work{type.get()};
+  while (!work.empty()) {
+    const TypeNode* t = work.back();
+    work.pop_back();
+    if (!t) continue;
+    if (auto* tup = As<TupleTypeNode>(t)) {
+      for (const Type& f : tup->fields()) work.push_back(f.get());
+      continue;
+    }
+    auto* tt = As<TensorTypeNode>(t);
+    if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown) continue;
+    std::vector<int64_t> dims;
+    for (const Dim& d : tt->shape()) dims.push_back(d.value);
+    PLIR_ASSIGN_OR_RETURN(int64_t n, ElementCount(dims, what + " (" + TypeToString(Type(tt)) + ")"));
+    auto bytes = CheckedBytes(n, DataTypeSize(tt->dtype()), MaxTensorBytes(),
+                              what + " (" + TypeToString(Type(tt)) + ")");
+    if (!bytes.ok()) return bytes.status();
+  }
+  return Status::Ok();
 }
 
 std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes) {

@@ -47,6 +47,15 @@ using TensorAllocator = std::function<std::shared_ptr<std::string>(size_t bytes)
 const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc);
 std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes);
 
+// The largest tensor the interpreter and plir-run create (default 16 GiB;
+// plir-run --max-tensor-bytes). CheckTensorSize fails (ResourceExhausted,
+// naming `what` and the type) if a static tensor in `type` (tuples
+// included) is larger, or its size does not fit in 64 bits; it is called
+// before anything of that type is allocated.
+int64_t MaxTensorBytes();
+void SetMaxTensorBytes(int64_t bytes);
+Status CheckTensorSize(const Type& type, const std::string& what);
+
 // A tensor of `shape` and `dtype` whose elements are given by `f(i)` (as
 // double for float dtypes, truncated to the integer dtype otherwise).
 Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,

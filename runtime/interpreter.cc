@@ -268,6 +268,8 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     return Value::OfTensor(MakeTensor(DataType::kInt64, {static_cast<int64_t>(dims.size())},
                                       [&](int64_t i) { return static_cast<double>(dims[i]); }));
   }
+  // Declared sizes are checked before a kernel allocates its result.
+  PLIR_RETURN_IF_ERROR(CheckTensorSize(c.type(), "the result of " + name));
   if (name == "call_tir") {
     auto* k = As<GlobalVarNode>(c.args()[0]);
     if (!k) return InvalidArgument("call_tir needs an extern function as its first argument");

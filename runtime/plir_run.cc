@@ -36,6 +36,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <charconv>
 #include <random>
 #include <sstream>
 #include <unordered_map>
@@ -53,6 +54,7 @@ StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) 
   auto* tt = As<TensorTypeNode>(type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
     return InvalidArgument("cannot make an input of type " + TypeToString(type) + " (needs a static tensor type)");
+  PLIR_RETURN_IF_ERROR(CheckTensorSize(type, "an input"));
   std::vector<int64_t> shape;
   for (const Dim& d : tt->shape()) shape.push_back(d.value);
   if (spec.rfind("file:", 0) == 0) {
@@ -70,7 +72,12 @@ StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) 
   if (spec == "zeros") return MakeTensor(tt->dtype(), shape, [](int64_t) { return 0.0; });
   if (spec == "ones") return MakeTensor(tt->dtype(), shape, [](int64_t) { return 1.0; });
   if (spec.rfind("random", 0) == 0) {
-    uint64_t seed = spec.size() > 7 ? std::stoull(spec.substr(7)) : 0;
+    uint64_t seed = 0;
+    if (spec.size() > 7) {
+      auto r = std::from_chars(spec.data() + 7, spec.data() + spec.size(), seed);
+      if (spec[6] != ':' || r.ec != std::errc() || r.ptr != spec.data() + spec.size())
+        return InvalidArgument("bad input spec '" + spec + "': random:SEED takes a non-negative integer");
+    }
     std::mt19937_64 rng(seed * 1000003 + salt);
     std::uniform_real_distribution<double> dist(-1, 1);
     return MakeTensor(tt->dtype(), shape, [&](int64_t) { return dist(rng); });
@@ -417,7 +424,9 @@ int Run(const Options& o) {
 }  // namespace
 }  // namespace plir
 
-int main(int argc, char** argv) {
+namespace {
+
+int ParseAndRun(int argc, char** argv) {
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(wd) != 0) std::perror("plir-run: chdir");
   }
@@ -434,10 +443,29 @@ int main(int argc, char** argv) {
   app.add_option("--plugin", o.plugins, "load a plugin (ops, kernels) first; repeatable")->allow_extra_args(false);
   app.add_option("--lazy-param-types", o.lazy_types, "types of the parameters get_item loads, ';'-separated");
   app.add_option("--lazy-params", o.lazy_spec, "spec for the get_item parameters without --params (default random)");
+  int64_t max_tensor_bytes = plir::MaxTensorBytes();
+  app.add_option("--max-tensor-bytes", max_tensor_bytes,
+                 "refuse to create a tensor larger than this, checked from its declared type (default 16 GiB)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  plir::SetMaxTensorBytes(max_tensor_bytes);
   return plir::Run(o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
+  try {
+    return ParseAndRun(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "plir-run: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "plir-run: internal error\n";
+  }
+  return 1;
 }
