@@ -15,6 +15,9 @@ out=$(mktemp -d)
 srcs=$(ls ir/*.cc ir/internal/*.cc | grep -v _test.cc)
 libs="-lsimdjson"
 if [ "$target" = safetensors ]; then srcs="$srcs runtime/safetensors.cc"; fi
+if [ "$target" = interpreter ]; then
+  srcs="$srcs runtime/interpreter.cc"
+fi
 if [ "$target" = yaml ]; then
   srcs="$srcs $(ls passes/*.cc | grep -v _test.cc) runtime/pipeline.cc runtime/plugin_loader.cc runtime/file_util.cc runtime/supervisor.cc"
   libs="$libs -lyaml-cpp -ldl -lcrypto"
@@ -23,8 +26,9 @@ clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
   "testing/fuzz/${target}_fuzzer.cc" $srcs $libs -o "$out/fuzzer"
 corpus="testing/fuzz/corpus/${target}"
 mkdir -p "$corpus"
-if [ "$target" = parser ]; then
+if [ "$target" = parser ] || [ "$target" = interpreter ]; then
   cp -n examples/spec/*.plir "$corpus/" 2>/dev/null || true
+  [ "$target" = interpreter ] && cp -n examples/models/*.plir plugins/*/tests/*.plir "$corpus/" 2>/dev/null || true
 elif [ "$target" = reprint ]; then
   # The spec examples in both forms, after the byte that picks the loader.
   for f in examples/spec/*.plir; do
