@@ -60,6 +60,7 @@ OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry();
     internal::RegisterCoreOps(*r);
+    internal::RegisterCoreKernels(*r);
     return r;
   }();
   return *registry;
@@ -82,6 +83,16 @@ Status OpRegistry::Register(OpDef def) {
                          " is already registered by " + it->second->def().origin);
   std::string name = def.name;
   ops_.emplace(std::move(name), Op(new (internal::NodeMemory<OpNode>()) OpNode(std::move(def))));
+  return Status::Ok();
+}
+
+Status OpRegistry::SetKernel(std::string_view name, OpEvalFn eval, OpWorkFn work) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto it = ops_.find(std::string(name));
+  if (it == ops_.end()) return NotFound("no op '" + std::string(name) + "' to attach a kernel to");
+  OpNode* op = const_cast<OpNode*>(it->second.get());  // not yet shared with any reader
+  op->def_.eval = std::move(eval);
+  op->def_.work = std::move(work);
   return Status::Ok();
 }
 

@@ -19,6 +19,7 @@
 #include "ir/attrs.h"
 #include "ir/expr.h"
 #include "ir/status.h"
+#include "ir/tensor.h"
 
 namespace plir {
 
@@ -37,6 +38,13 @@ struct AttrSpec {
 // The operands are spans (calls store them inline).
 using TypeInferFn =
     std::function<StatusOr<Type>(ExprSpan args, const Attrs& attrs, TypeSpan sinfo_args)>;
+// Evaluates a call of the op on concrete tensors (its reference kernel,
+// ir/tensor.h). Errors are values: shape errors, overflow, division by zero.
+using OpEvalFn =
+    std::function<StatusOr<Tensor>(const std::vector<Tensor>& args, const Attrs& attrs)>;
+// Multiply-adds one call costs, from its arguments and output size (caps
+// constant folding). Absent: the output's element count.
+using OpWorkFn = std::function<int64_t(const std::vector<Tensor>& args, int64_t out_elements)>;
 
 // How an op's output elements depend on its inputs, for fusion: TVM's
 // TOpPattern, with TVM's numbering (the `op_pattern` integer attribute of an
@@ -66,6 +74,10 @@ struct OpDef {
   bool pure = true;  // false: the call has side effects (never removed)
   OpPattern pattern = OpPattern::kOpaque;  // fusion pattern kind (opaque: never fused)
   std::string origin = "core";  // who registered it (for duplicate errors)
+  // Optional: how to compute the op (FoldConstant and plir-run use it; an op
+  // without one is neither folded nor executable).
+  OpEvalFn eval;
+  OpWorkFn work;
 };
 
 class OpNode final : public ExprNode {
@@ -85,6 +97,11 @@ class OpNode final : public ExprNode {
 };
 using Op = Ref<OpNode>;
 
+class OpRegistry;
+namespace internal {
+void RegisterCoreKernels(OpRegistry& registry);
+}  // namespace internal
+
 class OpRegistry {
  public:
   // The process-wide registry, holding the core ops.
@@ -101,7 +118,10 @@ class OpRegistry {
   std::vector<std::string> Names() const;
 
  private:
+  friend void internal::RegisterCoreKernels(OpRegistry& registry);
   OpRegistry() = default;
+  // Attaches kernels to a registered op; only before the registry is shared.
+  Status SetKernel(std::string_view name, OpEvalFn eval, OpWorkFn work);
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, Op> ops_;
 };
@@ -146,6 +166,9 @@ std::vector<std::string> ClosestNames(std::string_view name,
 namespace internal {
 // Registers the core ops of the spec into `registry` (called once by Global()).
 void RegisterCoreOps(OpRegistry& registry);
+// Attaches the reference kernels (ir/tensor.cc) to the core ops (called once
+// by Global(), after RegisterCoreOps).
+void RegisterCoreKernels(OpRegistry& registry);
 }  // namespace internal
 
 }  // namespace plir

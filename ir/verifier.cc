@@ -624,18 +624,16 @@ std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
   // Names the text format cannot spell (from JSON or binary input) would be
   // printed as text the parser cannot read back: refuse them here.
   std::vector<VerifyError> name_errors;
-  for (const Item& it : items)
+  for (const Item& it : items) {
     if (!IsTextName(it->name()) && name_errors.size() < max_errors)
       name_errors.push_back({"@" + PrintableName(it->name()),
                              "the name cannot be written in the text format (letters, digits and '_')"});
-  // So would attribute keys of items (`attrs {key = ...}`); keys inside map
-  // values are quoted when they need it.
-  for (const Item& it : items)
     for (const auto& e : it->attrs().entries())
       if (!IsTextName(e.first.str(), /*is_key=*/true) && name_errors.size() < max_errors)
-        name_errors.push_back({"@" + PrintableName(it->name()),
+        name_errors.push_back({"@" + PrintableName(it->name()) + ", attrs",
                                "attribute key '" + PrintableName(e.first.str()) +
                                    "' cannot be written in the text format"});
+  }
   if (!name_errors.empty()) return name_errors;
   std::vector<ItemReport> reports(items.size());
   ParallelFor(items.size(), 0, [&](size_t i, size_t) {

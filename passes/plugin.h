@@ -10,8 +10,9 @@
 //   }
 //   PLIR_PLUGIN("my_plugin", "0.1", Register)
 //
-// The plugin's registration is staged: if it fails, nothing it registered
-// stays registered.
+// Registration may also stage ops (with their evaluation kernels, OpDef::eval)
+// and kernels for extern functions (RegisterExternKernel). It is staged: if
+// it fails, nothing it registered stays registered.
 #ifndef PLIR_PASSES_PLUGIN_H_
 #define PLIR_PASSES_PLUGIN_H_
 
@@ -26,6 +27,7 @@
 #include <functional>
 #include <vector>
 
+#include "ir/kernels.h"
 #include "ir/op.h"
 #include "passes/pass.h"
 #include "passes/plugin_abi.h"
@@ -49,14 +51,24 @@ class PluginHost {
     ops_.push_back(std::move(def));
     return Status::Ok();
   }
+  // Stages a kernel for extern functions named `def.name` (what
+  // `call_tir(@name, ...)` runs in plir-run); its origin is set to this
+  // plugin. An op's own kernel goes in its OpDef (`eval`).
+  Status RegisterExternKernel(ExternKernelDef def) {
+    def.origin = origin_;
+    kernels_.push_back(std::move(def));
+    return Status::Ok();
+  }
   const std::string& origin() const { return origin_; }
   std::vector<PassDef>& staged_passes() { return passes_; }
   std::vector<OpDef>& staged_ops() { return ops_; }
+  std::vector<ExternKernelDef>& staged_kernels() { return kernels_; }
 
  private:
   std::string origin_;
   std::vector<PassDef> passes_;
   std::vector<OpDef> ops_;
+  std::vector<ExternKernelDef> kernels_;
 };
 
 // The layout hash a plugin and the host must agree on: the IR's node

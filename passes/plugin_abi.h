@@ -14,6 +14,7 @@
 
 #ifdef __cplusplus
 #include "ir/expr.h"
+#include "ir/kernels.h"
 #include "ir/op.h"
 #include "ir/module.h"
 #endif
@@ -90,6 +91,7 @@ constexpr uint64_t PlirIrLayoutHash() {
   mix(sizeof(plir::SeqExprNode)); mix(sizeof(plir::VarBindingNode));
   mix(sizeof(plir::BindingBlockNode)); mix(sizeof(plir::FunctionNode));
   mix(sizeof(plir::ExternFuncNode)); mix(sizeof(plir::Module)); mix(sizeof(plir::OpDef));
+  mix(sizeof(plir::Tensor)); mix(sizeof(plir::ExternKernelDef));
   return h;
 }
 

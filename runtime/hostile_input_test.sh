@@ -86,6 +86,21 @@ printf '' | yaml_case "empty file gets line 1" "y.yaml:1:1: "
   printf 'DeadCodeElimination]\n'
 } | yaml_case "too many steps" "more than 10000 steps"
 
+# plir-run: declared tensor sizes are checked before anything is allocated.
+printf '#[version = "1"]\ndef @main(%%x: Tensor[(1000000, 1000000), float32]) -> Tensor[(1000000, 1000000), float32] {\n  %%y = add(%%x, %%x);\n  %%y\n}\n' > "$tmp/huge_in.plir"
+timeout 20 "$run" "$tmp/huge_in.plir" --inputs zeros > /dev/null 2> "$tmp/err"; rc=$?
+check "plir-run: a huge declared input is refused before allocation (rc=$rc)" 'clean $rc "$tmp/err" && grep -q "exceeds the limit" "$tmp/err"'
+printf '#[version = "1"]\ndef @main(%%x: Tensor[(4,), float32]) -> Tensor[(4,), float32] {\n  %%y = zeros(shape=[1024, 1024], dtype="float32");\n  %%x\n}\n' > "$tmp/big_op.plir"
+timeout 20 "$run" "$tmp/big_op.plir" --inputs zeros --max-tensor-bytes 1000000 > /dev/null 2> "$tmp/err"; rc=$?
+check "plir-run: an op result over --max-tensor-bytes is refused, naming the binding (rc=$rc)" \
+  'clean $rc "$tmp/err" && grep -q "binding %y: the result of zeros" "$tmp/err"'
+timeout 20 "$run" "$tmp/big_op.plir" --inputs zeros > /dev/null 2> "$tmp/err"; rc=$?
+check "plir-run: under the default cap it runs" '[ $rc -eq 0 ]'
+for args in "--inputs random:abc" "--max-tensor-bytes 0" "--inputs random:99999999999999999999999"; do
+  timeout 20 "$run" "$tmp/big_op.plir" $args > /dev/null 2> "$tmp/err"; rc=$?
+  check "plir-run $args is a clean error (rc=$rc)" 'clean $rc "$tmp/err"'
+done
+
 # Control bytes never reach the terminal raw.
 printf 'def @f() {\n  %%a\x1b[31m = 1;\n}\n' > "$tmp/ctl.plir"
 "$opt" "$tmp/ctl.plir" 2> "$tmp/err"; rc=$?

@@ -58,6 +58,16 @@ Interpreter::Interpreter(Module module) : module_(std::move(module)) {
   allocator_ = [this](size_t bytes) { return memory_.Allocate(bytes); };
 }
 
+void Interpreter::SetParamSource(std::vector<Tensor> params) {
+  auto source = std::make_shared<std::vector<Tensor>>(std::move(params));
+  loader_ = [this, source](int64_t i) -> StatusOr<Tensor> {
+    if (i < 0 || i >= static_cast<int64_t>(source->size()))
+      return InvalidArgument("get_item: no parameter " + std::to_string(i) + " (the source has " +
+                             std::to_string(source->size()) + ")");
+    return Track((*source)[i]);
+  };
+}
+
 Tensor Interpreter::Track(const Tensor& t) {
   Tensor out = t;
   std::shared_ptr<std::string> buf = memory_.Allocate(t.NumBytes());
@@ -214,15 +224,18 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     std::vector<ValueRef> rest(args.begin() + 1, args.end());
     if (fn == "get_item") {
       if (rest.empty() || rest[0]->kind != Value::Kind::kInt) return InvalidArgument("get_item(i) needs an index");
-      int64_t i = rest[0]->i;
-      if (i < 0 || i >= static_cast<int64_t>(source_.size()))
-        return InvalidArgument("get_item: no parameter " + std::to_string(i));
-      return Value::OfTensor(Track(source_[i]));
+      if (!loader_) return FailedPrecondition("get_item: no parameter source (plir-run: give --params)");
+      PLIR_ASSIGN_OR_RETURN(Tensor t, loader_(rest[0]->i));
+      return Value::OfTensor(std::move(t));
     }
     if (fn == "set_item") {
       if (rest.size() != 2 || rest[0]->kind != Value::Kind::kInt || rest[1]->kind != Value::Kind::kTensor)
         return InvalidArgument("set_item(i, tensor) needs an index and a tensor");
-      outputs_[rest[0]->i] = Untracked(rest[1]->tensor);  // handed out of our memory
+      if (sink_) {
+        PLIR_RETURN_IF_ERROR(sink_(rest[0]->i, rest[1]->tensor));
+      } else {
+        outputs_[rest[0]->i] = Untracked(rest[1]->tensor);  // handed out of our memory
+      }
       return Value::Opaque();
     }
     auto it = packed_.find(fn);
@@ -255,24 +268,31 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     return Value::OfTensor(MakeTensor(DataType::kInt64, {static_cast<int64_t>(dims.size())},
                                       [&](int64_t i) { return static_cast<double>(dims[i]); }));
   }
+  // Declared sizes are checked before a kernel allocates its result.
+  PLIR_RETURN_IF_ERROR(CheckTensorSize(c.type(), "the result of " + name));
   if (name == "call_tir") {
     auto* k = As<GlobalVarNode>(c.args()[0]);
-    auto it = kernels_.find(k->name());
-    if (it == kernels_.end()) return NotFound("no kernel registered for extern @" + k->name());
+    if (!k) return InvalidArgument("call_tir needs an extern function as its first argument");
+    Kernel fn;
+    if (auto it = kernels_.find(k->name()); it != kernels_.end()) fn = it->second;
+    else if (auto def = KernelRegistry::Global().Lookup(k->name())) fn = def->fn;
+    else return NotFound("no kernel registered for extern @" + k->name() +
+                         " (built-in or from a plugin: plir-run --plugin)");
     std::vector<Tensor> in;
     for (const ValueRef& v : args[1]->fields) {
       if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors");
       in.push_back(v->tensor);
     }
-    PLIR_ASSIGN_OR_RETURN(Tensor out, it->second(in, c.type()));
+    PLIR_ASSIGN_OR_RETURN(Tensor out, fn(in, c.type()));
     return Value::OfTensor(std::move(out));
   }
+  if (!op->def().eval) return Unimplemented("op " + name + " has no evaluation kernel");
   std::vector<Tensor> in;
   for (const ValueRef& v : args) {
     if (v->kind != Value::Kind::kTensor) return InvalidArgument(name + " needs tensor arguments");
     in.push_back(v->tensor);
   }
-  PLIR_ASSIGN_OR_RETURN(Tensor out, EvalCoreOp(name, in, c.attrs()));
+  PLIR_ASSIGN_OR_RETURN(Tensor out, op->def().eval(in, c.attrs()));
   return Value::OfTensor(std::move(out));
 }
 

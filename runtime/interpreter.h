@@ -1,14 +1,15 @@
 // A reference interpreter for PLIR modules on CPU tensors.
 //
-// Runs every core op through the reference kernels (runtime/tensor.h),
-// `call_tir` through a table of registered C++ kernels, `call_packed`
-// through registered functions, module function calls and `if`. It counts
-// the bytes of live tensors it allocated (a value is released after its last
-// use) and keeps the peak. The lazy-parameter protocol is built in:
-// `get_item(i)` copies parameter i from a parameter source (a file or memory
-// outside the interpreter's accounting) into tracked memory, `set_item(i, v)`
-// hands v to the output sink (leaving the interpreter's memory), and
-// `vm.kill_object(%v)` releases %v at once.
+// Runs every op through the kernel it carries (`OpDef::eval`, ir/tensor.h;
+// plugins' ops too), `call_tir` through the extern kernels of the
+// KernelRegistry (ir/kernels.h; RegisterKernel overrides one for this
+// interpreter), `call_packed` through registered functions, module function
+// calls and `if`. It counts the bytes of live tensors it allocated (a value
+// is released after its last use) and keeps the peak. The lazy-parameter
+// protocol is built in: `get_item(i)` asks the parameter loader for
+// parameter i (e.g. read from a weights file into tracked memory),
+// `set_item(i, v)` hands v to the output sink (e.g. written to a file; the
+// interpreter then drops it), and `vm.kill_object(%v)` releases %v at once.
 #ifndef PLIR_RUNTIME_INTERPRETER_H_
 #define PLIR_RUNTIME_INTERPRETER_H_
 
@@ -21,7 +22,8 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "runtime/tensor.h"
+#include "ir/kernels.h"
+#include "ir/tensor.h"
 
 namespace plir {
 
@@ -59,15 +61,25 @@ class Interpreter {
  public:
   using PackedFn = std::function<StatusOr<ValueRef>(Interpreter&, const std::vector<ValueRef>&)>;
   // Computes an extern kernel's output (of type `out`) from its inputs.
-  using Kernel = std::function<StatusOr<Tensor>(const std::vector<Tensor>& in, const Type& out)>;
+  using Kernel = ExternKernelFn;
+  // Loads parameter i for get_item(i). Buffers it allocates with
+  // AllocateTensorBuffer are counted as the interpreter's.
+  using ParamLoader = std::function<StatusOr<Tensor>(int64_t i)>;
+  // Receives set_item(j, t). The interpreter keeps nothing of `t`.
+  using OutputSink = std::function<Status(int64_t j, const Tensor& t)>;
 
   explicit Interpreter(Module module);
 
   void RegisterPacked(const std::string& name, PackedFn fn) { packed_[name] = std::move(fn); }
   void RegisterKernel(const std::string& extern_name, Kernel fn) { kernels_[extern_name] = std::move(fn); }
 
-  // The lazy protocol's parameter source and output sink.
-  void SetParamSource(std::vector<Tensor> params) { source_ = std::move(params); }
+  // The lazy protocol's parameter source: tensors in memory (copied into
+  // tracked memory on get_item) or a loader.
+  void SetParamSource(std::vector<Tensor> params);
+  void SetParamLoader(ParamLoader loader) { loader_ = std::move(loader); }
+  // Where set_item sends outputs. Without a sink they are kept (an
+  // untracked copy) in outputs().
+  void SetOutputSink(OutputSink sink) { sink_ = std::move(sink); }
   const std::map<int64_t, Tensor>& outputs() const { return outputs_; }
 
   // Calls function `name` with `args` (values made with Track() or
@@ -91,7 +103,8 @@ class Interpreter {
   TensorAllocator allocator_;
   std::unordered_map<std::string, PackedFn> packed_;
   std::unordered_map<std::string, Kernel> kernels_;
-  std::vector<Tensor> source_;
+  ParamLoader loader_;
+  OutputSink sink_;
   std::map<int64_t, Tensor> outputs_;
   std::unordered_map<const SeqExprNode*, std::vector<std::vector<const VarNode*>>> plans_;
 };

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <map>
+
 #include "testing/ir_test_util.h"
 
 namespace plir {
@@ -159,6 +162,104 @@ def @main(%x: Tensor[ndim=2, float32]) {
   EXPECT_NE(r.status().message().find("match_cast: the value does not match Tensor[(n, n), float32]"),
             std::string::npos)
       << r.status().message();
+}
+
+TEST(InterpreterTest, LazyLoaderAndSinkHoldOneWeightAtATime) {
+  // Two 4 KiB weights loaded on demand and sent to a sink: the interpreter
+  // holds at most a weight and its result, and keeps no output itself.
+  Module m = testing::ParseOrFail(R"(
+def @transform_params() -> (Object, Object) {
+  dataflow {
+    %a: Object = call_packed("get_item", 0, sinfo_args=[Object]);
+    %ra: Tensor[(1024,), float32] = nn.relu(%a);
+    %sa: Object = call_packed("set_item", 0, %ra, sinfo_args=[Object]);
+    %ka: () = vm.kill_object(%a);
+    %b: Object = call_packed("get_item", 1, sinfo_args=[Object]);
+    %rb: Tensor[(1024,), float32] = nn.relu(%b);
+    %sb: Object = call_packed("set_item", 1, %rb, sinfo_args=[Object]);
+    %kb: () = vm.kill_object(%b);
+    %out: (Object, Object) = (%sa, %sb);
+    output %out;
+  }
+  %out
+}
+)");
+  Interpreter in(m);
+  std::vector<int64_t> loaded;
+  in.SetParamLoader([&](int64_t i) -> StatusOr<Tensor> {
+    loaded.push_back(i);
+    // Allocated inside the interpreter: counted as its memory.
+    return MakeTensor(DataType::kFloat32, {1024}, [i](int64_t k) { return i == 0 ? -1.0 : k; });
+  });
+  std::map<int64_t, double> received;
+  in.SetOutputSink([&](int64_t j, const Tensor& t) -> Status {
+    received[j] = t.GetDouble(5);
+    EXPECT_EQ(loaded.size(), static_cast<size_t>(j + 1));  // output j arrives before weight j+1 is read
+    return Status::Ok();
+  });
+  auto r = in.Call("transform_params", {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(loaded, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(received, (std::map<int64_t, double>{{0, 0.0}, {1, 5.0}}));
+  EXPECT_TRUE(in.outputs().empty());
+  EXPECT_EQ(in.memory().peak(), 2u * 4096);
+  EXPECT_EQ(in.memory().live(), 0u);
+
+  // Errors from the loader and the sink stop the run and name the binding.
+  in.SetParamLoader([](int64_t i) -> StatusOr<Tensor> { return InvalidArgument("no weight " + std::to_string(i)); });
+  r = in.Call("transform_params", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "in @transform_params: binding %a: no weight 0");
+  in.SetParamLoader([](int64_t) -> StatusOr<Tensor> { return Vec(std::vector<double>(1024, 1.0)); });
+  in.SetOutputSink([](int64_t, const Tensor&) -> Status { return Internal("disk full"); });
+  r = in.Call("transform_params", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "in @transform_params: binding %sa: disk full");
+}
+
+TEST(InterpreterTest, ExternKernelsComeFromTheRegistry) {
+  Module m = testing::ParseOrFail(R"(
+extern @transpose(%a: Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]
+extern @unknown_kernel(%a: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32]
+def @main(%x: Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32] {
+  call_tir(@transpose, (%x,), sinfo_args=[Tensor[(3, 2), float32]])
+}
+def @other(%x: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
+  call_tir(@unknown_kernel, (%x,), sinfo_args=[Tensor[(2, 3), float32]])
+}
+)");
+  Interpreter in(m);
+  Tensor x = MakeTensor(DataType::kFloat32, {2, 3}, [](int64_t i) { return i; });
+  auto r = in.Call("main", {Value::OfTensor(x)});  // built-in kernel of the SDK
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->tensor.shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ((*r)->tensor.GetDouble(1), 3);
+  r = in.Call("other", {Value::OfTensor(x)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no kernel registered for extern @unknown_kernel"), std::string::npos);
+  // A kernel given to this interpreter wins over the registry's.
+  in.RegisterKernel("transpose", [](const std::vector<Tensor>& t, const Type&) -> StatusOr<Tensor> { return t[0]; });
+  r = in.Call("main", {Value::OfTensor(x)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->tensor.shape, (std::vector<int64_t>{2, 3}));
+}
+
+TEST(InterpreterTest, IntegerOpsAreExact) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(1,), int64]) -> Tensor[(1,), int64] {
+  add(%x, const<Tensor[(1,), int64]>[1])
+}
+)");
+  Interpreter in(m);
+  const int64_t big = (int64_t{1} << 60) + 1;
+  auto r = in.Call("main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {1}, [&](int64_t) { return big; }))});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->tensor.GetInt(0), big + 1);
+  r = in.Call("main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {1}, [](int64_t) {
+    return std::numeric_limits<int64_t>::max();
+  }))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("add: int64 overflow"), std::string::npos) << r.status().message();
 }
 
 }  // namespace

@@ -224,7 +224,7 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
     return close_with(PluginError::kRegistration,
                       FailedPrecondition(path + ": plugin " + name + " failed to register: " + error));
   // Commit only if every definition is valid and every name free: a plugin
-  // registers all of its passes and ops, or none.
+  // registers all of its passes, ops and extern kernels, or none.
   for (const OpDef& d : host->staged_ops())
     if (Status s = OpRegistry::Validate(d); !s.ok())
       return close_with(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
@@ -253,6 +253,20 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
       return close_with(PluginError::kDuplicateName,
                         AlreadyExists(path + ": duplicate op name " + d.name + ": already registered by " +
                                       ops_.Lookup(d.name)->def().origin));
+  KernelRegistry& kernels = KernelRegistry::Global();
+  for (const ExternKernelDef& d : host->staged_kernels()) {
+    if (d.name.empty() || !d.fn)
+      return close_with(PluginError::kRegistration,
+                        InvalidArgument(path + ": plugin " + name + ": an extern kernel has no name or no function"));
+    if (!names.insert("@" + d.name).second)
+      return close_with(PluginError::kDuplicateName,
+                        AlreadyExists(path + ": duplicate extern kernel @" + d.name +
+                                      " (registered twice by plugin " + name + ")"));
+    if (auto existing = kernels.Lookup(d.name))
+      return close_with(PluginError::kDuplicateName,
+                        AlreadyExists(path + ": duplicate extern kernel @" + d.name +
+                                      ": already registered by " + existing->origin));
+  }
   LoadedPlugin loaded{name, version, canonical, {}, {}};
   for (OpDef& d : host->staged_ops()) {
     loaded.ops.push_back(d.name);
@@ -263,6 +277,11 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   for (PassDef& d : host->staged_passes()) {
     loaded.passes.push_back(d.info.name);
     Status s = passes_.Register(std::move(d));
+    if (!s.ok())
+      return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+  }
+  for (ExternKernelDef& d : host->staged_kernels()) {
+    Status s = kernels.Register(std::move(d));
     if (!s.ok())
       return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a fuzz target with clang's libFuzzer, AddressSanitizer and UBSan,
 # and runs it for a number of seconds on its corpus.
-#   tools/fuzz.sh parser 60      (targets: parser, binary, json, reprint, yaml)
+#   tools/fuzz.sh parser 60      (targets: parser, binary, json, reprint, yaml, safetensors)
 # Needs: apt-get install clang-14 libclang-rt-14-dev
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,10 @@ seconds="${2:-60}"
 out=$(mktemp -d)
 srcs=$(ls ir/*.cc ir/internal/*.cc | grep -v _test.cc)
 libs="-lsimdjson"
+if [ "$target" = safetensors ]; then srcs="$srcs runtime/safetensors.cc"; fi
+if [ "$target" = interpreter ]; then
+  srcs="$srcs runtime/interpreter.cc"
+fi
 if [ "$target" = yaml ]; then
   srcs="$srcs $(ls passes/*.cc | grep -v _test.cc) runtime/pipeline.cc runtime/plugin_loader.cc runtime/file_util.cc runtime/supervisor.cc"
   libs="$libs -lyaml-cpp -ldl -lcrypto"
@@ -22,8 +26,9 @@ clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
   "testing/fuzz/${target}_fuzzer.cc" $srcs $libs -o "$out/fuzzer"
 corpus="testing/fuzz/corpus/${target}"
 mkdir -p "$corpus"
-if [ "$target" = parser ]; then
+if [ "$target" = parser ] || [ "$target" = interpreter ]; then
   cp -n examples/spec/*.plir "$corpus/" 2>/dev/null || true
+  [ "$target" = interpreter ] && cp -n examples/models/*.plir plugins/*/tests/*.plir "$corpus/" 2>/dev/null || true
 elif [ "$target" = reprint ]; then
   # The spec examples in both forms, after the byte that picks the loader.
   for f in examples/spec/*.plir; do
@@ -31,7 +36,7 @@ elif [ "$target" = reprint ]; then
     bazel-bin/runtime/plir-opt "$f" --emit binary -o "$out/$b.bin" 2>/dev/null && { printf '\0'; cat "$out/$b.bin"; } > "$corpus/$b.bin"
     bazel-bin/runtime/plir-opt "$f" --emit json -o "$out/$b.json" 2>/dev/null && { printf '\1'; cat "$out/$b.json"; } > "$corpus/$b.json"
   done
-elif [ "$target" != yaml ]; then
+elif [ "$target" != yaml ] && [ "$target" != safetensors ]; then
   # Seed with the spec examples in the target's format.
   for f in examples/spec/*.plir; do
     bazel-bin/runtime/plir-opt "$f" --emit "$target" -o "$corpus/$(basename "$f").$target" 2>/dev/null || true

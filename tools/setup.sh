@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what PLIR needs on Debian 12 (idempotent), then runs the main job:
-# the lazy-params pipeline (plugins loaded at run time) on a sample model.
+# lazy parameters on a generated weights file (16 x 16 MiB): lift the
+# weight transform, make it lazy (configs/lazy-params.yaml, plugins loaded
+# at run time), run the eager and the lazy form with plir-run, print the
+# peak RSS of each and whether their output files are identical
+# (bench/lazy_rss.sh; SETUP_WEIGHTS="COUNT DIM" changes the size).
 #
 #   tools/setup.sh            install, build, and run the main job
 #   tools/setup.sh --no-run   install only
@@ -38,6 +42,6 @@ fi
 
 if [ "${1:-}" = "--no-run" ]; then exit 0; fi
 
-echo "setup: main job: plir-opt examples/models/conv_weights_layout.plir --pipeline configs/lazy-params.yaml"
-bazel run //runtime:plir-opt -- examples/models/conv_weights_layout.plir \
-  --pipeline configs/lazy-params.yaml --time-passes
+# shellcheck disable=SC2086
+echo "setup: main job: bench/lazy_rss.sh ${SETUP_WEIGHTS:-16 2048}"
+BENCH_MODE=fastbuild bench/lazy_rss.sh ${SETUP_WEIGHTS:-16 2048}

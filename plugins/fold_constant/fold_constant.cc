@@ -3,13 +3,15 @@
 // arguments are all constants are evaluated and replaced by the resulting
 // constant; then unused pure bindings and blocks left empty are removed.
 //
-// Folded ops: add, subtract, multiply, divide (NumPy broadcasting), nn.relu,
-// nn.softmax, matmul, reshape, permute_dims, nn.conv2d, astype, and the
-// creation ops zeros, ones, full, arange (up to 1024 elements, as TVM). The
-// option `max_elements` caps the size of a folded result, and `max_work` the
-// multiply-adds spent on one call (conv2d and matmul "when small"). The
-// kernels are the runtime's reference kernels (runtime/tensor.h), the same
-// the interpreter runs, so folding never changes a result.
+// Folded ops: every pure op that carries an evaluation kernel (`OpDef::eval`;
+// among the core ops add, subtract, multiply, divide (NumPy broadcasting),
+// nn.relu, nn.softmax, matmul, reshape, permute_dims, nn.conv2d, astype, and
+// the creation ops zeros, ones, full, arange (up to 1024 elements, as TVM);
+// a plugin's op with a kernel folds too). The option `max_elements` caps the
+// size of a folded result, and `max_work` the multiply-adds spent on one
+// call (the op's `OpDef::work`: conv2d and matmul "when small"). The kernels
+// are the SDK's (ir/tensor.h), the same the interpreter runs, so folding
+// never changes a result.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -17,16 +19,12 @@
 
 #include "ir/op.h"
 #include "passes/plugin.h"
-#include "runtime/tensor.h"
+#include "ir/tensor.h"
 
 namespace {
 
 using namespace plir;
 
-const std::vector<std::string> kFoldable = {"add", "subtract", "multiply", "divide", "nn.relu",
-                                            "nn.softmax", "matmul", "reshape", "permute_dims",
-                                            "nn.conv2d", "zeros", "ones", "full", "astype",
-                                            "arange"};
 // As TVM: an op that reads no tensor (a creation op) folds only up to this
 // many elements; a large constant would only make the module bigger.
 constexpr int64_t kCreationLimit = 1024;
@@ -35,8 +33,7 @@ constexpr int64_t kCreationLimit = 1024;
 // after substitution) within the caps; null if it does not fold.
 Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   auto* op = As<OpNode>(call->callee());
-  if (!op || std::find(kFoldable.begin(), kFoldable.end(), op->name()) == kFoldable.end())
-    return Expr();
+  if (!op || !op->pure() || !op->def().eval) return Expr();
   std::vector<Tensor> args;
   for (const Expr& a : call->args()) {
     const ConstantNode* c = As<ConstantNode>(a);
@@ -48,8 +45,9 @@ Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   int64_t out_elements = tt->NumElements();
   if (out_elements > max_elements) return Expr();
   if (args.empty() && out_elements > kCreationLimit) return Expr();
-  if (EstimateWork(op->name(), args, out_elements) > max_work) return Expr();
-  StatusOr<Tensor> r = EvalCoreOp(op->name(), args, call->attrs());
+  const OpDef& def = op->def();
+  if ((def.work ? def.work(args, out_elements) : out_elements) > max_work) return Expr();
+  StatusOr<Tensor> r = def.eval(args, call->attrs());
   if (!r.ok()) return Expr();  // e.g. integer division by zero: leave it to run time
   auto c = r->ToConstant();
   if (!c.ok()) return Expr();

@@ -1,0 +1,69 @@
+#include "ir/kernels.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "ir/attrs.h"
+
+namespace plir {
+namespace {
+
+// An extern that permutes the dimensions of its one input by `axes`.
+ExternKernelDef Permute(std::string name, std::string description, std::vector<int64_t> axes) {
+  ExternKernelDef d;
+  d.name = std::move(name);
+  d.description = std::move(description);
+  d.fn = [axes, n = d.name](const std::vector<Tensor>& in, const Type&) -> StatusOr<Tensor> {
+    if (in.size() != 1) return InvalidArgument("@" + n + " takes 1 tensor, got " + std::to_string(in.size()));
+    if (in[0].shape.size() != axes.size())
+      return InvalidArgument("@" + n + " needs a " + std::to_string(axes.size()) + "-D tensor");
+    std::vector<AttrValue> l;
+    for (int64_t a : axes) l.push_back(AttrValue::Int(a));
+    PLIR_ASSIGN_OR_RETURN(Attrs attrs, Attrs::Make({{Symbol("axes"), AttrValue::List(l)}}));
+    return EvalOp("permute_dims", in, attrs);
+  };
+  return d;
+}
+
+}  // namespace
+
+KernelRegistry& KernelRegistry::Global() {
+  static KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry();
+    Status s = r->Register(Permute("transform_layout_IOHW_to_OIHW",
+                                   "conv weight layout IOHW -> OIHW (swaps the first two dims)", {1, 0, 2, 3}));
+    s = r->Register(Permute("transpose", "2-D transpose", {1, 0}));
+    (void)s;  // distinct built-in names
+    return r;
+  }();
+  return *registry;
+}
+
+Status KernelRegistry::Register(ExternKernelDef def) {
+  if (def.name.empty()) return InvalidArgument("an extern kernel from " + def.origin + " has no name");
+  if (!def.fn) return InvalidArgument("extern kernel @" + def.name + " from " + def.origin + " has no function");
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto it = kernels_.find(def.name);
+  if (it != kernels_.end())
+    return AlreadyExists("extern kernel @" + def.name + " from " + def.origin +
+                         " is already registered by " + it->second->origin);
+  std::string name = def.name;
+  kernels_.emplace(std::move(name), std::make_shared<const ExternKernelDef>(std::move(def)));
+  return Status::Ok();
+}
+
+std::shared_ptr<const ExternKernelDef> KernelRegistry::Lookup(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = kernels_.find(name);
+  return it == kernels_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> KernelRegistry::Names() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::vector<std::string> names;
+  for (const auto& [n, d] : kernels_) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace plir

@@ -1,0 +1,86 @@
+// CPU tensors and the reference kernels of the core ops (part of the SDK:
+// FoldConstant, the interpreter and plugins use the same code). Row-major,
+// little-endian, any dtype of the spec.
+//
+// Each core op carries its kernel in `OpDef::eval` (ir/op.h); call_tir
+// targets (extern functions) find theirs in the KernelRegistry
+// (ir/kernels.h). Float kernels compute in double and round once into the
+// tensor's dtype; integer kernels compute exactly in integers and fail
+// (InvalidArgument, "overflow") when a result does not fit the dtype.
+#ifndef PLIR_IR_TENSOR_H_
+#define PLIR_IR_TENSOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/expr.h"
+#include "ir/status.h"
+
+namespace plir {
+
+struct Tensor {
+  DataType dtype = DataType::kFloat32;
+  std::vector<int64_t> shape;
+  std::shared_ptr<const std::string> data;  // NumElements() * DataTypeSize(dtype) bytes
+
+  int64_t NumElements() const;
+  size_t NumBytes() const { return data ? data->size() : 0; }
+  // Element i converted to double (exact for floats and for integers up to
+  // 2^53) or to int64 (exact for every integer dtype but uint64 above 2^63).
+  double GetDouble(int64_t i) const;
+  int64_t GetInt(int64_t i) const;
+
+  static Tensor FromConstant(const ConstantNode& c);
+  // Fails if the shape has a negative or symbolic dimension.
+  StatusOr<Ref<ConstantNode>> ToConstant() const;
+};
+
+// Where kernels allocate tensor buffers. The interpreter installs one per
+// thread to count live bytes; by default buffers come from the heap.
+using TensorAllocator = std::function<std::shared_ptr<std::string>(size_t bytes)>;
+// Installs `alloc` for the calling thread (null restores the default);
+// returns the previous one.
+const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc);
+std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes);
+
+// The largest tensor the interpreter and plir-run create (default 16 GiB;
+// plir-run --max-tensor-bytes). CheckTensorSize fails (ResourceExhausted,
+// naming `what` and the type) if a static tensor in `type` (tuples
+// included) is larger, or its size does not fit in 64 bits; it is called
+// before anything of that type is allocated.
+int64_t MaxTensorBytes();
+void SetMaxTensorBytes(int64_t bytes);
+Status CheckTensorSize(const Type& type, const std::string& what);
+
+// A tensor of `shape` and `dtype` whose elements are given by `f(i)` (as
+// double for float dtypes, truncated to the integer dtype otherwise).
+Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,
+                  const std::function<double(int64_t)>& f);
+// The same with exact integer elements (integer and bool dtypes): fails if
+// a value does not fit the dtype.
+StatusOr<Tensor> MakeIntTensor(DataType dtype, std::vector<int64_t> shape,
+                               const std::function<int64_t(int64_t)>& f);
+
+// Evaluates a registered op on concrete tensors through its kernel
+// (`OpDef::eval`). Fails if the op is unknown or has no kernel, and with the
+// kernel's error (shape errors, integer division by zero, overflow).
+StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args,
+                        const Attrs& attrs);
+// Former name of EvalOp, kept for source compatibility.
+inline StatusOr<Tensor> EvalCoreOp(const std::string& op, const std::vector<Tensor>& args,
+                                   const Attrs& attrs) {
+  return EvalOp(op, args, attrs);
+}
+
+// Multiply-adds a call of `op` costs, from the argument shapes and the
+// output size (the op's `OpDef::work` if it has one, else out_elements).
+// Used to cap constant folding.
+int64_t EstimateWork(const std::string& op, const std::vector<Tensor>& args, int64_t out_elements);
+
+}  // namespace plir
+
+#endif  // PLIR_IR_TENSOR_H_

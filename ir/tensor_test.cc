@@ -1,0 +1,166 @@
+// The SDK's reference kernels: exact integer arithmetic with checked
+// overflow, kernels carried by ops, and the extern kernel registry.
+#include "ir/tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+
+#include "ir/kernels.h"
+#include "ir/op.h"
+
+namespace plir {
+namespace {
+
+template <typename T>
+Tensor Of(DataType dt, std::vector<T> v, std::vector<int64_t> shape = {}) {
+  Tensor t;
+  t.dtype = dt;
+  t.shape = shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(v.size())} : shape;
+  auto buf = std::make_shared<std::string>(v.size() * sizeof(T), '\0');
+  std::memcpy(buf->data(), v.data(), buf->size());
+  t.data = buf;
+  return t;
+}
+
+template <typename T>
+T At(const Tensor& t, int64_t i) {
+  T v;
+  std::memcpy(&v, t.data->data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+TEST(TensorKernelTest, Int64ArithmeticIsExactAbove2To53) {
+  const int64_t big = (int64_t{1} << 53) + 1;  // not representable as a double
+  Tensor a = Of<int64_t>(DataType::kInt64, {big, big, -big});
+  Tensor b = Of<int64_t>(DataType::kInt64, {1, 2, 3});
+  auto sum = EvalOp("add", {a, b}, Attrs());
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(At<int64_t>(*sum, 0), big + 1);
+  EXPECT_EQ(At<int64_t>(*sum, 1), big + 2);
+  EXPECT_EQ(At<int64_t>(*sum, 2), -big + 3);
+  auto prod = EvalOp("multiply", {a, b}, Attrs());
+  ASSERT_TRUE(prod.ok());
+  EXPECT_EQ(At<int64_t>(*prod, 2), -3 * big);
+  auto diff = EvalOp("subtract", {a, b}, Attrs());
+  ASSERT_TRUE(diff.ok());
+  EXPECT_EQ(At<int64_t>(*diff, 1), big - 2);
+  EXPECT_EQ(sum->GetInt(1), big + 2);
+}
+
+TEST(TensorKernelTest, IntegerOverflowIsAnError) {
+  const int64_t max64 = std::numeric_limits<int64_t>::max();
+  auto r = EvalOp("add", {Of<int64_t>(DataType::kInt64, {max64}), Of<int64_t>(DataType::kInt64, {1})}, Attrs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("add: int64 overflow at element 0"), std::string::npos) << r.status().message();
+  r = EvalOp("multiply", {Of<int64_t>(DataType::kInt64, {max64 / 2 + 1}), Of<int64_t>(DataType::kInt64, {2})}, Attrs());
+  EXPECT_FALSE(r.ok());
+  r = EvalOp("multiply", {Of<int32_t>(DataType::kInt32, {65536}), Of<int32_t>(DataType::kInt32, {32768})}, Attrs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("int32 overflow"), std::string::npos);
+  r = EvalOp("subtract", {Of<uint8_t>(DataType::kUInt8, {1}), Of<uint8_t>(DataType::kUInt8, {2})}, Attrs());
+  EXPECT_FALSE(r.ok());
+  // INT32_MIN / -1 does not fit either.
+  r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {std::numeric_limits<int32_t>::min()}),
+                        Of<int32_t>(DataType::kInt32, {-1})}, Attrs());
+  EXPECT_FALSE(r.ok());
+  // In range: fine.
+  r = EvalOp("multiply", {Of<int32_t>(DataType::kInt32, {46340}), Of<int32_t>(DataType::kInt32, {46340})}, Attrs());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(At<int32_t>(*r, 0), 46340 * 46340);
+}
+
+TEST(TensorKernelTest, IntegerDivisionTruncatesAndRejectsZero) {
+  auto r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {-7, 7}), Of<int32_t>(DataType::kInt32, {2, -2})}, Attrs());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(At<int32_t>(*r, 0), -3);
+  EXPECT_EQ(At<int32_t>(*r, 1), -3);
+  r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {1}), Of<int32_t>(DataType::kInt32, {0})}, Attrs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("division by zero"), std::string::npos);
+}
+
+TEST(TensorKernelTest, IntegerMatmulIsExactAndChecked) {
+  const int64_t big = int64_t{1} << 40;
+  // [big, 1] x [[big], [3]] = big^2 + 3 would overflow; use big * 1000 + 3.
+  auto r = EvalOp("matmul", {Of<int64_t>(DataType::kInt64, {big, 1}, {1, 2}),
+                             Of<int64_t>(DataType::kInt64, {1000, 3}, {2, 1})}, Attrs());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(At<int64_t>(*r, 0), big * 1000 + 3);
+  r = EvalOp("matmul", {Of<int64_t>(DataType::kInt64, {big, 1}, {1, 2}),
+                        Of<int64_t>(DataType::kInt64, {big, 3}, {2, 1})}, Attrs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("matmul: int64 overflow"), std::string::npos);
+}
+
+TEST(TensorKernelTest, PermuteCopiesBytesExactly) {
+  const int64_t big = (int64_t{1} << 62) + 7;
+  Tensor a = Of<int64_t>(DataType::kInt64, {big, 1, 2, 3, 4, big + 1}, {2, 3});
+  auto r = EvalOp("permute_dims", {a}, Attrs());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(At<int64_t>(*r, 0), big);
+  EXPECT_EQ(At<int64_t>(*r, 1), 3);
+  EXPECT_EQ(At<int64_t>(*r, 5), big + 1);
+}
+
+TEST(TensorKernelTest, FloatKernelsStillRoundOnce) {
+  auto r = EvalOp("add", {Of<float>(DataType::kFloat32, {0.5f, 1.25f}), Of<float>(DataType::kFloat32, {0.25f})}, Attrs());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(At<float>(*r, 0), 0.75f);
+  EXPECT_EQ(At<float>(*r, 1), 1.5f);
+}
+
+TEST(TensorKernelTest, KernelsAreCarriedByOps) {
+  for (const char* name : {"add", "subtract", "multiply", "divide", "nn.relu", "nn.softmax", "matmul",
+                           "reshape", "permute_dims", "nn.conv2d"})
+    EXPECT_TRUE(OpRegistry::Global().Lookup(name)->def().eval) << name;
+  EXPECT_FALSE(OpRegistry::Global().Lookup("call_tir")->def().eval);
+  EXPECT_TRUE(OpRegistry::Global().Lookup("matmul")->def().work);
+  auto r = EvalOp("call_tir", {}, Attrs());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
+  r = EvalOp("no.such.op", {}, Attrs());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  // Malformed tensors are refused, not read out of bounds.
+  Tensor bad = Of<float>(DataType::kFloat32, {1.0f}, {4});
+  EXPECT_FALSE(EvalOp("nn.relu", {bad}, Attrs()).ok());
+  EXPECT_FALSE(EvalOp("add", {bad}, Attrs()).ok());
+}
+
+TEST(TensorKernelTest, ExternKernelRegistry) {
+  auto builtin = KernelRegistry::Global().Lookup("transform_layout_IOHW_to_OIHW");
+  ASSERT_TRUE(builtin);
+  Tensor w = MakeTensor(DataType::kFloat32, {2, 3, 1, 1}, [](int64_t i) { return static_cast<double>(i); });
+  auto r = builtin->fn({w}, Type());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->shape, (std::vector<int64_t>{3, 2, 1, 1}));
+  EXPECT_EQ(r->GetDouble(1), 3);  // out[0][1] = in[1][0]
+  EXPECT_FALSE(builtin->fn({w, w}, Type()).ok());
+
+  KernelRegistry reg;
+  ExternKernelDef d;
+  d.name = "k";
+  d.origin = "A";
+  d.fn = [](const std::vector<Tensor>& in, const Type&) -> StatusOr<Tensor> { return in.at(0); };
+  ASSERT_TRUE(reg.Register(d).ok());
+  d.origin = "B";
+  Status s = reg.Register(d);
+  ASSERT_EQ(s.code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(s.message().find("from B is already registered by A"), std::string::npos) << s.message();
+  d.name = "nofn";
+  d.fn = nullptr;
+  EXPECT_EQ(reg.Register(d).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(reg.Names(), (std::vector<std::string>{"k"}));
+}
+
+TEST(TensorKernelTest, MakeIntTensorChecksRange) {
+  auto ok = MakeIntTensor(DataType::kInt16, {2}, [](int64_t i) { return i ? -32768 : 32767; });
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(At<int16_t>(*ok, 1), -32768);
+  EXPECT_FALSE(MakeIntTensor(DataType::kInt16, {1}, [](int64_t) { return 32768; }).ok());
+  EXPECT_FALSE(MakeIntTensor(DataType::kFloat32, {1}, [](int64_t) { return 1; }).ok());
+}
+
+}  // namespace
+}  // namespace plir
