@@ -1199,6 +1199,8 @@ class Reader {
       case NodeKind::kPrimType: {
         DataType dt;
         if (!DType(&dt)) return false;
+        // The text format writes Prim[dtype] with a known dtype only.
+        if (dt == DataType::kUnknown) return Fail("a primitive type needs a dtype");
         types_.push_back(PrimTypeNode::Make(dt));
         return true;
       }

@@ -688,6 +688,8 @@ class JsonLoader {
       case NodeKind::kPrimType: {
         DataType dt;
         PLIR_RETURN_IF_ERROR(DType(&dt));
+        // The text format writes Prim[dtype] with a known dtype only.
+        if (dt == DataType::kUnknown) return InvalidArgument(Where() + ": a primitive type needs a dtype");
         return Ref<Node>(PrimTypeNode::Make(dt));
       }
       case NodeKind::kVar: {

@@ -300,7 +300,8 @@ Status CheckMatch(const ValueRef& v, const Type& t) {
   std::unordered_map<Symbol, int64_t> sizes;
   std::vector<std::pair<const Value*, const TypeNode*>> work = {{v.get(), t.get()}};
   while (!work.empty()) {
-    auto [val, type] = work.back();
+    const Value* val = work.back().first;
+    const TypeNode* type = work.back().second;
     work.pop_back();
     auto fail = [&] {
       return InvalidArgument("match_cast: the value does not match " + TypeToString(Type(type)));

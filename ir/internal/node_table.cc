@@ -347,7 +347,10 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       return Ref<Node>(TupleTypeNode::Make(std::move(f)));
     }
     case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
-    case NodeKind::kPrimType: return Ref<Node>(PrimTypeNode::Make(r.dtype));
+    case NodeKind::kPrimType:
+      // The text format writes Prim[dtype] with a known dtype only.
+      if (r.dtype == DataType::kUnknown) return InvalidArgument("a primitive type needs a dtype");
+      return Ref<Node>(PrimTypeNode::Make(r.dtype));
     case NodeKind::kShapeType: {
       std::vector<Dim> d;
       PLIR_RETURN_IF_ERROR(dims(&d));
