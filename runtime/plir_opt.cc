@@ -415,23 +415,6 @@ StatusOr<Input> PrepareInput(const Flags& f) {
   return in;
 }
 
-std::string ShellQuote(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const std::string& a : argv) {
-    if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                   "0123456789-_./=:,+@%") == std::string::npos;
-    if (plain) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
-}
-
 void WriteBundle(const Flags& f, const Input& in, const RunState& state, const std::string& failure) {
   if (f.no_reproducer || !f.reproduce.empty()) return;
   int step = state.top_step.load();

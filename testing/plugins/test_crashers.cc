@@ -16,11 +16,14 @@ using namespace plir;
 
 int* volatile g_null = nullptr;
 
-int Recurse(int depth) {
+// Recurses until the stack runs out (the bound is never reached).
+int Recurse(int depth, int bound) {
   volatile char pad[4096];
   pad[0] = static_cast<char>(depth);
-  return Recurse(depth + 1) + pad[0];
+  if (depth >= bound) return pad[0];
+  return Recurse(depth + 1, bound) + pad[0];
 }
+int* volatile g_bound = nullptr;
 
 // Finds a call subtract(x, x): the same variable twice.
 class SelfSubtract : public IRVisitor {
@@ -61,13 +64,13 @@ Status Register(PluginHost& host) {
       })));
   PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestLoop", "never returns",
       [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        for (volatile unsigned i = 0;; i = i + 1) {
-        }
+        volatile unsigned spins = 0;
+        while (true) spins = spins + 1u;
         return m;
       })));
   PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestStackOverflow", "recurses without end",
       [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        if (Recurse(0) == 42) return m;
+        if (Recurse(0, g_bound ? *g_bound : 1 << 30) == 42) return m;
         return m;
       })));
   PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestExit", "calls exit(0) in the middle of the run",
