@@ -212,7 +212,7 @@ class Verifier : public IRVisitor {
       case NodeKind::kOp: {
         // The text format writes an op only as a callee: `add(...)`.
         auto* call = As<CallNode>(Parent());
-        if (!call || call->callee().get() != n)
+        if (!call || ChildIndex() != 0)
           Error("op " + static_cast<const OpNode*>(n)->name() + " is used as a value; an op can only be called");
         break;
       }

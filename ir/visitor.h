@@ -40,6 +40,10 @@ class IRVisitor {
   std::string CurrentPath() const;
   // The parent of the node being entered or left (null at the root).
   const Node* Parent() const;
+  // The position of that node among its parent's children (for a call, 0
+  // is the callee); 0 at the root. Ops are shared singletons: position, not
+  // identity, tells a callee from an argument.
+  size_t ChildIndex() const { return frames_.empty() ? 0 : frames_.back().next - 1; }
 
   // When false, type nodes are not visited.
   bool visit_types_ = true;
