@@ -26,7 +26,7 @@ int64_t NowNs() {
 
 void CopyTo(char* dst, size_t cap, std::string_view s) {
   size_t n = s.size() < cap - 1 ? s.size() : cap - 1;
-  std::memcpy(dst, s.data(), n);
+  if (n > 0) std::memcpy(dst, s.data(), n);
   dst[n] = '\0';
 }
 

@@ -16,6 +16,10 @@ using namespace plir;
 
 int* volatile g_null = nullptr;
 
+// A real segfault, also under UBSan (which would report the null store and
+// exit instead).
+__attribute__((noinline, no_sanitize("undefined"))) void WriteNull(int v) { *g_null = v; }
+
 // Recurses until the stack runs out (the bound is never reached).
 int Recurse(int depth, int bound) {
   volatile char pad[4096];
@@ -54,7 +58,7 @@ PassDef Make(const char* name, const char* description, ModulePassFn fn) {
 Status Register(PluginHost& host) {
   PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestSegfault", "writes through a null pointer",
       [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        *g_null = 1;
+        WriteNull(1);
         return m;
       })));
   PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestAbort", "calls abort()",
@@ -92,7 +96,7 @@ Status Register(PluginHost& host) {
       [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
         SelfSubtract finder;
         finder.WalkModule(m);
-        if (finder.found) *g_null = 2;
+        if (finder.found) WriteNull(2);
         return m;
       })));
   PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestFailsOnSelfSubtract",

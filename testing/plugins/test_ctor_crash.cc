@@ -6,8 +6,12 @@ namespace {
 
 int* volatile g_null = nullptr;
 
+// A real segfault, also under UBSan (which would report the null store and
+// exit instead).
+__attribute__((noinline, no_sanitize("undefined"))) void WriteNull(int v) { *g_null = v; }
+
 struct CrashOnLoad {
-  CrashOnLoad() { *g_null = 3; }
+  CrashOnLoad() { WriteNull(3); }
 };
 CrashOnLoad crash_on_load;
 
