@@ -12,7 +12,7 @@ fi
 target="${1:-parser}"
 seconds="${2:-60}"
 out=$(mktemp -d)
-srcs=$(ls ir/*.cc ir/internal/*.cc | grep -v _test.cc)
+srcs=$(ls ir/*.cc ir/internal/*.cc ir/analysis/*.cc | grep -v _test.cc)
 libs="-lsimdjson"
 if [ "$target" = safetensors ]; then srcs="$srcs runtime/safetensors.cc"; fi
 if [ "$target" = interpreter ]; then
