@@ -180,7 +180,15 @@ class Verifier : public IRVisitor {
   void Leave(const Node* n, bool is_def) override {
     if (errors_.size() >= max_errors_) return;
     switch (n->kind()) {
-      case NodeKind::kSeqExpr:
+      case NodeKind::kSeqExpr: {
+        // A body: of a function, or a branch of an if; never a value.
+        const Node* parent = Parent();
+        bool ok = parent && (parent->kind() == NodeKind::kFunction ||
+                             (parent->kind() == NodeKind::kIf && ChildIndex() != 0));
+        if (!ok) Error("a body ({ ... }) is used as a value; only a function or an if branch has one");
+        PopScope();
+        break;
+      }
       case NodeKind::kExternFunc:
         PopScope();
         break;
