@@ -143,25 +143,7 @@ void ListPasses(const Flags& f) {
   }
 }
 
-void ListOps(const Flags& f) {
-  OpRegistry& reg = OpRegistry::Global();
-  for (const std::string& name : reg.Names()) {
-    const OpDef& d = reg.Lookup(name)->def();
-    std::cout << name << "(" << d.min_args;
-    if (d.max_args != d.min_args) std::cout << (d.max_args < 0 ? "+" : ".." + std::to_string(d.max_args));
-    std::cout << " args)  [" << ShortOrigin(d.origin, f.verbose) << "]" << (d.pure ? "" : " impure") << "\n";
-    if (!d.description.empty()) std::cout << "    " << d.description << "\n";
-    for (const AttrSpec& a : d.attrs) {
-      std::cout << "    " << a.name << ": " << AttrKindName(a.kind) << (a.required ? " (required)" : "");
-      if (a.default_value) {
-        std::string v;
-        a.default_value->AppendTo(&v);
-        std::cout << " = " << v;
-      }
-      std::cout << "\n";
-    }
-  }
-}
+void ListOps() { std::cout << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
 
 // Records, for the supervisor, which pass of which plugin is running.
 class PhaseInstrument : public Instrument {
@@ -222,7 +204,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(s.message()) << "\n";
     print_loader_warnings();
     if (f.list_passes) ListPasses(f);
-    if (f.list_ops) ListOps(f);
+    if (f.list_ops) ListOps();
     std::cout.flush();
     return 0;
   }
