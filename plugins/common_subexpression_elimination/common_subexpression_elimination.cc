@@ -108,8 +108,15 @@ class Eliminator {
     std::vector<Block> blocks;
     blocks.reserve(seq->blocks().size());
     for (const Block& b : seq->blocks()) {
-      Remap saved;
-      if (b->is_dataflow()) saved = remap_;
+      // What a dataflow block adds is undone at its end: only that is
+      // recorded (copying the tables per block was quadratic in one large
+      // function of many blocks).
+      std::vector<uint64_t> saved_touched;
+      std::vector<const VarNode*> saved_remapped;
+      if (b->is_dataflow()) {
+        saved_touched.swap(touched_);
+        saved_remapped.swap(remapped_);
+      }
       std::vector<Binding> out;
       bool block_changed = false;
       for (const Binding& binding : b->bindings()) {
@@ -120,13 +127,18 @@ class Eliminator {
       if (b->is_dataflow()) {
         // Dataflow variables are not visible past their block; neither are
         // the replacements made inside it.
-        for (auto& [h, entry] : table_) {
-          auto& vars = entry.vars;
-          vars.erase(std::remove_if(vars.begin(), vars.end(),
-                                    [](const Var& v) { return v->is_dataflow(); }),
-                     vars.end());
+        for (uint64_t h : touched_) {
+          auto range = table_.equal_range(h);
+          for (auto it = range.first; it != range.second; ++it) {
+            auto& vars = it->second.vars;
+            vars.erase(std::remove_if(vars.begin(), vars.end(),
+                                      [](const Var& v) { return v->is_dataflow(); }),
+                       vars.end());
+          }
         }
-        remap_ = std::move(saved);
+        for (const VarNode* v : remapped_) remap_.erase(v);
+        touched_.swap(saved_touched);
+        remapped_.swap(saved_remapped);
       }
       if (block_changed) {
         changed = true;
@@ -147,9 +159,11 @@ class Eliminator {
     if (candidate) {
       uint64_t h = ValueKey(value, SimpleCall(value));
       Entry* e = Find(value, h);
+      if (var->is_dataflow()) touched_.push_back(h);
       if (e && !e->vars.empty()) {
         Var first = e->vars.front();
         remap_[var.get()] = first;
+        remapped_.push_back(var.get());
         e->vars.push_back(var);
         return VarBindingNode::Make(var, first);
       }
@@ -236,6 +250,8 @@ class Eliminator {
   bool call_only_;
   Table table_;
   Remap remap_;
+  std::vector<uint64_t> touched_;            // hashes given a dataflow variable in the current block
+  std::vector<const VarNode*> remapped_;     // replacements made in the current block
 };
 
 Status Register(PluginHost& host) {
