@@ -81,6 +81,11 @@ class Eliminator {
   explicit Eliminator(bool call_only) : call_only_(call_only) {}
 
   StatusOr<Function> Run(const Function& f) {
+    // Sized once for the body's bindings: growing a table of a million
+    // entries rehashes it again and again.
+    size_t n = 0;
+    for (const Block& b : f->body()->blocks()) n += b->bindings().size();
+    table_.reserve(n);
     PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
     if (body.get() == f->body().get()) return f;
     return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
