@@ -1,5 +1,7 @@
 #include "ir/printer.h"
 
+#include "ir/internal/name_chars.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -49,10 +51,6 @@ bool AppendElement(DataType dt, const char* p, std::string* out) {
     }
     default: return false;
   }
-}
-
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 class TextPrinter {
@@ -158,10 +156,10 @@ class TextPrinter {
   static NameHint CleanName(const NameHint& hint) {
     if (hint.empty()) return NameHint("v");
     const std::string& prefix = hint.prefix().str();
-    if (std::all_of(prefix.begin(), prefix.end(), IsNameChar)) return hint;
+    if (std::all_of(prefix.begin(), prefix.end(), internal::IsIdentChar)) return hint;
     std::string s = hint.str();
     for (char& c : s)
-      if (!IsNameChar(c)) c = '_';
+      if (!internal::IsIdentChar(c)) c = '_';
     return NameHint(s);
   }
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ir/internal/name_chars.h"
 #include "ir/internal/name_table.h"
 #include "ir/internal/pointer_map.h"
 #include "ir/internal/radix_sort.h"
@@ -16,14 +17,11 @@
 namespace plir {
 namespace {
 
-// What the lexer reads after '@' or as a key: [A-Za-z_][A-Za-z0-9_]*. A
-// global name may start with a digit ('@0' lexes), keys may contain '.'.
+// What the lexer reads after '@' (any name characters), or as an
+// attribute key (an identifier: not starting with a digit).
 bool IsTextName(std::string_view s, bool is_key = false) {
-  if (s.empty() || (is_key && s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  return true;
+  if (s.empty() || (is_key && !internal::IsIdentStart(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), internal::IsIdentChar);
 }
 
 // For messages: control bytes escaped.

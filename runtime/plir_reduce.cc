@@ -186,29 +186,6 @@ class Reducer {
   int tests_ = 0;
 };
 
-size_t CountBindings(const Module& m) {
-  size_t n = 0;
-  for (const Item& it : m.items())
-    if (auto* f = As<FunctionNode>(it.get())) {
-      std::vector<const Node*> stack{f->body().get()};
-      while (!stack.empty()) {
-        const Node* x = stack.back();
-        stack.pop_back();
-        if (auto* s = As<SeqExprNode>(x)) {
-          for (const Block& b : s->blocks())
-            for (const Binding& bd : b->bindings()) {
-              ++n;
-              if (auto* i = As<IfNode>(bd->value().get())) {
-                stack.push_back(i->then_body().get());
-                stack.push_back(i->else_body().get());
-              }
-            }
-        }
-      }
-    }
-  return n;
-}
-
 // Binding variables in module order (if branches included).
 std::vector<const VarNode*> BindingVars(const Module& m) {
   std::vector<const VarNode*> out;
@@ -231,6 +208,8 @@ std::vector<const VarNode*> BindingVars(const Module& m) {
   }
   return out;
 }
+
+size_t CountBindings(const Module& m) { return BindingVars(m).size(); }
 
 // Removes the bindings of `drop`; each removed variable's later uses read a
 // same-typed variable operand of its value, or else a same-typed parameter.

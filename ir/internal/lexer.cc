@@ -1,12 +1,12 @@
 #include "ir/internal/lexer.h"
 
+#include "ir/internal/name_chars.h"
+
 #include <cstring>
 
 namespace plir::internal {
 namespace {
-bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
