@@ -65,6 +65,7 @@ class Writer : public internal::RecordSink {
     switch (r.kind) {
       case NodeKind::kTensorType:
       case NodeKind::kShapeType:
+      case NodeKind::kShapeExpr:
         Byte(static_cast<uint8_t>(r.dtype));
         Signed(r.ndim);
         Byte(r.flag);
@@ -355,7 +356,7 @@ class Reader {
   Status ReadRecord(uint64_t id, Record* r) {
     uint8_t k = 0;
     PLIR_RETURN_IF_ERROR(Byte(&k));
-    if (k > static_cast<uint8_t>(NodeKind::kExternFunc)) return Corrupt("bad node kind at node " + std::to_string(id));
+    if (k > static_cast<uint8_t>(NodeKind::kShapeExpr)) return Corrupt("bad node kind at node " + std::to_string(id));
     r->kind = static_cast<NodeKind>(k);
     uint64_t n = 0;
     PLIR_RETURN_IF_ERROR(Var(&n));
@@ -371,7 +372,8 @@ class Reader {
     r->dims.clear();
     switch (r->kind) {
       case NodeKind::kTensorType:
-      case NodeKind::kShapeType: {
+      case NodeKind::kShapeType:
+      case NodeKind::kShapeExpr: {
         PLIR_RETURN_IF_ERROR(DType(&r->dtype));
         int64_t nd;
         PLIR_RETURN_IF_ERROR(Signed(&nd));
@@ -786,6 +788,7 @@ class Writer {
         break;
       }
       case NodeKind::kStringImm: o.Var(Str(static_cast<const StringImmNode*>(n)->value())); break;
+      case NodeKind::kShapeExpr: type(static_cast<const ShapeExprNode*>(n)->type()); break;  // Shape[(...)]: the values
       case NodeKind::kConstant: {
         auto* c = static_cast<const ConstantNode*>(n);
         type(c->type());
@@ -1297,7 +1300,7 @@ class Reader {
     uint8_t k = 0;
     kind_ = -1;
     if (!Byte(&k)) return false;
-    if (k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kExternFunc))
+    if (k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kShapeExpr))
       return Fail(k <= static_cast<uint8_t>(NodeKind::kShapeType) ? "a type in the node table (types have their own)"
                                                                     : "bad node kind " + std::to_string(k));
     kind_ = k;
@@ -1365,6 +1368,13 @@ class Reader {
         if (!Str(&s)) return false;
         nodes_.push_back(StringImmNode::Make(std::string(s)));
         return true;
+      case NodeKind::kShapeExpr: {
+        if (!TypeRef(&type)) return false;
+        auto* st = As<ShapeTypeNode>(type);
+        if (!st || !st->has_values()) return Fail("a shape value whose type is not Shape[(...)]");
+        nodes_.push_back(ShapeExprNode::Make(st->values()));
+        return true;
+      }
       case NodeKind::kConstant: {
         if (!TypeRef(&type) || !Count(&n, "data byte")) return false;
         if (Status st = internal::CheckConstantType(type); !st.ok()) return Fail(st.message());

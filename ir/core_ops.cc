@@ -155,8 +155,29 @@ StatusOr<Type> InferMatmul(const Args& args, const Attrs&, TypeSpan) {
   return TensorTypeNode::Make(std::move(out), dt);
 }
 
+// reshape(x, s) with a shape value `s` (Relax's form): the tensor of shape
+// `s`'s values (its rank when only that is known).
+StatusOr<Type> InferReshapeToValue(const TensorTypeNode* a, const Type& s) {
+  DataType dt = a ? a->dtype() : DataType::kUnknown;
+  if (s->kind() == NodeKind::kObjectType) return UnknownTensor(dt);
+  auto* st = As<ShapeTypeNode>(s);
+  if (!st) return InvalidArgument("reshape: the new shape must be a shape value, got " + TypeToString(s));
+  if (!st->has_values()) return TensorTypeNode::MakeRank(st->ndim(), dt);
+  Type out = TensorTypeNode::Make(st->values(), dt);
+  auto* ot = As<TensorTypeNode>(out);
+  if (a && a->IsStatic() && ot->IsStatic() && a->NumElements() != ot->NumElements())
+    return InvalidArgument("reshape: " + ShapeStr(a) + " has " + std::to_string(a->NumElements()) +
+                           " elements, the new shape has " + std::to_string(ot->NumElements()));
+  return out;
+}
+
 StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("reshape", args, 0));
+  if (args.size() == 2) {
+    if (attrs.Get("shape")) return InvalidArgument("reshape: give the shape as an argument or as attribute shape, not both");
+    return InferReshapeToValue(a, args[1]->type());
+  }
+  if (!attrs.Get("shape")) return InvalidArgument("reshape requires attribute 'shape' or a shape value argument: reshape(x, s)");
   std::vector<int64_t> shape;
   attrs.Get("shape")->GetIntList(&shape);
   int minus_one = -1;
@@ -452,6 +473,136 @@ StatusOr<Type> InferShapeToTensor(const Args& args, const Attrs&, TypeSpan) {
   return TensorTypeNode::Make({Dim::Const(st->ndim())}, DataType::kInt64);
 }
 
+bool IsIntDType(DataType dt) {
+  return dt != DataType::kUnknown && dt != DataType::kBool && !IsFloat(dt);
+}
+
+// shape_of(x): the shape of tensor x as a shape value.
+StatusOr<Type> InferShapeOf(const Args& args, const Attrs&, TypeSpan) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("shape_of", args, 0));
+  if (!a) return ShapeTypeNode::MakeRank(-1);
+  if (a->has_shape()) return ShapeTypeNode::Make(a->shape());
+  return ShapeTypeNode::MakeRank(a->ndim());
+}
+
+// tensor_to_shape(t): a 1-D integer tensor's values as a shape value (its
+// rank is t's length when that is a constant).
+StatusOr<Type> InferTensorToShape(const Args& args, const Attrs&, TypeSpan) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("tensor_to_shape", args, 0));
+  if (!a) return ShapeTypeNode::MakeRank(-1);
+  if (a->ndim() >= 0 && a->ndim() != 1)
+    return InvalidArgument("tensor_to_shape expects a 1-D tensor, got " + ShapeStr(a));
+  if (a->dtype() != DataType::kUnknown && !IsIntDType(a->dtype()))
+    return InvalidArgument("tensor_to_shape expects an integer tensor, got " + ShapeStr(a));
+  if (a->has_shape() && a->shape()[0].is_const())
+    return ShapeTypeNode::MakeRank(static_cast<int>(a->shape()[0].value));
+  return ShapeTypeNode::MakeRank(-1);
+}
+
+// take(x, indices, axis=a): NumPy take; without axis, of the flattened x.
+StatusOr<Type> InferTake(const Args& args, const Attrs& attrs, TypeSpan) {
+  PLIR_ASSIGN_OR_RETURN(auto x, TensorArg("take", args, 0));
+  PLIR_ASSIGN_OR_RETURN(auto i, TensorArg("take", args, 1));
+  if (i && i->dtype() != DataType::kUnknown && !IsIntDType(i->dtype()))
+    return InvalidArgument("take: indices must be integers, got " + ShapeStr(i));
+  DataType dt = x ? x->dtype() : DataType::kUnknown;
+  const AttrValue* axis_attr = attrs.Get("axis");
+  if (!axis_attr) {
+    if (!i) return UnknownTensor(dt);
+    return i->has_shape() ? TensorTypeNode::Make(i->shape(), dt) : TensorTypeNode::MakeRank(i->ndim(), dt);
+  }
+  if (!x || x->ndim() < 0 || !i || i->ndim() < 0) return UnknownTensor(dt);
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis("take", axis_attr->as_int(), x->ndim()));
+  if (!x->has_shape() || !i->has_shape()) return TensorTypeNode::MakeRank(x->ndim() - 1 + i->ndim(), dt);
+  std::vector<Dim> out(x->shape().begin(), x->shape().begin() + axis);
+  out.insert(out.end(), i->shape().begin(), i->shape().end());
+  out.insert(out.end(), x->shape().begin() + axis + 1, x->shape().end());
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
+// expand_dims(x, axis=[...]): size-1 dimensions inserted at those positions
+// of the result.
+StatusOr<Type> InferExpandDims(const Args& args, const Attrs& attrs, TypeSpan) {
+  PLIR_ASSIGN_OR_RETURN(auto x, TensorArg("expand_dims", args, 0));
+  DataType dt = x ? x->dtype() : DataType::kUnknown;
+  std::vector<int64_t> axes;
+  attrs.Get("axis")->GetIntList(&axes);
+  if (!x || x->ndim() < 0) return UnknownTensor(dt);
+  int rank = x->ndim() + static_cast<int>(axes.size());
+  std::vector<bool> unit(rank, false);
+  for (int64_t a : axes) {
+    PLIR_ASSIGN_OR_RETURN(int64_t k, NormalizeAxis("expand_dims", a, rank));
+    if (unit[k]) return InvalidArgument("expand_dims: axis " + std::to_string(a) + " given twice");
+    unit[k] = true;
+  }
+  if (!x->has_shape()) return TensorTypeNode::MakeRank(rank, dt);
+  std::vector<Dim> out;
+  size_t j = 0;
+  for (int k = 0; k < rank; ++k) out.push_back(unit[k] ? Dim::Const(1) : x->shape()[j++]);
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
+// concat((t1, t2, ...), axis=a): the tensors joined along `axis`.
+StatusOr<Type> InferConcat(const Args& args, const Attrs& attrs, TypeSpan) {
+  const Type& t = args[0]->type();
+  if (t->kind() == NodeKind::kObjectType) return UnknownTensor();
+  auto* tup = As<TupleTypeNode>(t);
+  if (!tup) return InvalidArgument("concat expects a tuple of tensors, got " + TypeToString(t));
+  if (tup->fields().empty()) return InvalidArgument("concat: the tuple is empty");
+  int64_t axis_in = attrs.Get("axis") ? attrs.Get("axis")->as_int() : 0;
+  std::vector<const TensorTypeNode*> parts;
+  DataType dt = DataType::kUnknown;
+  int ndim = -1;
+  bool shapes = true;
+  for (const Type& f : tup->fields()) {
+    auto* ft = As<TensorTypeNode>(f);
+    if (!ft) {
+      if (f->kind() == NodeKind::kObjectType) { shapes = false; continue; }
+      return InvalidArgument("concat expects a tuple of tensors, got " + TypeToString(t));
+    }
+    if (ft->dtype() != DataType::kUnknown) {
+      if (dt != DataType::kUnknown && dt != ft->dtype())
+        return InvalidArgument("concat: the tensors' dtypes differ (" + TypeToString(t) + ")");
+      dt = ft->dtype();
+    }
+    if (ft->ndim() >= 0) {
+      if (ndim >= 0 && ndim != ft->ndim())
+        return InvalidArgument("concat: the tensors' ranks differ (" + TypeToString(t) + ")");
+      ndim = ft->ndim();
+    }
+    shapes = shapes && ft->has_shape();
+    parts.push_back(ft);
+  }
+  if (ndim < 0) return UnknownTensor(dt);
+  if (ndim == 0) return InvalidArgument("concat: 0-d tensors cannot be joined");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis("concat", axis_in, ndim));
+  if (!shapes) return TensorTypeNode::MakeRank(ndim, dt);
+  std::vector<Dim> out = parts[0]->shape();
+  bool known = true;
+  int64_t sum = 0;
+  for (const TensorTypeNode* p : parts) {
+    for (int k = 0; k < ndim; ++k) {
+      if (k == axis) continue;
+      const Dim& a = out[k];
+      const Dim& b = p->shape()[k];
+      if (a.is_const() && b.is_const() && a.value != b.value)
+        return InvalidArgument("concat: the tensors differ in dimension " + std::to_string(k) + " (" +
+                               TypeToString(t) + ")");
+    }
+    const Dim& d = p->shape()[axis];
+    if (!d.is_const()) { known = false; continue; }
+    auto r = CheckedAdd(sum, d.value);
+    if (!r) return InvalidArgument("concat: the joined dimension does not fit in 64 bits");
+    sum = *r;
+  }
+  if (!known) {
+    if (parts.size() == 1) return Type(parts[0]);
+    return TensorTypeNode::MakeRank(ndim, dt);
+  }
+  out[axis] = Dim::Const(sum);
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
 void Add(OpRegistry& r, OpDef def) {
   Status s = r.Register(std::move(def));
   (void)s;  // core names are distinct; a failure here is a programming error
@@ -486,8 +637,10 @@ void RegisterCoreOps(OpRegistry& r) {
   Add(r, Def("nn.softmax", "softmax along `axis`", 1, 1, InferSoftmax,
              {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)}}, true, OpPattern::kOpaque));
   Add(r, Def("matmul", "NumPy matmul", 2, 2, InferMatmul, {}, true, OpPattern::kOutEWiseFusable));
-  Add(r, Def("reshape", "reshape to `shape` (one dim may be -1)", 1, 1, InferReshape,
-             {{"shape", AttrKind::kIntList, true, std::nullopt}}, true, OpPattern::kInjective));
+  Add(r, Def("reshape",
+             "reshape to attribute `shape` (one dim may be -1), or to a shape value: reshape(x, s)",
+             1, 2, InferReshape, {{"shape", AttrKind::kIntList, false, std::nullopt}}, true,
+             OpPattern::kInjective));
   Add(r, Def("permute_dims", "permute dimensions by `axes` (default: reverse)", 1, 1,
              InferPermuteDims, {{"axes", AttrKind::kIntList, false, std::nullopt}}, true,
              OpPattern::kInjective));
@@ -524,6 +677,18 @@ void RegisterCoreOps(OpRegistry& r) {
                 {"dtype", AttrKind::kString, false, std::nullopt}},
                true, OpPattern::kInjective));
     Add(r, Def("shape_to_tensor", "a shape value as a 1-D int64 tensor", 1, 1, InferShapeToTensor));
+    // Shape values at run time (and in kernels: a 1-D int64 tensor).
+    Add(r, Def("shape_of", "the shape of a tensor as a shape value", 1, 1, InferShapeOf));
+    Add(r, Def("tensor_to_shape", "a 1-D integer tensor's values as a shape value", 1, 1,
+               InferTensorToShape));
+    Add(r, Def("take", "NumPy take: elements of x at `indices` along `axis` (default: flattened x)", 2, 2,
+               InferTake, {{"axis", AttrKind::kInt, false, std::nullopt}}, true, OpPattern::kInjective));
+    Add(r, Def("expand_dims", "inserts size-1 dimensions at the positions `axis` of the result", 1, 1,
+               InferExpandDims, {{"axis", AttrKind::kIntList, true, std::nullopt}}, true,
+               OpPattern::kInjective));
+    Add(r, Def("concat", "joins the tensors of a tuple along `axis`: concat((a, b), axis=0)", 1, 1,
+               InferConcat, {{"axis", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
+               OpPattern::kInjective));
   }
   // call_tir's own pattern is opaque: FuseOps reads the kernel's `op_pattern`.
   Add(r, Def("call_tir", "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T])", 2, 2,

@@ -123,6 +123,18 @@ Ref<PrimValueNode> PrimValueNode::Bool(bool v) {
   return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kBool, v ? 1 : 0, 0));
 }
 
+Ref<ShapeExprNode> ShapeExprNode::Make(std::vector<Dim> values) {
+  Type t = ShapeTypeNode::Make(values);
+  return Ref<ShapeExprNode>(new (internal::NodeMemory<ShapeExprNode>())
+                                ShapeExprNode(std::move(values), std::move(t)));
+}
+
+bool ShapeExprNode::IsStatic() const {
+  for (const Dim& d : values_)
+    if (!d.is_const()) return false;
+  return true;
+}
+
 StringImmNode::StringImmNode(std::string v)
     : ExprNode(kKind, ObjectTypeNode::Get()), value_(std::move(v)) {}
 
@@ -262,6 +274,7 @@ bool IsAtomic(const Expr& e) {
     case NodeKind::kPrimValue:
     case NodeKind::kStringImm:
     case NodeKind::kConstant:
+    case NodeKind::kShapeExpr:
       return true;
     default:
       return false;

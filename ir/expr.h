@@ -189,6 +189,23 @@ class PrimValueNode final : public ExprNode {
   double f_;
 };
 
+// A shape value: `shape[(2, n)]` (Relax's `R.shape([2, n])`, a ShapeExpr),
+// of type `Shape[(2, n)]`. Its dimensions are constants or symbolic
+// dimensions bound in scope.
+class ShapeExprNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kShapeExpr;
+  static Ref<ShapeExprNode> Make(std::vector<Dim> values);
+  const std::vector<Dim>& values() const { return values_; }
+  // True iff every dimension is a constant.
+  bool IsStatic() const;
+
+ private:
+  ShapeExprNode(std::vector<Dim> v, Type t) : ExprNode(kKind, std::move(t)), values_(std::move(v)) {}
+  std::vector<Dim> values_;
+};
+using ShapeExpr = Ref<ShapeExprNode>;
+
 // `"text"`.
 class StringImmNode final : public ExprNode {
  public:

@@ -62,6 +62,7 @@ class Writer : public internal::RecordSink {
     switch (r.kind) {
       case NodeKind::kTensorType:
       case NodeKind::kShapeType:
+      case NodeKind::kShapeExpr:  // flag is always set: {"k":"ShapeExpr","shape":[2,"n"]}
         if (r.kind == NodeKind::kTensorType && r.dtype != DataType::kUnknown)
           out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
         if (r.flag) {
@@ -218,7 +219,8 @@ bool KindFromName(std::string_view name, NodeKind* out) {
       NodeKind::kOp,         NodeKind::kTuple,      NodeKind::kTupleGetItem, NodeKind::kPrimValue,
       NodeKind::kConstant,   NodeKind::kSeqExpr,    NodeKind::kBindingBlock, NodeKind::kFunction,
       NodeKind::kTupleType,  NodeKind::kObjectType, NodeKind::kPrimType,   NodeKind::kShapeType,
-      NodeKind::kGlobalVar,  NodeKind::kStringImm,  NodeKind::kIf,         NodeKind::kExternFunc};
+      NodeKind::kGlobalVar,  NodeKind::kStringImm,  NodeKind::kIf,         NodeKind::kExternFunc,
+      NodeKind::kShapeExpr};
   for (NodeKind k : kOrder) {
     std::string_view n = internal::RecordKindName(k);
     if (n.size() == name.size() && n == name) {
@@ -675,6 +677,13 @@ class JsonLoader {
         if (kind == NodeKind::kTensorType)
           return Ref<Node>(known ? TensorTypeNode::Make(dims_, dt) : TensorTypeNode::MakeRank(ndim, dt));
         return Ref<Node>(known ? ShapeTypeNode::Make(dims_) : ShapeTypeNode::MakeRank(ndim));
+      }
+      case NodeKind::kShapeExpr: {
+        bool known = false;
+        int ndim = -1;
+        PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
+        if (!known) return Error("a shape value needs \"shape\"");
+        return Ref<Node>(ShapeExprNode::Make(dims_));
       }
       case NodeKind::kTupleType: {
         std::vector<Type> fields;

@@ -30,6 +30,7 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kBindingBlock: return "BindingBlock";
     case NodeKind::kFunction: return "Function";
     case NodeKind::kExternFunc: return "ExternFunc";
+    case NodeKind::kShapeExpr: return "ShapeExpr";
   }
   return "?";
 }
@@ -72,6 +73,7 @@ void DestroyNode(const Node* n) {
     case NodeKind::kBindingBlock: return DestroyAs<BindingBlockNode>(n);
     case NodeKind::kFunction: return DestroyAs<FunctionNode>(n);
     case NodeKind::kExternFunc: return DestroyAs<ExternFuncNode>(n);
+    case NodeKind::kShapeExpr: return DestroyAs<ShapeExprNode>(n);
   }
 }
 

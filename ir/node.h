@@ -41,13 +41,16 @@ enum class NodeKind : uint8_t {
   kBindingBlock,
   kFunction,
   kExternFunc,
+  // Expressions added later (numbered after the first set: the binary
+  // format stores kinds by number).
+  kShapeExpr,
 };
 
 const char* NodeKindName(NodeKind kind);
 
 inline bool IsTypeKind(NodeKind k) { return k <= NodeKind::kShapeType; }
 inline bool IsExprKind(NodeKind k) {
-  return k >= NodeKind::kVar && k <= NodeKind::kSeqExpr;
+  return (k >= NodeKind::kVar && k <= NodeKind::kSeqExpr) || k == NodeKind::kShapeExpr;
 }
 
 namespace internal {

@@ -41,6 +41,47 @@ TEST(OpTest, ObjectOperandsInferLessSpecificTypes) {
   EXPECT_EQ(Infer("add", {"Prim[int64]", "Tensor[(3,), float32]"}).substr(0, 6), "error:");
 }
 
+Attrs Int(const char* key, int64_t v) { return *Attrs::Make({{Symbol(key), AttrValue::Int(v)}}); }
+
+TEST(OpTest, ShapeOps) {
+  EXPECT_EQ(Infer("shape_of", {"Tensor[(n, 4), float32]"}), "Shape[(n, 4)]");
+  EXPECT_EQ(Infer("shape_of", {"Tensor[ndim=3, float32]"}), "Shape[ndim=3]");
+  EXPECT_EQ(Infer("shape_of", {"Object"}), "Shape");
+  EXPECT_EQ(Infer("tensor_to_shape", {"Tensor[(2,), int64]"}), "Shape[ndim=2]");
+  EXPECT_EQ(Infer("tensor_to_shape", {"Tensor[(n,), int64]"}), "Shape");
+  EXPECT_NE(Infer("tensor_to_shape", {"Tensor[(2, 2), int64]"}).find("1-D"), std::string::npos);
+  EXPECT_NE(Infer("tensor_to_shape", {"Tensor[(2,), float32]"}).find("integer"), std::string::npos);
+  EXPECT_EQ(Infer("shape_to_tensor", {"Shape[(n, 4)]"}), "Tensor[(2,), int64]");
+  EXPECT_EQ(Infer("reshape", {"Tensor[(4, 6), float32]", "Shape[(3, 8)]"}), "Tensor[(3, 8), float32]");
+  EXPECT_EQ(Infer("reshape", {"Tensor[(4, 6), float32]", "Shape[(n, 8)]"}), "Tensor[(n, 8), float32]");
+  EXPECT_EQ(Infer("reshape", {"Tensor[(4, 6), float32]", "Shape[ndim=2]"}), "Tensor[ndim=2, float32]");
+  EXPECT_NE(Infer("reshape", {"Tensor[(4, 6), float32]", "Shape[(5, 5)]"}).find("24 elements"), std::string::npos);
+  EXPECT_NE(Infer("reshape", {"Tensor[(4, 6), float32]", "Tensor[(2,), int64]"}).find("shape value"),
+            std::string::npos);
+  EXPECT_NE(Infer("reshape", {"Tensor[(4, 6), float32]", "Shape[(3, 8)]"}, Ints("shape", {3, 8})).find("not both"),
+            std::string::npos);
+}
+
+TEST(OpTest, TakeExpandDimsConcat) {
+  EXPECT_EQ(Infer("take", {"Tensor[(5, 4, n), float32]", "Tensor[(2, 3), int64]"}, Int("axis", 1)),
+            "Tensor[(5, 2, 3, n), float32]");
+  EXPECT_EQ(Infer("take", {"Tensor[(5, 4), float32]", "Tensor[(7,), int32]"}), "Tensor[(7,), float32]");
+  EXPECT_NE(Infer("take", {"Tensor[(5, 4), float32]", "Tensor[(7,), int32]"}, Int("axis", 2)).find("out of range"),
+            std::string::npos);
+  EXPECT_NE(Infer("take", {"Tensor[(5,), float32]", "Tensor[(1,), float32]"}, Int("axis", 0)).find("integers"),
+            std::string::npos);
+  EXPECT_EQ(Infer("expand_dims", {"Tensor[(3, n), float32]"}, Ints("axis", {0, -1})), "Tensor[(1, 3, n, 1), float32]");
+  EXPECT_NE(Infer("expand_dims", {"Tensor[(3,), float32]"}, Ints("axis", {0, -3})).find("twice"), std::string::npos);
+  EXPECT_EQ(Infer("concat", {"(Tensor[(2, 3), float32], Tensor[(4, 3), float32])"}), "Tensor[(6, 3), float32]");
+  EXPECT_EQ(Infer("concat", {"(Tensor[(2, 3), float32], Tensor[(2, 5), float32])"}, Int("axis", -1)),
+            "Tensor[(2, 8), float32]");
+  EXPECT_EQ(Infer("concat", {"(Tensor[(n, 3), float32],)"}), "Tensor[(n, 3), float32]");
+  EXPECT_EQ(Infer("concat", {"(Tensor[(n, 3), float32], Tensor[(2, 3), float32])"}), "Tensor[ndim=2, float32]");
+  EXPECT_NE(Infer("concat", {"(Tensor[(2, 3), float32], Tensor[(2, 4), float32])"}).find("dimension 1"),
+            std::string::npos);
+  EXPECT_NE(Infer("concat", {"Tensor[(2, 3), float32]"}).find("tuple"), std::string::npos);
+}
+
 TEST(OpTest, Matmul) {
   EXPECT_EQ(Infer("matmul", {"Tensor[(2, 3), float32]", "Tensor[(3, 4), float32]"}), "Tensor[(2, 4), float32]");
   EXPECT_EQ(Infer("matmul", {"Tensor[(8, 2, 3), float32]", "Tensor[(3, 4), float32]"}),

@@ -641,6 +641,14 @@ class TextParser {
         Tok next = PeekNext().kind;
         if (t.text == "const" && next == Tok::kLAngle) return ParseConstant();
         if (t.text == "if" && next == Tok::kLParen) return ParseIf(depth);
+        if (t.text == "shape" && next == Tok::kLBracket) {
+          // `shape[(2, n)]`: a shape value (Relax's R.shape([2, n])).
+          Advance();
+          Advance();  // '['
+          std::vector<Dim> dims = ParseDims();
+          Expect(Tok::kRBracket, "']' to close the shape value");
+          return ShapeExprNode::Make(std::move(dims));
+        }
         if (next == Tok::kLParen) return ParseOpCall(depth);
         if (IsFloatWord()) {
           double v = ParseDouble(t);

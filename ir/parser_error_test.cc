@@ -22,6 +22,13 @@ void ExpectError(const std::string& text, int line, int col, const std::string& 
 
 const char* kHead = "def @f(%x: Tensor[(2, 3), float32]) {\n";
 
+TEST(ParseErrorTest, BadShapeValues) {
+  ExpectError(std::string(kHead) + "  %a = shape[2, 3];\n  %a\n}\n", 2, 14, "'(' to start the shape");
+  ExpectError(std::string(kHead) + "  %a = shape[(2, -3)];\n  %a\n}\n", 2, 18, "negative dimension");
+  ExpectError(std::string(kHead) + "  %a = shape[(2, 3);\n  %a\n}\n", 2, 20, "']' to close the shape value");
+  ExpectError(std::string(kHead) + "  %a = reshape(%x, shape[(5,)]);\n  %a\n}\n", 2, 8, "has 6 elements");
+}
+
 TEST(ParseErrorTest, UnexpectedCharacter) {
   ExpectError(std::string(kHead) + "  %a = add(%x, $);\n  %a\n}\n", 2, 16, "unexpected character '$'");
 }

@@ -288,6 +288,13 @@ class TextPrinter {
       case NodeKind::kStringImm:
         AppendQuoted(static_cast<const StringImmNode*>(n)->value(), &out_);
         return;
+      case NodeKind::kShapeExpr: {
+        // `shape[(2, n)]`: the spelling of its type `Shape[(2, n)]`, lower-case.
+        std::string t = TypeToString(static_cast<const ShapeExprNode*>(n)->type());
+        t[0] = 's';
+        out_.append(t);
+        return;
+      }
       case NodeKind::kConstant:
         PrintConstant(static_cast<const ConstantNode*>(n));
         return;

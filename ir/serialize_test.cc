@@ -63,6 +63,46 @@ def @f(%x: Tensor[ndim=2, float32]) -> Tensor[(m, n), float32] {
   EXPECT_TRUE(Verify(back).ok()) << Verify(back).message();
 }
 
+// Shape values (`shape[(...)]`, Relax's ShapeExpr) and the shape ops:
+// text -> module -> JSON/binary -> module is equal, and prints the same.
+TEST_P(SerializeTest, ShapeValuesRoundTrip) {
+  Module m = testing::ParseOrFail(R"(
+def @f(%x: Tensor[(n, 4), float32], %s: Shape[(n,)]) -> (Shape[(n, 4)], Tensor[ndim=2, float32], Shape[()]) {
+  dataflow {
+    %a = shape_of(%x);
+    %t = shape_to_tensor(shape[(n, 4)]);
+    %b = tensor_to_shape(%t);
+    %y = reshape(%x, shape[(4, n)]);
+    %z = reshape(%y, %b);
+    %e = shape[()];
+    %gv = (%a, %z, %e);
+    output %gv;
+  }
+  %gv
+})");
+  Module back = RoundTrip(m);
+  auto mm = FindFirstMismatch(m, back);
+  EXPECT_FALSE(mm) << mm->ToString();
+  EXPECT_EQ(PrintModule(m), PrintModule(back));
+  EXPECT_TRUE(Verify(back).ok()) << Verify(back).message();
+  // A different value is a mismatch.
+  Module other = testing::ParseOrFail(R"(
+def @f(%x: Tensor[(n, 4), float32], %s: Shape[(n,)]) -> (Shape[(n, 4)], Tensor[ndim=2, float32], Shape[()]) {
+  dataflow {
+    %a = shape_of(%x);
+    %t = shape_to_tensor(shape[(n, 5)]);
+    %b = tensor_to_shape(%t);
+    %y = reshape(%x, shape[(4, n)]);
+    %z = reshape(%y, %b);
+    %e = shape[()];
+    %gv = (%a, %z, %e);
+    output %gv;
+  }
+  %gv
+})");
+  EXPECT_TRUE(FindFirstMismatch(m, other));
+}
+
 TEST_P(SerializeTest, RandomModulesRoundTrip) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     testing::RandomModuleOptions o;

@@ -358,7 +358,32 @@ StatusOr<Tensor> Softmax(const std::vector<Tensor>& args, const Attrs& attrs) {
   return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return out[i]; });
 }
 
+// A shape value passed to a kernel: a 1-D integer tensor (ops/interpreter
+// convention for `Shape` operands and results).
+StatusOr<std::vector<int64_t>> ShapeOperand(const std::string& op, const Tensor& t) {
+  if (t.shape.size() != 1 || !IsInteger(t.dtype))
+    return InvalidArgument(op + ": a shape value must be a 1-D integer tensor");
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < t.shape[0]; ++i) v.push_back(t.GetInt(i));
+  return v;
+}
+
+Tensor ShapeResult(const std::vector<int64_t>& v) {
+  return MakeTensor(DataType::kInt64, {static_cast<int64_t>(v.size())},
+                    [&](int64_t i) { return static_cast<double>(v[i]); });
+}
+
 StatusOr<Tensor> Reshape(const std::vector<Tensor>& args, const Attrs& attrs) {
+  if (args.size() == 2) {  // reshape(x, shape value)
+    PLIR_RETURN_IF_ERROR(CheckArgs("reshape", args, 2));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOperand("reshape", args[1]));
+    for (int64_t d : shape)
+      if (d < 0) return InvalidArgument("reshape: negative dimension");
+    if (Product(shape) != args[0].NumElements()) return InvalidArgument("reshape: element count differs");
+    Tensor t = args[0];
+    t.shape = shape;
+    return t;
+  }
   PLIR_RETURN_IF_ERROR(CheckArgs("reshape", args, 1));
   const Tensor& a = args[0];
   std::vector<int64_t> shape = IntList(attrs, "shape", {});
@@ -373,6 +398,125 @@ StatusOr<Tensor> Reshape(const std::vector<Tensor>& args, const Attrs& attrs) {
   Tensor t = a;  // shares the buffer
   t.shape = shape;
   return t;
+}
+
+StatusOr<Tensor> ShapeOf(const std::vector<Tensor>& args, const Attrs&) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("shape_of", args, 1));
+  return ShapeResult(args[0].shape);
+}
+
+// tensor_to_shape and shape_to_tensor: the same 1-D int64 values.
+OpEvalFn ShapeIdentity(std::string op) {
+  return [op](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
+    PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> v, ShapeOperand(op, args[0]));
+    return ShapeResult(v);
+  };
+}
+
+// Copies `n` elements of `size` bytes between row-major blocks: the output
+// is outer x (parts along the axis) x inner.
+Tensor NewTensor(DataType dt, std::vector<int64_t> shape) {
+  Tensor t;
+  t.dtype = dt;
+  t.shape = std::move(shape);
+  t.data = AllocateTensorBuffer(static_cast<size_t>(t.NumElements()) * DataTypeSize(dt));
+  return t;
+}
+
+StatusOr<int64_t> KernelAxis(const std::string& op, int64_t axis, size_t rank) {
+  int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) return InvalidArgument(op + ": axis " + std::to_string(axis) + " out of range");
+  return axis < 0 ? axis + r : axis;
+}
+
+// take(x, indices, axis=a): NumPy take (indices must be in range; negative
+// ones count from the end). Without axis, x is flattened.
+StatusOr<Tensor> Take(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("take", args, 2));
+  Tensor x = args[0];
+  const Tensor& idx = args[1];
+  if (!IsInteger(idx.dtype)) return InvalidArgument("take: indices must be integers");
+  int64_t axis = 0;
+  if (const AttrValue* a = attrs.Get("axis")) {
+    if (x.shape.empty()) return InvalidArgument("take: axis on a 0-d tensor");
+    PLIR_ASSIGN_OR_RETURN(axis, KernelAxis("take", a->as_int(), x.shape.size()));
+  } else {
+    x.shape = {x.NumElements()};
+  }
+  int64_t outer = 1, inner = 1, len = x.shape[axis];
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  std::vector<int64_t> shape(x.shape.begin(), x.shape.begin() + axis);
+  shape.insert(shape.end(), idx.shape.begin(), idx.shape.end());
+  shape.insert(shape.end(), x.shape.begin() + axis + 1, x.shape.end());
+  Tensor t = NewTensor(x.dtype, shape);
+  size_t size = DataTypeSize(x.dtype);
+  int64_t k = idx.NumElements();
+  char* dst = const_cast<char*>(t.data->data());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t i = idx.GetInt(j);
+      if (i < 0) i += len;
+      if (i < 0 || i >= len) return InvalidArgument("take: index " + std::to_string(idx.GetInt(j)) + " out of range");
+      std::memcpy(dst + ((o * k + j) * inner) * size, x.data->data() + ((o * len + i) * inner) * size,
+                  static_cast<size_t>(inner) * size);
+    }
+  return t;
+}
+
+// expand_dims(x, axis=[...]): inserts size-1 dimensions at the given
+// positions of the result.
+StatusOr<Tensor> ExpandDims(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("expand_dims", args, 1));
+  std::vector<int64_t> axes = IntList(attrs, "axis", {});
+  size_t rank = args[0].shape.size() + axes.size();
+  std::vector<bool> unit(rank, false);
+  for (int64_t a : axes) {
+    PLIR_ASSIGN_OR_RETURN(int64_t x, KernelAxis("expand_dims", a, rank));
+    if (unit[x]) return InvalidArgument("expand_dims: repeated axis");
+    unit[x] = true;
+  }
+  std::vector<int64_t> shape;
+  size_t j = 0;
+  for (size_t i = 0; i < rank; ++i) shape.push_back(unit[i] ? 1 : args[0].shape[j++]);
+  Tensor t = args[0];  // shares the buffer
+  t.shape = shape;
+  return t;
+}
+
+// concat(t1, t2, ..., axis=a): the tensors of the tuple argument (passed
+// flattened) joined along `axis`.
+StatusOr<Tensor> Concat(const std::vector<Tensor>& args, const Attrs& attrs) {
+  if (args.empty()) return InvalidArgument("concat: no tensors");
+  PLIR_RETURN_IF_ERROR(CheckArgs("concat", args, args.size()));
+  const Tensor& first = args[0];
+  if (first.shape.empty()) return InvalidArgument("concat: 0-d tensors");
+  int64_t a = attrs.Get("axis") ? attrs.Get("axis")->as_int() : 0;
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis("concat", a, first.shape.size()));
+  std::vector<int64_t> shape = first.shape;
+  shape[axis] = 0;
+  for (const Tensor& t : args) {
+    if (t.dtype != first.dtype || t.shape.size() != first.shape.size())
+      return InvalidArgument("concat: tensors differ in dtype or rank");
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (static_cast<int64_t>(i) != axis && t.shape[i] != first.shape[i])
+        return InvalidArgument("concat: shapes differ outside the axis");
+    shape[axis] += t.shape[axis];
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+  Tensor out = NewTensor(first.dtype, shape);
+  size_t size = DataTypeSize(first.dtype);
+  char* dst = const_cast<char*>(out.data->data());
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Tensor& t : args) {
+      size_t n = static_cast<size_t>(t.shape[axis] * inner) * size;
+      std::memcpy(dst, t.data->data() + o * n, n);
+      dst += n;
+    }
+  return out;
 }
 
 // Copies elements as bytes: exact for every dtype.
@@ -665,6 +809,12 @@ void RegisterCoreKernels(OpRegistry& r) {
   set("nn.softmax", Softmax);
   set("reshape", Reshape);
   set("permute_dims", PermuteDims);
+  set("shape_of", ShapeOf);
+  set("tensor_to_shape", ShapeIdentity("tensor_to_shape"));
+  set("shape_to_tensor", ShapeIdentity("shape_to_tensor"));
+  set("take", Take);
+  set("expand_dims", ExpandDims);
+  set("concat", Concat);
   set("matmul", Matmul, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && !args[0].shape.empty() ? out * args[0].shape.back() : out;
   });

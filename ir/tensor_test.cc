@@ -112,6 +112,42 @@ TEST(TensorKernelTest, FloatKernelsStillRoundOnce) {
   EXPECT_EQ(At<float>(*r, 1), 1.5f);
 }
 
+// Shape values are 1-D int64 tensors in kernels; take, expand_dims and
+// concat copy bytes.
+TEST(TensorKernelTest, ShapeTakeExpandConcat) {
+  Tensor x = Of<int32_t>(DataType::kInt32, {0, 1, 2, 3, 4, 5}, {2, 3});
+  auto s = EvalOp("shape_of", {x}, Attrs());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->dtype, DataType::kInt64);
+  EXPECT_EQ(s->GetInt(0), 2);
+  EXPECT_EQ(s->GetInt(1), 3);
+  auto r = EvalOp("reshape", {x, Of<int64_t>(DataType::kInt64, {3, 2})}, Attrs());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_FALSE(EvalOp("reshape", {x, Of<int64_t>(DataType::kInt64, {4, 2})}, Attrs()).ok());
+  Attrs axis1 = *Attrs::Make({{Symbol("axis"), AttrValue::Int(1)}});
+  auto t = EvalOp("take", {x, Of<int64_t>(DataType::kInt64, {2, -3})}, axis1);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ((std::vector<int32_t>{At<int32_t>(*t, 0), At<int32_t>(*t, 1), At<int32_t>(*t, 2), At<int32_t>(*t, 3)}),
+            (std::vector<int32_t>{2, 0, 5, 3}));
+  EXPECT_FALSE(EvalOp("take", {x, Of<int64_t>(DataType::kInt64, {3})}, axis1).ok());
+  auto flat = EvalOp("take", {x, Of<int64_t>(DataType::kInt64, {4})}, Attrs());
+  ASSERT_TRUE(flat.ok());
+  EXPECT_EQ(At<int32_t>(*flat, 0), 4);
+  Attrs axes = *Attrs::Make({{Symbol("axis"), AttrValue::List({AttrValue::Int(0), AttrValue::Int(-1)})}});
+  auto e = EvalOp("expand_dims", {x}, axes);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->shape, (std::vector<int64_t>{1, 2, 3, 1}));
+  auto c = EvalOp("concat", {x, Of<int32_t>(DataType::kInt32, {6, 7}, {2, 1})}, axis1);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->shape, (std::vector<int64_t>{2, 4}));
+  std::vector<int32_t> got;
+  for (int i = 0; i < 8; ++i) got.push_back(At<int32_t>(*c, i));
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 1, 2, 6, 3, 4, 5, 7}));
+  EXPECT_FALSE(EvalOp("concat", {x, Of<int32_t>(DataType::kInt32, {6, 7})}, axis1).ok());
+}
+
 TEST(TensorKernelTest, KernelsAreCarriedByOps) {
   for (const char* name : {"add", "subtract", "multiply", "divide", "nn.relu", "nn.softmax", "matmul",
                            "reshape", "permute_dims", "nn.conv2d"})

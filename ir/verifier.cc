@@ -304,6 +304,7 @@ class Verifier : public IRVisitor {
       case NodeKind::kPrimValue:
       case NodeKind::kStringImm:
       case NodeKind::kConstant:
+      case NodeKind::kShapeExpr:
         return true;
       case NodeKind::kCall: {
         if (!call_ok) return false;
@@ -493,7 +494,7 @@ std::string DefinitionPath(const ItemNode* item, const VarNode* v) {
 // by a parameter's type, or by an earlier `match_cast` (whose target type
 // binds the names it introduces) in the same or an enclosing body, as in
 // Relax. The return type may name what the body binds (the parser infers it
-// from the body). Extern kernels are signatures whose names are per call,
+// from the body). A shape value (`shape[(n,)]`) uses its names. Extern kernels are signatures whose names are per call,
 // and are not checked.
 class SymbolicDimChecker {
  public:
@@ -614,6 +615,14 @@ class SymbolicDimChecker {
       case NodeKind::kSeqExpr:
         Walk(static_cast<const SeqExprNode*>(e), where(), depth + 1);
         break;
+      case NodeKind::kShapeExpr: {
+        std::vector<Symbol> syms;
+        Collect(e->type(), &syms);
+        bool all = true;
+        for (Symbol s : syms) all = all && IsBound(s);
+        if (!all) Check(e->type(), where() + ", shape value");
+        break;
+      }
       default:
         break;
     }

@@ -237,6 +237,23 @@ def @f(%x: Tensor[ndim=1, float32]) {
   EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 0 (%a), type");
 }
 
+TEST(VerifierTest, SymbolicDimInShapeValue) {
+  EXPECT_TRUE(ParseAndVerify(R"(
+def @f(%x: Tensor[(n,), float32]) {
+  %t = shape_to_tensor(shape[(n, 2)]);
+  %t
+})").empty());
+  auto errors = ParseAndVerify(R"(
+def @f(%x: Tensor[(n,), float32]) {
+  %t = shape_to_tensor(shape[(k, 2)]);
+  %t
+})");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 0 (%t), shape value");
+  EXPECT_NE(errors[0].message.find("symbolic dimension k is not bound"), std::string::npos)
+      << errors[0].message;
+}
+
 TEST(VerifierTest, MatchCastBindsSymbolicDims) {
   EXPECT_TRUE(ParseAndVerify(R"(
 def @f(%x: Tensor[ndim=2, float32]) -> Tensor[ndim=2, float32] {

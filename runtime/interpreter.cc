@@ -52,7 +52,30 @@ std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes) {
 struct Interpreter::Frame {
   std::unordered_map<const VarNode*, ValueRef> env;
   std::string function;
+  // Values of the symbolic dimensions bound so far (by the parameters'
+  // types and by match_cast), for shape values such as `shape[(n,)]`.
+  std::unordered_map<Symbol, int64_t> dims;
 };
+
+namespace {
+// Checks `v` against `t`, binding the symbolic dimensions of `t` in `dims`
+// (a name already there must have the same size). Shape values are tuples of
+// ints at run time.
+Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, int64_t>* dims);
+
+// A shape value (a tuple of ints) as the 1-D int64 tensor kernels take.
+Tensor ShapeToKernelTensor(const Value& v) {
+  return MakeTensor(DataType::kInt64, {static_cast<int64_t>(v.fields.size())},
+                    [&](int64_t i) { return static_cast<double>(v.fields[i]->i); });
+}
+
+ValueRef IntValue(int64_t i) {
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kInt;
+  v->i = i;
+  return v;
+}
+}  // namespace
 
 Interpreter::Interpreter(Module module) : module_(std::move(module)) {
   allocator_ = [this](size_t bytes) { return memory_.Allocate(bytes); };
@@ -93,7 +116,13 @@ StatusOr<ValueRef> Interpreter::CallFunction(const FunctionNode& f, const std::v
                            " argument(s), got " + std::to_string(args.size()));
   Frame frame;
   frame.function = f.name();
-  for (size_t i = 0; i < args.size(); ++i) frame.env[f.params()[i].get()] = args[i];
+  for (size_t i = 0; i < args.size(); ++i) {
+    frame.env[f.params()[i].get()] = args[i];
+    // Binds the parameters' symbolic dimensions (a mismatch is reported
+    // where a shape value needs the name, not here: callers may pass less
+    // specific values).
+    (void)MatchValue(args[i], f.params()[i]->type(), &frame.dims);
+  }
   auto r = EvalBody(*f.body(), frame, depth + 1);
   if (!r.ok()) return r.status().WithPrefix("in @" + f.name());
   return r;
@@ -153,6 +182,20 @@ StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
       else if (p->dtype() == DataType::kBool) { v->kind = Value::Kind::kBool; v->i = p->int_value(); }
       else { v->kind = Value::Kind::kInt; v->i = p->int_value(); }
       return ValueRef(v);
+    }
+    case NodeKind::kShapeExpr: {
+      std::vector<ValueRef> fields;
+      for (const Dim& d : As<ShapeExprNode>(e)->values()) {
+        if (d.is_const()) {
+          fields.push_back(IntValue(d.value));
+          continue;
+        }
+        auto it = frame.dims.find(d.sym);
+        if (it == frame.dims.end())
+          return FailedPrecondition("symbolic dimension " + d.sym.str() + " has no value here");
+        fields.push_back(IntValue(it->second));
+      }
+      return Value::OfTuple(std::move(fields));
     }
     case NodeKind::kStringImm: {
       auto v = std::make_shared<Value>();
@@ -245,18 +288,21 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
   if (name == "match_cast") {
     // The value, checked against the type: dtype, rank, constant dims, and
     // one size per symbolic name within the type.
+    std::unordered_map<Symbol, int64_t> dims = frame.dims;
     PLIR_RETURN_IF_ERROR(CheckMatch(args[0], c.sinfo_args()[0]));
+    PLIR_RETURN_IF_ERROR(MatchValue(args[0], c.sinfo_args()[0], &dims));
+    frame.dims = std::move(dims);  // the names it binds
     return args[0];
   }
   if (name == "builtin.stop_lift_params") return args[0];
   if (name == "shape_to_tensor") {
     // A shape known from the argument's type, or a tuple of ints.
     std::vector<int64_t> dims;
-    if (auto* st = As<ShapeTypeNode>(c.args()[0]->type()); st && st->has_values()) {
-      for (const Dim& d : st->values()) {
-        if (!d.is_const()) return Unimplemented("shape_to_tensor of a symbolic shape");
-        dims.push_back(d.value);
-      }
+    auto* st = As<ShapeTypeNode>(c.args()[0]->type());
+    bool static_type = st && st->has_values();
+    for (size_t i = 0; static_type && i < st->values().size(); ++i) static_type = st->values()[i].is_const();
+    if (static_type) {
+      for (const Dim& d : st->values()) dims.push_back(d.value);
     } else if (args[0]->kind == Value::Kind::kTuple) {
       for (const ValueRef& f : args[0]->fields) {
         if (f->kind != Value::Kind::kInt) return InvalidArgument("shape_to_tensor needs a shape");
@@ -287,14 +333,73 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     return Value::OfTensor(std::move(out));
   }
   if (!op->def().eval) return Unimplemented("op " + name + " has no evaluation kernel");
+  // Kernels take tensors: a shape value goes as a 1-D int64 tensor, and a
+  // tuple of tensors (concat's operand) as its tensors in order.
   std::vector<Tensor> in;
-  for (const ValueRef& v : args) {
-    if (v->kind != Value::Kind::kTensor) return InvalidArgument(name + " needs tensor arguments");
-    in.push_back(v->tensor);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ValueRef& v = args[i];
+    if (v->kind == Value::Kind::kTensor) {
+      in.push_back(v->tensor);
+    } else if (v->kind == Value::Kind::kTuple && c.args()[i]->type()->kind() == NodeKind::kShapeType) {
+      for (const ValueRef& f : v->fields)
+        if (f->kind != Value::Kind::kInt) return InvalidArgument(name + ": a shape value holds a non-integer");
+      in.push_back(ShapeToKernelTensor(*v));
+    } else if (v->kind == Value::Kind::kTuple) {
+      for (const ValueRef& f : v->fields) {
+        if (f->kind != Value::Kind::kTensor) return InvalidArgument(name + " needs tensor arguments");
+        in.push_back(f->tensor);
+      }
+    } else {
+      return InvalidArgument(name + " needs tensor arguments");
+    }
   }
   PLIR_ASSIGN_OR_RETURN(Tensor out, op->def().eval(in, c.attrs()));
+  if (c.type()->kind() == NodeKind::kShapeType) {  // a shape value: a tuple of ints
+    if (out.shape.size() != 1) return Internal(name + ": a shape result must be 1-D");
+    std::vector<ValueRef> fields;
+    for (int64_t i = 0; i < out.shape[0]; ++i) fields.push_back(IntValue(out.GetInt(i)));
+    return Value::OfTuple(std::move(fields));
+  }
   return Value::OfTensor(std::move(out));
 }
+
+namespace {
+Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, int64_t>* dims) {
+  std::vector<std::pair<const Value*, const TypeNode*>> work = {{v.get(), t.get()}};
+  auto match = [&](const Dim& d, int64_t size) {
+    if (d.is_const()) return d.value == size;
+    auto [it, inserted] = dims->emplace(d.sym, size);
+    return inserted || it->second == size;
+  };
+  while (!work.empty()) {
+    const Value* val = work.back().first;
+    const TypeNode* type = work.back().second;
+    work.pop_back();
+    auto fail = [&] {
+      return InvalidArgument("the value does not match " + TypeToString(Type(type)));
+    };
+    if (auto* tt = As<TensorTypeNode>(Type(type))) {
+      if (val->kind != Value::Kind::kTensor) return fail();
+      if (!tt->has_shape()) continue;
+      if (val->tensor.shape.size() != tt->shape().size()) return fail();
+      for (size_t i = 0; i < tt->shape().size(); ++i)
+        if (!match(tt->shape()[i], val->tensor.shape[i])) return fail();
+    } else if (auto* st = As<ShapeTypeNode>(Type(type))) {
+      if (val->kind != Value::Kind::kTuple) return fail();
+      if (!st->has_values()) continue;
+      if (val->fields.size() != st->values().size()) return fail();
+      for (size_t i = 0; i < st->values().size(); ++i)
+        if (val->fields[i]->kind != Value::Kind::kInt || !match(st->values()[i], val->fields[i]->i))
+          return fail();
+    } else if (auto* tu = As<TupleTypeNode>(Type(type))) {
+      if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size()) return fail();
+      for (size_t i = 0; i < tu->fields().size(); ++i)
+        work.push_back({val->fields[i].get(), tu->fields()[i].get()});
+    }
+  }
+  return Status::Ok();
+}
+}  // namespace
 
 Status CheckMatch(const ValueRef& v, const Type& t) {
   std::unordered_map<Symbol, int64_t> sizes;

@@ -125,6 +125,59 @@ def @main(%s: Shape[(2, 3)]) {
   EXPECT_EQ(field(5).GetDouble(1), 3);
 }
 
+// Shape values are tuples of ints at run time; their symbolic dimensions
+// take the sizes the parameters' types (and match_cast) bind.
+TEST(InterpreterTest, ShapeValuesAndShapeOps) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(n, 2), float32]) {
+  %s = shape_of(%x);
+  %t = shape_to_tensor(%s);
+  %u = shape_to_tensor(shape[(n, 7)]);
+  %b = tensor_to_shape(%u);
+  %y = reshape(%x, shape[(2, n)]);
+  %i = take(%u, const<Tensor[(1,), int64]>[1], axis=0);
+  %e = expand_dims(%i, axis=[0]);
+  %c = concat((%e, %e), axis=1);
+  %z = match_cast(%x, sinfo_args=[Tensor[(n, k), float32]]);
+  %k = shape[(k, n)];
+  (%s, %t, %b, %y, %c, %k)
+}
+)");
+  Interpreter in(m);
+  Tensor x = MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t i) { return static_cast<double>(i); });
+  auto r = in.Call("main", {Value::OfTensor(x)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto ints = [](const ValueRef& v) {
+    std::vector<int64_t> out;
+    for (const ValueRef& f : v->fields) out.push_back(f->i);
+    return out;
+  };
+  const auto& f = (*r)->fields;
+  EXPECT_EQ(ints(f[0]), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(f[1]->tensor.GetInt(0), 3);
+  EXPECT_EQ(f[1]->tensor.GetInt(1), 2);
+  EXPECT_EQ(ints(f[2]), (std::vector<int64_t>{3, 7}));
+  EXPECT_EQ(f[3]->tensor.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(f[3]->tensor.GetDouble(5), 5);
+  EXPECT_EQ(f[4]->tensor.shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(f[4]->tensor.GetInt(0), 7);
+  EXPECT_EQ(f[4]->tensor.GetInt(1), 7);
+  EXPECT_EQ(ints(f[5]), (std::vector<int64_t>{2, 3}));  // k bound by the match_cast
+
+  // A wrong size for the shape is an error, not a crash.
+  Module bad = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(n,), int64]) {
+  %b = tensor_to_shape(%x);
+  %y = reshape(const<Tensor[(4,), float32]>[1, 2, 3, 4], %b);
+  %y
+}
+)");
+  Interpreter in2(bad);
+  auto r2 = in2.Call("main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {2}, [](int64_t) { return 3; }))});
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("element count"), std::string::npos) << r2.status().message();
+}
+
 TEST(InterpreterTest, Conv2dLayoutsAgreeWithNchw) {
   Module m = testing::ParseOrFail(R"(
 def @main(%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]) {

@@ -77,7 +77,8 @@ void Children(const Node* n, Push&& push, Def&& def) {
 namespace {
 bool IsLeaf(NodeKind k) {
   return k == NodeKind::kVar || k == NodeKind::kGlobalVar || k == NodeKind::kPrimValue ||
-         k == NodeKind::kStringImm || k == NodeKind::kConstant || k == NodeKind::kOp;
+         k == NodeKind::kStringImm || k == NodeKind::kConstant || k == NodeKind::kOp ||
+         k == NodeKind::kShapeExpr;
 }
 }  // namespace
 

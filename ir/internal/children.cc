@@ -169,6 +169,9 @@ bool ShallowEqual(const Node* a, const Node* b) {
     case NodeKind::kStringImm:
       return static_cast<const StringImmNode*>(a)->value() ==
              static_cast<const StringImmNode*>(b)->value();
+    case NodeKind::kShapeExpr:
+      return static_cast<const ShapeExprNode*>(a)->values() ==
+             static_cast<const ShapeExprNode*>(b)->values();
     case NodeKind::kConstant:
       return static_cast<const ConstantNode*>(a)->data() ==
              static_cast<const ConstantNode*>(b)->data();
@@ -276,6 +279,8 @@ uint64_t ShallowHash(const Node* n) {
     }
     case NodeKind::kStringImm:
       return HashMix(h, HashStr(static_cast<const StringImmNode*>(n)->value()));
+    case NodeKind::kShapeExpr:
+      return HashDims(h, static_cast<const ShapeExprNode*>(n)->values());
     case NodeKind::kConstant:
       return HashMix(h, HashStr(static_cast<const ConstantNode*>(n)->data()));
     case NodeKind::kCall:
@@ -311,6 +316,10 @@ std::string ShortDescription(const Node* n) {
       else if (p->dtype() == DataType::kBool) s = p->int_value() ? "true" : "false";
       else s = std::to_string(p->int_value());
       return "value " + s;
+    }
+    case NodeKind::kShapeExpr: {
+      std::string t = TypeToString(static_cast<const ShapeExprNode*>(n)->type());
+      return "shape value " + t.substr(std::string_view("Shape").size());
     }
     case NodeKind::kStringImm: {
       std::string s = "string ";

@@ -183,6 +183,10 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         break;
       }
       case NodeKind::kStringImm: r.name = static_cast<const StringImmNode*>(n)->value(); break;
+      case NodeKind::kShapeExpr:
+        r.flag = true;
+        FillDims(static_cast<const ShapeExprNode*>(n)->values(), &r);
+        break;
       case NodeKind::kConstant: r.bytes = static_cast<const ConstantNode*>(n)->data(); break;
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(n);
@@ -388,6 +392,11 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       if (r.dtype == DataType::kInt64) return Ref<Node>(PrimValueNode::Int(r.i));
       return InvalidArgument(At(nodes_.size()) + "bad primitive value dtype");
     case NodeKind::kStringImm: return Ref<Node>(StringImmNode::Make(r.name));
+    case NodeKind::kShapeExpr: {
+      std::vector<Dim> d;
+      PLIR_RETURN_IF_ERROR(dims(&d));
+      return Ref<Node>(ShapeExprNode::Make(std::move(d)));
+    }
     case NodeKind::kConstant: {
       PLIR_RETURN_IF_ERROR(expect_children(1));
       PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, 0));

@@ -6,8 +6,13 @@
 // Folded ops: every pure op that carries an evaluation kernel (`OpDef::eval`;
 // among the core ops add, subtract, multiply, divide (NumPy broadcasting),
 // nn.relu, nn.softmax, matmul, reshape, permute_dims, nn.conv2d, astype, and
-// the creation ops zeros, ones, full, arange (up to 1024 elements, as TVM);
-// a plugin's op with a kernel folds too). The option `max_elements` caps the
+// the creation ops zeros, ones, full, arange (up to 1024 elements, as TVM),
+// and the shape ops shape_to_tensor, tensor_to_shape, take, expand_dims,
+// concat; a plugin's op with a kernel folds too). Static shape values
+// (`shape[(16, 16)]`) count as constants: a call taking them folds, uses of
+// a variable bound to one read it, and tensor_to_shape of a constant folds
+// to one. A binding whose value changed takes the value's type (as TVM
+// re-emits it), and a return type that was the body's follows it. The option `max_elements` caps the
 // size of a folded result, and `max_work` the multiply-adds spent on one
 // call (the op's `OpDef::work`: conv2d and matmul "when small"). The kernels
 // are the SDK's (ir/tensor.h), the same the interpreter runs, so folding
@@ -34,17 +39,46 @@ constexpr int64_t kCreationLimit = 1024;
 Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   auto* op = As<OpNode>(call->callee());
   if (!op || !op->pure() || !op->def().eval) return Expr();
+  // Kernels take tensors: a static shape value goes as a 1-D int64 tensor,
+  // a tuple of constants (concat's operand) as its tensors in order.
   std::vector<Tensor> args;
+  bool reads_tensor = false;
   for (const Expr& a : call->args()) {
-    const ConstantNode* c = As<ConstantNode>(a);
-    if (!c) return Expr();
-    args.push_back(Tensor::FromConstant(*c));
+    if (const ConstantNode* c = As<ConstantNode>(a)) {
+      args.push_back(Tensor::FromConstant(*c));
+      reads_tensor = true;
+    } else if (const ShapeExprNode* s = As<ShapeExprNode>(a); s && s->IsStatic()) {
+      std::vector<Dim> v = s->values();
+      args.push_back(MakeTensor(DataType::kInt64, {static_cast<int64_t>(v.size())},
+                                [&](int64_t i) { return static_cast<double>(v[i].value); }));
+    } else if (const TupleNode* t = As<TupleNode>(a)) {
+      for (const Expr& f : t->fields()) {
+        const ConstantNode* c = As<ConstantNode>(f);
+        if (!c) return Expr();
+        args.push_back(Tensor::FromConstant(*c));
+        reads_tensor = true;
+      }
+    } else {
+      return Expr();
+    }
+  }
+  if (auto* st = As<ShapeTypeNode>(call->type())) {
+    // A shape result (tensor_to_shape of a constant) folds to a shape value.
+    if (st->ndim() < 0 || st->ndim() > max_elements) return Expr();
+    StatusOr<Tensor> r = op->def().eval(args, call->attrs());
+    if (!r.ok() || r->shape.size() != 1 || r->shape[0] != st->ndim()) return Expr();
+    std::vector<Dim> dims;
+    for (int64_t i = 0; i < r->shape[0]; ++i) {
+      if (r->GetInt(i) < 0) return Expr();  // not a shape: leave it to run time
+      dims.push_back(Dim::Const(r->GetInt(i)));
+    }
+    return ShapeExprNode::Make(std::move(dims));
   }
   auto* tt = As<TensorTypeNode>(call->type());
   if (!tt || !tt->IsStatic()) return Expr();
   int64_t out_elements = tt->NumElements();
   if (out_elements > max_elements) return Expr();
-  if (args.empty() && out_elements > kCreationLimit) return Expr();
+  if (!reads_tensor && out_elements > kCreationLimit) return Expr();
   const OpDef& def = op->def();
   if ((def.work ? def.work(args, out_elements) : out_elements) > max_work) return Expr();
   StatusOr<Tensor> r = def.eval(args, call->attrs());
@@ -66,7 +100,11 @@ class Folder {
     PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
     PLIR_ASSIGN_OR_RETURN(body, RemoveUnused(body, 0));
     if (body.get() == f->body().get()) return f;
-    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
+    // A return type that was the body's type follows it (a folded shape
+    // makes the result's type more specific).
+    Type ret = f->ret_type();
+    if (TypeEqual(ret, f->body()->type()) && TypeCompatible(ret, body->type())) ret = body->type();
+    return FunctionNode::Make(f->name(), f->params(), ret, body, f->attrs());
   }
 
  private:
@@ -87,12 +125,24 @@ class Folder {
       bool block_changed = false;
       for (const Binding& binding : b->bindings()) {
         PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(binding->value(), depth + 1));
-        if (value->kind() == NodeKind::kConstant) constants_[binding->var().get()] = value;
+        // Uses of a variable bound to a constant, or to a static shape
+        // value, read it.
+        bool substituted =
+            value->kind() == NodeKind::kConstant ||
+            (value->kind() == NodeKind::kShapeExpr && static_cast<const ShapeExprNode*>(value.get())->IsStatic());
+        if (substituted) constants_[binding->var().get()] = value;
         if (value.get() == binding->value().get()) {
           out.push_back(binding);
         } else {
           block_changed = true;
-          out.push_back(VarBindingNode::Make(binding->var(), value));
+          // As TVM's re-emitted bindings: a changed value gives the variable
+          // its type (e.g. a reshape whose shape became known).
+          Var var = binding->var();
+          if (!TypeEqual(var->type(), value->type()) && TypeCompatible(var->type(), value->type())) {
+            var = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
+            if (!substituted) constants_[binding->var().get()] = var;
+          }
+          out.push_back(VarBindingNode::Make(var, value));
         }
       }
       changed |= block_changed;
