@@ -383,6 +383,10 @@ StatusOr<Type> InferCallTir(const Args& args, const Attrs&, TypeSpan sinfo) {
   if (args[1]->kind() != NodeKind::kTuple && args[1]->type()->kind() != NodeKind::kTupleType &&
       args[1]->type()->kind() != NodeKind::kObjectType)
     return InvalidArgument("call_tir: the second argument must be a tuple of arguments");
+  if (args.size() == 3 && args[2]->type()->kind() != NodeKind::kShapeType &&
+      args[2]->type()->kind() != NodeKind::kObjectType)
+    return InvalidArgument("call_tir: the third argument (tir_vars) must be a shape value, got " +
+                           TypeToString(args[2]->type()));
   if (sinfo.empty()) return InvalidArgument("call_tir requires sinfo_args (the result type)");
   return SinfoResult(sinfo);
 }
@@ -691,7 +695,10 @@ void RegisterCoreOps(OpRegistry& r) {
                OpPattern::kInjective));
   }
   // call_tir's own pattern is opaque: FuseOps reads the kernel's `op_pattern`.
-  Add(r, Def("call_tir", "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T])", 2, 2,
+  Add(r, Def("call_tir",
+             "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T]); an optional third "
+             "argument, a shape value, gives the kernel symbolic values (Relax's tir_vars)",
+             2, 3,
              InferCallTir, {}, true, OpPattern::kOpaque));
   Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
              /*pure=*/false));

@@ -29,6 +29,12 @@ TEST(ParseErrorTest, BadShapeValues) {
   ExpectError(std::string(kHead) + "  %a = reshape(%x, shape[(5,)]);\n  %a\n}\n", 2, 8, "has 6 elements");
 }
 
+TEST(ParseErrorTest, CallTirVarsMustBeAShape) {
+  ExpectError("extern @k(%a: Object) -> Object\ndef @f(%x: Tensor[(2,), float32]) {\n"
+              "  %a = call_tir(@k, (%x,), %x, sinfo_args=[Object]);\n  %a\n}\n",
+              3, 8, "third argument (tir_vars) must be a shape value");
+}
+
 TEST(ParseErrorTest, UnexpectedCharacter) {
   ExpectError(std::string(kHead) + "  %a = add(%x, $);\n  %a\n}\n", 2, 16, "unexpected character '$'");
 }

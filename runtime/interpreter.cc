@@ -329,6 +329,11 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors");
       in.push_back(v->tensor);
     }
+    if (args.size() == 3) {  // tir_vars: the kernel's last input, a 1-D int64 tensor
+      for (const ValueRef& f : args[2]->fields)
+        if (f->kind != Value::Kind::kInt) return InvalidArgument("call_tir: tir_vars must be a shape value");
+      in.push_back(ShapeToKernelTensor(*args[2]));
+    }
     PLIR_ASSIGN_OR_RETURN(Tensor out, fn(in, c.type()));
     return Value::OfTensor(std::move(out));
   }

@@ -270,6 +270,28 @@ def @transform_params() -> (Object, Object) {
   EXPECT_EQ(r.status().message(), "in @transform_params: binding %sa: disk full");
 }
 
+// call_tir's tir_vars (a shape value) reach the kernel after its tensors,
+// as a 1-D int64 tensor, with the symbolic sizes of this call.
+TEST(InterpreterTest, CallTirPassesTirVars) {
+  Module m = testing::ParseOrFail(R"(
+extern @row(%a: Tensor[(3, 2), float32], %i: Prim[int64]) -> Tensor[(2,), float32]
+def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32] {
+  call_tir(@row, (%x,), shape[(i,)], sinfo_args=[Tensor[(2,), float32]])
+}
+)");
+  Interpreter in(m);
+  in.RegisterKernel("row", [](const std::vector<Tensor>& args, const Type&) -> StatusOr<Tensor> {
+    if (args.size() != 2 || args[1].shape != std::vector<int64_t>{1}) return InvalidArgument("want x and tir_vars");
+    int64_t i = args[1].GetInt(0);
+    return MakeTensor(DataType::kFloat32, {2}, [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
+  });
+  Tensor x = MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t k) { return static_cast<double>(k); });
+  auto r = in.Call("main", {Value::OfTensor(x), Value::OfTuple({std::make_shared<Value>(Value{Value::Kind::kInt, {}, {}, 2})})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->tensor.GetDouble(0), 4);
+  EXPECT_EQ((*r)->tensor.GetDouble(1), 5);
+}
+
 TEST(InterpreterTest, ExternKernelsComeFromTheRegistry) {
   Module m = testing::ParseOrFail(R"(
 extern @transpose(%a: Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]

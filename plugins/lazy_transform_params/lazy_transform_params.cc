@@ -202,7 +202,36 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
 //   - the returned tuple's binding becomes `()`, which is returned.
 // With set_item = "", outputs are returned as they were and nothing is
 // killed. The function's parameters are the extra_get, then the extra_set
-// Object parameters.
+// Object parameters; before them, a shape value parameter for the symbolic
+// dimensions that only parameters never loaded bound (`Shape[(n,)]`).
+// Appends the symbolic dimension names of `t` to *out, in the order `t`
+// names them.
+void CollectSyms(const Type& t, std::vector<Symbol>* out) {
+  if (!t) return;
+  std::vector<Dim> dims;
+  if (auto* tt = As<TensorTypeNode>(t)) dims = tt->shape();
+  else if (auto* st = As<ShapeTypeNode>(t)) dims = st->values();
+  else if (auto* tu = As<TupleTypeNode>(t))
+    for (const Type& f : tu->fields()) CollectSyms(f, out);
+  for (const Dim& d : dims)
+    if (!d.is_const()) out->push_back(d.sym);
+}
+
+// The symbolic dimensions the types in an expression mention (sinfo_args,
+// shape values).
+class SymUses : public IRVisitor {
+ public:
+  std::vector<Symbol> syms;
+
+ protected:
+  bool Enter(const Node* n, bool) override {
+    if (auto* c = As<CallNode>(n))
+      for (const Type& t : c->sinfo_args()) CollectSyms(t, &syms);
+    if (auto* s = As<ShapeExprNode>(n)) CollectSyms(s->type(), &syms);
+    return true;
+  }
+};
+
 struct CurrentOptions {
   std::vector<std::string> extra_get, extra_set;
 };
@@ -255,6 +284,32 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
   }
   auto is_loaded = [&](const VarNode* v) { return load_index.count(v) || param_index.count(v); };
 
+  // Symbolic dimensions the tuple parameter's type bound that no load binds
+  // (a parameter never loaded, such as a Shape) but the body uses: the lazy
+  // function takes them as a shape value parameter, first (as TVM does).
+  Var sym_param;
+  if (tuple_param) {
+    std::vector<Symbol> declared, bound;
+    CollectSyms(f->params()[0]->type(), &declared);
+    for (const auto& [v, i] : load_index) CollectSyms(v->type(), &bound);
+    SymUses used;
+    for (const VarBindingNode* b : all)
+      if (!load_index.count(b->var().get())) {
+        CollectSyms(b->var()->type(), &used.syms);
+        used.Walk(b->value());
+      }
+    used.Walk(body->result());
+    CollectSyms(f->ret_type(), &used.syms);
+    auto has = [](const std::vector<Symbol>& v, Symbol s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+    std::vector<Dim> extra;
+    for (Symbol s : declared)
+      if (!has(bound, s) && has(used.syms, s)) {
+        bound.push_back(s);
+        extra.push_back(Dim::Sym(s));
+      }
+    if (!extra.empty()) sym_param = VarNode::Make("shape_expr", ShapeTypeNode::Make(std::move(extra)));
+  }
+
   // The outputs: the returned tuple (bound or literal) or a single value.
   const TupleNode* out_tuple = As<TupleNode>(body->result());
   const VarBindingNode* out_binding = nullptr;
@@ -298,6 +353,7 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
   }
 
   std::vector<Var> new_params = kept_params;
+  if (sym_param) new_params.push_back(sym_param);
   std::vector<Expr> get_extra, set_extra;
   for (const std::string& n : o.extra_get) {
     Var v = VarNode::Make(n, object);

@@ -16,6 +16,9 @@
 // order) and lifted values (in binding order); it is an entry point, marked
 // with `global_symbol`. The original function then
 // takes its inputs plus those values, in that order, and keeps num_input.
+// Symbolic dimensions the remaining code needs that only weights bound are
+// returned too, first, as one shape value (`shape[(n,)]`), and taken by the
+// rewritten function right after its inputs.
 // Functions with nothing to lift are untouched.
 #include <unordered_map>
 #include <unordered_set>
@@ -62,6 +65,19 @@ void CollectSyms(const Type& t, std::unordered_set<Symbol>* out) {
   }
 }
 
+// Appends the symbolic dimension names of `t` to *out, in the order `t`
+// names them.
+void CollectSymsInOrder(const Type& t, std::vector<Symbol>* out) {
+  if (!t) return;
+  std::vector<Dim> dims;
+  if (auto* tt = As<TensorTypeNode>(t)) dims = tt->shape();
+  else if (auto* st = As<ShapeTypeNode>(t)) dims = st->values();
+  else if (auto* tu = As<TupleTypeNode>(t))
+    for (const Type& f : tu->fields()) CollectSymsInOrder(f, out);
+  for (const Dim& d : dims)
+    if (!d.is_const()) out->push_back(d.sym);
+}
+
 // The symbolic dimensions a binding's types mention: its variable's type and
 // the sinfo_args of the calls in its value.
 class SymUses : public IRVisitor {
@@ -72,6 +88,7 @@ class SymUses : public IRVisitor {
   bool Enter(const Node* n, bool) override {
     if (auto* c = As<CallNode>(n))
       for (const Type& t : c->sinfo_args()) CollectSyms(t, &syms);
+    if (auto* s = As<ShapeExprNode>(n)) CollectSyms(s->type(), &syms);
     return true;
   }
 };
@@ -239,7 +256,39 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     }
     for (const VarNode* v : outputs)  // weights passed through unchanged
       if (weight_index.count(v)) PLIR_RETURN_IF_ERROR(unpack(v));
+    // Symbolic dimensions the remaining code uses that only the weights
+    // bind (not the inputs, nor the types of the values passed back): the
+    // transform also returns them, first, as a shape value, which the
+    // rewritten function takes right after its inputs (as TVM does).
+    std::vector<Symbol> extra_syms;
+    {
+      std::unordered_set<Symbol> bound;
+      for (const Var& p : inputs) CollectSyms(p->type(), &bound);
+      for (const VarNode* v : outputs) CollectSyms(v->type(), &bound);
+      SymUses used;
+      for (const Block& b : f->body()->blocks())
+        for (const Binding& x : b->bindings())
+          if (!lifted_set.count(x.get())) {
+            used.Walk(x->value());
+            CollectSyms(x->var()->type(), &used.syms);
+          }
+      used.Walk(f->body()->result());
+      CollectSyms(f->ret_type(), &used.syms);
+      std::unordered_set<Symbol> seen;
+      std::vector<Symbol> in_order;  // as the weights' types name them
+      for (const Var& w : weights) CollectSymsInOrder(w->type(), &in_order);
+      for (Symbol sym : in_order)
+        if (used.syms.count(sym) && !bound.count(sym) && seen.insert(sym).second) extra_syms.push_back(sym);
+    }
     std::vector<Expr> out_fields;
+    Var extra_param;
+    if (!extra_syms.empty()) {
+      std::vector<Dim> dims;
+      for (Symbol sym : extra_syms) dims.push_back(Dim::Sym(sym));
+      Expr shape = ShapeExprNode::Make(dims);
+      out_fields.push_back(shape);
+      extra_param = VarNode::Make("shape", shape->type(), false);
+    }
     for (const VarNode* v : outputs) out_fields.push_back(fresh_of.at(v));
     Expr out_tuple = TupleNode::Make(out_fields);
     Var out_var = VarNode::Make("gv", out_tuple->type(), false);
@@ -257,6 +306,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     // The rewritten original: inputs, then the lifted values as parameters.
     VarSubstituter to_params;
     std::vector<Var> new_params = inputs;
+    if (extra_param) new_params.push_back(extra_param);
     for (const VarNode* v : outputs) {
       Var p = VarNode::Make(v->name_hint(), v->type(), false);
       new_params.push_back(p);
