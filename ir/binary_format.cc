@@ -66,6 +66,7 @@ class Writer : public internal::RecordSink {
       case NodeKind::kTensorType:
       case NodeKind::kShapeType:
       case NodeKind::kShapeExpr:
+      case NodeKind::kPrimExpr:
         Byte(static_cast<uint8_t>(r.dtype));
         Signed(r.ndim);
         Byte(r.flag);
@@ -75,7 +76,14 @@ class Writer : public internal::RecordSink {
           Var(d.sym.empty() ? 0 : Str(d.sym) + 1);
         }
         break;
-      case NodeKind::kPrimType: Byte(static_cast<uint8_t>(r.dtype)); break;
+      case NodeKind::kPrimType:
+        // With a known value (Prim[int64, value=n]): dtype | 0x80, then the dim.
+        Byte(static_cast<uint8_t>(r.dtype) | (r.flag ? 0x80 : 0));
+        if (r.flag && r.dims.size() == 1) {
+          Signed(r.dims[0].value);
+          Var(r.dims[0].sym.empty() ? 0 : Str(r.dims[0].sym) + 1);
+        }
+        break;
       case NodeKind::kVar:
         Var(Str(r.name));
         Byte(r.flag);
@@ -356,7 +364,7 @@ class Reader {
   Status ReadRecord(uint64_t id, Record* r) {
     uint8_t k = 0;
     PLIR_RETURN_IF_ERROR(Byte(&k));
-    if (k > static_cast<uint8_t>(NodeKind::kShapeExpr)) return Corrupt("bad node kind at node " + std::to_string(id));
+    if (k > static_cast<uint8_t>(NodeKind::kPrimExpr)) return Corrupt("bad node kind at node " + std::to_string(id));
     r->kind = static_cast<NodeKind>(k);
     uint64_t n = 0;
     PLIR_RETURN_IF_ERROR(Var(&n));
@@ -373,7 +381,8 @@ class Reader {
     switch (r->kind) {
       case NodeKind::kTensorType:
       case NodeKind::kShapeType:
-      case NodeKind::kShapeExpr: {
+      case NodeKind::kShapeExpr:
+      case NodeKind::kPrimExpr: {
         PLIR_RETURN_IF_ERROR(DType(&r->dtype));
         int64_t nd;
         PLIR_RETURN_IF_ERROR(Signed(&nd));
@@ -384,7 +393,23 @@ class Reader {
         r->flag = f != 0;
         return Dims(r);
       }
-      case NodeKind::kPrimType: return DType(&r->dtype);
+      case NodeKind::kPrimType: {
+        uint8_t b = 0;
+        PLIR_RETURN_IF_ERROR(Byte(&b));
+        if ((b & 0x7f) > static_cast<uint8_t>(DataType::kFloat64)) return Corrupt("bad dtype");
+        r->dtype = static_cast<DataType>(b & 0x7f);
+        r->flag = (b & 0x80) != 0;
+        if (!r->flag) return Status::Ok();
+        r->dims.resize(1);
+        PLIR_RETURN_IF_ERROR(Signed(&r->dims[0].value));
+        uint64_t sym = 0;
+        PLIR_RETURN_IF_ERROR(Var(&sym));
+        if (sym) {
+          if (sym - 1 >= strings_.size()) return Corrupt("string index out of range");
+          r->dims[0].sym = strings_[sym - 1];
+        }
+        return Status::Ok();
+      }
       case NodeKind::kVar: {
         PLIR_RETURN_IF_ERROR(Str(&r->name));
         uint8_t f = 0;
@@ -651,7 +676,14 @@ class Writer {
         for (size_t i = 0; i < n; ++i) r.Var(fields[i]);
         break;
       }
-      case NodeKind::kPrimType: r.Byte(static_cast<uint8_t>(static_cast<const PrimTypeNode*>(t)->dtype())); break;
+      case NodeKind::kPrimType: {
+        // With a known value (Prim[int64, value=n]): dtype | 0x80, then a
+        // known shape holding the one dimension.
+        auto* x = static_cast<const PrimTypeNode*>(t);
+        r.Byte(static_cast<uint8_t>(x->dtype()) | (x->has_value() ? 0x80 : 0));
+        if (x->has_value()) shape(true, 1, {x->value()});
+        break;
+      }
       case NodeKind::kShapeType: {
         auto* x = static_cast<const ShapeTypeNode*>(t);
         shape(x->has_values(), x->ndim(), x->values());
@@ -789,6 +821,7 @@ class Writer {
       }
       case NodeKind::kStringImm: o.Var(Str(static_cast<const StringImmNode*>(n)->value())); break;
       case NodeKind::kShapeExpr: type(static_cast<const ShapeExprNode*>(n)->type()); break;  // Shape[(...)]: the values
+      case NodeKind::kPrimExpr: type(static_cast<const PrimExprNode*>(n)->type()); break;  // Prim[int64, value=...]
       case NodeKind::kConstant: {
         auto* c = static_cast<const ConstantNode*>(n);
         type(c->type());
@@ -1149,7 +1182,9 @@ class Reader {
         if (s >= n_strings_) return Fail("string index " + std::to_string(s) + " out of range");
         uint32_t b = s ? End(s - 1) : 0;
         if (End(s) == b) return Fail("empty dimension name");
-        dims->push_back(Dim::Sym(Symbol(std::string_view(blob_ + b, End(s) - b))));
+        auto dim = LoadDimText(std::string_view(blob_ + b, End(s) - b));  // a name or an expression
+        if (!dim.ok()) return Fail(dim.status().message());
+        dims->push_back(*dim);
       } else {
         dims->push_back(Dim::Const(static_cast<int64_t>(d >> 1)));
       }
@@ -1200,10 +1235,18 @@ class Reader {
       }
       case NodeKind::kObjectType: types_.push_back(ObjectTypeNode::Get()); return true;
       case NodeKind::kPrimType: {
-        DataType dt;
-        if (!DType(&dt)) return false;
+        uint8_t b = 0;
+        if (!Byte(&b)) return false;
+        if ((b & 0x7f) > static_cast<uint8_t>(DataType::kFloat64)) return Fail("bad dtype " + std::to_string(b));
+        DataType dt = static_cast<DataType>(b & 0x7f);
         // The text format writes Prim[dtype] with a known dtype only.
         if (dt == DataType::kUnknown) return Fail("a primitive type needs a dtype");
+        if (b & 0x80) {  // a known value: one dimension
+          if (!Shape(&known, &ndim, &dims)) return false;
+          if (!known || dims.size() != 1) return Fail("a primitive type's value must be one dimension");
+          types_.push_back(PrimTypeNode::MakeValue(dt, dims[0]));
+          return true;
+        }
         types_.push_back(PrimTypeNode::Make(dt));
         return true;
       }
@@ -1300,7 +1343,7 @@ class Reader {
     uint8_t k = 0;
     kind_ = -1;
     if (!Byte(&k)) return false;
-    if (k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kShapeExpr))
+    if (k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kPrimExpr))
       return Fail(k <= static_cast<uint8_t>(NodeKind::kShapeType) ? "a type in the node table (types have their own)"
                                                                     : "bad node kind " + std::to_string(k));
     kind_ = k;
@@ -1373,6 +1416,14 @@ class Reader {
         auto* st = As<ShapeTypeNode>(type);
         if (!st || !st->has_values()) return Fail("a shape value whose type is not Shape[(...)]");
         nodes_.push_back(ShapeExprNode::Make(st->values()));
+        return true;
+      }
+      case NodeKind::kPrimExpr: {
+        if (!TypeRef(&type)) return false;
+        auto* pt = As<PrimTypeNode>(type);
+        if (!pt || !pt->has_value() || pt->dtype() != DataType::kInt64 || pt->value().is_const())
+          return Fail("a PrimExpr whose type is not Prim[int64, value=<symbolic>]");
+        nodes_.push_back(PrimExprNode::Make(pt->value()));
         return true;
       }
       case NodeKind::kConstant: {

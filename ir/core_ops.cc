@@ -582,8 +582,7 @@ StatusOr<Type> InferConcat(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis("concat", axis_in, ndim));
   if (!shapes) return TensorTypeNode::MakeRank(ndim, dt);
   std::vector<Dim> out = parts[0]->shape();
-  bool known = true;
-  int64_t sum = 0;
+  Dim sum = Dim::Const(0);
   for (const TensorTypeNode* p : parts) {
     for (int k = 0; k < ndim; ++k) {
       if (k == axis) continue;
@@ -594,16 +593,99 @@ StatusOr<Type> InferConcat(const Args& args, const Attrs& attrs, TypeSpan) {
                                TypeToString(t) + ")");
     }
     const Dim& d = p->shape()[axis];
-    if (!d.is_const()) { known = false; continue; }
-    auto r = CheckedAdd(sum, d.value);
-    if (!r) return InvalidArgument("concat: the joined dimension does not fit in 64 bits");
-    sum = *r;
+    if (sum.is_const() && sum.value == 0) {
+      sum = d;
+      continue;
+    }
+    if (sum.is_const() && d.is_const() && !CheckedAdd(sum.value, d.value))
+      return InvalidArgument("concat: the joined dimension does not fit in 64 bits");
+    sum = DimAdd(sum, d);  // symbolic parts: their sum, as TVM writes it (N1 + N2)
   }
-  if (!known) {
-    if (parts.size() == 1) return Type(parts[0]);
-    return TensorTypeNode::MakeRank(ndim, dt);
+  out[axis] = sum;
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
+// The values of an argument that is a tuple of int64 scalars (a literal, a
+// symbolic `prim[...]`, or a variable whose tuple type knows the values);
+// nullopt where one is unknown.
+std::optional<std::vector<Dim>> PrimTupleValues(const Expr& e) {
+  std::vector<Dim> out;
+  if (auto* t = As<TupleNode>(e)) {
+    for (const Expr& f : t->fields()) {
+      if (auto* p = As<PrimValueNode>(f); p && p->dtype() == DataType::kInt64) out.push_back(Dim::Const(p->int_value()));
+      else if (auto* x = As<PrimExprNode>(f)) out.push_back(x->value());
+      else if (auto* pt = As<PrimTypeNode>(f->type()); pt && pt->has_value()) out.push_back(pt->value());
+      else return std::nullopt;
+    }
+    return out;
   }
-  out[axis] = Dim::Const(sum);
+  auto* tt = As<TupleTypeNode>(e->type());
+  if (!tt) return std::nullopt;
+  for (const Type& f : tt->fields()) {
+    auto* pt = As<PrimTypeNode>(f);
+    if (!pt || !pt->has_value()) return std::nullopt;
+    out.push_back(pt->value());
+  }
+  return out;
+}
+
+// strided_slice(x, axes, begin, end[, strides], assume_inbound=b): Relax's
+// op; axes, begin, end and strides are tuples of int64 values. A sliced
+// dimension is exact when everything is a constant (NumPy's clamping), and
+// `end - begin` when assume_inbound with stride 1; otherwise only the rank
+// is known.
+StatusOr<Type> InferStridedSlice(const Args& args, const Attrs& attrs, TypeSpan) {
+  PLIR_ASSIGN_OR_RETURN(auto x, TensorArg("strided_slice", args, 0));
+  for (size_t i = 1; i < args.size(); ++i) {
+    const Type& t = args[i]->type();
+    if (t->kind() != NodeKind::kTupleType && t->kind() != NodeKind::kObjectType)
+      return InvalidArgument("strided_slice: argument " + std::to_string(i) +
+                             " (axes, begin, end, strides) must be a tuple of int64 values, got " + TypeToString(t));
+  }
+  DataType dt = x ? x->dtype() : DataType::kUnknown;
+  if (!x || x->ndim() < 0) return UnknownTensor(dt);
+  auto axes = PrimTupleValues(args[1]);
+  auto begin = PrimTupleValues(args[2]);
+  auto end = PrimTupleValues(args[3]);
+  std::optional<std::vector<Dim>> strides;
+  if (args.size() == 5) strides = PrimTupleValues(args[4]);
+  auto count = [&](size_t i) -> int64_t {
+    auto* tt = As<TupleTypeNode>(args[i]->type());
+    return tt ? static_cast<int64_t>(tt->fields().size()) : -1;
+  };
+  int64_t n = count(1);
+  if (n >= 0 && (count(2) != n || count(3) != n || (args.size() == 5 && count(4) != n)))
+    return InvalidArgument("strided_slice: axes, begin, end (and strides) must have the same length");
+  if (!axes || !x->has_shape()) return TensorTypeNode::MakeRank(x->ndim(), dt);
+  bool inbound = attrs.Get("assume_inbound") && attrs.Get("assume_inbound")->as_int() != 0;
+  std::vector<Dim> out = x->shape();
+  std::vector<bool> seen(out.size(), false);
+  for (size_t i = 0; i < axes->size(); ++i) {
+    if (!(*axes)[i].is_const()) return TensorTypeNode::MakeRank(x->ndim(), dt);
+    PLIR_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis("strided_slice", (*axes)[i].value, x->ndim()));
+    if (seen[ax]) return InvalidArgument("strided_slice: axis " + std::to_string(ax) + " given twice");
+    seen[ax] = true;
+    if (!begin || !end || (args.size() == 5 && !strides)) return TensorTypeNode::MakeRank(x->ndim(), dt);
+    Dim b = (*begin)[i], e = (*end)[i], d = out[ax];
+    Dim s = strides ? (*strides)[i] : Dim::Const(1);
+    if (s.is_const() && s.value == 0) return InvalidArgument("strided_slice: stride 0");
+    if (b.is_const() && e.is_const() && d.is_const() && s.is_const()) {
+      // NumPy: negative indices count from the end; clamped to the range.
+      int64_t len = d.value, st = s.value;
+      auto clamp = [&](int64_t v) {
+        if (v < 0) v += len;
+        if (st > 0) return std::clamp<int64_t>(v, 0, len);
+        return std::clamp<int64_t>(v, -1, len - 1);
+      };
+      int64_t lo = clamp(b.value), hi = clamp(e.value);
+      int64_t size = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+      out[ax] = Dim::Const(size);
+    } else if (inbound && s.is_const() && s.value == 1) {
+      out[ax] = DimSub(e, b);
+    } else {
+      return TensorTypeNode::MakeRank(x->ndim(), dt);
+    }
+  }
   return TensorTypeNode::Make(std::move(out), dt);
 }
 
@@ -693,6 +775,11 @@ void RegisterCoreOps(OpRegistry& r) {
     Add(r, Def("concat", "joins the tensors of a tuple along `axis`: concat((a, b), axis=0)", 1, 1,
                InferConcat, {{"axis", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
                OpPattern::kInjective));
+    Add(r, Def("strided_slice",
+               "NumPy slicing: strided_slice(x, (axes...), (begin...), (end...)[, (strides...)]), "
+               "tuples of int64 values (prim[...] for symbolic ones)",
+               4, 5, InferStridedSlice, {{"assume_inbound", AttrKind::kBool, false, AttrValue::Bool(false)}},
+               true, OpPattern::kInjective));
   }
   // call_tir's own pattern is opaque: FuseOps reads the kernel's `op_pattern`.
   Add(r, Def("call_tir",

@@ -129,6 +129,12 @@ Ref<ShapeExprNode> ShapeExprNode::Make(std::vector<Dim> values) {
                                 ShapeExprNode(std::move(values), std::move(t)));
 }
 
+Expr PrimExprNode::Make(Dim value) {
+  if (value.is_const()) return PrimValueNode::Int(value.value);
+  Type t = PrimTypeNode::MakeValue(DataType::kInt64, value);
+  return Expr(new (internal::NodeMemory<PrimExprNode>()) PrimExprNode(value, std::move(t)));
+}
+
 bool ShapeExprNode::IsStatic() const {
   for (const Dim& d : values_)
     if (!d.is_const()) return false;
@@ -275,6 +281,7 @@ bool IsAtomic(const Expr& e) {
     case NodeKind::kStringImm:
     case NodeKind::kConstant:
     case NodeKind::kShapeExpr:
+    case NodeKind::kPrimExpr:
       return true;
     default:
       return false;

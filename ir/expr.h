@@ -206,6 +206,21 @@ class ShapeExprNode final : public ExprNode {
 };
 using ShapeExpr = Ref<ShapeExprNode>;
 
+// A symbolic int64 value: `prim[n + 1]` (Relax's R.prim_value(n + 1), a
+// PrimValue whose value is an expression), of type `Prim[int64, value=n + 1]`.
+// Its names must be bound in scope. A constant value is the literal instead.
+class PrimExprNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kPrimExpr;
+  // The literal `PrimValueNode::Int` when `value` is a constant.
+  static Expr Make(Dim value);
+  const Dim& value() const { return value_; }
+
+ private:
+  PrimExprNode(Dim v, Type t) : ExprNode(kKind, std::move(t)), value_(v) {}
+  Dim value_;
+};
+
 // `"text"`.
 class StringImmNode final : public ExprNode {
  public:

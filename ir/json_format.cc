@@ -63,6 +63,7 @@ class Writer : public internal::RecordSink {
       case NodeKind::kTensorType:
       case NodeKind::kShapeType:
       case NodeKind::kShapeExpr:  // flag is always set: {"k":"ShapeExpr","shape":[2,"n"]}
+      case NodeKind::kPrimExpr:   // {"k":"PrimExpr","shape":["n + 1"]}
         if (r.kind == NodeKind::kTensorType && r.dtype != DataType::kUnknown)
           out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
         if (r.flag) {
@@ -80,6 +81,12 @@ class Writer : public internal::RecordSink {
       case NodeKind::kPrimType:
         if (r.dtype != DataType::kUnknown)
           out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
+        if (r.flag && r.dims.size() == 1) {  // a known value: "shape": [value]
+          out_.append(",\"shape\":[");
+          if (r.dims[0].sym.empty()) out_.append(std::to_string(r.dims[0].value));
+          else JsonString(r.dims[0].sym, &out_);
+          out_.push_back(']');
+        }
         break;
       case NodeKind::kVar:
         out_.append(",\"n\":");
@@ -220,7 +227,7 @@ bool KindFromName(std::string_view name, NodeKind* out) {
       NodeKind::kConstant,   NodeKind::kSeqExpr,    NodeKind::kBindingBlock, NodeKind::kFunction,
       NodeKind::kTupleType,  NodeKind::kObjectType, NodeKind::kPrimType,   NodeKind::kShapeType,
       NodeKind::kGlobalVar,  NodeKind::kStringImm,  NodeKind::kIf,         NodeKind::kExternFunc,
-      NodeKind::kShapeExpr};
+      NodeKind::kShapeExpr,  NodeKind::kPrimExpr};
   for (NodeKind k : kOrder) {
     std::string_view n = internal::RecordKindName(k);
     if (n.size() == name.size() && n == name) {
@@ -457,7 +464,12 @@ class JsonLoader {
       }
       if (xv.type().get(t) == simdjson::SUCCESS && t == od::json_type::string &&
           xv.get_string().get(str) == simdjson::SUCCESS && !str.empty()) {
-        dims_.push_back(Dim::Sym(Symbol(str)));
+        auto d = LoadDimText(str);  // a name, or an expression's text
+        if (!d.ok()) {
+          if (shape_error_.empty()) shape_error_ = d.status().message();
+          continue;
+        }
+        dims_.push_back(*d);
         continue;
       }
       if (shape_error_.empty()) shape_error_ = "bad dimension";
@@ -685,6 +697,13 @@ class JsonLoader {
         if (!known) return Error("a shape value needs \"shape\"");
         return Ref<Node>(ShapeExprNode::Make(dims_));
       }
+      case NodeKind::kPrimExpr: {
+        bool known = false;
+        int ndim = -1;
+        PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
+        if (!known || dims_.size() != 1) return Error("a PrimExpr needs \"shape\" with its one value");
+        return Ref<Node>(PrimExprNode::Make(dims_[0]));
+      }
       case NodeKind::kTupleType: {
         std::vector<Type> fields;
         PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &fields));
@@ -699,6 +718,13 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(DType(&dt));
         // The text format writes Prim[dtype] with a known dtype only.
         if (dt == DataType::kUnknown) return InvalidArgument(Where() + ": a primitive type needs a dtype");
+        if (Has(kShape)) {  // a known value: "shape": [value]
+          bool known = false;
+          int ndim = -1;
+          PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
+          if (dims_.size() != 1) return Error("a primitive type's value must be one dimension");
+          return Ref<Node>(PrimTypeNode::MakeValue(dt, dims_[0]));
+        }
         return Ref<Node>(PrimTypeNode::Make(dt));
       }
       case NodeKind::kVar: {

@@ -31,6 +31,7 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kFunction: return "Function";
     case NodeKind::kExternFunc: return "ExternFunc";
     case NodeKind::kShapeExpr: return "ShapeExpr";
+    case NodeKind::kPrimExpr: return "PrimExpr";
   }
   return "?";
 }
@@ -74,6 +75,7 @@ void DestroyNode(const Node* n) {
     case NodeKind::kFunction: return DestroyAs<FunctionNode>(n);
     case NodeKind::kExternFunc: return DestroyAs<ExternFuncNode>(n);
     case NodeKind::kShapeExpr: return DestroyAs<ShapeExprNode>(n);
+    case NodeKind::kPrimExpr: return DestroyAs<PrimExprNode>(n);
   }
 }
 

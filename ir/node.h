@@ -44,13 +44,15 @@ enum class NodeKind : uint8_t {
   // Expressions added later (numbered after the first set: the binary
   // format stores kinds by number).
   kShapeExpr,
+  kPrimExpr,
 };
 
 const char* NodeKindName(NodeKind kind);
 
 inline bool IsTypeKind(NodeKind k) { return k <= NodeKind::kShapeType; }
 inline bool IsExprKind(NodeKind k) {
-  return (k >= NodeKind::kVar && k <= NodeKind::kSeqExpr) || k == NodeKind::kShapeExpr;
+  return (k >= NodeKind::kVar && k <= NodeKind::kSeqExpr) || k == NodeKind::kShapeExpr ||
+         k == NodeKind::kPrimExpr;
 }
 
 namespace internal {

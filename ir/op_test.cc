@@ -76,10 +76,28 @@ TEST(OpTest, TakeExpandDimsConcat) {
   EXPECT_EQ(Infer("concat", {"(Tensor[(2, 3), float32], Tensor[(2, 5), float32])"}, Int("axis", -1)),
             "Tensor[(2, 8), float32]");
   EXPECT_EQ(Infer("concat", {"(Tensor[(n, 3), float32],)"}), "Tensor[(n, 3), float32]");
-  EXPECT_EQ(Infer("concat", {"(Tensor[(n, 3), float32], Tensor[(2, 3), float32])"}), "Tensor[ndim=2, float32]");
+  EXPECT_EQ(Infer("concat", {"(Tensor[(n, 3), float32], Tensor[(2, 3), float32])"}), "Tensor[(n + 2, 3), float32]");
+  EXPECT_EQ(Infer("concat", {"(Tensor[(a, 3), float32], Tensor[(b * 2, 3), float32], Tensor[(4, 3), float32])"}),
+            "Tensor[(a + b * 2 + 4, 3), float32]");
   EXPECT_NE(Infer("concat", {"(Tensor[(2, 3), float32], Tensor[(2, 4), float32])"}).find("dimension 1"),
             std::string::npos);
   EXPECT_NE(Infer("concat", {"Tensor[(2, 3), float32]"}).find("tuple"), std::string::npos);
+}
+
+TEST(OpTest, StridedSlice) {
+  auto slice = [](const std::string& x, const std::string& idx, bool inbound) {
+    Module m = *ParseModule("def @f(%x: " + x + ", %r: Prim[int64, value=r]) {\n  strided_slice(%x, " + idx +
+                            (inbound ? ", assume_inbound=true" : "") + ")\n}\n");
+    return TypeToString(m.LookupFunction("f")->body()->type());
+  };
+  EXPECT_EQ(slice("Tensor[(10, 4), float32]", "(0,), (2,), (7,)", false), "Tensor[(5, 4), float32]");
+  EXPECT_EQ(slice("Tensor[(10, 4), float32]", "(0, 1), (-3, 0), (100, 4), (1, 2)", false), "Tensor[(3, 2), float32]");
+  EXPECT_EQ(slice("Tensor[(10, 4), float32]", "(0,), (9,), (0,), (-3,)", false), "Tensor[(3, 4), float32]");
+  EXPECT_EQ(slice("Tensor[(n, 4), float32]", "(0,), (prim[r],), (prim[r + 2],)", true), "Tensor[(2, 4), float32]");
+  EXPECT_EQ(slice("Tensor[(n, 4), float32]", "(0,), (prim[r],), (prim[r * 2],)", true), "Tensor[(r * 2 - r, 4), float32]");
+  EXPECT_EQ(slice("Tensor[(n, 4), float32]", "(0,), (prim[r],), (prim[r + 2],)", false), "Tensor[ndim=2, float32]");
+  EXPECT_FALSE(ParseModule("def @f(%x: Tensor[(4,), float32]) {\n  strided_slice(%x, (0,), (0, 1), (2,))\n}\n").ok());
+  EXPECT_FALSE(ParseModule("def @f(%x: Tensor[(4,), float32]) {\n  strided_slice(%x, (3,), (0,), (2,))\n}\n").ok());
 }
 
 TEST(OpTest, Matmul) {

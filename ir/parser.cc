@@ -641,6 +641,14 @@ class TextParser {
         Tok next = PeekNext().kind;
         if (t.text == "const" && next == Tok::kLAngle) return ParseConstant();
         if (t.text == "if" && next == Tok::kLParen) return ParseIf(depth);
+        if (t.text == "prim" && next == Tok::kLBracket) {
+          // `prim[n + 1]`: a symbolic int64 value (Relax's R.prim_value(n + 1)).
+          Advance();
+          Advance();  // '['
+          Dim d = ParseDimSum(0);
+          Expect(Tok::kRBracket, "']' to close the value");
+          return PrimExprNode::Make(d);
+        }
         if (t.text == "shape" && next == Tok::kLBracket) {
           // `shape[(2, n)]`: a shape value (Relax's R.shape([2, n])).
           Advance();
@@ -1009,21 +1017,57 @@ class TextParser {
   }
 
   // ----- types -----------------------------------------------------------
+  // A dimension: an integer, a name, or an expression over them with `+`,
+  // `-`, `*` and parentheses (`n + 1`, `(r + 1) * 8`).
+  Dim ParseDimSum(int depth) {
+    Dim d = ParseDimProduct(depth);
+    while (true) {
+      if (Accept(Tok::kPlus)) {
+        d = DimAdd(d, ParseDimProduct(depth));
+      } else if (Accept(Tok::kMinus)) {
+        d = DimSub(d, ParseDimProduct(depth));
+      } else if (Is(Tok::kInt) && c_.cur.text.starts_with("-")) {  // `n -1`: lexed as -1
+        int64_t v = ParseInt64(c_.cur);
+        if (v == INT64_MIN) Fail("integer " + std::string(c_.cur.text) + " is out of range", Here());
+        Advance();
+        d = DimSub(d, Dim::Const(-v));
+      } else {
+        return d;
+      }
+    }
+  }
+  Dim ParseDimProduct(int depth) {
+    Dim d = ParseDimAtom(depth);
+    while (Accept(Tok::kStar)) d = DimMul(d, ParseDimAtom(depth));
+    return d;
+  }
+  Dim ParseDimAtom(int depth) {
+    if (depth > 64) Fail("dimension expression nested too deeply", Here());
+    if (Is(Tok::kInt)) {
+      int64_t v = ParseInt64(c_.cur);
+      if (v < 0) Fail("negative dimension " + std::to_string(v), Here());
+      Advance();
+      return Dim::Const(v);
+    }
+    if (Is(Tok::kIdent) && c_.cur.text.find('.') == std::string_view::npos) {
+      Dim d = Dim::Sym(Symbol(c_.cur.text));
+      Advance();
+      return d;
+    }
+    if (Accept(Tok::kLParen)) {
+      Dim d = ParseDimSum(depth + 1);
+      Expect(Tok::kRParen, "')' in the dimension expression");
+      return d;
+    }
+    FailExpected("a dimension (an integer, a name or an expression)");
+  }
+
   std::vector<Dim> ParseDims() {
     Expect(Tok::kLParen, "'(' to start the shape");
     std::vector<Dim> dims;
     if (!Is(Tok::kRParen)) {
       while (true) {
-        if (Is(Tok::kInt)) {
-          int64_t v = ParseInt64(c_.cur);
-          if (v < 0) Fail("negative dimension " + std::to_string(v), Here());
-          dims.push_back(Dim::Const(v));
-        } else if (Is(Tok::kIdent) && c_.cur.text.find('.') == std::string_view::npos) {
-          dims.push_back(Dim::Sym(Symbol(c_.cur.text)));
-        } else {
-          FailExpected("a dimension (an integer or a name)");
-        }
-        Advance();
+        dims.push_back(ParseDimSum(0));
         if (Accept(Tok::kComma)) {
           if (Is(Tok::kRParen)) break;
           continue;
@@ -1085,6 +1129,13 @@ class TextParser {
       Advance();
       Expect(Tok::kLBracket, "'[' after Prim");
       DataType dt = ParseDTypeName();
+      if (Accept(Tok::kComma)) {  // Prim[int64, value=n]
+        ExpectIdent("value");
+        Expect(Tok::kEq, "'=' after value");
+        Dim v = ParseDimSum(0);
+        Expect(Tok::kRBracket, "']'");
+        return PrimTypeNode::MakeValue(dt, v);
+      }
       Expect(Tok::kRBracket, "']'");
       return PrimTypeNode::Make(dt);
     }

@@ -35,6 +35,13 @@ TEST(ParseErrorTest, CallTirVarsMustBeAShape) {
               3, 8, "third argument (tir_vars) must be a shape value");
 }
 
+TEST(ParseErrorTest, BadDimensionExpressions) {
+  ExpectError("def @f(%x: Tensor[(n + , 3), float32]) {\n  %x\n}\n", 1, 24, "a dimension");
+  ExpectError("def @f(%x: Tensor[(n * -2,), float32]) {\n  %x\n}\n", 1, 24, "negative dimension");
+  ExpectError(std::string(kHead) + "  %a = prim[n +];\n  %a\n}\n", 2, 16, "a dimension");
+  ExpectError("def @f(%x: Prim[int64, size=n]) {\n  %x\n}\n", 1, 24, "'value'");
+}
+
 TEST(ParseErrorTest, UnexpectedCharacter) {
   ExpectError(std::string(kHead) + "  %a = add(%x, $);\n  %a\n}\n", 2, 16, "unexpected character '$'");
 }

@@ -288,6 +288,9 @@ class TextPrinter {
       case NodeKind::kStringImm:
         AppendQuoted(static_cast<const StringImmNode*>(n)->value(), &out_);
         return;
+      case NodeKind::kPrimExpr:
+        out_.append("prim[").append(DimToString(static_cast<const PrimExprNode*>(n)->value())).append("]");
+        return;
       case NodeKind::kShapeExpr: {
         // `shape[(2, n)]`: the spelling of its type `Shape[(2, n)]`, lower-case.
         std::string t = TypeToString(static_cast<const ShapeExprNode*>(n)->type());

@@ -103,6 +103,33 @@ def @f(%x: Tensor[(n, 4), float32], %s: Shape[(n,)]) -> (Shape[(n, 4)], Tensor[n
   EXPECT_TRUE(FindFirstMismatch(m, other));
 }
 
+// Dimension expressions, Prim types with a value and symbolic values
+// (`prim[...]`) survive every format.
+TEST_P(SerializeTest, SymbolicValuesRoundTrip) {
+  Module m = testing::ParseOrFail(R"(
+def @f(%r: Prim[int64, value=r], %x: Tensor[(16, n), float32], %p: Prim[int64, value=4]) {
+  %a: Tensor[((r + 1) * 8 - r, n), float32] = call_packed("g", %x, sinfo_args=[Tensor[((r + 1) * 8 - r, n), float32]]);
+  %b = strided_slice(%x, (1,), (prim[r * 8],), (prim[r * 8 + n],), assume_inbound=true);
+  %c = concat((%x, %x), axis=1);
+  %s = shape[(n * 2, r + 1)];
+  (%a, %b, %c, %s, prim[n - 1])
+})");
+  Module back = RoundTrip(m);
+  auto mm = FindFirstMismatch(m, back);
+  EXPECT_FALSE(mm) << mm->ToString();
+  EXPECT_EQ(PrintModule(m), PrintModule(back));
+  EXPECT_TRUE(Verify(back).ok()) << Verify(back).message();
+  Module other = testing::ParseOrFail(R"(
+def @f(%r: Prim[int64, value=r], %x: Tensor[(16, n), float32], %p: Prim[int64, value=4]) {
+  %a: Tensor[((r + 1) * 8 - r, n), float32] = call_packed("g", %x, sinfo_args=[Tensor[((r + 1) * 8 - r, n), float32]]);
+  %b = strided_slice(%x, (1,), (prim[r * 8],), (prim[r * 8 + n],), assume_inbound=true);
+  %c = concat((%x, %x), axis=1);
+  %s = shape[(n * 2, r + 1)];
+  (%a, %b, %c, %s, prim[n - 2])
+})");
+  EXPECT_TRUE(FindFirstMismatch(m, other));
+}
+
 TEST_P(SerializeTest, RandomModulesRoundTrip) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     testing::RandomModuleOptions o;

@@ -519,6 +519,54 @@ StatusOr<Tensor> Concat(const std::vector<Tensor>& args, const Attrs& attrs) {
   return out;
 }
 
+// strided_slice(x, axes, begin, end[, strides]): the index tuples arrive as
+// 1-D integer tensors. NumPy slicing semantics (negative indices count from
+// the end, clamped to the range).
+StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
+  if (args.size() != 4 && args.size() != 5) return InvalidArgument("strided_slice takes 4 or 5 tensors");
+  PLIR_RETURN_IF_ERROR(CheckArgs("strided_slice", args, args.size()));
+  const Tensor& x = args[0];
+  std::vector<std::vector<int64_t>> v;
+  for (size_t i = 1; i < args.size(); ++i) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> t, ShapeOperand("strided_slice", args[i]));
+    v.push_back(std::move(t));
+  }
+  size_t n = v[0].size();
+  for (const auto& t : v)
+    if (t.size() != n) return InvalidArgument("strided_slice: axes, begin, end (and strides) differ in length");
+  size_t nd = x.shape.size();
+  std::vector<int64_t> start(nd, 0), step(nd, 1), shape = x.shape;
+  for (size_t i = 0; i < n; ++i) {
+    PLIR_ASSIGN_OR_RETURN(int64_t ax, KernelAxis("strided_slice", v[0][i], nd));
+    int64_t len = x.shape[ax], st = v.size() == 4 ? v[3][i] : 1;
+    if (st == 0) return InvalidArgument("strided_slice: stride 0");
+    auto clamp = [&](int64_t k) {
+      if (k < 0) k += len;
+      return st > 0 ? std::clamp<int64_t>(k, 0, len) : std::clamp<int64_t>(k, -1, len - 1);
+    };
+    int64_t lo = clamp(v[1][i]), hi = clamp(v[2][i]);
+    start[ax] = lo;
+    step[ax] = st;
+    shape[ax] = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+  }
+  Tensor out = NewTensor(x.dtype, shape);
+  size_t size = DataTypeSize(x.dtype);
+  auto in_strides = Strides(x.shape);
+  int64_t total = out.NumElements();
+  std::vector<int64_t> idx(nd, 0);
+  char* dst = const_cast<char*>(out.data->data());
+  for (int64_t e = 0; e < total; ++e) {
+    int64_t off = 0;
+    for (size_t k = 0; k < nd; ++k) off += (start[k] + idx[k] * step[k]) * in_strides[k];
+    std::memcpy(dst + e * size, x.data->data() + off * size, size);
+    for (size_t k = nd; k-- > 0;) {
+      if (++idx[k] < shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
 // Copies elements as bytes: exact for every dtype.
 StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("permute_dims", args, 1));
@@ -815,6 +863,7 @@ void RegisterCoreKernels(OpRegistry& r) {
   set("take", Take);
   set("expand_dims", ExpandDims);
   set("concat", Concat);
+  set("strided_slice", StridedSlice);
   set("matmul", Matmul, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && !args[0].shape.empty() ? out * args[0].shape.back() : out;
   });

@@ -205,6 +205,58 @@ TEST(TextFormatTest, AttributesPrintInKeyOrder) {
       << printed;
 }
 
+// Dimension expressions print in one canonical form: spaced operators,
+// parentheses only where the tree needs them, constant operands folded.
+TEST(TextFormatTest, DimensionExpressions) {
+  auto canon = [](const char* text) {
+    auto t = ParseType(text);
+    return t.ok() ? TypeToString(*t) : "error: " + t.status().message();
+  };
+  EXPECT_EQ(canon("Tensor[(n+1, m*n), float32]"), "Tensor[(n + 1, m * n), float32]");
+  EXPECT_EQ(canon("Tensor[((r + 1) * 8, r * (8 + 0)), float32]"), "Tensor[((r + 1) * 8, r * 8), float32]");
+  EXPECT_EQ(canon("Tensor[(a - (b - c), (a - b) - c, a + b + c), float32]"),
+            "Tensor[(a - (b - c), a - b - c, a + b + c), float32]");
+  EXPECT_EQ(canon("Tensor[(n -1, 2 * 3 + 4), float32]"), "Tensor[(n - 1, 10), float32]");
+  EXPECT_EQ(canon("Shape[(n + m,)]"), "Shape[(n + m,)]");
+  EXPECT_EQ(canon("Prim[int64, value=n * 2]"), "Prim[int64, value=n * 2]");
+  EXPECT_EQ(canon("Prim[int64, value=3]"), "Prim[int64, value=3]");
+  EXPECT_NE(canon("Tensor[(n + ), float32]").find("expected a dimension"), std::string::npos);
+  EXPECT_NE(canon("Tensor[((n + 1, 2), float32]").find("')'"), std::string::npos);
+  // Equal expressions are equal types (interned): TypeEqual is identity.
+  EXPECT_TRUE(TypeEqual(*ParseType("Tensor[(n+1,), float32]"), *ParseType("Tensor[(n + 1,), float32]")));
+  EXPECT_FALSE(TypeEqual(*ParseType("Tensor[(n + 1,), float32]"), *ParseType("Tensor[(1 + n,), float32]")));
+}
+
+TEST(TextFormatTest, DimensionArithmetic) {
+  Dim n = Dim::Sym(Symbol("n")), m = Dim::Sym(Symbol("m"));
+  Dim e = DimMul(DimAdd(n, Dim::Const(1)), Dim::Const(8));
+  EXPECT_EQ(DimToString(e), "(n + 1) * 8");
+  EXPECT_EQ(DimToString(DimSub(e, DimMul(n, Dim::Const(8)))), "8");  // differ by a constant
+  EXPECT_EQ(DimToString(DimSub(DimMul(m, n), n)), "m * n - n");
+  std::vector<Symbol> names;
+  DimNames(DimAdd(DimMul(m, n), n), &names);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0].str(), "m");
+  EXPECT_EQ(names[1].str(), "n");
+  auto value = [](Symbol s) -> std::optional<int64_t> {
+    if (s.str() == "n") return 3;
+    return std::nullopt;
+  };
+  EXPECT_EQ(EvalDim(e, value), std::optional<int64_t>(32));
+  EXPECT_EQ(EvalDim(DimAdd(m, n), value), std::nullopt);
+  Dim s = SubstituteDim(DimAdd(m, DimMul(n, Dim::Const(2))), [](Symbol x) -> std::optional<Dim> {
+    if (x.str() == "n") return Dim::Const(5);
+    return std::nullopt;
+  });
+  EXPECT_EQ(DimToString(s), "m + 10");
+  EXPECT_EQ(DimToString(SubstituteDim(s, [](Symbol) { return std::optional<Dim>(Dim::Const(1)); })), "11");
+  EXPECT_EQ(DimToString(*ParseDimText("(a+b)*c")), "(a + b) * c");
+  EXPECT_FALSE(ParseDimText("a +").ok());
+  EXPECT_FALSE(ParseDimText("((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a"
+                            "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))")
+                   .ok());
+}
+
 TEST(TextFormatTest, ParseTypeStandalone) {
   auto t = ParseType("Tensor[(2, n), float32]");
   ASSERT_TRUE(t.ok());

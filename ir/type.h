@@ -6,16 +6,21 @@
 //   (T1, T2)                   TupleTypeNode
 //   Object                     ObjectTypeNode: any value
 //   Prim[int64]                PrimTypeNode: a scalar primitive value
+//   Prim[int64, value=n]       ... known to equal n (a dimension)
 //   Shape[(1, n)], Shape[ndim=2]  ShapeTypeNode
 #ifndef PLIR_IR_TYPE_H_
 #define PLIR_IR_TYPE_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/dtype.h"
 #include "ir/node.h"
+#include "ir/status.h"
 #include "ir/symbol.h"
 
 namespace plir {
@@ -35,6 +40,33 @@ struct Dim {
 };
 
 std::string DimToString(const Dim& d);
+
+// Dimension expressions (TVM's PrimExpr dimensions: `n + 1`, `m * n`,
+// `(r + 1) * 8`): a Dim whose `sym` holds the expression's canonical text
+// (binary operators spaced, parentheses only where needed, constant
+// operands folded), so that equal expressions are equal Dims and every
+// format stores them as the text. `+`, `-` and `*` over names and
+// non-negative integers.
+bool DimIsExpr(const Dim& d);
+// Appends every name `d` mentions (the name itself for a plain name), in
+// order of appearance, without repeats.
+void DimNames(const Dim& d, std::vector<Symbol>* out);
+// The value of `d` given values of names (nullopt where unknown or on
+// overflow).
+std::optional<int64_t> EvalDim(const Dim& d, const std::function<std::optional<int64_t>(Symbol)>& value);
+// `d` with names replaced where `f` gives a dimension, folded again.
+Dim SubstituteDim(const Dim& d, const std::function<std::optional<Dim>(Symbol)>& f);
+// Arithmetic on dimensions: constants fold (while the result is a
+// non-negative int64), anything else builds the expression.
+Dim DimAdd(const Dim& a, const Dim& b);
+Dim DimSub(const Dim& a, const Dim& b);
+Dim DimMul(const Dim& a, const Dim& b);
+// Reads a dimension's text (an integer, a name or an expression, as the
+// loaders store it) in canonical form; an error for anything else.
+StatusOr<Dim> ParseDimText(std::string_view text);
+// A stored symbolic dimension's text as a Dim: an expression (any of
+// `+-*( ` in it) is read by ParseDimText, anything else is a name.
+StatusOr<Dim> LoadDimText(std::string_view text);
 
 // Every type node is interned when made (equal types are one node) and
 // immortal: it lives until the process ends and is never reference-counted.
@@ -95,11 +127,19 @@ class PrimTypeNode final : public TypeNode {
  public:
   static constexpr NodeKind kKind = NodeKind::kPrimType;
   static Type Make(DataType dtype);
+  // A primitive value known to equal `value` (Relax's R.Prim(value=...)):
+  // `Prim[int64, value=n]`. A parameter of this type binds the name n.
+  static Type MakeValue(DataType dtype, Dim value);
   DataType dtype() const { return dtype_; }
+  bool has_value() const { return has_value_; }
+  const Dim& value() const { return value_; }
 
  private:
   explicit PrimTypeNode(DataType d) : TypeNode(kKind), dtype_(d) {}
+  PrimTypeNode(DataType d, Dim v) : TypeNode(kKind), dtype_(d), has_value_(true), value_(v) {}
   DataType dtype_;
+  bool has_value_ = false;
+  Dim value_;
 };
 
 class ShapeTypeNode final : public TypeNode {

@@ -305,6 +305,7 @@ class Verifier : public IRVisitor {
       case NodeKind::kStringImm:
       case NodeKind::kConstant:
       case NodeKind::kShapeExpr:
+      case NodeKind::kPrimExpr:
         return true;
       case NodeKind::kCall: {
         if (!call_ok) return false;
@@ -509,19 +510,29 @@ class SymbolicDimChecker {
  private:
   static constexpr int kMaxDepth = 1000;
 
-  static void Collect(const Type& t, std::vector<Symbol>* out) {
+  // The names `t` uses (`defs_only`: those it can bind, which are the
+  // dimensions that are a bare name; a name inside an expression such as
+  // `m * n` is only a use, as in Relax).
+  static void Collect(const Type& t, std::vector<Symbol>* out, bool defs_only = false) {
     if (!t) return;
+    auto dim = [&](const Dim& d) {
+      if (d.is_const()) return;
+      if (!defs_only) DimNames(d, out);
+      else if (!DimIsExpr(d)) out->push_back(d.sym);
+    };
     switch (t->kind()) {
       case NodeKind::kTensorType:
-        for (const Dim& d : static_cast<const TensorTypeNode*>(t.get())->shape())
-          if (!d.is_const()) out->push_back(d.sym);
+        for (const Dim& d : static_cast<const TensorTypeNode*>(t.get())->shape()) dim(d);
         break;
       case NodeKind::kShapeType:
-        for (const Dim& d : static_cast<const ShapeTypeNode*>(t.get())->values())
-          if (!d.is_const()) out->push_back(d.sym);
+        for (const Dim& d : static_cast<const ShapeTypeNode*>(t.get())->values()) dim(d);
+        break;
+      case NodeKind::kPrimType:
+        if (static_cast<const PrimTypeNode*>(t.get())->has_value())
+          dim(static_cast<const PrimTypeNode*>(t.get())->value());
         break;
       case NodeKind::kTupleType:
-        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields()) Collect(f, out);
+        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields()) Collect(f, out, defs_only);
         break;
       default:
         break;
@@ -530,7 +541,7 @@ class SymbolicDimChecker {
   bool IsBound(Symbol s) const { return std::find(bound_.begin(), bound_.end(), s) != bound_.end(); }
   void Bind(const Type& t) {
     std::vector<Symbol> syms;
-    Collect(t, &syms);
+    Collect(t, &syms, /*defs_only=*/true);
     for (Symbol s : syms)
       if (!IsBound(s)) bound_.push_back(s);
   }
@@ -615,12 +626,13 @@ class SymbolicDimChecker {
       case NodeKind::kSeqExpr:
         Walk(static_cast<const SeqExprNode*>(e), where(), depth + 1);
         break;
-      case NodeKind::kShapeExpr: {
+      case NodeKind::kShapeExpr:
+      case NodeKind::kPrimExpr: {
         std::vector<Symbol> syms;
         Collect(e->type(), &syms);
         bool all = true;
         for (Symbol s : syms) all = all && IsBound(s);
-        if (!all) Check(e->type(), where() + ", shape value");
+        if (!all) Check(e->type(), where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value"));
         break;
       }
       default:

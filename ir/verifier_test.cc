@@ -254,6 +254,31 @@ def @f(%x: Tensor[(n,), float32]) {
       << errors[0].message;
 }
 
+// A name inside an expression is a use; a Prim value binds its name.
+TEST(VerifierTest, SymbolicExpressionsAndPrimValues) {
+  EXPECT_TRUE(ParseAndVerify(R"(
+def @f(%r: Prim[int64, value=r], %x: Tensor[(n,), float32]) {
+  %a = strided_slice(%x, (0,), (prim[r * 8],), (prim[r * 8 + n],), assume_inbound=true);
+  %a
+})").empty());
+  auto errors = ParseAndVerify(R"(
+def @f(%x: Tensor[(n,), float32]) {
+  %a = call_packed("g", prim[k + n], sinfo_args=[Object]);
+  %a
+})");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 0 (%a), value");
+  EXPECT_NE(errors[0].message.find("symbolic dimension k is not bound"), std::string::npos) << errors[0].message;
+  // `m * n` in a parameter's type binds neither name.
+  auto uses = ParseAndVerify(R"(
+def @f(%x: Tensor[(m * n,), float32]) {
+  %a = call_packed("g", %x, sinfo_args=[Tensor[(m,), float32]]);
+  %a
+})");
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_NE(uses[0].message.find("symbolic dimension m is not bound"), std::string::npos);
+}
+
 TEST(VerifierTest, MatchCastBindsSymbolicDims) {
   EXPECT_TRUE(ParseAndVerify(R"(
 def @f(%x: Tensor[ndim=2, float32]) -> Tensor[ndim=2, float32] {

@@ -183,17 +183,24 @@ StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
       else { v->kind = Value::Kind::kInt; v->i = p->int_value(); }
       return ValueRef(v);
     }
+    case NodeKind::kPrimExpr: {
+      const Dim& d = As<PrimExprNode>(e)->value();
+      std::optional<int64_t> v = EvalDim(d, [&](Symbol s) -> std::optional<int64_t> {
+        auto it = frame.dims.find(s);
+        return it == frame.dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
+      });
+      if (!v) return FailedPrecondition("prim[" + DimToString(d) + "] has no value here");
+      return IntValue(*v);
+    }
     case NodeKind::kShapeExpr: {
       std::vector<ValueRef> fields;
       for (const Dim& d : As<ShapeExprNode>(e)->values()) {
-        if (d.is_const()) {
-          fields.push_back(IntValue(d.value));
-          continue;
-        }
-        auto it = frame.dims.find(d.sym);
-        if (it == frame.dims.end())
-          return FailedPrecondition("symbolic dimension " + d.sym.str() + " has no value here");
-        fields.push_back(IntValue(it->second));
+        std::optional<int64_t> v = EvalDim(d, [&](Symbol s) -> std::optional<int64_t> {
+          auto it = frame.dims.find(s);
+          return it == frame.dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
+        });
+        if (!v) return FailedPrecondition("dimension " + DimToString(d) + " has no value here");
+        fields.push_back(IntValue(*v));
       }
       return Value::OfTuple(std::move(fields));
     }
@@ -349,6 +356,10 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       for (const ValueRef& f : v->fields)
         if (f->kind != Value::Kind::kInt) return InvalidArgument(name + ": a shape value holds a non-integer");
       in.push_back(ShapeToKernelTensor(*v));
+    } else if (v->kind == Value::Kind::kTuple && !v->fields.empty() &&
+               std::all_of(v->fields.begin(), v->fields.end(),
+                           [](const ValueRef& f) { return f->kind == Value::Kind::kInt; })) {
+      in.push_back(ShapeToKernelTensor(*v));  // a tuple of ints (strided_slice's indices)
     } else if (v->kind == Value::Kind::kTuple) {
       for (const ValueRef& f : v->fields) {
         if (f->kind != Value::Kind::kTensor) return InvalidArgument(name + " needs tensor arguments");
@@ -373,6 +384,13 @@ Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, i
   std::vector<std::pair<const Value*, const TypeNode*>> work = {{v.get(), t.get()}};
   auto match = [&](const Dim& d, int64_t size) {
     if (d.is_const()) return d.value == size;
+    if (DimIsExpr(d)) {  // a use: checked when its names have values
+      std::optional<int64_t> v = EvalDim(d, [&](Symbol s) -> std::optional<int64_t> {
+        auto it = dims->find(s);
+        return it == dims->end() ? std::nullopt : std::optional<int64_t>(it->second);
+      });
+      return !v || *v == size;
+    }
     auto [it, inserted] = dims->emplace(d.sym, size);
     return inserted || it->second == size;
   };
@@ -396,6 +414,8 @@ Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, i
       for (size_t i = 0; i < st->values().size(); ++i)
         if (val->fields[i]->kind != Value::Kind::kInt || !match(st->values()[i], val->fields[i]->i))
           return fail();
+    } else if (auto* pt = As<PrimTypeNode>(Type(type))) {
+      if (pt->has_value() && val->kind == Value::Kind::kInt && !match(pt->value(), val->i)) return fail();
     } else if (auto* tu = As<TupleTypeNode>(Type(type))) {
       if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size()) return fail();
       for (size_t i = 0; i < tu->fields().size(); ++i)
@@ -426,7 +446,8 @@ Status CheckMatch(const ValueRef& v, const Type& t) {
         for (size_t i = 0; i < tt->shape().size(); ++i) {
           const Dim& d = tt->shape()[i];
           if (d.is_const() ? x.shape[i] != d.value
-                           : !sizes.emplace(d.sym, x.shape[i]).second && sizes[d.sym] != x.shape[i])
+                           : !DimIsExpr(d) && !sizes.emplace(d.sym, x.shape[i]).second &&
+                                 sizes[d.sym] != x.shape[i])  // expressions: MatchValue
             return fail();
         }
     } else if (auto* tu = As<TupleTypeNode>(Type(type))) {

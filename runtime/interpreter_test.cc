@@ -178,6 +178,32 @@ def @main(%x: Tensor[(n,), int64]) {
   EXPECT_NE(r2.status().message().find("element count"), std::string::npos) << r2.status().message();
 }
 
+// prim[...] values and Prim value types: names take the sizes bound.
+TEST(InterpreterTest, SymbolicValuesAndStridedSlice) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%r: Prim[int64, value=r], %x: Tensor[(4, 3), float32]) {
+  %a = strided_slice(%x, (0,), (prim[r],), (prim[r + 2],), assume_inbound=true);
+  %b = strided_slice(%x, (0, 1), (3, 2), (0, -4), (-2, -1));
+  (%a, %b, prim[r * 10 + 1])
+}
+)");
+  Interpreter in(m);
+  Tensor x = MakeTensor(DataType::kFloat32, {4, 3}, [](int64_t i) { return static_cast<double>(i); });
+  auto one = std::make_shared<Value>();
+  one->kind = Value::Kind::kInt;
+  one->i = 1;
+  auto r = in.Call("main", {one, Value::OfTensor(x)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& f = (*r)->fields;
+  EXPECT_EQ(f[0]->tensor.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(f[0]->tensor.GetDouble(0), 3);  // row 1
+  EXPECT_EQ(f[1]->tensor.shape, (std::vector<int64_t>{2, 3}));
+  // rows 3, 1; columns 2, 1, 0
+  EXPECT_EQ(f[1]->tensor.GetDouble(0), 11);
+  EXPECT_EQ(f[1]->tensor.GetDouble(3), 5);
+  EXPECT_EQ(f[2]->i, 11);
+}
+
 TEST(InterpreterTest, Conv2dLayoutsAgreeWithNchw) {
   Module m = testing::ParseOrFail(R"(
 def @main(%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]) {

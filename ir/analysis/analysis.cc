@@ -78,7 +78,7 @@ namespace {
 bool IsLeaf(NodeKind k) {
   return k == NodeKind::kVar || k == NodeKind::kGlobalVar || k == NodeKind::kPrimValue ||
          k == NodeKind::kStringImm || k == NodeKind::kConstant || k == NodeKind::kOp ||
-         k == NodeKind::kShapeExpr;
+         k == NodeKind::kShapeExpr || k == NodeKind::kPrimExpr;
 }
 }  // namespace
 

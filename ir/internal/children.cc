@@ -139,9 +139,11 @@ bool ShallowEqual(const Node* a, const Node* b) {
       return x->dtype() == y->dtype() && x->ndim() == y->ndim() &&
              x->has_shape() == y->has_shape() && x->shape() == y->shape();
     }
-    case NodeKind::kPrimType:
-      return static_cast<const PrimTypeNode*>(a)->dtype() ==
-             static_cast<const PrimTypeNode*>(b)->dtype();
+    case NodeKind::kPrimType: {
+      auto* x = static_cast<const PrimTypeNode*>(a);
+      auto* y = static_cast<const PrimTypeNode*>(b);
+      return x->dtype() == y->dtype() && x->has_value() == y->has_value() && x->value() == y->value();
+    }
     case NodeKind::kShapeType: {
       auto* x = static_cast<const ShapeTypeNode*>(a);
       auto* y = static_cast<const ShapeTypeNode*>(b);
@@ -172,6 +174,8 @@ bool ShallowEqual(const Node* a, const Node* b) {
     case NodeKind::kShapeExpr:
       return static_cast<const ShapeExprNode*>(a)->values() ==
              static_cast<const ShapeExprNode*>(b)->values();
+    case NodeKind::kPrimExpr:
+      return static_cast<const PrimExprNode*>(a)->value() == static_cast<const PrimExprNode*>(b)->value();
     case NodeKind::kConstant:
       return static_cast<const ConstantNode*>(a)->data() ==
              static_cast<const ConstantNode*>(b)->data();
@@ -254,8 +258,11 @@ uint64_t ShallowHash(const Node* n) {
       h = HashMix(h, static_cast<uint64_t>(x->ndim() + 1) * 2 + x->has_shape());
       return HashDims(h, x->shape());
     }
-    case NodeKind::kPrimType:
-      return HashMix(h, static_cast<uint64_t>(static_cast<const PrimTypeNode*>(n)->dtype()));
+    case NodeKind::kPrimType: {
+      auto* x = static_cast<const PrimTypeNode*>(n);
+      h = HashMix(h, static_cast<uint64_t>(x->dtype()));
+      return x->has_value() ? HashDims(h, {x->value()}) : h;
+    }
     case NodeKind::kShapeType: {
       auto* x = static_cast<const ShapeTypeNode*>(n);
       h = HashMix(h, static_cast<uint64_t>(x->ndim() + 1) * 2 + x->has_values());
@@ -281,6 +288,8 @@ uint64_t ShallowHash(const Node* n) {
       return HashMix(h, HashStr(static_cast<const StringImmNode*>(n)->value()));
     case NodeKind::kShapeExpr:
       return HashDims(h, static_cast<const ShapeExprNode*>(n)->values());
+    case NodeKind::kPrimExpr:
+      return HashDims(h, {static_cast<const PrimExprNode*>(n)->value()});
     case NodeKind::kConstant:
       return HashMix(h, HashStr(static_cast<const ConstantNode*>(n)->data()));
     case NodeKind::kCall:
@@ -321,6 +330,8 @@ std::string ShortDescription(const Node* n) {
       std::string t = TypeToString(static_cast<const ShapeExprNode*>(n)->type());
       return "shape value " + t.substr(std::string_view("Shape").size());
     }
+    case NodeKind::kPrimExpr:
+      return "value prim[" + DimToString(static_cast<const PrimExprNode*>(n)->value()) + "]";
     case NodeKind::kStringImm: {
       std::string s = "string ";
       AppendQuoted(static_cast<const StringImmNode*>(n)->value(), &s);

@@ -193,6 +193,8 @@ Token Lexer::Next() {
     case ';': return single(Tok::kSemi);
     case '=': return single(Tok::kEq);
     case '#': return single(Tok::kHash);
+    case '+': return single(Tok::kPlus);
+    case '*': return single(Tok::kStar);
     case '.':
       after_dot_ = true;
       return single(Tok::kDot);
@@ -218,6 +220,10 @@ Token Lexer::Next() {
   if (c == '-' && Peek(1) == 'i' && Peek(2) == 'n' && Peek(3) == 'f' && !IsIdentChar(Peek(4))) {
     Advance(4);
     return Make(Tok::kFloat, start, line, col);
+  }
+  if (c == '-' && !IsDigit(Peek(1))) {  // a binary minus: n - 1
+    Advance();
+    return Make(Tok::kMinus, start, line, col);
   }
   if (IsDigit(c) || (c == '-' && IsDigit(Peek(1)))) {
     if (c == '-') Advance();

@@ -24,6 +24,7 @@ enum class Tok : uint8_t {
   kHexString,  // x"0a0b" (value holds the decoded bytes)
   kLParen, kRParen, kLBrace, kRBrace, kLBracket, kRBracket, kLAngle, kRAngle,
   kComma, kColon, kSemi, kEq, kDot, kArrow, kHash,
+  kPlus, kMinus, kStar,  // dimension expressions: n + 1, m - 2, m * n
 };
 
 struct Token {

@@ -158,7 +158,13 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         FillDims(t->shape(), &r);
         break;
       }
-      case NodeKind::kPrimType: r.dtype = static_cast<const PrimTypeNode*>(n)->dtype(); break;
+      case NodeKind::kPrimType: {
+        auto* t = static_cast<const PrimTypeNode*>(n);
+        r.dtype = t->dtype();
+        r.flag = t->has_value();  // Prim[int64, value=n]: the value as a one-dim shape
+        if (t->has_value()) FillDims({t->value()}, &r);
+        break;
+      }
       case NodeKind::kShapeType: {
         auto* t = static_cast<const ShapeTypeNode*>(n);
         r.ndim = t->ndim();
@@ -186,6 +192,10 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
       case NodeKind::kShapeExpr:
         r.flag = true;
         FillDims(static_cast<const ShapeExprNode*>(n)->values(), &r);
+        break;
+      case NodeKind::kPrimExpr:
+        r.flag = true;
+        FillDims({static_cast<const PrimExprNode*>(n)->value()}, &r);
         break;
       case NodeKind::kConstant: r.bytes = static_cast<const ConstantNode*>(n)->data(); break;
       case NodeKind::kCall: {
@@ -320,7 +330,13 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
   auto dims = [&](std::vector<Dim>* out) -> Status {
     for (const DimRecord& d : r.dims) {
       if (d.sym.empty() && d.value < 0) return InvalidArgument(At(nodes_.size()) + "negative dimension");
-      out->push_back(d.sym.empty() ? Dim::Const(d.value) : Dim::Sym(Symbol(d.sym)));
+      if (d.sym.empty()) {
+        out->push_back(Dim::Const(d.value));
+        continue;
+      }
+      auto dim = LoadDimText(d.sym);  // a name, or an expression's text
+      if (!dim.ok()) return InvalidArgument(At(nodes_.size()) + dim.status().message());
+      out->push_back(*dim);
     }
     return Status::Ok();
   };
@@ -354,6 +370,12 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     case NodeKind::kPrimType:
       // The text format writes Prim[dtype] with a known dtype only.
       if (r.dtype == DataType::kUnknown) return InvalidArgument("a primitive type needs a dtype");
+      if (r.flag) {
+        std::vector<Dim> d;
+        PLIR_RETURN_IF_ERROR(dims(&d));
+        if (d.size() != 1) return InvalidArgument(At(nodes_.size()) + "a primitive type's value must be one dimension");
+        return Ref<Node>(PrimTypeNode::MakeValue(r.dtype, d[0]));
+      }
       return Ref<Node>(PrimTypeNode::Make(r.dtype));
     case NodeKind::kShapeType: {
       std::vector<Dim> d;
@@ -396,6 +418,12 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       std::vector<Dim> d;
       PLIR_RETURN_IF_ERROR(dims(&d));
       return Ref<Node>(ShapeExprNode::Make(std::move(d)));
+    }
+    case NodeKind::kPrimExpr: {
+      std::vector<Dim> d;
+      PLIR_RETURN_IF_ERROR(dims(&d));
+      if (d.size() != 1) return InvalidArgument(At(nodes_.size()) + "a PrimExpr holds one dimension");
+      return Ref<Node>(PrimExprNode::Make(d[0]));
     }
     case NodeKind::kConstant: {
       PLIR_RETURN_IF_ERROR(expect_children(1));

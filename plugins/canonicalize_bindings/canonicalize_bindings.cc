@@ -75,10 +75,14 @@ class SymbolCanonicalizer {
   }
 
  private:
+  // A name with a value takes it; an expression (`N1 + N2`) is rebuilt from
+  // its names' values and folds where they are constants.
   Dim SubstDim(const Dim& d) const {
     if (d.is_const()) return d;
-    auto it = known_.find(d.sym);
-    return it == known_.end() ? d : it->second;
+    return SubstituteDim(d, [&](Symbol s) -> std::optional<Dim> {
+      auto it = known_.find(s);
+      return it == known_.end() ? std::nullopt : std::optional<Dim>(it->second);
+    });
   }
   Type Subst(const Type& t) const {
     if (known_.empty() || !t) return t;
@@ -105,6 +109,12 @@ class SymbolCanonicalizer {
         }
         return changed ? ShapeTypeNode::Make(std::move(dims)) : t;
       }
+      case NodeKind::kPrimType: {
+        auto* pt = static_cast<const PrimTypeNode*>(t.get());
+        if (!pt->has_value()) return t;
+        Dim d = SubstDim(pt->value());
+        return d == pt->value() ? t : PrimTypeNode::MakeValue(pt->dtype(), d);
+      }
       case NodeKind::kTupleType: {
         std::vector<Type> fields;
         bool changed = false;
@@ -124,7 +134,8 @@ class SymbolCanonicalizer {
     auto dims = [&](const std::vector<Dim>& v, const std::vector<Dim>& t) -> Status {
       if (v.size() != t.size()) return Status::Ok();
       for (size_t i = 0; i < v.size(); ++i) {
-        if (t[i].is_const() || v[i] == t[i]) continue;
+        // Only a bare name is given a value (in `m * n` the names are uses).
+        if (t[i].is_const() || v[i] == t[i] || DimIsExpr(t[i])) continue;
         auto it = known_.find(t[i].sym);
         if (it != known_.end()) {
           if (it->second != v[i] && it->second.is_const() && v[i].is_const())
@@ -268,6 +279,21 @@ class SymbolCanonicalizer {
       case NodeKind::kSeqExpr: {
         PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
         return Expr(s);
+      }
+      case NodeKind::kShapeExpr: {  // shape[(N1, 4)]: its names too
+        if (known_.empty()) return e;
+        std::vector<Dim> dims;
+        bool changed = false;
+        for (const Dim& d : static_cast<const ShapeExprNode*>(e.get())->values()) {
+          dims.push_back(SubstDim(d));
+          changed |= dims.back() != d;
+        }
+        return changed ? Expr(ShapeExprNode::Make(std::move(dims))) : e;
+      }
+      case NodeKind::kPrimExpr: {  // prim[N1]: the literal once N1 is known
+        const Dim& d = static_cast<const PrimExprNode*>(e.get())->value();
+        Dim n = SubstDim(d);
+        return n == d ? e : PrimExprNode::Make(n);
       }
       default:
         return e;
