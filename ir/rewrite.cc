@@ -91,14 +91,15 @@ const CallNode* MatchOpCallWithPattern(const Expr& e, OpPattern max) {
 }
 
 bool MatchCallTir(const Expr& e, CallTirMatch* m) {
-  const CallNode* c = MatchOpCall(e, "call_tir", 2);
-  if (!c) return false;
+  const CallNode* c = MatchOpCall(e, "call_tir");
+  if (!c || (c->args().size() != 2 && c->args().size() != 3)) return false;
   auto* kernel = As<GlobalVarNode>(c->args()[0]);
   auto* args = As<TupleNode>(c->args()[1]);
   if (!kernel || !args) return false;
   m->call = c;
   m->kernel = kernel;
   m->args = args->fields();
+  m->tir_vars = c->args().size() == 3 ? c->args()[2].get() : nullptr;
   return true;
 }
 

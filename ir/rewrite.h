@@ -123,11 +123,12 @@ const CallNode* MatchOpCall(const Expr& e, std::string_view op_name, size_t narg
 // elementwise or broadcast ops).
 const CallNode* MatchOpCallWithPattern(const Expr& e, OpPattern max);
 
-// `call_tir(@kernel, (args...), sinfo_args=[...])`, taken apart.
+// `call_tir(@kernel, (args...)[, tir_vars], sinfo_args=[...])`, taken apart.
 struct CallTirMatch {
   const CallNode* call = nullptr;
   const GlobalVarNode* kernel = nullptr;
   ExprSpan args;  // the fields of the argument tuple
+  const ExprNode* tir_vars = nullptr;  // the shape value of symbolic values, if given
 };
 // Fills `*m` and returns true iff `e` is a call_tir with a literal tuple of
 // arguments.

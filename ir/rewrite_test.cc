@@ -111,6 +111,7 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   %r = reshape(%a, shape=[2]);
   %m = matmul(%x, %x);
   %t = call_tir(@k, (%a,), sinfo_args=[Tensor[(2,), float32]]);
+  %v = call_tir(@k, (%a,), shape[(2, 3)], sinfo_args=[Tensor[(2,), float32]]);
   %t
 }
 )");
@@ -130,6 +131,10 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   EXPECT_EQ(ct.kernel->name(), "k");
   ASSERT_EQ(ct.args.size(), 1u);
   EXPECT_EQ(ct.args[0].get(), Binding(f, "a")->var().get());
+  EXPECT_EQ(ct.tir_vars, nullptr);
+  ASSERT_TRUE(MatchCallTir(Binding(f, "v")->value(), &ct));  // with tir_vars
+  ASSERT_NE(ct.tir_vars, nullptr);
+  EXPECT_EQ(ct.tir_vars->kind(), NodeKind::kShapeExpr);
   EXPECT_EQ(KernelPattern(*m.Lookup("k")), OpPattern::kElemWise);
   EXPECT_EQ(KernelPattern(*m.Lookup("k2")), OpPattern::kOpaque);
 }

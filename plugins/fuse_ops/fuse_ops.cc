@@ -29,7 +29,9 @@
 // kernel (or op) names of its bindings in order joined by `_`; parameters
 // are the group's free variables and constants in order of first use (a
 // tuple parameter used only through `.i` is split into one parameter per
-// element used); it returns the group's variables used outside it (block
+// element used; symbolic dimensions no parameter's type binds, as a
+// kernel's tir_vars may use, come last as one `Shape[(n, ...)]` parameter
+// the caller passes as `shape[(n, ...)]`); it returns the group's variables used outside it (block
 // outputs first, in binding order, then those other groups use, in order of
 // use), one value or a tuple. Bindings are emitted group by group in a
 // topological order of group dependencies that follows the original order
@@ -502,6 +504,7 @@ class ModuleFuser {
       opts.outputs = outputs[grp];
       PLIR_ASSIGN_OR_RETURN(fu.o, OutlineFunction(bs, opts));
       fu.o = SplitTupleParams(std::move(fu.o));
+      fu.o = AddSymbolicParam(std::move(fu.o));
       fu.name = AddFunction(fu.o.function, name);
     }
 
@@ -567,6 +570,57 @@ class ModuleFuser {
   // The variables `e` uses, in post order (TVM's PostOrderVisit).
   static std::vector<const VarNode*> PostOrderUses(const Expr& e) {
     return CollectVarUses(e.get());
+  }
+
+  // Appends the names of the symbolic dimensions `t` mentions (in order,
+  // each once); `defs_only`: only dimensions that are a bare name.
+  static void TypeSyms(const Type& t, std::vector<Symbol>* out, bool defs_only) {
+    if (!t) return;
+    auto add = [&](const Dim& d) {
+      if (d.is_const()) return;
+      if (!defs_only) {
+        DimNames(d, out);
+      } else if (!DimIsExpr(d) && std::find(out->begin(), out->end(), d.sym) == out->end()) {
+        out->push_back(d.sym);
+      }
+    };
+    if (auto* tt = As<TensorTypeNode>(t)) {
+      for (const Dim& d : tt->shape()) add(d);
+    } else if (auto* st = As<ShapeTypeNode>(t)) {
+      for (const Dim& d : st->values()) add(d);
+    } else if (auto* pt = As<PrimTypeNode>(t)) {
+      if (pt->has_value()) add(pt->value());
+    } else if (auto* tu = As<TupleTypeNode>(t)) {
+      for (const Type& f : tu->fields()) TypeSyms(f, out, defs_only);
+    }
+  }
+
+  // Symbolic dimensions the fused function uses that its parameters' types
+  // do not bind (a kernel's tir_vars `shape[(n,)]` on no tensor of shape n)
+  // become one last parameter `%s: Shape[(n, ...)]`, the caller passing
+  // `shape[(n, ...)]`, as TVM's FuseOps does.
+  static Outlined AddSymbolicParam(Outlined o) {
+    const Function& f = o.function;
+    std::vector<Symbol> bound, used;
+    for (const Var& p : f->params()) TypeSyms(p->type(), &bound, true);
+    for (const Block& b : f->body()->blocks())
+      for (const Binding& x : b->bindings()) {
+        TypeSyms(x->var()->type(), &used, false);
+        if (auto* c = As<CallNode>(x->value())) {
+          for (const Type& t : c->sinfo_args()) TypeSyms(t, &used, false);
+          for (const Expr& a : c->args()) TypeSyms(a->type(), &used, false);
+        }
+      }
+    std::vector<Dim> missing;
+    for (Symbol s : used)
+      if (std::find(bound.begin(), bound.end(), s) == bound.end()) missing.push_back(Dim::Sym(s));
+    if (missing.empty()) return o;
+    Expr shape = ShapeExprNode::Make(missing);
+    std::vector<Var> params = f->params();
+    params.push_back(VarNode::Make("s", shape->type()));
+    o.function = FunctionNode::Make(f->name(), std::move(params), f->ret_type(), f->body(), f->attrs());
+    o.args.push_back(shape);
+    return o;
   }
 
   // A tuple parameter the function only reads through `.i` becomes one
