@@ -601,6 +601,7 @@ StatusOr<Type> InferConcat(const Args& args, const Attrs& attrs, TypeSpan) {
       return InvalidArgument("concat: the joined dimension does not fit in 64 bits");
     sum = DimAdd(sum, d);  // symbolic parts: their sum, as TVM writes it (N1 + N2)
   }
+  if (DimTooLarge(sum)) return TensorTypeNode::MakeRank(ndim, dt);
   out[axis] = sum;
   return TensorTypeNode::Make(std::move(out), dt);
 }
@@ -680,7 +681,7 @@ StatusOr<Type> InferStridedSlice(const Args& args, const Attrs& attrs, TypeSpan)
       int64_t lo = clamp(b.value), hi = clamp(e.value);
       int64_t size = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
       out[ax] = Dim::Const(size);
-    } else if (inbound && s.is_const() && s.value == 1) {
+    } else if (inbound && s.is_const() && s.value == 1 && !DimTooLarge(DimSub(e, b))) {
       out[ax] = DimSub(e, b);
     } else {
       return TensorTypeNode::MakeRank(x->ndim(), dt);

@@ -1020,6 +1020,7 @@ class TextParser {
   // A dimension: an integer, a name, or an expression over them with `+`,
   // `-`, `*` and parentheses (`n + 1`, `(r + 1) * 8`).
   Dim ParseDimSum(int depth) {
+    if (depth == 0) dim_terms_ = 0;
     Dim d = ParseDimProduct(depth);
     while (true) {
       if (Accept(Tok::kPlus)) {
@@ -1043,6 +1044,8 @@ class TextParser {
   }
   Dim ParseDimAtom(int depth) {
     if (depth > 64) Fail("dimension expression nested too deeply", Here());
+    if (++dim_terms_ > (kMaxDimTerms + 1) / 2)
+      Fail("dimension expression with more than " + std::to_string((kMaxDimTerms + 1) / 2) + " operands", Here());
     if (Is(Tok::kInt)) {
       int64_t v = ParseInt64(c_.cur);
       if (v < 0) Fail("negative dimension " + std::to_string(v), Here());
@@ -1187,6 +1190,7 @@ class TextParser {
   FuncCtx* ctx_ = nullptr;
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
+  int dim_terms_ = 0;  // operands of the dimension expression being read
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options) {

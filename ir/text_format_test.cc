@@ -251,6 +251,19 @@ TEST(TextFormatTest, DimensionArithmetic) {
   EXPECT_EQ(DimToString(s), "m + 10");
   EXPECT_EQ(DimToString(SubstituteDim(s, [](Symbol) { return std::optional<Dim>(Dim::Const(1)); })), "11");
   EXPECT_EQ(DimToString(*ParseDimText("(a+b)*c")), "(a + b) * c");
+  // Expressions are small: 128 operands read, 129 do not (text and loaders).
+  std::string sum = "a0";
+  for (int i = 1; i < 128; ++i) sum += " + a" + std::to_string(i);
+  EXPECT_TRUE(ParseDimText(sum).ok());
+  EXPECT_TRUE(ParseType("Tensor[(" + sum + ",), float32]").ok());
+  EXPECT_FALSE(ParseDimText(sum + " + z").ok());
+  auto big = ParseType("Tensor[(" + sum + " + z,), float32]");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("more than 128 operands"), std::string::npos) << big.status().message();
+  // Inference gives up on a dimension that would be larger.
+  Dim d = *ParseDimText(sum);
+  EXPECT_TRUE(DimTooLarge(DimAdd(d, Dim::Sym(Symbol("z")))));
+  EXPECT_FALSE(DimTooLarge(d));
   EXPECT_FALSE(ParseDimText("a +").ok());
   EXPECT_FALSE(ParseDimText("((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a"
                             "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))")

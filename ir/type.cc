@@ -4,6 +4,7 @@
 
 #include "ir/checked_math.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -79,6 +80,7 @@ class DimTextParser {
   }
   StatusOr<int> Atom(DimTree* t, int depth) {
     if (depth > kMaxDimDepth) return Bad("nested too deeply");
+    if (static_cast<int>(t->nodes.size()) >= kMaxDimTerms) return Bad("more than " + std::to_string(kMaxDimTerms) + " terms");
     Space();
     if (p_ >= s_.size()) return Bad("ends early");
     char c = s_[p_];
@@ -166,6 +168,13 @@ Dim Build(const DimTree& t, int i, const std::function<std::optional<Dim>(Symbol
 
 bool DimIsExpr(const Dim& d) { return !d.is_const() && d.sym.str().find(' ') != std::string::npos; }
 
+bool DimTooLarge(const Dim& d) {
+  if (!DimIsExpr(d)) return false;
+  // Each operator is printed with two spaces: counting them bounds the terms.
+  const std::string& s = d.sym.str();
+  return static_cast<int>(std::count(s.begin(), s.end(), ' ')) / 2 * 2 + 1 > kMaxDimTerms;
+}
+
 void DimNames(const Dim& d, std::vector<Symbol>* out) {
   if (d.is_const()) return;
   auto add = [&](Symbol s) {
@@ -213,7 +222,8 @@ Dim SubstituteDim(const Dim& d, const std::function<std::optional<Dim>(Symbol)>&
     return r ? *r : d;
   }
   DimTree t = TreeOf(d);
-  return Build(t, t.root, &f);
+  Dim r = Build(t, t.root, &f);
+  return DimTooLarge(r) ? d : r;  // a substitution that would grow too large is not made
 }
 
 Dim DimAdd(const Dim& a, const Dim& b) { return Combine(DimTerm::kAdd, a, b); }

@@ -61,6 +61,11 @@ Dim SubstituteDim(const Dim& d, const std::function<std::optional<Dim>(Symbol)>&
 Dim DimAdd(const Dim& a, const Dim& b);
 Dim DimSub(const Dim& a, const Dim& b);
 Dim DimMul(const Dim& a, const Dim& b);
+// Expressions are small: at most kMaxDimTerms operands and operators (the
+// parser and loaders refuse larger ones; inference that would build one
+// gives up on that dimension instead: DimTooLarge).
+inline constexpr int kMaxDimTerms = 255;
+bool DimTooLarge(const Dim& d);
 // Reads a dimension's text (an integer, a name or an expression, as the
 // loaders store it) in canonical form; an error for anything else.
 StatusOr<Dim> ParseDimText(std::string_view text);
