@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include "ir/op.h"
@@ -443,7 +444,7 @@ class Loader {
         steps.push_back(std::move(s));
         continue;
       }
-      CheckKeys(file, item, {"name", "options", "min_opt_level"}, "pass");
+      CheckKeys(file, item, {"name", "options", "min_opt_level", "functions"}, "pass");
       if (!item["name"]) Fail(file, item, "a pass map needs 'name' (or 'repeat', 'include', 'extension_point')");
       PipelineStep s;
       s.loc = loc;
@@ -470,6 +471,18 @@ class Loader {
         int64_t l = Int(file, item["min_opt_level"], "min_opt_level");
         if (l < 0 || l > 3) Fail(file, item["min_opt_level"], "min_opt_level must be 0, 1, 2 or 3");
         s.min_opt_level = static_cast<int>(l);
+      }
+      if (item["functions"]) {
+        // As TVM's ApplyPassToFunction: a regular expression over function
+        // names (ECMAScript, matching the whole name).
+        std::string re = Scalar(file, item["functions"], "functions");
+        if (re.empty()) Fail(file, item["functions"], "functions must be a non-empty regular expression");
+        try {
+          std::regex check(re, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+          Fail(file, item["functions"], "functions: invalid regular expression '" + re + "': " + e.what());
+        }
+        s.functions = re;
       }
       steps.push_back(std::move(s));
     }
@@ -561,7 +574,7 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
   for (const PipelineStep& s : steps) {
     switch (s.kind) {
       case PipelineStep::Kind::kPass:
-        if (s.given_options.empty() && !s.min_opt_level) {
+        if (s.given_options.empty() && !s.min_opt_level && !s.functions) {
           out << s.pass;
           break;
         }
@@ -571,6 +584,7 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
           EmitOptions(out, s.given_options);
         }
         if (s.min_opt_level) out << YAML::Key << "min_opt_level" << YAML::Value << *s.min_opt_level;
+        if (s.functions) out << YAML::Key << "functions" << YAML::Value << YAML::DoubleQuoted << *s.functions;
         out << YAML::EndMap;
         break;
       case PipelineStep::Kind::kRepeat:

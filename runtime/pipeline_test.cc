@@ -132,6 +132,28 @@ TEST_F(PipelineTest, UnknownKeyInPassMap) {
   ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    option: {}\n", 6, 5,
               "unknown key 'option' in pass; did you mean 'options'?");
 }
+TEST_F(PipelineTest, FunctionsOption) {
+  auto r = Load(Write("p.yaml", std::string(kHeader) +
+                                    "passes:\n  - name: TestReluToSoftmax\n    functions: \"main|sub.*\"\n"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->steps[0].functions);
+  EXPECT_EQ(*r->steps[0].functions, "main|sub.*");
+  std::string yaml = PipelineToYaml(*r);
+  EXPECT_NE(yaml.find("functions: \"main|sub.*\""), std::string::npos) << yaml;
+  auto again = LoadPipelineText(dir_ + "/again.yaml", yaml, loader_);
+  ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << yaml;
+  EXPECT_EQ(*again->steps[0].functions, "main|sub.*");
+}
+TEST_F(PipelineTest, BadFunctionsOption) {
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"ma(in\"\n", 6, 16,
+              "functions: invalid regular expression 'ma(in'");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"\"\n", 6, 16,
+              "functions must be a non-empty regular expression");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: [main]\n", 6, 16,
+              "functions");
+  ExpectError(std::string(kHeader) + "passes:\n  - repeat: {max_iterations: 2}\n    functions: main\n    passes: [TestReluToSoftmax]\n",
+              6, 5, "unknown key 'functions'");
+}
 TEST_F(PipelineTest, IncludeCycle) {
   Write("common/a.yaml", "passes:\n  - include: b.yaml\n");
   Write("common/b.yaml", "passes:\n  - include: a.yaml\n");
