@@ -14,7 +14,9 @@
 // lifted bindings in a dataflow block, and returns, as a tuple, every value
 // the remaining code needs: weights it still uses directly (in parameter
 // order) and lifted values (in binding order); it is an entry point, marked
-// with `global_symbol`. The original function then
+// with `global_symbol`. As TVM's normalizer, an access of a tuple it has
+// just built reads the field (the access is not copied), and an output
+// that is a weight already read reads it from the tuple again. The original function then
 // takes its inputs plus those values, in that order, and keeps num_input.
 // Functions with nothing to lift are untouched.
 #include <unordered_map>
@@ -200,6 +202,10 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     }
     VarSubstituter fresh;
     std::unordered_map<const VarNode*, Var> fresh_of;
+    // The lifted function's variables bound to tuples it builds, and those
+    // holding a weight read from the parameter tuple (its index).
+    std::unordered_map<const VarNode*, const TupleNode*> built_tuple;
+    std::unordered_map<const VarNode*, size_t> read_of;
     std::vector<Binding> body;
     // Each weight is unpacked right before its first use, so that the lazy
     // form (LazyTransformParams) loads it only when it is needed; with
@@ -212,6 +218,7 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
       Var v = VarNode::Make(w->name_hint(), w->type(), true);
       PLIR_ASSIGN_OR_RETURN(Expr get, TupleGetItemNode::Make(weight_source, static_cast<int64_t>(i)));
       body.push_back(VarBindingNode::Make(v, get));
+      read_of[v.get()] = i;
       if (consume_params && !existing) {
         PLIR_ASSIGN_OR_RETURN(
             Expr reset, MakeOpCall("call_packed",
@@ -232,15 +239,50 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
       for (const VarNode* v : u.vars)
         if (weight_index.count(v)) PLIR_RETURN_IF_ERROR(unpack(v));
       Expr value = fresh.MutateExpr(b->value());
+      // As TVM's normalizer: an access of a tuple the lifted function has
+      // just built reads the field itself (`%l2 = %l1.0` with `%l1 = (%l0,)`
+      // is `%l0`); the binding goes.
+      if (auto* get = As<TupleGetItemNode>(value)) {
+        auto* t = As<VarNode>(get->tuple());
+        auto it = t ? built_tuple.find(t) : built_tuple.end();
+        if (it != built_tuple.end() && get->index() >= 0 &&
+            get->index() < static_cast<int64_t>(it->second->fields().size())) {
+          if (auto* field = As<VarNode>(it->second->fields()[get->index()])) {
+            Var known(field);
+            fresh.Map(b->var().get(), known);
+            fresh_of[b->var().get()] = known;
+            continue;
+          }
+        }
+      }
       Var v = VarNode::Make(b->var()->name_hint(), b->var()->type(), true);
+      if (auto* t = As<TupleNode>(value)) built_tuple[v.get()] = t;
       body.push_back(VarBindingNode::Make(v, value));
       fresh.Map(b->var().get(), v);
       fresh_of[b->var().get()] = v;
     }
-    for (const VarNode* v : outputs)  // weights passed through unchanged
-      if (weight_index.count(v)) PLIR_RETURN_IF_ERROR(unpack(v));
+    // Outputs, in order. A weight passed through is read from the parameter
+    // tuple here if nothing read it before; as TVM, an output that is a
+    // weight already read (passed through, or a lifted value that is one)
+    // reads it again, right before the result (with consume_params, a slot
+    // already released is not read again: the first read is used).
     std::vector<Expr> out_fields;
-    for (const VarNode* v : outputs) out_fields.push_back(fresh_of.at(v));
+    for (const VarNode* v : outputs) {
+      if (weight_index.count(v) && !fresh_of.count(v)) {
+        PLIR_RETURN_IF_ERROR(unpack(v));
+        out_fields.push_back(fresh_of.at(v));
+        continue;
+      }
+      Var value = fresh_of.at(v);
+      auto read = read_of.find(value.get());
+      if (read != read_of.end() && !(consume_params && !existing)) {
+        Var again = VarNode::Make(weights[read->second]->name_hint(), value->type(), true);
+        PLIR_ASSIGN_OR_RETURN(Expr get, TupleGetItemNode::Make(weight_source, static_cast<int64_t>(read->second)));
+        body.push_back(VarBindingNode::Make(again, get));
+        value = again;
+      }
+      out_fields.push_back(value);
+    }
     Expr out_tuple = TupleNode::Make(out_fields);
     Var out_var = VarNode::Make("gv", out_tuple->type(), false);
     body.push_back(VarBindingNode::Make(out_var, out_tuple));
