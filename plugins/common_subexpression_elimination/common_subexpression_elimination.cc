@@ -27,6 +27,7 @@
 
 #include "ir/analysis/purity.h"
 #include "ir/op.h"
+#include "ir/rewrite.h"
 #include "ir/structural.h"
 #include "passes/plugin.h"
 
@@ -297,54 +298,10 @@ class Eliminator {
         auto it = remap_.find(static_cast<const VarNode*>(e.get()));
         return it == remap_.end() ? e : Expr(it->second);
       }
-      case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        std::vector<Expr> args;
-        for (size_t i = 0; i < c->args().size(); ++i) {
-          const Expr& a = c->args()[i];
-          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
-          if (args.empty() && na.get() == a.get()) continue;  // unchanged so far
-          if (args.empty()) args.assign(c->args().begin(), c->args().begin() + i);
-          args.push_back(std::move(na));
-        }
-        if (args.empty()) return e;
-        return RebuildCall(*c, c->callee(), std::move(args));
-      }
-      case NodeKind::kTuple: {
-        std::vector<Expr> fields;
-        bool changed = false;
-        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
-          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
-          changed |= nf.get() != f.get();
-          fields.push_back(std::move(nf));
-        }
-        if (!changed) return e;
-        return Expr(TupleNode::Make(std::move(fields)));
-      }
-      case NodeKind::kTupleGetItem: {
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
-        if (x.get() == t->tuple().get()) return e;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-      }
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteBranch(n->then_body(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteBranch(n->else_body(), depth + 1));
-        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
-            f.get() == n->else_body().get())
-          return e;
-        auto made = IfNode::Make(cond, t, f);
-        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-      }
-      case NodeKind::kSeqExpr: {
-        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteBranch(Downcast<SeqExprNode>(e), depth + 1));
-        return Expr(s);
-      }
       default:
-        return e;
+        return RewriteChildren(
+            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
+            [&](const SeqExpr& s) { return RewriteBranch(s, depth + 1); });
     }
   }
 
