@@ -546,6 +546,15 @@ class Loader {
   std::vector<std::string> stack_;  // include chain
 };
 
+// yaml-cpp writes a string with control characters (a carriage return in a
+// pipeline name) as a plain scalar, which does not read back the same: such
+// strings are written double-quoted, with escapes.
+void EmitText(YAML::Emitter& out, const std::string& s) {
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; });
+  if (!plain) out << YAML::DoubleQuoted;
+  out << s;
+}
+
 void EmitOptions(YAML::Emitter& out, const std::map<std::string, AttrValue>& options) {
   out << YAML::Flow << YAML::BeginMap;
   for (const auto& [k, v] : options) {
@@ -596,7 +605,9 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
         out << YAML::EndMap;
         break;
       case PipelineStep::Kind::kExtensionPoint:
-        out << YAML::BeginMap << YAML::Key << "extension_point" << YAML::Value << s.point << YAML::EndMap;
+        out << YAML::BeginMap << YAML::Key << "extension_point" << YAML::Value;
+        EmitText(out, s.point);
+        out << YAML::EndMap;
         break;
     }
   }
@@ -605,7 +616,9 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
 
 void EmitList(YAML::Emitter& out, const char* key, const std::vector<std::string>& v) {
   if (v.empty()) return;
-  out << YAML::Key << key << YAML::Value << YAML::Flow << v;
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& s : v) EmitText(out, s);
+  out << YAML::EndSeq;
 }
 
 }  // namespace
@@ -684,7 +697,10 @@ std::string PipelineToYaml(const Pipeline& p) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "version" << YAML::Value << 1;
-  if (!p.name.empty()) out << YAML::Key << "name" << YAML::Value << p.name;
+  if (!p.name.empty()) {
+    out << YAML::Key << "name" << YAML::Value;
+    EmitText(out, p.name);
+  }
   EmitList(out, "plugins", p.plugins);
   EmitList(out, "plugin_path", p.plugin_path);
   if (p.opt_level) out << YAML::Key << "opt_level" << YAML::Value << *p.opt_level;

@@ -82,6 +82,19 @@ instruments: {timing: true, verify: each, print_after: [TestOptions], print_chan
   EXPECT_TRUE(r->instruments.check_input_unchanged);
 }
 
+// Found by the YAML fuzzer: a name with carriage returns was written as a
+// plain scalar and read back with one fewer.
+TEST_F(PipelineTest, CanonicalYamlKeepsControlCharactersInNames) {
+  auto a = Load(Write("cr.yaml", "name: \"a\\r\\r\\rb\\r\\r\"\npasses: []\n"));
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->name, "a\r\r\rb\r\r");
+  std::string yaml = PipelineToYaml(*a);
+  auto b = Load(Write("cr_canonical.yaml", yaml));
+  ASSERT_TRUE(b.ok()) << b.status().message() << "\n" << yaml;
+  EXPECT_EQ(b->name, a->name);
+  EXPECT_EQ(PipelineToYaml(*b), yaml);
+}
+
 TEST_F(PipelineTest, CanonicalYamlRoundTrips) {
   Write("common/cleanup.yaml", "passes: [TestBindResult]\n");
   auto a = Load(Write("p.yaml", std::string(kHeader) + R"(passes:

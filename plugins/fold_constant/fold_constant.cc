@@ -28,6 +28,7 @@
 #include "ir/kernels.h"
 #include "ir/op.h"
 #include "passes/plugin.h"
+#include "ir/rewrite.h"
 #include "ir/tensor.h"
 
 namespace {
@@ -201,21 +202,15 @@ class Folder {
 
   StatusOr<Expr> Rewrite(const Expr& e, int depth) {
     if (depth > kMaxDepth) return TooDeep();
+    auto rewrite = [&](const Expr& c) { return Rewrite(c, depth + 1); };
+    auto body = [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); };
     switch (e->kind()) {
       case NodeKind::kVar: {
         auto it = constants_.find(static_cast<const VarNode*>(e.get()));
         return it == constants_.end() ? e : it->second;
       }
       case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        std::vector<Expr> args;
-        bool changed = false;
-        for (const Expr& a : c->args()) {
-          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
-          changed |= na.get() != a.get();
-          args.push_back(std::move(na));
-        }
-        Expr call = changed ? RebuildCall(*c, c->callee(), std::move(args)) : e;
+        PLIR_ASSIGN_OR_RETURN(Expr call, RewriteChildren(e, rewrite, body));
         if (call->kind() == NodeKind::kCall && IsCallTir(static_cast<const CallNode*>(call.get()))) {
           // As TVM: a call of a kernel folds in any block.
           PLIR_ASSIGN_OR_RETURN(Expr folded, TryFoldCallTir(static_cast<const CallNode*>(call.get()),
@@ -228,41 +223,8 @@ class Folder {
         }
         return call;
       }
-      case NodeKind::kTuple: {
-        std::vector<Expr> fields;
-        bool changed = false;
-        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
-          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
-          changed |= nf.get() != f.get();
-          fields.push_back(std::move(nf));
-        }
-        if (!changed) return e;
-        return Expr(TupleNode::Make(std::move(fields)));
-      }
-      case NodeKind::kTupleGetItem: {
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
-        if (x.get() == t->tuple().get()) return e;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-      }
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
-        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
-            f.get() == n->else_body().get())
-          return e;
-        auto made = IfNode::Make(cond, t, f);
-        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-      }
-      case NodeKind::kSeqExpr: {
-        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
-        return Expr(s);
-      }
       default:
-        return e;
+        return RewriteChildren(e, rewrite, body);
     }
   }
 
