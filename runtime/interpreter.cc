@@ -339,7 +339,11 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     }
     std::vector<Tensor> in;
     for (const ValueRef& v : args[1]->fields) {
-      if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors");
+      if (v->kind == Value::Kind::kInt) {  // a primitive argument (prim[m]): a 0-d int64 tensor
+        in.push_back(MakeTensor(DataType::kInt64, {}, [&](int64_t) { return static_cast<double>(v->i); }));
+        continue;
+      }
+      if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors or int64 values");
       in.push_back(v->tensor);
     }
     if (args.size() == 3) {  // tir_vars: the kernel's last input, a 1-D int64 tensor

@@ -316,6 +316,23 @@ def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32]
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)->tensor.GetDouble(0), 4);
   EXPECT_EQ((*r)->tensor.GetDouble(1), 5);
+
+  // A primitive argument (prim[i]) reaches the kernel as a 0-d int64 tensor.
+  Module m2 = testing::ParseOrFail(R"(
+extern @row2(%a: Tensor[(3, 2), float32], %i: Prim[int64]) -> Tensor[(2,), float32]
+def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32] {
+  call_tir(@row2, (%x, prim[i * 2 - 2]), sinfo_args=[Tensor[(2,), float32]])
+}
+)");
+  Interpreter in2(m2);
+  in2.RegisterKernel("row2", [](const std::vector<Tensor>& args, const Type&) -> StatusOr<Tensor> {
+    if (args.size() != 2 || !args[1].shape.empty()) return InvalidArgument("want x and a 0-d index");
+    int64_t i = args[1].GetInt(0);
+    return MakeTensor(DataType::kFloat32, {2}, [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
+  });
+  auto r2 = in2.Call("main", {Value::OfTensor(x), Value::OfTuple({std::make_shared<Value>(Value{Value::Kind::kInt, {}, {}, 2})})});
+  ASSERT_TRUE(r2.ok()) << r2.status().message();
+  EXPECT_EQ((*r2)->tensor.GetDouble(0), 4);  // row i * 2 - 2 = 2
 }
 
 TEST(InterpreterTest, ExternKernelsComeFromTheRegistry) {
