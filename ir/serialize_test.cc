@@ -600,6 +600,30 @@ TEST(BinaryFormatTest, ConstantsAreRawBytes) {
   EXPECT_NE(b.find("\xde\xad\xbe\xef"), std::string::npos);
 }
 
+// A stored dimension's text: a name, or an expression read in canonical
+// form; what the text format cannot spell is an error.
+TEST(JsonFormatTest, DimensionTextsAreNamesOrExpressions) {
+  Module m = testing::ParseOrFail("def @f(%x: Tensor[(n, m + 1), float32]) {\n  %x\n}\n");
+  std::string json = SaveJson(m);
+  ASSERT_NE(json.find("\"m + 1\""), std::string::npos) << json;
+  auto with = [&](const std::string& dim) {
+    std::string j = json;
+    j.replace(j.find("\"m + 1\""), 7, dim);
+    return LoadJson(j);
+  };
+  auto a = with("\"m+1\"");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_FALSE(FindFirstMismatch(m, *a));
+  auto b = with("\"(m) +1\"");
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_FALSE(FindFirstMismatch(m, *b));
+  EXPECT_FALSE(with("\"a.b\"").ok());
+  EXPECT_FALSE(with("\"m + \"").ok());
+  auto c = with("\"7\"");  // digits: the constant
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_NE(PrintModule(*c).find("Tensor[(n, 7), float32]"), std::string::npos) << PrintModule(*c);
+}
+
 TEST(JsonFormatTest, VersionAndErrors) {
   EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":2,\"nodes\":[],\"items\":[]}").status().message().find("unsupported"),
             std::string::npos);

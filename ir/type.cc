@@ -293,8 +293,10 @@ Dim DimSub(const Dim& a, const Dim& b) {
 Dim DimMul(const Dim& a, const Dim& b) { return Combine(DimTerm::kMul, a, b); }
 
 StatusOr<Dim> LoadDimText(std::string_view text) {
-  if (text.find_first_of("+-*() ") == std::string_view::npos) return Dim::Sym(Symbol(text));
-  return ParseDimText(text);
+  bool name = !text.empty() && IsNameStart(text[0]);
+  for (char c : text) name = name && IsNameChar(c);
+  if (name) return Dim::Sym(Symbol(text));
+  return ParseDimText(text);  // an expression; digits are a constant; anything else an error
 }
 
 StatusOr<Dim> ParseDimText(std::string_view text) {

@@ -69,8 +69,10 @@ bool DimTooLarge(const Dim& d);
 // Reads a dimension's text (an integer, a name or an expression, as the
 // loaders store it) in canonical form; an error for anything else.
 StatusOr<Dim> ParseDimText(std::string_view text);
-// A stored symbolic dimension's text as a Dim: an expression (any of
-// `+-*( ` in it) is read by ParseDimText, anything else is a name.
+// A stored symbolic dimension's text as a Dim: a name (letters, digits,
+// `_`, not starting with a digit) is the name; anything else is read by
+// ParseDimText (an expression in canonical form, digits a constant; an
+// error for what the text format cannot spell).
 StatusOr<Dim> LoadDimText(std::string_view text);
 
 // Every type node is interned when made (equal types are one node) and

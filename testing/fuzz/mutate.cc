@@ -45,7 +45,8 @@ const std::vector<std::string>& PlirTextTokens() {
   static const std::vector<std::string> kTokens = {
       "(", ")", "{", "}", "[", "]", ",", ";", "=", "%", "@", "\"", ".", "<", ">", "->", "dataflow",
       "output", "if", "else", "const", "Tensor", "x\"", "-", "1e400", "\\", "\n", "//", "#", "nn.relu(",
-      "match_cast(", "Shape[", "Prim[", "Object", "sinfo_args=[", "attrs {", "def @", "extern @"};
+      "match_cast(", "Shape[", "Prim[", "Object", "sinfo_args=[", "attrs {", "def @", "extern @",
+      "shape[(", "prim[", "+", "*", "value=", "strided_slice("};
   return kTokens;
 }
 
