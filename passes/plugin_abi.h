@@ -92,6 +92,9 @@ constexpr uint64_t PlirIrLayoutHash() {
   mix(sizeof(plir::BindingBlockNode)); mix(sizeof(plir::FunctionNode));
   mix(sizeof(plir::ExternFuncNode)); mix(sizeof(plir::Module)); mix(sizeof(plir::OpDef));
   mix(sizeof(plir::Tensor)); mix(sizeof(plir::ExternKernelDef));
+  // Expression kinds added after the first set (shape values, symbolic values).
+  mix(static_cast<uint64_t>(plir::NodeKind::kPrimExpr));
+  mix(sizeof(plir::ShapeExprNode)); mix(sizeof(plir::PrimExprNode));
   return h;
 }
 
