@@ -30,6 +30,8 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kBindingBlock: return "BindingBlock";
     case NodeKind::kFunction: return "Function";
     case NodeKind::kExternFunc: return "ExternFunc";
+    case NodeKind::kFuncType: return "FuncType";
+    case NodeKind::kLocalFn: return "LocalFn";
   }
   return "?";
 }
@@ -72,6 +74,8 @@ void DestroyNode(const Node* n) {
     case NodeKind::kBindingBlock: return DestroyAs<BindingBlockNode>(n);
     case NodeKind::kFunction: return DestroyAs<FunctionNode>(n);
     case NodeKind::kExternFunc: return DestroyAs<ExternFuncNode>(n);
+    case NodeKind::kFuncType: return DestroyAs<FuncTypeNode>(n);
+    case NodeKind::kLocalFn: return DestroyAs<LocalFnNode>(n);
   }
 }
 

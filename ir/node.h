@@ -41,13 +41,26 @@ enum class NodeKind : uint8_t {
   kBindingBlock,
   kFunction,
   kExternFunc,
+  // Added later, numbered explicitly (the binary format stores kinds, and
+  // other additions may take the numbers right after kExternFunc):
+  // `Callable[...]` function types and `fn(...) {...}` local functions.
+  kFuncType = 40,
+  kLocalFn = 41,
 };
 
 const char* NodeKindName(NodeKind kind);
+// True iff `k` is the number of a NodeKind (readers of stored kinds).
+inline bool IsKnownNodeKind(uint32_t k) {
+  return k <= static_cast<uint32_t>(NodeKind::kExternFunc) ||
+         k == static_cast<uint32_t>(NodeKind::kFuncType) ||
+         k == static_cast<uint32_t>(NodeKind::kLocalFn);
+}
 
-inline bool IsTypeKind(NodeKind k) { return k <= NodeKind::kShapeType; }
+inline bool IsTypeKind(NodeKind k) {
+  return k <= NodeKind::kShapeType || k == NodeKind::kFuncType;
+}
 inline bool IsExprKind(NodeKind k) {
-  return k >= NodeKind::kVar && k <= NodeKind::kSeqExpr;
+  return (k >= NodeKind::kVar && k <= NodeKind::kSeqExpr) || k == NodeKind::kLocalFn;
 }
 
 namespace internal {
