@@ -227,10 +227,6 @@ class Verifier : public IRVisitor {
       case NodeKind::kLocalFn: {
         PopScope();
         auto* f = static_cast<const LocalFnNode*>(n);
-        // The text format writes a local function only as a binding's value.
-        const Node* parent = Parent();
-        if (!parent || parent->kind() != NodeKind::kVarBinding || ChildIndex() != 0)
-          Error("a local function (fn) is used as an operand; bind it to a variable first");
         if (!TypeCompatible(f->ret_type(), f->body()->type()))
           Error("the local function's return type " + TypeToString(f->ret_type()) +
                 " is incompatible with its body's type " + TypeToString(f->body()->type()));
