@@ -28,9 +28,9 @@
 // function for a parameter, and at the end for a value that is not a
 // variable (a constant, a literal). One call per output position, in
 // position order for a variable returned several times. An output bound in
-// a dataflow block is handed over right after that block (a call with a
-// side effect may not stand in a dataflow block; TVM emits it inside the
-// block, which its own well-formedness check then rejects).
+// a dataflow block is handed over right after that block, keeping dataflow
+// blocks free of side effects as Relax's well-formedness rules require (TVM
+// emits it inside the block, which its own well-formedness check rejects).
 #include <algorithm>
 #include <map>
 #include <unordered_map>
