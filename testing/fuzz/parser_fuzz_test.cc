@@ -17,7 +17,8 @@ namespace {
 std::string Mutate(std::string s, std::mt19937_64& rng, const std::vector<std::string>& pool) {
   static const char* kTokens[] = {"(", ")", "{", "}", "[", "]", ",", ";", "=", "%", "@", "\"", ".",
                                   "<", ">", "->", "dataflow", "output", "if", "else", "const",
-                                  "Tensor", "x\"", "-", "1e400", "\\", "\n", "//", "#", "nn.relu("};
+                                  "Tensor", "x\"", "-", "1e400", "\\", "\n", "//", "#", "nn.relu(",
+                                  "fn(", "Callable[(", ", pure=false]", "%f(", "fn() { %x }"};
   int edits = 1 + static_cast<int>(rng() % 4);
   for (int e = 0; e < edits; ++e) {
     size_t pos = s.empty() ? 0 : rng() % s.size();
@@ -48,6 +49,8 @@ TEST(ParserFuzzTest, MutatedExamplesNeverCrash) {
   for (const auto& f : testing::ListTestFiles("examples/spec", ".plir"))
     pool.push_back(testing::ReadTestFile(f));
   ASSERT_FALSE(pool.empty());
+  // Callable types, calls of variables and local functions.
+  pool.push_back(testing::ReadTestFile("testing/fuzz/seeds/callables.plir"));
   std::mt19937_64 rng(20261129);
   for (int i = 0; i < 30000; ++i) {
     std::string input = Mutate(pool[i % pool.size()], rng, pool);
