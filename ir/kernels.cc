@@ -41,7 +41,7 @@ KernelRegistry& KernelRegistry::Global() {
 
 Status KernelRegistry::Register(ExternKernelDef def) {
   if (def.name.empty()) return InvalidArgument("an extern kernel from " + def.origin + " has no name");
-  if (!def.fn) return InvalidArgument("extern kernel @" + def.name + " from " + def.origin + " has no function");
+  if (!def.fn && !def.tuple_fn) return InvalidArgument("extern kernel @" + def.name + " from " + def.origin + " has no function");
   std::unique_lock<std::shared_mutex> lock(mu_);
   auto it = kernels_.find(def.name);
   if (it != kernels_.end())

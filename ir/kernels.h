@@ -24,11 +24,18 @@ namespace plir {
 // from its input tensors. Errors are values; a kernel never throws.
 using ExternKernelFn = std::function<StatusOr<Tensor>(const std::vector<Tensor>& in, const Type& out)>;
 
+// Computes the outputs of an extern with several (a call whose type `out` is
+// a tuple of tensors, one per element, as a TIR PrimFunc with several output
+// buffers), in order.
+using ExternKernelTupleFn =
+    std::function<StatusOr<std::vector<Tensor>>(const std::vector<Tensor>& in, const Type& out)>;
+
 struct ExternKernelDef {
   std::string name;         // the extern function's name, without '@'
   std::string description;
-  ExternKernelFn fn;
+  ExternKernelFn fn;             // for a tensor result
   std::string origin = "core";  // who registered it (for duplicate errors)
+  ExternKernelTupleFn tuple_fn;  // for a tuple result; a kernel has fn, tuple_fn or both
 };
 
 class KernelRegistry {
@@ -37,7 +44,7 @@ class KernelRegistry {
   // (transform_layout_IOHW_to_OIHW, transpose).
   static KernelRegistry& Global();
 
-  // Fails (InvalidArgument) without a name or function, (AlreadyExists,
+  // Fails (InvalidArgument) without a name or without both functions, (AlreadyExists,
   // naming both origins) if the name is taken.
   Status Register(ExternKernelDef def);
   // The kernel for extern `name`, or null.

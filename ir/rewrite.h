@@ -1,5 +1,8 @@
 // Rewriting helpers of the SDK:
 // - RewriteEach: copy-on-change list rewriting for hand-written walkers;
+// - RewriteChildren: rebuild a Call, Tuple, TupleGetItem, If, local function
+//   or nested body from its rewritten children, for walkers that keep their
+//   own scopes;
 // - ReplaceAllUses: substitute variables in a function or expression;
 // - BlockRewriter: replace, erase and insert bindings of one block, sharing
 //   what is unchanged;
@@ -34,6 +37,102 @@ namespace plir {
 // changed (the replacement was written out), or a shape the rewriter does
 // not handle (the caller falls back to ExprMutator).
 enum class RewriteResult : uint8_t { kSame, kChanged, kUnsupported };
+
+// For a pass that walks expressions itself (because it keeps scopes: what
+// is visible in an `if` branch, a dataflow block): rewrites the children of
+// `e` and rebuilds it, sharing `e` when no child changed.
+//   expr(const Expr& child) -> StatusOr<Expr>     a Call's arguments (and
+//       its callee when that is a variable: a call of a function value), a
+//       Tuple's fields, a TupleGetItem's tuple, an If's condition;
+//   body(const SeqExpr& s) -> StatusOr<SeqExpr>   an If's branches, a local
+//       function's body and a nested body (SeqExpr); the caller enters and
+//       leaves its scope there (a pass that treats a local function's body
+//       differently handles kLocalFn itself).
+// A Call's callee (an op or global), attributes and sinfo_args are kept; its
+// type is inferred again (RebuildCall). Variables and leaves come back as they are: the
+// caller handles variables before calling this. Types that no longer derive
+// (a branch whose type changed) are kept as recorded.
+template <typename ExprFn, typename BodyFn>
+StatusOr<Expr> RewriteChildren(const Expr& e, ExprFn&& expr, BodyFn&& body) {
+  switch (e->kind()) {
+    case NodeKind::kCall: {
+      auto* c = static_cast<const CallNode*>(e.get());
+      Expr callee = c->callee();
+      if (callee->kind() == NodeKind::kVar) {  // a call of a function value: a use
+        StatusOr<Expr> nc = expr(callee);
+        if (!nc.ok()) return nc.status();
+        callee = std::move(*nc);
+      }
+      std::vector<Expr> args;  // empty while every argument is unchanged
+      for (size_t i = 0; i < c->args().size(); ++i) {
+        const Expr& a = c->args()[i];
+        StatusOr<Expr> na = expr(a);
+        if (!na.ok()) return na.status();
+        if (args.empty() && na->get() == a.get()) continue;
+        if (args.empty()) {
+          args.reserve(c->args().size());
+          args.assign(c->args().begin(), c->args().begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        args.push_back(std::move(*na));
+      }
+      if (args.empty() && callee.get() == c->callee().get()) return e;
+      if (args.empty()) args.assign(c->args().begin(), c->args().end());
+      return RebuildCall(*c, callee, std::move(args));
+    }
+    case NodeKind::kTuple: {
+      const auto& old = static_cast<const TupleNode*>(e.get())->fields();
+      std::vector<Expr> fields;
+      for (size_t i = 0; i < old.size(); ++i) {
+        StatusOr<Expr> nf = expr(old[i]);
+        if (!nf.ok()) return nf.status();
+        if (fields.empty() && nf->get() == old[i].get()) continue;
+        if (fields.empty()) {
+          fields.reserve(old.size());
+          fields.assign(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        fields.push_back(std::move(*nf));
+      }
+      if (fields.empty()) return e;
+      return Expr(TupleNode::Make(std::move(fields)));
+    }
+    case NodeKind::kTupleGetItem: {
+      auto* t = static_cast<const TupleGetItemNode*>(e.get());
+      StatusOr<Expr> x = expr(t->tuple());
+      if (!x.ok()) return x.status();
+      if (x->get() == t->tuple().get()) return e;
+      auto made = TupleGetItemNode::Make(*x, t->index());
+      return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(*x, t->index(), t->type());
+    }
+    case NodeKind::kIf: {
+      auto* n = static_cast<const IfNode*>(e.get());
+      StatusOr<Expr> cond = expr(n->cond());
+      if (!cond.ok()) return cond.status();
+      StatusOr<SeqExpr> then_body = body(n->then_body());
+      if (!then_body.ok()) return then_body.status();
+      StatusOr<SeqExpr> else_body = body(n->else_body());
+      if (!else_body.ok()) return else_body.status();
+      if (cond->get() == n->cond().get() && then_body->get() == n->then_body().get() &&
+          else_body->get() == n->else_body().get())
+        return e;
+      auto made = IfNode::Make(*cond, *then_body, *else_body);
+      return made.ok() ? *made : IfNode::MakeUnchecked(*cond, *then_body, *else_body, n->type());
+    }
+    case NodeKind::kSeqExpr: {
+      StatusOr<SeqExpr> s = body(Downcast<SeqExprNode>(e));
+      if (!s.ok()) return s.status();
+      return Expr(*s);
+    }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(e.get());
+      StatusOr<SeqExpr> s = body(f->body());
+      if (!s.ok()) return s.status();
+      if (s->get() == f->body().get()) return e;
+      return Expr(LocalFnNode::Make(f->params(), f->ret_type(), std::move(*s)));
+    }
+    default:
+      return e;
+  }
+}
 
 // Rewrites the elements of `list` in order with
 // `fn(const T& element, T* replacement) -> RewriteResult`, stopping at the

@@ -41,6 +41,64 @@ def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), 
 }
 )";
 
+// RewriteChildren: a walker's callbacks see each child; nothing changed
+// gives the node itself; a change rebuilds only what holds it; errors stop
+// the rewrite.
+TEST(RewriteChildrenTest, RebuildsOnlyWhatChanged) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32], %c: Prim[bool]) -> Tensor[(2,), float32] {
+  %t = (%x, %y);
+  %g = %t.1;
+  %a = add(%x, %g);
+  %r = if (%c) {
+    %u = multiply(%a, %x);
+    %u
+  } else {
+    %a
+  };
+  %r
+}
+)");
+  Function f = m.LookupFunction("main");
+  const auto& bindings = f->body()->blocks()[0]->bindings();
+  const VarNode* x = f->params()[0].get();
+  Expr y = f->params()[1];
+  auto same = [](const Expr& c) -> StatusOr<Expr> { return c; };
+  auto same_body = [](const SeqExpr& s) -> StatusOr<SeqExpr> { return s; };
+  auto x_to_y = [&](const Expr& c) -> StatusOr<Expr> { return c.get() == x ? y : c; };
+  int bodies = 0;
+  auto count_body = [&](const SeqExpr& s) -> StatusOr<SeqExpr> {
+    ++bodies;
+    return s;
+  };
+  for (const auto& b : bindings) {
+    auto r = RewriteChildren(b->value(), same, same_body);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->get(), b->value().get()) << "unchanged children must give the node itself";
+  }
+  // The tuple and the call take %y for %x; the access of %t is unchanged.
+  auto tuple = RewriteChildren(bindings[0]->value(), x_to_y, same_body);
+  ASSERT_TRUE(tuple.ok());
+  EXPECT_EQ(PrintExpr(*tuple), "(%y, %y)");
+  auto get = RewriteChildren(bindings[1]->value(), x_to_y, same_body);
+  ASSERT_TRUE(get.ok());
+  EXPECT_EQ(get->get(), bindings[1]->value().get());
+  auto call = RewriteChildren(bindings[2]->value(), x_to_y, same_body);
+  ASSERT_TRUE(call.ok());
+  EXPECT_EQ(PrintExpr(*call), "add(%y, %g)");
+  EXPECT_TRUE(TypeEqual((*call)->type(), bindings[2]->value()->type()));
+  // An `if`: both branches go to the body callback.
+  auto branch = RewriteChildren(bindings[3]->value(), same, count_body);
+  ASSERT_TRUE(branch.ok());
+  EXPECT_EQ(bodies, 2);
+  EXPECT_EQ(branch->get(), bindings[3]->value().get());
+  // An error from a callback is returned.
+  auto fail = [](const Expr&) -> StatusOr<Expr> { return InvalidArgument("stop"); };
+  auto err = RewriteChildren(bindings[2]->value(), fail, same_body);
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(err.status().message(), "stop");
+}
+
 TEST(ReplaceAllUsesTest, ReplacesUsesNotDefinitions) {
   Module m = ParseOrFail(kChain);
   Function f = m.LookupFunction("main");

@@ -151,7 +151,11 @@ TEST(TensorKernelTest, ExternKernelRegistry) {
   d.name = "nofn";
   d.fn = nullptr;
   EXPECT_EQ(reg.Register(d).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(reg.Names(), (std::vector<std::string>{"k"}));
+  // A kernel with only a tuple result (several outputs) is a kernel.
+  d.name = "tuple_only";
+  d.tuple_fn = [](const std::vector<Tensor>& in, const Type&) -> StatusOr<std::vector<Tensor>> { return in; };
+  EXPECT_TRUE(reg.Register(d).ok());
+  EXPECT_EQ(reg.Names(), (std::vector<std::string>{"k", "tuple_only"}));
 }
 
 TEST(TensorKernelTest, MakeIntTensorChecksRange) {

@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <exception>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "ir/parallel.h"
@@ -79,19 +81,102 @@ StatusOr<Module> PassManager::RunFunctionPass(const PassDef& pass, const PassOpt
   return Module::Make(std::move(items));
 }
 
+StatusOr<Module> PassManager::RunPassBody(const PassDef& pass, const PassOptions& options,
+                                          const Module& module, PassContext& context) const {
+  if (pass.info.kind == PassKind::kFunction) return RunFunctionPass(pass, options, module, context);
+  PassCallContext call{module, options, context};
+  return Guarded<Module>(pass.info.name, [&] { return pass.module_fn(module, call); });
+}
+
 StatusOr<Module> PassManager::RunPass(const PassDef& pass, const PassOptions& options,
                                       const Module& module, PassContext& context) const {
   for (auto& inst : context.instruments) inst->BeforePass(pass.info, module);
-  StatusOr<Module> result = Module();
-  if (pass.info.kind == PassKind::kFunction) {
-    result = RunFunctionPass(pass, options, module, context);
-  } else {
-    PassCallContext call{module, options, context};
-    result = Guarded<Module>(pass.info.name, [&] { return pass.module_fn(module, call); });
-  }
+  StatusOr<Module> result = RunPassBody(pass, options, module, context);
   if (!result.ok()) return result.status().WithPrefix("pass " + pass.info.name);
   for (auto& inst : context.instruments)
     PLIR_RETURN_IF_ERROR(inst->AfterPass(pass.info, module, *result));
+  return result;
+}
+
+namespace {
+
+constexpr char kGlobalSymbol[] = "global_symbol";
+
+// `attrs` without `key`.
+Attrs WithoutAttr(const Attrs& attrs, std::string_view key) {
+  std::vector<Attrs::Entry> kept;
+  for (const Attrs::Entry& e : attrs.entries())
+    if (e.first.str() != key) kept.push_back(e);
+  auto made = Attrs::Make(std::move(kept));
+  return made.ok() ? *made : attrs;  // keys were distinct already
+}
+
+Item WithItemAttrs(const Item& item, Attrs attrs) {
+  if (item->kind() == NodeKind::kFunction) {
+    auto* f = static_cast<const FunctionNode*>(item.get());
+    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), f->body(), std::move(attrs));
+  }
+  return ExternFuncNode::Make(item->name(), item->params(), item->ret_type(), std::move(attrs));
+}
+
+}  // namespace
+
+StatusOr<Module> PassManager::RunPassOnFunctions(const PassDef& pass, const PassOptions& options,
+                                                 const std::string& functions, const Module& module,
+                                                 PassContext& context) const {
+  const std::string& name = pass.info.name;
+  std::regex re;
+  try {
+    re = std::regex(functions, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return InvalidArgument("pass " + name + ": functions: invalid regular expression '" + functions +
+                           "': " + e.what());
+  }
+  for (auto& inst : context.instruments) inst->BeforePass(pass.info, module);
+  std::vector<Item> subset;
+  std::set<std::string> selected, internal;
+  for (const Item& item : module.items()) {
+    if (item->kind() != NodeKind::kFunction) {
+      subset.push_back(item);
+      continue;
+    }
+    if (std::regex_match(item->name(), re)) {
+      selected.insert(item->name());
+      if (item->attrs().Get(kGlobalSymbol)) {
+        subset.push_back(item);
+      } else {
+        internal.insert(item->name());
+        subset.push_back(
+            WithItemAttrs(item, item->attrs().With(Symbol(kGlobalSymbol), AttrValue::String(item->name()))));
+      }
+    } else {
+      // Hidden from the pass: a signature, so references to it stay valid.
+      std::vector<Var> params;
+      for (const Var& p : item->params()) params.push_back(VarNode::Make(p->name_hint(), p->type()));
+      subset.push_back(ExternFuncNode::Make(item->name(), std::move(params), item->ret_type()));
+    }
+  }
+  Module result = module;
+  if (selected.empty()) {
+    context.Warn(name, "functions: '" + functions + "' matches no function; the module is left as it is");
+  } else {
+    PLIR_ASSIGN_OR_RETURN(Module sub, Module::Make(std::move(subset)));
+    StatusOr<Module> out = RunPassBody(pass, options, sub, context);
+    if (!out.ok()) return out.status().WithPrefix("pass " + name + " (on functions '" + functions + "')");
+    if (!out->same_as(sub)) {
+      for (const Item& item : out->items()) {
+        const std::string& n = item->name();
+        if (module.Contains(n) && !selected.count(n)) continue;  // hidden, or an extern: kept as it was
+        if (Item given = sub.Lookup(n); given && given.get() == item.get()) continue;  // unchanged
+        Item merged = item;
+        if (internal.count(n) && item->attrs().Get(kGlobalSymbol))
+          merged = WithItemAttrs(item, WithoutAttr(item->attrs(), kGlobalSymbol));
+        result = result.WithItem(merged);
+      }
+    }
+  }
+  for (auto& inst : context.instruments)
+    PLIR_RETURN_IF_ERROR(inst->AfterPass(pass.info, module, result));
   return result;
 }
 
@@ -107,7 +192,11 @@ StatusOr<Module> PassManager::RunSteps(const std::vector<PipelineStep>& steps, c
         if (!def) return NotFound("unknown pass " + step.pass);
         int min_level = step.min_opt_level.value_or(def->info.min_opt_level);
         if (!context.ShouldRun(step.pass, min_level)) break;
-        PLIR_ASSIGN_OR_RETURN(m, RunPass(*def, step.options, m, context));
+        if (step.functions) {
+          PLIR_ASSIGN_OR_RETURN(m, RunPassOnFunctions(*def, step.options, *step.functions, m, context));
+        } else {
+          PLIR_ASSIGN_OR_RETURN(m, RunPass(*def, step.options, m, context));
+        }
         break;
       }
       case PipelineStep::Kind::kRepeat: {

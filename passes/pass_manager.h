@@ -33,6 +33,10 @@ struct PipelineStep {
   std::map<std::string, AttrValue> given_options;  // as written
   PassOptions options;                             // resolved with defaults
   std::optional<int> min_opt_level;                // overrides the pass's own
+  // If set, the pass runs on the functions whose names match this regular
+  // expression (ECMAScript, the whole name) only, as TVM's
+  // ApplyPassToFunction: see PassManager::RunPassOnFunctions.
+  std::optional<std::string> functions;
   // kRepeat
   int max_iterations = 1;
   bool until_fixpoint = false;
@@ -63,9 +67,25 @@ class PassManager {
   StatusOr<Module> RunPass(const PassDef& pass, const PassOptions& options, const Module& module,
                            PassContext& context) const;
 
+  // Runs one pass on part of `module`, as TVM's ApplyPassToFunction: the
+  // pass sees a module holding the functions whose names match the regular
+  // expression `functions` (a matched function without `global_symbol` gets
+  // one for the run, so that the pass treats it as externally visible, and
+  // loses it after), every other function replaced by an extern of its
+  // signature, and every extern. Afterwards, the matched functions (and any
+  // item the pass added) replace or join those of `module`; no other item
+  // changes, and none is removed. A regular expression that matches no
+  // function leaves the module as it is (with a warning). Instruments see
+  // the whole module before and after. An invalid expression is an error.
+  StatusOr<Module> RunPassOnFunctions(const PassDef& pass, const PassOptions& options,
+                                      const std::string& functions, const Module& module,
+                                      PassContext& context) const;
+
  private:
   StatusOr<Module> RunSteps(const std::vector<PipelineStep>& steps, const Module& module,
                             PassContext& context) const;
+  StatusOr<Module> RunPassBody(const PassDef& pass, const PassOptions& options, const Module& module,
+                               PassContext& context) const;
   StatusOr<Module> RunFunctionPass(const PassDef& pass, const PassOptions& options,
                                    const Module& module, PassContext& context) const;
   const PassRegistry& registry_;

@@ -150,6 +150,115 @@ TEST_F(PassManagerTest, ErrorsNameThePass) {
   EXPECT_EQ(r.status().message(), "pass Fails: no can do");
 }
 
+// The step option `functions` (TVM's ApplyPassToFunction).
+TEST_F(PassManagerTest, FunctionsRestrictAPassToMatchingFunctions) {
+  // A module pass that records what it sees, rewrites every function (add ->
+  // multiply), removes @gone and adds @added.
+  std::string seen;
+  Add("Inspect", 0, [&seen](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+    seen.clear();
+    for (const Item& it : m.items()) {
+      const AttrValue* g = it->attrs().Get("global_symbol");
+      seen += (it->kind() == NodeKind::kFunction ? "def @" : "extern @") + it->name() +
+              (g ? "(public) " : " ");
+    }
+    Module out = m;
+    for (const Item& it : m.items())
+      if (it->kind() == NodeKind::kFunction)
+        out = out.WithItem(AddToMultiply().MutateFunction(Downcast<FunctionNode>(it)));
+    out = out.Without("gone");
+    return out.WithItem(testing::ParseOrFail("def @added(%x: Tensor[(2,), float32]) { %x }").items()[0]);
+  });
+  Module m = testing::ParseOrFail(R"(
+extern @k(%a: Tensor[(2,), float32]) -> Tensor[(2,), float32]
+def @main(%x: Tensor[(2,), float32]) attrs {global_symbol = "main"} {
+  %a = add(%x, %x);
+  %b = @helper(%a);
+  %b
+}
+def @helper(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %a
+}
+def @gone(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %a
+}
+def @other(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %a
+}
+)");
+  PipelineStep step = Step("Inspect");
+  step.functions = "main|helper|gone";
+  PassContext ctx;
+  auto r = PassManager(registry_).Run({step}, m, ctx);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // Matched private functions are public for the run; others are externs.
+  EXPECT_EQ(seen, "extern @k def @main(public) def @helper(public) def @gone(public) extern @other ");
+  std::string out = PrintModule(*r);
+  // main and helper changed; helper is private again; @other unchanged,
+  // @gone not removed (as TVM), @added joined at the end.
+  Module want = testing::ParseOrFail(R"(
+extern @k(%a: Tensor[(2,), float32]) -> Tensor[(2,), float32]
+def @main(%x: Tensor[(2,), float32]) attrs {global_symbol = "main"} {
+  %a = multiply(%x, %x);
+  %b = @helper(%a);
+  %b
+}
+def @helper(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = multiply(%x, %x);
+  %a
+}
+def @gone(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %a
+}
+def @other(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %a
+}
+def @added(%x: Tensor[(2,), float32]) { %x }
+)");
+  EXPECT_TRUE(StructuralEqual(*r, want)) << out;
+  EXPECT_EQ(r->Lookup("other").get(), m.Lookup("other").get());  // shared, not rebuilt
+
+  // A function pass too; the regular expression matches whole names only.
+  step = Step("FnAddToMultiply");
+  step.functions = "oth";
+  r = PassManager(registry_).Run({step}, m, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->same_as(m));
+  std::vector<std::string> warnings = ctx.TakeWarnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "FnAddToMultiply: functions: 'oth' matches no function; the module is left as it is");
+  step.functions = "oth.*";
+  r = PassManager(registry_).Run({step}, m, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->Lookup("other").get(), m.Lookup("other").get());
+  EXPECT_EQ(r->Lookup("main").get(), m.Lookup("main").get());
+
+  // A pass that changes nothing returns the module itself.
+  step = Step("Noop");
+  step.functions = ".*";
+  r = PassManager(registry_).Run({step}, m, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->same_as(m));
+
+  // An invalid expression (the YAML loader reports it first) and a failing
+  // pass are errors naming the pass.
+  step.functions = "(";
+  r = PassManager(registry_).Run({step}, m, ctx);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("pass Noop: functions: invalid regular expression '('"), std::string::npos)
+      << r.status().message();
+  step = Step("Fails");
+  step.functions = "main";
+  r = PassManager(registry_).Run({step}, m, ctx);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "pass Fails (on functions 'main'): no can do");
+}
+
 TEST_F(PassManagerTest, ParallelFunctionPassEqualsSerial) {
   std::string text;
   for (int f = 0; f < 64; ++f) {

@@ -20,7 +20,7 @@
 #endif
 
 // Bumped on any change to PlirPluginInfo or to the meaning of its fields.
-#define PLIR_PLUGIN_API_VERSION 3u
+#define PLIR_PLUGIN_API_VERSION 4u
 #define PLIR_PLUGIN_ENTRY_SYMBOL "plir_plugin_entry"
 
 #ifdef __cplusplus

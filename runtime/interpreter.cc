@@ -312,15 +312,36 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     auto* k = As<GlobalVarNode>(c.args()[0]);
     if (!k) return InvalidArgument("call_tir needs an extern function as its first argument");
     Kernel fn;
-    if (auto it = kernels_.find(k->name()); it != kernels_.end()) fn = it->second;
-    else if (auto def = KernelRegistry::Global().Lookup(k->name())) fn = def->fn;
-    else return NotFound("no kernel registered for extern @" + k->name() +
-                         " (built-in or from a plugin: plir-run --plugin)");
+    ExternKernelTupleFn tuple_fn;
+    if (auto it = kernels_.find(k->name()); it != kernels_.end()) {
+      fn = it->second;
+    } else if (auto def = KernelRegistry::Global().Lookup(k->name())) {
+      fn = def->fn;
+      tuple_fn = def->tuple_fn;
+    } else {
+      return NotFound("no kernel registered for extern @" + k->name() +
+                      " (built-in or from a plugin: plir-run --plugin)");
+    }
     std::vector<Tensor> in;
     for (const ValueRef& v : args[1]->fields) {
       if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors");
       in.push_back(v->tensor);
     }
+    // A tuple-typed call runs the kernel's tuple function (one tensor per
+    // element); a tensor-typed one its tensor function.
+    if (auto* tt = As<TupleTypeNode>(c.type())) {
+      if (!tuple_fn)
+        return InvalidArgument("the kernel for extern @" + k->name() + " has no tuple result");
+      PLIR_ASSIGN_OR_RETURN(std::vector<Tensor> outs, tuple_fn(in, c.type()));
+      if (outs.size() != tt->fields().size())
+        return InvalidArgument("the kernel for extern @" + k->name() + " returned " +
+                               std::to_string(outs.size()) + " tensors for a " +
+                               std::to_string(tt->fields().size()) + "-tuple");
+      std::vector<ValueRef> fields;
+      for (Tensor& t : outs) fields.push_back(Value::OfTensor(std::move(t)));
+      return Value::OfTuple(std::move(fields));
+    }
+    if (!fn) return InvalidArgument("the kernel for extern @" + k->name() + " has only a tuple result");
     PLIR_ASSIGN_OR_RETURN(Tensor out, fn(in, c.type()));
     return Value::OfTensor(std::move(out));
   }

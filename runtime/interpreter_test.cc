@@ -284,6 +284,46 @@ def @other(%x: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
   EXPECT_EQ((*r)->tensor.shape, (std::vector<int64_t>{2, 3}));
 }
 
+TEST(InterpreterTest, TupleResultKernels) {
+  // A kernel with a tuple function gives a tuple-typed call_tir its tuple;
+  // a tensor-typed call of it (it has no tensor function) is an error, as
+  // is a tuple of the wrong arity.
+  ExternKernelDef d;
+  d.name = "interpreter_test_halves";
+  d.origin = "interpreter_test";
+  d.tuple_fn = [](const std::vector<Tensor>& in, const Type&) -> StatusOr<std::vector<Tensor>> {
+    const Tensor& a = in.at(0);
+    int64_t h = a.shape[0] / 2;
+    return std::vector<Tensor>{MakeTensor(a.dtype, {h}, [&](int64_t i) { return a.GetDouble(i); }),
+                               MakeTensor(a.dtype, {h}, [&](int64_t i) { return a.GetDouble(h + i); })};
+  };
+  ASSERT_TRUE(KernelRegistry::Global().Register(d).ok());
+  Module m = testing::ParseOrFail(R"(
+extern @interpreter_test_halves(%a: Tensor[(4,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32])
+def @main(%x: Tensor[(4,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32]) {
+  call_tir(@interpreter_test_halves, (%x,), sinfo_args=[Tensor[(2,), float32], Tensor[(2,), float32]])
+}
+def @one(%x: Tensor[(4,), float32]) -> Tensor[(2,), float32] {
+  call_tir(@interpreter_test_halves, (%x,), sinfo_args=[Tensor[(2,), float32]])
+}
+def @three(%x: Tensor[(4,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32], Tensor[(2,), float32]) {
+  call_tir(@interpreter_test_halves, (%x,), sinfo_args=[Tensor[(2,), float32], Tensor[(2,), float32], Tensor[(2,), float32]])
+}
+)");
+  Interpreter in(m);
+  auto r = in.Call("main", {Value::OfTensor(Vec({1, 2, 3, 4}))});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ((*r)->fields.size(), 2u);
+  EXPECT_EQ((*r)->fields[0]->tensor.GetDouble(1), 2);
+  EXPECT_EQ((*r)->fields[1]->tensor.GetDouble(0), 3);
+  r = in.Call("one", {Value::OfTensor(Vec({1, 2, 3, 4}))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("has only a tuple result"), std::string::npos) << r.status().message();
+  r = in.Call("three", {Value::OfTensor(Vec({1, 2, 3, 4}))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("returned 2 tensors for a 3-tuple"), std::string::npos) << r.status().message();
+}
+
 TEST(InterpreterTest, IntegerOpsAreExact) {
   Module m = testing::ParseOrFail(R"(
 def @main(%x: Tensor[(1,), int64]) -> Tensor[(1,), int64] {

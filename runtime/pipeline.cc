@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include "ir/op.h"
@@ -443,7 +444,7 @@ class Loader {
         steps.push_back(std::move(s));
         continue;
       }
-      CheckKeys(file, item, {"name", "options", "min_opt_level"}, "pass");
+      CheckKeys(file, item, {"name", "options", "min_opt_level", "functions"}, "pass");
       if (!item["name"]) Fail(file, item, "a pass map needs 'name' (or 'repeat', 'include', 'extension_point')");
       PipelineStep s;
       s.loc = loc;
@@ -470,6 +471,18 @@ class Loader {
         int64_t l = Int(file, item["min_opt_level"], "min_opt_level");
         if (l < 0 || l > 3) Fail(file, item["min_opt_level"], "min_opt_level must be 0, 1, 2 or 3");
         s.min_opt_level = static_cast<int>(l);
+      }
+      if (item["functions"]) {
+        // As TVM's ApplyPassToFunction: a regular expression over function
+        // names (ECMAScript, matching the whole name).
+        std::string re = Scalar(file, item["functions"], "functions");
+        if (re.empty()) Fail(file, item["functions"], "functions must be a non-empty regular expression");
+        try {
+          std::regex check(re, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+          Fail(file, item["functions"], "functions: invalid regular expression '" + re + "': " + e.what());
+        }
+        s.functions = re;
       }
       steps.push_back(std::move(s));
     }
@@ -533,6 +546,15 @@ class Loader {
   std::vector<std::string> stack_;  // include chain
 };
 
+// yaml-cpp writes a string with control characters (a carriage return in a
+// pipeline name) as a plain scalar, which does not read back the same: such
+// strings are written double-quoted, with escapes.
+void EmitText(YAML::Emitter& out, const std::string& s) {
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; });
+  if (!plain) out << YAML::DoubleQuoted;
+  out << s;
+}
+
 void EmitOptions(YAML::Emitter& out, const std::map<std::string, AttrValue>& options) {
   out << YAML::Flow << YAML::BeginMap;
   for (const auto& [k, v] : options) {
@@ -561,7 +583,7 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
   for (const PipelineStep& s : steps) {
     switch (s.kind) {
       case PipelineStep::Kind::kPass:
-        if (s.given_options.empty() && !s.min_opt_level) {
+        if (s.given_options.empty() && !s.min_opt_level && !s.functions) {
           out << s.pass;
           break;
         }
@@ -571,6 +593,7 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
           EmitOptions(out, s.given_options);
         }
         if (s.min_opt_level) out << YAML::Key << "min_opt_level" << YAML::Value << *s.min_opt_level;
+        if (s.functions) out << YAML::Key << "functions" << YAML::Value << YAML::DoubleQuoted << *s.functions;
         out << YAML::EndMap;
         break;
       case PipelineStep::Kind::kRepeat:
@@ -582,7 +605,9 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
         out << YAML::EndMap;
         break;
       case PipelineStep::Kind::kExtensionPoint:
-        out << YAML::BeginMap << YAML::Key << "extension_point" << YAML::Value << s.point << YAML::EndMap;
+        out << YAML::BeginMap << YAML::Key << "extension_point" << YAML::Value;
+        EmitText(out, s.point);
+        out << YAML::EndMap;
         break;
     }
   }
@@ -591,7 +616,9 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
 
 void EmitList(YAML::Emitter& out, const char* key, const std::vector<std::string>& v) {
   if (v.empty()) return;
-  out << YAML::Key << key << YAML::Value << YAML::Flow << v;
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& s : v) EmitText(out, s);
+  out << YAML::EndSeq;
 }
 
 }  // namespace
@@ -670,7 +697,10 @@ std::string PipelineToYaml(const Pipeline& p) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "version" << YAML::Value << 1;
-  if (!p.name.empty()) out << YAML::Key << "name" << YAML::Value << p.name;
+  if (!p.name.empty()) {
+    out << YAML::Key << "name" << YAML::Value;
+    EmitText(out, p.name);
+  }
   EmitList(out, "plugins", p.plugins);
   EmitList(out, "plugin_path", p.plugin_path);
   if (p.opt_level) out << YAML::Key << "opt_level" << YAML::Value << *p.opt_level;

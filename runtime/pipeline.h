@@ -13,6 +13,7 @@
 //     - name: DeadCodeElimination
 //       options: {entry_functions: [main]}
 //       min_opt_level: 1
+//       functions: "main|sub.*"          # only on these functions (TVM's ApplyPassToFunction)
 //     - repeat: {max_iterations: 4, until: fixpoint}
 //       passes: [FoldConstant, DeadCodeElimination]
 //     - include: common/cleanup.yaml     # relative to this file

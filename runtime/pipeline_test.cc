@@ -82,6 +82,19 @@ instruments: {timing: true, verify: each, print_after: [TestOptions], print_chan
   EXPECT_TRUE(r->instruments.check_input_unchanged);
 }
 
+// Found by the YAML fuzzer: a name with carriage returns was written as a
+// plain scalar and read back with one fewer.
+TEST_F(PipelineTest, CanonicalYamlKeepsControlCharactersInNames) {
+  auto a = Load(Write("cr.yaml", "name: \"a\\r\\r\\rb\\r\\r\"\npasses: []\n"));
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->name, "a\r\r\rb\r\r");
+  std::string yaml = PipelineToYaml(*a);
+  auto b = Load(Write("cr_canonical.yaml", yaml));
+  ASSERT_TRUE(b.ok()) << b.status().message() << "\n" << yaml;
+  EXPECT_EQ(b->name, a->name);
+  EXPECT_EQ(PipelineToYaml(*b), yaml);
+}
+
 TEST_F(PipelineTest, CanonicalYamlRoundTrips) {
   Write("common/cleanup.yaml", "passes: [TestBindResult]\n");
   auto a = Load(Write("p.yaml", std::string(kHeader) + R"(passes:
@@ -131,6 +144,28 @@ TEST_F(PipelineTest, BadOptionValue) {
 TEST_F(PipelineTest, UnknownKeyInPassMap) {
   ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    option: {}\n", 6, 5,
               "unknown key 'option' in pass; did you mean 'options'?");
+}
+TEST_F(PipelineTest, FunctionsOption) {
+  auto r = Load(Write("p.yaml", std::string(kHeader) +
+                                    "passes:\n  - name: TestReluToSoftmax\n    functions: \"main|sub.*\"\n"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->steps[0].functions);
+  EXPECT_EQ(*r->steps[0].functions, "main|sub.*");
+  std::string yaml = PipelineToYaml(*r);
+  EXPECT_NE(yaml.find("functions: \"main|sub.*\""), std::string::npos) << yaml;
+  auto again = LoadPipelineText(dir_ + "/again.yaml", yaml, loader_);
+  ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << yaml;
+  EXPECT_EQ(*again->steps[0].functions, "main|sub.*");
+}
+TEST_F(PipelineTest, BadFunctionsOption) {
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"ma(in\"\n", 6, 16,
+              "functions: invalid regular expression 'ma(in'");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"\"\n", 6, 16,
+              "functions must be a non-empty regular expression");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: [main]\n", 6, 16,
+              "functions");
+  ExpectError(std::string(kHeader) + "passes:\n  - repeat: {max_iterations: 2}\n    functions: main\n    passes: [TestReluToSoftmax]\n",
+              6, 5, "unknown key 'functions'");
 }
 TEST_F(PipelineTest, IncludeCycle) {
   Write("common/a.yaml", "passes:\n  - include: b.yaml\n");

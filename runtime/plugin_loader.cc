@@ -255,7 +255,7 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
                                       ops_.Lookup(d.name)->def().origin));
   KernelRegistry& kernels = KernelRegistry::Global();
   for (const ExternKernelDef& d : host->staged_kernels()) {
-    if (d.name.empty() || !d.fn)
+    if (d.name.empty() || (!d.fn && !d.tuple_fn))
       return close_with(PluginError::kRegistration,
                         InvalidArgument(path + ": plugin " + name + ": an extern kernel has no name or no function"));
     if (!names.insert("@" + d.name).second)

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "ir/rewrite.h"
 #include "ir/var_map.h"
 #include "passes/plugin.h"
 
@@ -243,47 +244,10 @@ class SymbolCanonicalizer {
         return Expr(CallNode::MakeUnchecked(callee, std::move(args), c->attrs(),
                                             std::move(sinfo), Subst(c->type())));
       }
-      case NodeKind::kTuple: {
-        std::vector<Expr> fields;
-        bool changed = false;
-        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
-          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
-          changed |= nf.get() != f.get();
-          fields.push_back(std::move(nf));
-        }
-        if (!changed) return e;
-        return Expr(TupleNode::Make(std::move(fields)));
-      }
-      case NodeKind::kTupleGetItem: {
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
-        if (x.get() == t->tuple().get()) return e;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-      }
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
-        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
-            f.get() == n->else_body().get())
-          return e;
-        auto made = IfNode::Make(cond, t, f);
-        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-      }
-      case NodeKind::kSeqExpr: {
-        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
-        return Expr(s);
-      }
-      case NodeKind::kLocalFn: {  // its body is canonicalized like any other
-        auto* f = static_cast<const LocalFnNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), depth + 1));
-        if (body.get() == f->body().get()) return e;
-        return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
-      }
       default:
-        return e;
+        return RewriteChildren(
+            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
+            [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); });
     }
   }
 
@@ -558,64 +522,10 @@ class Applier {
     switch (e->kind()) {
       case NodeKind::kVar:
         return Use(e);
-      case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        std::vector<Expr> args;
-        bool changed = false;
-        for (const Expr& a : c->args()) {
-          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
-          changed |= na.get() != a.get();
-          args.push_back(std::move(na));
-        }
-        Expr callee = c->callee();
-        if (callee->kind() == NodeKind::kVar) {  // a call of a function value
-          callee = Use(callee);
-          changed |= callee.get() != c->callee().get();
-        }
-        if (!changed) return e;
-        return RebuildCall(*c, callee, std::move(args));
-      }
-      case NodeKind::kTuple: {
-        std::vector<Expr> fields;
-        bool changed = false;
-        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
-          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
-          changed |= nf.get() != f.get();
-          fields.push_back(std::move(nf));
-        }
-        if (!changed) return e;
-        return Expr(TupleNode::Make(std::move(fields)));
-      }
-      case NodeKind::kTupleGetItem: {
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
-        if (x.get() == t->tuple().get()) return e;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-      }
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
-        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
-            f.get() == n->else_body().get())
-          return e;
-        auto made = IfNode::Make(cond, t, f);
-        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-      }
-      case NodeKind::kSeqExpr: {
-        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
-        return Expr(s);
-      }
-      case NodeKind::kLocalFn: {  // its body is canonicalized like any other
-        auto* f = static_cast<const LocalFnNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), depth + 1));
-        if (body.get() == f->body().get()) return e;
-        return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
-      }
       default:
-        return e;
+        return RewriteChildren(
+            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
+            [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); });
     }
   }
 

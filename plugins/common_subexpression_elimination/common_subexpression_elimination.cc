@@ -19,8 +19,8 @@
 // pure (a pure local function, a pure callback) are values like any other.
 //
 // Cost: one walk; a hash table keyed by the structural hash of each value
-// (variables by identity), confirmed by structural equality; each `if`
-// branch copies the table. Nested expressions recurse; nesting deeper than
+// (variables by identity), confirmed by structural equality; an `if`
+// branch undoes what it changed when it ends. Nested expressions recurse; nesting deeper than
 // kMaxDepth is reported as an error.
 #include <algorithm>
 #include <string>
@@ -29,6 +29,7 @@
 
 #include "ir/analysis/purity.h"
 #include "ir/op.h"
+#include "ir/rewrite.h"
 #include "ir/structural.h"
 #include "passes/plugin.h"
 
@@ -78,6 +79,118 @@ bool ValueEqual(const Expr& a, const Expr& b) {
   return sa->attrs().Equals(sb->attrs());
 }
 
+// The variables bound to one value, earliest first. Almost every value has
+// one: the first is kept inline, so a table entry costs no allocation.
+class VarList {
+ public:
+  bool empty() const { return first_.get() == nullptr; }
+  const Var& front() const { return first_; }
+  void push_back(Var v) {
+    if (empty()) first_ = std::move(v);
+    else rest_.push_back(std::move(v));
+  }
+  // Drops the dataflow variables, keeping the order of the others.
+  void EraseDataflow() {
+    std::vector<Var> kept;
+    if (!empty() && !first_->is_dataflow()) kept.push_back(first_);
+    for (Var& v : rest_)
+      if (!v->is_dataflow()) kept.push_back(std::move(v));
+    rest_.clear();
+    first_ = Var();
+    for (Var& v : kept) push_back(std::move(v));
+  }
+
+ private:
+  Var first_;
+  std::vector<Var> rest_;
+};
+
+// The value table: entries in insertion order, found through an
+// open-addressing index (linear probing) over their hashes. Entries are
+// never removed except by Truncate, which undoes the latest insertions in
+// reverse order (what leaving an `if` branch needs); undoing the latest
+// insertion of a linear-probing table restores it exactly.
+//
+// Why not std::unordered_multimap (measured, bench/RESULTS.md): on one
+// function of a million ops, its node chasing in equal_range and its
+// per-node frees were most of the pass's time.
+class ValueTable {
+ public:
+  struct Entry {
+    uint64_t hash;
+    Expr value;
+    VarList vars;
+    uint32_t stamp = 0;  // the branch scope that last saved `vars` (see Eliminator)
+  };
+
+  void Reserve(size_t n) {
+    entries_.reserve(n);
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > slots_.size()) Rehash(cap);
+  }
+  size_t size() const { return entries_.size(); }
+  Entry& at(uint32_t i) { return entries_[i]; }
+
+  // The index of the entry with `hash` whose value `eq` accepts, or -1.
+  template <typename Eq>
+  int64_t Find(uint64_t hash, Eq eq) const {
+    if (slots_.empty()) return -1;
+    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.index == 0) return -1;
+      if (s.tag == static_cast<uint32_t>(hash) && eq(entries_[s.index - 1].value))
+        return s.index - 1;
+    }
+  }
+
+  uint32_t Insert(uint64_t hash, Expr value) {
+    if (2 * (entries_.size() + 1) > slots_.size()) Rehash(std::max<size_t>(16, 2 * slots_.size()));
+    entries_.push_back(Entry{hash, std::move(value), {}, 0});
+    Place(static_cast<uint32_t>(entries_.size()));
+    return static_cast<uint32_t>(entries_.size() - 1);
+  }
+
+  // Removes the entries from index `n` on, latest first.
+  void Truncate(size_t n) {
+    while (entries_.size() > n) {
+      uint32_t index = static_cast<uint32_t>(entries_.size());
+      size_t i = Home(entries_.back().hash);
+      while (slots_[i].index != index) i = (i + 1) & mask_;
+      slots_[i] = Slot{};
+      entries_.pop_back();
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t index = 0;  // entry index + 1; 0 = empty
+    uint32_t tag = 0;    // low bits of the hash: most mismatches skip the entry
+  };
+
+  size_t Home(uint64_t hash) const { return (hash * 0x9e3779b97f4a7c15ull) >> shift_; }
+
+  void Place(uint32_t index) {
+    uint64_t hash = entries_[index - 1].hash;
+    size_t i = Home(hash);
+    while (slots_[i].index != 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{index, static_cast<uint32_t>(hash)};
+  }
+
+  void Rehash(size_t cap) {  // cap: a power of two
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    shift_ = 64;
+    for (size_t c = cap; c > 1; c >>= 1) --shift_;
+    for (uint32_t i = 1; i <= entries_.size(); ++i) Place(i);
+  }
+
+  std::vector<Entry> entries_;
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  int shift_ = 64;
+};
+
 class Eliminator {
  public:
   explicit Eliminator(bool call_only) : call_only_(call_only) {}
@@ -87,26 +200,32 @@ class Eliminator {
     // entries rehashes it again and again.
     size_t n = 0;
     for (const Block& b : f->body()->blocks()) n += b->bindings().size();
-    table_.reserve(n);
+    table_.Reserve(n);
+    remap_.reserve(n / 4);
     PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
     if (body.get() == f->body().get()) return f;
     return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
   }
 
  private:
-  // The variables bound to one value, earliest first.
-  struct Entry {
-    Expr value;
-    std::vector<Var> vars;
-  };
-  using Table = std::unordered_multimap<uint64_t, Entry>;
   using Remap = std::unordered_map<const VarNode*, Var>;
 
-  Entry* Find(const Expr& value, uint64_t h) {
-    auto range = table_.equal_range(h);
-    for (auto it = range.first; it != range.second; ++it)
-      if (ValueEqual(it->second.value, value)) return &it->second;
-    return nullptr;
+  // What an `if` branch changes is undone when it ends: entries it added
+  // are truncated, variable lists it changed are restored from the copy
+  // saved at their first change in the branch, replacements it made are
+  // erased.
+  struct SavedVars {
+    uint32_t entry;
+    VarList vars;
+  };
+
+  VarList& VarsForUpdate(uint32_t index) {
+    ValueTable::Entry& e = table_.at(index);
+    if (scope_ != 0 && e.stamp != scope_ && index < scope_entries_) {
+      saved_vars_.push_back(SavedVars{index, e.vars});
+      e.stamp = scope_;
+    }
+    return e.vars;
   }
 
   StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
@@ -118,7 +237,7 @@ class Eliminator {
       // What a dataflow block adds is undone at its end: only that is
       // recorded (copying the tables per block was quadratic in one large
       // function of many blocks).
-      std::vector<uint64_t> saved_touched;
+      std::vector<uint32_t> saved_touched;
       std::vector<const VarNode*> saved_remapped;
       if (b->is_dataflow()) {
         saved_touched.swap(touched_);
@@ -134,15 +253,7 @@ class Eliminator {
       if (b->is_dataflow()) {
         // Dataflow variables are not visible past their block; neither are
         // the replacements made inside it.
-        for (uint64_t h : touched_) {
-          auto range = table_.equal_range(h);
-          for (auto it = range.first; it != range.second; ++it) {
-            auto& vars = it->second.vars;
-            vars.erase(std::remove_if(vars.begin(), vars.end(),
-                                      [](const Var& v) { return v->is_dataflow(); }),
-                       vars.end());
-          }
-        }
+        for (uint32_t i : touched_) VarsForUpdate(i).EraseDataflow();
         for (const VarNode* v : remapped_) remap_.erase(v);
         touched_.swap(saved_touched);
         remapped_.swap(saved_remapped);
@@ -165,74 +276,29 @@ class Eliminator {
     bool candidate = (!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value);
     if (candidate) {
       uint64_t h = ValueKey(value, SimpleCall(value));
-      Entry* e = Find(value, h);
-      if (var->is_dataflow()) touched_.push_back(h);
-      if (e && !e->vars.empty()) {
-        Var first = e->vars.front();
+      int64_t found = table_.Find(h, [&](const Expr& v) { return ValueEqual(v, value); });
+      uint32_t index = found >= 0 ? static_cast<uint32_t>(found) : table_.Insert(h, value);
+      if (var->is_dataflow()) touched_.push_back(index);
+      VarList& vars = VarsForUpdate(index);
+      if (!vars.empty()) {
+        Var first = vars.front();
         remap_[var.get()] = first;
         remapped_.push_back(var.get());
-        e->vars.push_back(var);
+        if (scope_ != 0) branch_remapped_.push_back(var.get());
+        vars.push_back(var);
         return VarBindingNode::Make(var, first);
       }
-      if (e) e->vars.push_back(var);
-      else table_.emplace(h, Entry{value, {var}});
+      vars.push_back(var);
     }
     if (value.get() == b->value().get()) return b;
     return VarBindingNode::Make(var, value);
   }
-
   StatusOr<Expr> Rewrite(const Expr& e, int depth) {
     if (depth > kMaxDepth) return TooDeep();
     switch (e->kind()) {
       case NodeKind::kVar: {
         auto it = remap_.find(static_cast<const VarNode*>(e.get()));
         return it == remap_.end() ? e : Expr(it->second);
-      }
-      case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        std::vector<Expr> args;
-        for (size_t i = 0; i < c->args().size(); ++i) {
-          const Expr& a = c->args()[i];
-          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
-          if (args.empty() && na.get() == a.get()) continue;  // unchanged so far
-          if (args.empty()) args.assign(c->args().begin(), c->args().begin() + i);
-          args.push_back(std::move(na));
-        }
-        if (args.empty()) return e;
-        return RebuildCall(*c, c->callee(), std::move(args));
-      }
-      case NodeKind::kTuple: {
-        std::vector<Expr> fields;
-        bool changed = false;
-        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
-          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
-          changed |= nf.get() != f.get();
-          fields.push_back(std::move(nf));
-        }
-        if (!changed) return e;
-        return Expr(TupleNode::Make(std::move(fields)));
-      }
-      case NodeKind::kTupleGetItem: {
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
-        if (x.get() == t->tuple().get()) return e;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-      }
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteBranch(n->then_body(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteBranch(n->else_body(), depth + 1));
-        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
-            f.get() == n->else_body().get())
-          return e;
-        auto made = IfNode::Make(cond, t, f);
-        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-      }
-      case NodeKind::kSeqExpr: {
-        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteBranch(Downcast<SeqExprNode>(e), depth + 1));
-        return Expr(s);
       }
       case NodeKind::kLocalFn: {
         // As TVM: a local function is rewritten on its own, with a clean
@@ -244,17 +310,35 @@ class Eliminator {
         return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
       }
       default:
-        return e;
+        return RewriteChildren(
+            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
+            [&](const SeqExpr& s) { return RewriteBranch(s, depth + 1); });
     }
   }
 
   // A nested body: sees the enclosing scope; what it binds stays inside.
   StatusOr<SeqExpr> RewriteBranch(const SeqExpr& s, int depth) {
-    Table table = table_;
-    Remap remap = remap_;
+    uint32_t outer_scope = scope_;
+    size_t outer_entries = scope_entries_;
+    size_t saved = saved_vars_.size();
+    size_t remapped = branch_remapped_.size();
+    size_t touched = touched_.size();
+    scope_ = ++scopes_;
+    scope_entries_ = table_.size();
     StatusOr<SeqExpr> out = RewriteSeq(s, depth);
-    table_ = std::move(table);
-    remap_ = std::move(remap);
+    table_.Truncate(scope_entries_);
+    // (An `if` in a dataflow block: the entries the branch added are gone.)
+    touched_.erase(std::remove_if(touched_.begin() + std::min(touched, touched_.size()), touched_.end(),
+                                  [&](uint32_t i) { return i >= scope_entries_; }),
+                   touched_.end());
+    while (saved_vars_.size() > saved) {  // latest first: the earliest copy wins
+      table_.at(saved_vars_.back().entry).vars = std::move(saved_vars_.back().vars);
+      saved_vars_.pop_back();
+    }
+    for (size_t i = remapped; i < branch_remapped_.size(); ++i) remap_.erase(branch_remapped_[i]);
+    branch_remapped_.resize(remapped);
+    scope_ = outer_scope;
+    scope_entries_ = outer_entries;
     return out;
   }
 
@@ -264,10 +348,16 @@ class Eliminator {
   }
 
   bool call_only_;
-  Table table_;
+  ValueTable table_;
   Remap remap_;
-  std::vector<uint64_t> touched_;            // hashes given a dataflow variable in the current block
+  std::vector<uint32_t> touched_;            // entries given a dataflow variable in the current block
   std::vector<const VarNode*> remapped_;     // replacements made in the current block
+  // Branch scopes (RewriteBranch): 0 outside any `if` branch.
+  uint32_t scope_ = 0;
+  uint32_t scopes_ = 0;
+  size_t scope_entries_ = 0;                 // entries that existed when the current branch began
+  std::vector<SavedVars> saved_vars_;
+  std::vector<const VarNode*> branch_remapped_;
 };
 
 Status Register(PluginHost& host) {

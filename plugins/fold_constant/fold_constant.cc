@@ -12,14 +12,24 @@
 // call (the op's `OpDef::work`: conv2d and matmul "when small"). The kernels
 // are the SDK's (ir/tensor.h), the same the interpreter runs, so folding
 // never changes a result.
+//
+// `call_tir(@f, (constants...))` folds anywhere (as TVM's, which builds and
+// runs the PrimFunc) when a kernel is registered for the extern `f`
+// (ir/kernels.h: the SDK's or a plugin's, the kernel plir-run executes),
+// every argument is a tensor constant and the result type is a tensor, or a
+// tuple of tensors, of constant shape; the caps apply to the result, and a
+// call with no argument folds only up to 1024 elements. An extern without a
+// kernel is left as it is.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/analysis/purity.h"
+#include "ir/kernels.h"
 #include "ir/op.h"
 #include "passes/plugin.h"
+#include "ir/rewrite.h"
 #include "ir/tensor.h"
 
 namespace {
@@ -55,6 +65,90 @@ Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   return *c;
 }
 
+// The kernel's result `t` as a constant of type `want` (the call's declared
+// type); an error if the kernel gave another dtype or shape.
+StatusOr<Expr> KernelResult(const std::string& name, const Tensor& t, const TensorTypeNode& want) {
+  bool same = t.dtype == want.dtype() && t.shape.size() == want.shape().size();
+  for (size_t i = 0; same && i < t.shape.size(); ++i) same = t.shape[i] == want.shape()[i].value;
+  if (!same) {
+    std::vector<Dim> dims;
+    for (int64_t d : t.shape) dims.push_back(Dim::Const(d));
+    return InvalidArgument("FoldConstant: the kernel for extern @" + name + " returned " +
+                           TypeToString(TensorTypeNode::Make(std::move(dims), t.dtype)) +
+                           " for a call of type " + TypeToString(Type(&want)));
+  }
+  PLIR_ASSIGN_OR_RETURN(auto c, t.ToConstant());
+  return Expr(c);
+}
+
+// Evaluates `call_tir(@f, (args...))` with the kernel registered for `f`,
+// as TVM's FoldConstant evaluates a call of a PrimFunc: every argument a
+// tensor constant, a result of constant shape (a tensor or a tuple of
+// tensors), within the caps. Null if it does not fold; an error only if the
+// kernel's result contradicts the call's type.
+StatusOr<Expr> TryFoldCallTir(const CallNode* call, int64_t max_elements, int64_t max_work) {
+  if (call->args().size() != 2) return Expr();
+  auto* callee = As<GlobalVarNode>(call->args()[0]);
+  auto* tuple = As<TupleNode>(call->args()[1]);
+  if (!callee || !tuple) return Expr();
+  std::shared_ptr<const ExternKernelDef> kernel = KernelRegistry::Global().Lookup(callee->name());
+  if (!kernel) return Expr();
+  std::vector<Tensor> args;
+  for (const Expr& a : tuple->fields()) {
+    const ConstantNode* c = As<ConstantNode>(a);
+    if (!c) return Expr();  // a variable, or a primitive value (TVM folds tensors only)
+    args.push_back(Tensor::FromConstant(*c));
+  }
+  std::vector<const TensorTypeNode*> outs;
+  auto* tuple_type = As<TupleTypeNode>(call->type());
+  if (tuple_type) {
+    if (!kernel->tuple_fn) return Expr();
+    for (const Type& f : tuple_type->fields()) outs.push_back(As<TensorTypeNode>(f));
+  } else {
+    if (!kernel->fn) return Expr();
+    outs.push_back(As<TensorTypeNode>(call->type()));
+  }
+  int64_t out_elements = 0;
+  for (const TensorTypeNode* t : outs) {
+    if (!t || !t->IsStatic()) return Expr();
+    out_elements += t->NumElements();
+  }
+  if (out_elements > max_elements || out_elements > max_work) return Expr();
+  if (args.empty() && out_elements > kCreationLimit) return Expr();
+  if (!tuple_type) {
+    StatusOr<Tensor> r = kernel->fn(args, call->type());
+    if (!r.ok()) return Expr();  // e.g. overflow: left to run time, as for ops
+    return KernelResult(callee->name(), *r, *outs[0]);
+  }
+  StatusOr<std::vector<Tensor>> r = kernel->tuple_fn(args, call->type());
+  if (!r.ok()) return Expr();
+  if (r->size() != outs.size())
+    return InvalidArgument("FoldConstant: the kernel for extern @" + callee->name() + " returned " +
+                           std::to_string(r->size()) + " tensors for a call of type " +
+                           TypeToString(call->type()));
+  std::vector<Expr> fields;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    PLIR_ASSIGN_OR_RETURN(Expr c, KernelResult(callee->name(), (*r)[i], *outs[i]));
+    fields.push_back(std::move(c));
+  }
+  return Expr(TupleNode::Make(std::move(fields)));
+}
+
+// Adds the symbolic dimensions named in `t` to `out`.
+void CollectSymbols(const Type& t, std::unordered_set<Symbol>* out) {
+  if (auto* tt = As<TensorTypeNode>(t)) {
+    for (const Dim& d : tt->shape())
+      if (!d.is_const()) out->insert(d.sym);
+  } else if (auto* tu = As<TupleTypeNode>(t)) {
+    for (const Type& f : tu->fields()) CollectSymbols(f, out);
+  }
+}
+
+bool IsCallTir(const CallNode* call) {
+  auto* op = As<OpNode>(call->callee());
+  return op && op->name() == "call_tir";
+}
+
 // As TVM's ConstantFolder: every use of a variable bound to a constant
 // reads the constant; op calls fold inside dataflow blocks only (TVM folds
 // ops by legalizing them, which it does in dataflow blocks); then unused
@@ -64,6 +158,7 @@ class Folder {
   Folder(int64_t max_elements, int64_t max_work) : max_elements_(max_elements), max_work_(max_work) {}
 
   StatusOr<Function> Run(const Function& f) {
+    for (const Var& p : f->params()) CollectSymbols(p->type(), &param_symbols_);
     PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
     PLIR_ASSIGN_OR_RETURN(body, RemoveUnused(body, 0));
     if (body.get() == f->body().get()) return f;
@@ -108,71 +203,29 @@ class Folder {
 
   StatusOr<Expr> Rewrite(const Expr& e, int depth) {
     if (depth > kMaxDepth) return TooDeep();
+    auto rewrite = [&](const Expr& c) { return Rewrite(c, depth + 1); };
+    auto body = [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); };
     switch (e->kind()) {
       case NodeKind::kVar: {
         auto it = constants_.find(static_cast<const VarNode*>(e.get()));
         return it == constants_.end() ? e : it->second;
       }
       case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e.get());
-        std::vector<Expr> args;
-        bool changed = false;
-        for (const Expr& a : c->args()) {
-          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
-          changed |= na.get() != a.get();
-          args.push_back(std::move(na));
+        PLIR_ASSIGN_OR_RETURN(Expr call, RewriteChildren(e, rewrite, body));
+        if (call->kind() == NodeKind::kCall && IsCallTir(static_cast<const CallNode*>(call.get()))) {
+          // As TVM: a call of a kernel folds in any block.
+          PLIR_ASSIGN_OR_RETURN(Expr folded, TryFoldCallTir(static_cast<const CallNode*>(call.get()),
+                                                            max_elements_, max_work_));
+          return folded ? folded : call;
         }
-        Expr call = changed ? RebuildCall(*c, c->callee(), std::move(args)) : e;
         if (in_dataflow_ && call->kind() == NodeKind::kCall) {
           if (Expr folded = TryFold(static_cast<const CallNode*>(call.get()), max_elements_, max_work_))
             return folded;
         }
         return call;
       }
-      case NodeKind::kTuple: {
-        std::vector<Expr> fields;
-        bool changed = false;
-        for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields()) {
-          PLIR_ASSIGN_OR_RETURN(Expr nf, Rewrite(f, depth + 1));
-          changed |= nf.get() != f.get();
-          fields.push_back(std::move(nf));
-        }
-        if (!changed) return e;
-        return Expr(TupleNode::Make(std::move(fields)));
-      }
-      case NodeKind::kTupleGetItem: {
-        auto* t = static_cast<const TupleGetItemNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr x, Rewrite(t->tuple(), depth + 1));
-        if (x.get() == t->tuple().get()) return e;
-        auto made = TupleGetItemNode::Make(x, t->index());
-        return made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
-      }
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e.get());
-        PLIR_ASSIGN_OR_RETURN(Expr cond, Rewrite(n->cond(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr t, RewriteSeq(n->then_body(), depth + 1));
-        PLIR_ASSIGN_OR_RETURN(SeqExpr f, RewriteSeq(n->else_body(), depth + 1));
-        if (cond.get() == n->cond().get() && t.get() == n->then_body().get() &&
-            f.get() == n->else_body().get())
-          return e;
-        auto made = IfNode::Make(cond, t, f);
-        return made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
-      }
-      case NodeKind::kSeqExpr: {
-        PLIR_ASSIGN_OR_RETURN(SeqExpr s, RewriteSeq(Downcast<SeqExprNode>(e), depth + 1));
-        return Expr(s);
-      }
-      case NodeKind::kLocalFn: {  // folded like the function's own body
-        auto* f = static_cast<const LocalFnNode*>(e.get());
-        bool saved = in_dataflow_;
-        in_dataflow_ = false;
-        PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), depth + 1));
-        in_dataflow_ = saved;
-        if (body.get() == f->body().get()) return e;
-        return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
-      }
       default:
-        return e;
+        return RewriteChildren(e, rewrite, body);
     }
   }
 
@@ -247,7 +300,7 @@ class Folder {
         bool impure = false;
         std::unordered_set<const VarNode*> uses;
         PLIR_RETURN_IF_ERROR(Uses(b->value(), &uses, &impure, depth + 1));
-        if (!impure && !live.count(b->var().get())) {
+        if (!impure && !live.count(b->var().get()) && !BindsSymbols(b->value())) {
           changed = true;
           continue;
         }
@@ -279,6 +332,21 @@ class Folder {
     return SeqExprNode::Make(std::move(blocks), result);
   }
 
+  // True for a match_cast that may bind symbolic dimensions (names that no
+  // parameter binds): such a binding stays even if its variable is unused,
+  // since later types may use what it binds (TVM's test_fold_mixed_case
+  // keeps it too).
+  bool BindsSymbols(const Expr& value) const {
+    auto* c = As<CallNode>(value);
+    auto* op = c ? As<OpNode>(c->callee()) : nullptr;
+    if (!op || op->name() != "match_cast") return false;
+    std::unordered_set<Symbol> named;
+    for (const Type& t : c->sinfo_args()) CollectSymbols(t, &named);
+    for (const Symbol& s : named)
+      if (!param_symbols_.count(s)) return true;
+    return false;
+  }
+
   // The if expression (or local function) `e` with unused bindings removed
   // from its branches (body).
   StatusOr<Expr> RemoveUnusedIn(const Expr& e, int depth) {
@@ -298,14 +366,16 @@ class Folder {
   int64_t max_elements_, max_work_;
   bool in_dataflow_ = false;
   std::unordered_map<const VarNode*, Expr> constants_;
+  std::unordered_set<Symbol> param_symbols_;
 };
 
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "FoldConstant";
   def.info.description =
-      "substitutes variables bound to constants, evaluates pure core-op calls on constants in "
-      "dataflow blocks, and removes what became unused (TVM's FoldConstant)";
+      "substitutes variables bound to constants, evaluates pure op calls on constants in "
+      "dataflow blocks and call_tir of externs with a registered kernel anywhere, and removes "
+      "what became unused (TVM's FoldConstant)";
   def.info.kind = PassKind::kFunction;
   def.info.options = {
       {"max_elements", OptionType::kInt, AttrValue::Int(1 << 16), "largest folded result, in elements"},

@@ -10,6 +10,7 @@
 #include "ir/parser.h"
 #include "ir/serialize.h"
 #include "ir/structural.h"
+#include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"
 #include "testing/random_module.h"
 
@@ -42,17 +43,16 @@ void Reseal(std::string* s, uint32_t version) {
 }
 
 std::string Corrupt(std::string s, std::mt19937_64& rng, bool fix_header, uint32_t version = 2) {
-  int edits = 1 + static_cast<int>(rng() % 3);
-  for (int e = 0; e < edits && !s.empty(); ++e) {
-    size_t pos = rng() % s.size();
-    switch (rng() % 5) {
-      case 0: s[pos] = static_cast<char>(rng()); break;
-      case 1: s.resize(pos); break;
-      case 2: s.insert(pos, 1, static_cast<char>(rng())); break;
-      case 3: s.erase(pos, 1 + rng() % 16); break;
-      default: s.replace(pos, std::min<size_t>(5, s.size() - pos), "\xff\xff\xff\xff\x0f"); break;
-    }
-  }
+  static const fuzz::MutateOptions kOptions = [] {
+    fuzz::MutateOptions o;
+    o.max_edits = 3;
+    o.max_erase = 16;
+    o.custom = [](std::string* s, size_t pos, std::mt19937_64&) {  // a LEB128 count or length, huge
+      if (!s->empty()) s->replace(pos, std::min<size_t>(5, s->size() - pos), "\xff\xff\xff\xff\x0f");
+    };
+    return o;
+  }();
+  s = fuzz::Mutate(std::move(s), rng, {}, kOptions);
   if (fix_header) Reseal(&s, version);
   return s;
 }

@@ -3,11 +3,15 @@
 // of them (byte flips, insertions, deletions, truncations, splices), so each
 // `bazel test` exercises the target without libFuzzer. The target aborts on
 // a broken contract; a crash fails the test.
-//   replay_fuzz_test CORPUS_DIR [SEED_DIR...] [modules:DIR]
+//   replay_fuzz_test [--mutations=N] [--noise=N] [--tokens=plir|json]
+//                    CORPUS_DIR [SEED_DIR...] [modules:DIR]
 // `modules:DIR` adds each DIR/*.plir as the reprint target's inputs: its
-// binary form after a 0 byte and its JSON form after a 1 byte.
+// binary form after a 0 byte and its JSON form after a 1 byte. --mutations
+// (default 3000) mutated inputs are run, then --noise (default 0) inputs of
+// random bytes; --tokens inserts that format's tokens (testing/fuzz/mutate.h).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -17,12 +21,16 @@
 
 #include "ir/parser.h"
 #include "ir/serialize.h"
+#include "testing/fuzz/mutate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
 std::vector<std::string> g_dirs;
+int g_mutations = 3000;
+int g_noise = 0;
+plir::fuzz::MutateOptions g_options;
 
 std::vector<std::string> ReadAll() {
   std::vector<std::string> out;
@@ -59,24 +67,11 @@ TEST(ReplayFuzzTest, CorpusAndMutations) {
   ASSERT_FALSE(pool.empty()) << "no corpus";
   for (const std::string& s : pool) RunTarget(s);
   std::mt19937_64 rng(20261130);
-  for (int i = 0; i < 3000; ++i) {
-    std::string s = pool[rng() % pool.size()];
-    int edits = 1 + static_cast<int>(rng() % 4);
-    for (int e = 0; e < edits; ++e) {
-      size_t pos = s.empty() ? 0 : rng() % s.size();
-      switch (rng() % 5) {
-        case 0: if (!s.empty()) s[pos] = static_cast<char>(rng()); break;
-        case 1: if (!s.empty()) s.erase(pos, 1 + rng() % 8); break;
-        case 2: s.resize(pos); break;
-        case 3: {
-          const std::string& o = pool[rng() % pool.size()];
-          if (!o.empty()) s.insert(pos, o.substr(rng() % o.size(), rng() % 64));
-          break;
-        }
-        default: if (s.size() > 2) s.insert(pos, s.substr(rng() % s.size(), rng() % 32));
-      }
-    }
-    RunTarget(s);
+  for (int i = 0; i < g_mutations; ++i) RunTarget(plir::fuzz::Mutate(pool[rng() % pool.size()], rng, pool, g_options));
+  for (int i = 0; i < g_noise; ++i) {
+    std::string noise(rng() % 256, '\0');
+    for (char& c : noise) c = static_cast<char>(rng());
+    RunTarget(noise);
   }
 }
 
@@ -84,6 +79,18 @@ TEST(ReplayFuzzTest, CorpusAndMutations) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i < argc; ++i) g_dirs.push_back(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--mutations=", 0) == 0) g_mutations = std::stoi(a.substr(12));
+    else if (a.rfind("--noise=", 0) == 0) g_noise = std::stoi(a.substr(8));
+    else if (a == "--tokens=plir") g_options.tokens = plir::fuzz::PlirTextTokens();
+    else if (a == "--tokens=json") g_options.tokens = plir::fuzz::JsonTokens();
+    else if (a.rfind("--", 0) == 0) {
+      fprintf(stderr, "replay_fuzz_test: unknown flag %s\n", a.c_str());
+      return 2;
+    } else {
+      g_dirs.push_back(a);
+    }
+  }
   return RUN_ALL_TESTS();
 }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "runtime/safetensors.h"
+#include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -55,30 +56,26 @@ TEST(SafetensorsFuzzTest, CorpusGoodLoadsBadIsRejected) {
 }
 
 std::string Mutate(std::string s, std::mt19937_64& rng) {
-  static const char* kTokens[] = {"{", "}", "[", "]", ",", ":", "\"", "-1", "0", "18446744073709551615",
-                                  "1e3", "null", "\"F32\"", "\"dtype\"", "\"shape\"", "\"data_offsets\"",
-                                  "\"__metadata__\"", "\\u0000", "4.5", "[0,0]", "true"};
-  int edits = 1 + static_cast<int>(rng() % 3);
-  for (int e = 0; e < edits && !s.empty(); ++e) {
-    size_t pos = rng() % s.size();
-    switch (rng() % 7) {
-      case 0: s[pos] = static_cast<char>(rng()); break;
-      case 1: s.resize(pos); break;
-      case 2: s.insert(pos, kTokens[rng() % (sizeof kTokens / sizeof *kTokens)]); break;
-      case 3: s.erase(pos, 1 + rng() % 8); break;
-      case 4: if (pos >= 8) s[pos] = static_cast<char>('0' + rng() % 10); break;  // a digit in the header
-      case 5: {  // header length off by a little, or huge
-        uint64_t n;
-        if (s.size() < 8) break;
-        std::memcpy(&n, s.data(), 8);
-        n = rng() % 4 == 0 ? rng() : n + (rng() % 17) - 8;
-        std::memcpy(&s[0], &n, 8);
-        break;
+  static const fuzz::MutateOptions kOptions = [] {
+    fuzz::MutateOptions o;
+    o.max_edits = 3;
+    o.tokens = fuzz::JsonTokens();
+    for (const char* t : {"\"F32\"", "\"dtype\"", "\"shape\"", "\"data_offsets\"", "\"__metadata__\""})
+      o.tokens.push_back(t);
+    o.custom = [](std::string* s, size_t pos, std::mt19937_64& rng) {
+      if (s->size() < 8) return;
+      if (rng() % 2) {  // a digit in the header
+        if (pos >= 8) (*s)[pos] = static_cast<char>('0' + rng() % 10);
+        return;
       }
-      default: s.append(rng() % 16, static_cast<char>(rng())); break;
-    }
-  }
-  return s;
+      uint64_t n;  // the header length off by a little, or huge
+      std::memcpy(&n, s->data(), 8);
+      n = rng() % 4 == 0 ? rng() : n + (rng() % 17) - 8;
+      std::memcpy(&(*s)[0], &n, 8);
+    };
+    return o;
+  }();
+  return fuzz::Mutate(std::move(s), rng, {}, kOptions);
 }
 
 TEST(SafetensorsFuzzTest, MutationsGiveAHeaderOrACleanError) {
