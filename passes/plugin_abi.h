@@ -92,6 +92,9 @@ constexpr uint64_t PlirIrLayoutHash() {
   mix(sizeof(plir::BindingBlockNode)); mix(sizeof(plir::FunctionNode));
   mix(sizeof(plir::ExternFuncNode)); mix(sizeof(plir::Module)); mix(sizeof(plir::OpDef));
   mix(sizeof(plir::Tensor)); mix(sizeof(plir::ExternKernelDef));
+  // Function values: kinds added after kExternFunc, and their classes.
+  mix(static_cast<uint64_t>(plir::NodeKind::kFuncType)); mix(static_cast<uint64_t>(plir::NodeKind::kLocalFn));
+  mix(sizeof(plir::FuncTypeNode)); mix(sizeof(plir::LocalFnNode));
   return h;
 }
 
