@@ -91,11 +91,17 @@ def @f(%x: Tensor[(2,), float32], %cb: Callable[(Prim[int64], Object), (), pure=
 }
 
 TEST_P(SerializeTest, RandomModulesRoundTrip) {
-  for (uint64_t seed = 1; seed <= 6; ++seed) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
     testing::RandomModuleOptions o;
     o.seed = seed;
     o.num_bindings = 400;
+    o.local_functions = seed > 6;  // with closures and calls of them
     Module m = testing::GenerateRandomModule(o);
+    if (o.local_functions) {
+      std::string text = PrintModule(m);
+      EXPECT_NE(text.find("= fn("), std::string::npos) << "seed " << seed << " made no local function";
+      EXPECT_NE(text.find("Callable["), std::string::npos);
+    }
     Module back = RoundTrip(m);
     auto mm = FindFirstMismatch(m, back);
     EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->ToString();
