@@ -12,7 +12,11 @@
 //   %A: T = match_cast(%A_untyped, sinfo_args=[T]);
 // A load is visible where TVM's would be after its common-subexpression
 // pass: in the rest of its body (if branch, local function) and, made in a
-// dataflow block, in that block only. `num_input` becomes num_input + 1, and
+// dataflow block, in that block only. A binding whose types name a
+// symbolic dimension that only a weight's type defines, and that does not
+// read that weight (a local function taking such a tensor), first loads the
+// weight, so that the dimension is bound before it is used (TVM would leave
+// it unbound). `num_input` becomes num_input + 1, and
 // symbolic dimensions of the return type that the remaining parameters no
 // longer define are erased (Tensor[(m, n)] becomes Tensor[ndim=2]), as TVM's
 // EraseToWellDefined does. TVM also runs EliminateCommonSubexpr and
@@ -104,10 +108,26 @@ Type EraseUndefined(const Type& t, const std::unordered_set<Symbol>& defined, in
   return t;
 }
 
+// Symbolic dimension names in `t`, including inside Callable types.
+void CollectAllSymbols(const Type& t, std::unordered_set<Symbol>* out, int depth = 0) {
+  if (!t || depth > 64) return;
+  CollectSymbols(t, out);
+  if (auto* tu = As<TupleTypeNode>(t)) {
+    for (const Type& f : tu->fields()) CollectAllSymbols(f, out, depth + 1);
+  } else if (auto* ft = As<FuncTypeNode>(t)) {
+    for (const Type& f : ft->fields()) CollectAllSymbols(f, out, depth + 1);
+  }
+}
+
 class InputLoader {
  public:
-  InputLoader(std::unordered_map<const VarNode*, int64_t> weights, Var fget)
-      : weights_(std::move(weights)), fget_(std::move(fget)) {}
+  // `weights`: parameter -> its index among the weights; `order`: the
+  // weights in parameter order; `defined`: the symbolic dimensions the
+  // remaining parameters define.
+  InputLoader(std::unordered_map<const VarNode*, int64_t> weights, std::vector<const VarNode*> order,
+              std::unordered_set<Symbol> defined, Var fget)
+      : weights_(std::move(weights)), order_(std::move(order)), defined_(std::move(defined)),
+        fget_(std::move(fget)) {}
 
   // One scope's loads: weight -> the variable holding it.
   using Scope = std::unordered_map<const VarNode*, Var>;
@@ -121,6 +141,11 @@ class InputLoader {
       Scope& s = df ? (block_scope = scope) : scope;
       std::vector<Binding> out;
       for (const Binding& x : b->bindings()) {
+        // A binding whose types name a dimension only a weight's type
+        // defines (a value that does not read that weight, e.g. a local
+        // function taking such a tensor) needs that weight loaded first, so
+        // that the dimension is bound before its use.
+        DefineSymbolsOf(x, s, df, &out);
         Expr value = Value(x->value(), s, df, &out, depth + 1);
         if (value.get() == x->value().get()) {
           out.push_back(x);
@@ -140,6 +165,31 @@ class InputLoader {
   }
 
  private:
+  void DefineSymbolsOf(const Binding& x, Scope& scope, bool df, std::vector<Binding>* out) {
+    std::unordered_set<Symbol> used;
+    CollectAllSymbols(x->var()->type(), &used);
+    if (auto* c = As<CallNode>(x->value()))
+      for (const Type& t : c->sinfo_args()) CollectAllSymbols(t, &used);
+    for (Symbol sym : used) {
+      if (defined_.count(sym)) continue;
+      bool bound = false;
+      for (const auto& [w, v] : scope) {
+        std::unordered_set<Symbol> own;
+        CollectSymbols(w->type(), &own);
+        bound = bound || own.count(sym) > 0;
+      }
+      if (bound) continue;
+      for (const VarNode* w : order_) {
+        std::unordered_set<Symbol> own;
+        CollectSymbols(w->type(), &own);
+        if (own.count(sym)) {
+          Value(Var(w), scope, df, out, 0);  // loads it into this scope
+          break;
+        }
+      }
+    }
+  }
+
   // `e` with weights replaced by their loads; loads not yet visible in
   // `scope` are appended to `out` (dataflow variables in a dataflow block).
   Expr Value(const Expr& e, Scope& scope, bool df, std::vector<Binding>* out, int depth) {
@@ -212,6 +262,8 @@ class InputLoader {
   }
 
   std::unordered_map<const VarNode*, int64_t> weights_;
+  std::vector<const VarNode*> order_;
+  std::unordered_set<Symbol> defined_;
   Var fget_;
 };
 
@@ -229,7 +281,9 @@ StatusOr<Function> WithLazyInputs(const Function& f) {
   params.push_back(fget);
   std::unordered_set<Symbol> defined;
   for (const Var& p : params) CollectSymbols(p->type(), &defined);
-  InputLoader loader(std::move(weights), fget);
+  std::vector<const VarNode*> order;
+  for (size_t i = n; i < f->params().size(); ++i) order.push_back(f->params()[i].get());
+  InputLoader loader(std::move(weights), std::move(order), defined, fget);
   SeqExpr body = loader.Body(f->body(), {}, 0);
   Type ret = EraseUndefined(f->ret_type(), defined);
   Attrs attrs = f->attrs().With(Symbol("num_input"), AttrValue::Int(static_cast<int64_t>(n) + 1));
