@@ -14,8 +14,8 @@
 // pass: in the rest of its body (if branch, local function) and, made in a
 // dataflow block, in that block only. A binding whose types name a
 // symbolic dimension that only a weight's type defines, and that does not
-// read that weight (a local function taking such a tensor), first loads the
-// weight, so that the dimension is bound before it is used (TVM would leave
+// read that weight (a call of a local function that reads it), first loads
+// the weight, so that the dimension is bound before it is used (TVM would leave
 // it unbound). `num_input` becomes num_input + 1, and
 // symbolic dimensions of the return type that the remaining parameters no
 // longer define are erased (Tensor[(m, n)] becomes Tensor[ndim=2]), as TVM's
@@ -108,17 +108,6 @@ Type EraseUndefined(const Type& t, const std::unordered_set<Symbol>& defined, in
   return t;
 }
 
-// Symbolic dimension names in `t`, including inside Callable types.
-void CollectAllSymbols(const Type& t, std::unordered_set<Symbol>* out, int depth = 0) {
-  if (!t || depth > 64) return;
-  CollectSymbols(t, out);
-  if (auto* tu = As<TupleTypeNode>(t)) {
-    for (const Type& f : tu->fields()) CollectAllSymbols(f, out, depth + 1);
-  } else if (auto* ft = As<FuncTypeNode>(t)) {
-    for (const Type& f : ft->fields()) CollectAllSymbols(f, out, depth + 1);
-  }
-}
-
 class InputLoader {
  public:
   // `weights`: parameter -> its index among the weights; `order`: the
@@ -141,12 +130,12 @@ class InputLoader {
       Scope& s = df ? (block_scope = scope) : scope;
       std::vector<Binding> out;
       for (const Binding& x : b->bindings()) {
-        // A binding whose types name a dimension only a weight's type
-        // defines (a value that does not read that weight, e.g. a local
-        // function taking such a tensor) needs that weight loaded first, so
-        // that the dimension is bound before its use.
-        DefineSymbolsOf(x, s, df, &out);
         Expr value = Value(x->value(), s, df, &out, depth + 1);
+        // A binding whose types name a dimension that only a weight's type
+        // defines, and whose value loaded no such weight (it calls a local
+        // function that reads it), needs that weight loaded first, so that
+        // the dimension is bound before its use.
+        DefineSymbolsOf(x, s, df, &out);
         if (value.get() == x->value().get()) {
           out.push_back(x);
         } else {
@@ -166,10 +155,11 @@ class InputLoader {
 
  private:
   void DefineSymbolsOf(const Binding& x, Scope& scope, bool df, std::vector<Binding>* out) {
+    // (A Callable type's dimensions are its own, as in Relax: not counted.)
     std::unordered_set<Symbol> used;
-    CollectAllSymbols(x->var()->type(), &used);
+    CollectSymbols(x->var()->type(), &used);
     if (auto* c = As<CallNode>(x->value()))
-      for (const Type& t : c->sinfo_args()) CollectAllSymbols(t, &used);
+      for (const Type& t : c->sinfo_args()) CollectSymbols(t, &used);
     for (Symbol sym : used) {
       if (defined_.count(sym)) continue;
       bool bound = false;
