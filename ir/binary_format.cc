@@ -84,6 +84,7 @@ class Writer : public internal::RecordSink {
           Var(r.dims[0].sym.empty() ? 0 : Str(r.dims[0].sym) + 1);
         }
         break;
+      case NodeKind::kFuncType: Byte(r.flag); break;  // pure
       case NodeKind::kVar:
         Var(Str(r.name));
         Byte(r.flag);
@@ -364,7 +365,7 @@ class Reader {
   Status ReadRecord(uint64_t id, Record* r) {
     uint8_t k = 0;
     PLIR_RETURN_IF_ERROR(Byte(&k));
-    if (k > static_cast<uint8_t>(NodeKind::kPrimExpr)) return Corrupt("bad node kind at node " + std::to_string(id));
+    if (!IsKnownNodeKind(k)) return Corrupt("bad node kind at node " + std::to_string(id));
     r->kind = static_cast<NodeKind>(k);
     uint64_t n = 0;
     PLIR_RETURN_IF_ERROR(Var(&n));
@@ -408,6 +409,12 @@ class Reader {
           if (sym - 1 >= strings_.size()) return Corrupt("string index out of range");
           r->dims[0].sym = strings_[sym - 1];
         }
+        return Status::Ok();
+      }
+      case NodeKind::kFuncType: {
+        uint8_t f = 0;
+        PLIR_RETURN_IF_ERROR(Byte(&f));
+        r->flag = f != 0;
         return Status::Ok();
       }
       case NodeKind::kVar: {
@@ -542,6 +549,11 @@ const Node* NodeChild(const Node* n, size_t i) {
         return static_cast<const FunctionNode*>(n)->body().get();
       return nullptr;
     }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(n);
+      if (i < f->params().size()) return f->params()[i].get();
+      return i == f->params().size() ? f->body().get() : nullptr;
+    }
     default: return nullptr;
   }
 }
@@ -608,7 +620,8 @@ class Writer {
   uint32_t TypeIndex(const TypeNode* root) {
     if (const uint32_t* id = type_ptr_.Find(root)) return *id;
     struct Frame {
-      const TupleTypeNode* t;
+      const TypeNode* t;  // a tuple or Callable type
+      const std::vector<Type>* fields;
       size_t next;
       size_t ids_base;
     };
@@ -621,7 +634,10 @@ class Writer {
       if (const uint32_t* known = type_ptr_.Find(t)) {
         id = *known;
       } else if (t->kind() == NodeKind::kTupleType) {
-        stack.push_back({static_cast<const TupleTypeNode*>(t), 0, ids.size()});
+        stack.push_back({t, &static_cast<const TupleTypeNode*>(t)->fields(), 0, ids.size()});
+        id = UINT32_MAX;
+      } else if (t->kind() == NodeKind::kFuncType) {
+        stack.push_back({t, &static_cast<const FuncTypeNode*>(t)->fields(), 0, ids.size()});
         id = UINT32_MAX;
       } else {
         id = InternType(t, nullptr);
@@ -633,8 +649,8 @@ class Writer {
       // Finish every tuple whose fields are done; descend into the next field.
       while (true) {
         Frame& f = stack.back();
-        if (f.next < f.t->fields().size()) {
-          t = f.t->fields()[f.next++].get();
+        if (f.next < f.fields->size()) {
+          t = (*f.fields)[f.next++].get();
           break;
         }
         uint32_t tid = InternType(f.t, ids.data() + f.ids_base);
@@ -687,6 +703,14 @@ class Writer {
       case NodeKind::kShapeType: {
         auto* x = static_cast<const ShapeTypeNode*>(t);
         shape(x->has_values(), x->ndim(), x->values());
+        break;
+      }
+      case NodeKind::kFuncType: {  // the parameter types and the return type, then purity
+        auto* x = static_cast<const FuncTypeNode*>(t);
+        size_t n = x->fields().size();
+        r.Var(n);
+        for (size_t i = 0; i < n; ++i) r.Var(fields[i]);
+        r.Byte(x->pure());
         break;
       }
       default: break;  // ObjectType: the kind alone
@@ -861,6 +885,15 @@ class Writer {
         o.Byte(b->is_dataflow());
         o.Var(b->bindings().size());
         for (size_t i = 0; i < b->bindings().size(); ++i) ref(i);
+        break;
+      }
+      case NodeKind::kLocalFn: {
+        auto* f = static_cast<const LocalFnNode*>(n);
+        size_t k = f->params().size();
+        o.Var(k);
+        for (size_t i = 0; i < k; ++i) ref(i);
+        type(f->ret_type());
+        ref(k);
         break;
       }
       case NodeKind::kFunction:
@@ -1202,7 +1235,8 @@ class Reader {
   bool ReadTypeRecord() {
     uint8_t k = 0;
     if (!Byte(&k)) return false;
-    if (k > static_cast<uint8_t>(NodeKind::kShapeType)) return Fail("kind " + std::to_string(k) + " is not a type");
+    if (k > static_cast<uint8_t>(NodeKind::kShapeType) && k != static_cast<uint8_t>(NodeKind::kFuncType))
+      return Fail("kind " + std::to_string(k) + " is not a type");
     bool known = false;
     int ndim = -1;
     std::vector<Dim> dims;
@@ -1230,6 +1264,31 @@ class Reader {
         uint32_t size;
         if (Status st = internal::TupleTypeTreeSize(sizes, &size); !st.ok()) return Fail(st.message());
         types_.push_back(TupleTypeNode::Make(std::move(fields)));
+        type_sizes_.push_back(size);
+        return true;
+      }
+      case NodeKind::kFuncType: {  // parameter types, return type, purity
+        uint64_t n;
+        if (!Count(&n, "field")) return false;
+        if (n == 0) return Fail("a Callable type needs a return type");
+        std::vector<Type> fields;
+        fields.reserve(n);
+        std::vector<uint32_t>& sizes = scratch_sizes_;
+        sizes.clear();
+        for (uint64_t i = 0; i < n; ++i) {
+          uint64_t t;
+          if (!Var(&t)) return false;
+          if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
+          fields.push_back(types_[t]);
+          sizes.push_back(type_sizes_[t]);
+        }
+        bool pure;
+        if (!Flag(&pure)) return false;
+        uint32_t size;
+        if (Status st = internal::TupleTypeTreeSize(sizes, &size); !st.ok()) return Fail(st.message());
+        Type ret = fields.back();
+        fields.pop_back();
+        types_.push_back(FuncTypeNode::Make(std::move(fields), std::move(ret), pure));
         type_sizes_.push_back(size);
         return true;
       }
@@ -1343,9 +1402,11 @@ class Reader {
     uint8_t k = 0;
     kind_ = -1;
     if (!Byte(&k)) return false;
-    if (k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kPrimExpr))
-      return Fail(k <= static_cast<uint8_t>(NodeKind::kShapeType) ? "a type in the node table (types have their own)"
-                                                                    : "bad node kind " + std::to_string(k));
+    if ((k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kPrimExpr)) &&
+        k != static_cast<uint8_t>(NodeKind::kLocalFn))
+      return Fail(k <= static_cast<uint8_t>(NodeKind::kShapeType) || k == static_cast<uint8_t>(NodeKind::kFuncType)
+                      ? "a type in the node table (types have their own)"
+                      : "bad node kind " + std::to_string(k));
     kind_ = k;
     std::string_view s;
     Type type;
@@ -1482,6 +1543,14 @@ class Reader {
         std::vector<Binding> bindings;
         if (!Flag(&df) || !Count(&n, "binding") || !NodeRefs(id, n, &bindings)) return false;
         nodes_.push_back(BindingBlockNode::Make(std::move(bindings), df));
+        return true;
+      }
+      case NodeKind::kLocalFn: {
+        std::vector<plir::Var> params;
+        SeqExpr body;
+        if (!Count(&n, "parameter") || !NodeRefs(id, n, &params) || !TypeRef(&type) || !NodeRef(id, &body))
+          return false;
+        nodes_.push_back(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
         return true;
       }
       default: {  // kFunction, kExternFunc

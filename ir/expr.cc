@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "ir/analysis/purity.h"
+
 namespace plir {
 
 NameHint::NameHint(std::string_view s) {
@@ -230,6 +232,16 @@ SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
     out.push_back(std::move(b));
   }
   return SeqExpr(new (internal::NodeMemory<SeqExprNode>()) SeqExprNode(std::move(out), std::move(result)));
+}
+
+LocalFn LocalFnNode::Make(std::vector<Var> params, Type ret_type, SeqExpr body) {
+  if (!ret_type) ret_type = body->type();
+  std::vector<Type> pts;
+  pts.reserve(params.size());
+  for (const Var& p : params) pts.push_back(p->type());
+  Type t = FuncTypeNode::Make(std::move(pts), ret_type, !HasSideEffects(body.get(), nullptr));
+  return LocalFn(new (internal::NodeMemory<LocalFnNode>()) LocalFnNode(
+      std::move(params), std::move(ret_type), std::move(body), std::move(t)));
 }
 
 // Gives the variables of `f` that have no dense index yet (made by a pass or

@@ -370,6 +370,30 @@ class SeqExprNode final : public ExprNode {
   Expr result_;
 };
 
+// `fn(%x: T, ...) -> R { body }`: a local function (Relax's nested
+// relax.Function), a value of type Callable[(T, ...), R]. Its body may use
+// the variables of the enclosing scopes (a closure). The type is pure iff
+// the body has no side effect (calls of module functions count as one).
+class LocalFnNode final : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kLocalFn;
+  // `ret_type` may be null: the body's type is used.
+  static Ref<LocalFnNode> Make(std::vector<Var> params, Type ret_type, SeqExpr body);
+  const std::vector<Var>& params() const { return params_; }
+  const Type& ret_type() const { return ret_type_; }
+  const SeqExpr& body() const { return body_; }
+  const FuncTypeNode& func_type() const { return *static_cast<const FuncTypeNode*>(type_.get()); }
+
+ private:
+  LocalFnNode(std::vector<Var> p, Type r, SeqExpr b, Type t)
+      : ExprNode(kKind, std::move(t)), params_(std::move(p)), ret_type_(std::move(r)),
+        body_(std::move(b)) {}
+  std::vector<Var> params_;
+  Type ret_type_;
+  SeqExpr body_;
+};
+using LocalFn = Ref<LocalFnNode>;
+
 // Common base of module items: `def` functions and `extern` kernels.
 class ItemNode : public Node {
  public:

@@ -122,5 +122,59 @@ TEST(HostileNestingTest, PrinterAndParserAgreeOnDepth) {
   EXPECT_NE(v.message().find("nested deeper than 1000 levels"), std::string::npos) << v.message();
 }
 
+// Local functions nested in local functions: the parser's depth limit
+// applies, the deepest nest it reads prints back to text it reads again,
+// and one level more is a clean error.
+TEST(HostileNestingTest, NestedLocalFunctions) {
+  auto nest = [](int n) {
+    std::string text = "def @f(%x: Tensor[(2,), float32]) {\n  %g = ";
+    for (int i = 0; i < n; ++i) text += "fn() { ";
+    text += "%x";
+    for (int i = 0; i < n; ++i) text += " }";
+    return text + ";\n  %g\n}\n";
+  };
+  int deepest = 0;
+  for (int n = 1; n <= kMaxNestingDepth; ++n) {
+    if (!ParseModule(nest(n)).ok()) break;
+    deepest = n;
+  }
+  ASSERT_GT(deepest, 100);
+  ASSERT_LT(deepest, kMaxNestingDepth);
+  auto m = ParseModule(nest(deepest));
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(Verify(*m).ok()) << Verify(*m).message();
+  auto again = ParseModule(PrintModule(*m));
+  EXPECT_TRUE(again.ok()) << again.status().message();
+  auto too_deep = ParseModule(nest(deepest + 1));
+  ASSERT_FALSE(too_deep.ok());
+  EXPECT_NE(too_deep.status().message().find("nest"), std::string::npos) << too_deep.status().message();
+}
+
+// Malformed Callable types and local functions in JSON and binary files are
+// load errors, never crashes.
+TEST(HostileLoadTest, MalformedCallablesAndLocalFunctions) {
+  auto json = [](const std::string& nodes) {
+    return LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[" + nodes + "],\"items\":[]}");
+  };
+  auto no_ret = json("{\"k\":\"FuncType\"}");
+  ASSERT_FALSE(no_ret.ok());
+  EXPECT_NE(no_ret.status().message().find("needs a return type"), std::string::npos) << no_ret.status().message();
+  auto short_fn = json("{\"k\":\"ObjectType\"},{\"k\":\"LocalFn\",\"c\":[0]}");
+  ASSERT_FALSE(short_fn.ok());
+  EXPECT_NE(short_fn.status().message().find("too few children"), std::string::npos) << short_fn.status().message();
+  auto not_a_body = json("{\"k\":\"ObjectType\"},{\"k\":\"LocalFn\",\"c\":[0,0]}");
+  ASSERT_FALSE(not_a_body.ok());
+  auto not_a_type = json("{\"k\":\"PrimValue\",\"dt\":\"int64\",\"v\":1},{\"k\":\"FuncType\",\"c\":[0]}");
+  ASSERT_FALSE(not_a_type.ok());
+  // Binary: every truncation of a module with both kinds fails cleanly.
+  auto m = ParseModule(
+      "def @f(%x: Tensor[(2,), float32], %cb: Callable[(Object), (), pure=false]) {\n"
+      "  %g = fn(%y: Tensor[(2,), float32]) { add(%y, %x) };\n  %u = %cb(%x);\n  %g\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  std::string bin = SaveBinary(*m);
+  ASSERT_TRUE(LoadBinary(bin).ok());
+  for (size_t n = 0; n < bin.size(); ++n) EXPECT_FALSE(LoadBinary(bin.substr(0, n)).ok()) << n;
+}
+
 }  // namespace
 }  // namespace plir

@@ -88,6 +88,9 @@ class Writer : public internal::RecordSink {
           out_.push_back(']');
         }
         break;
+      case NodeKind::kFuncType:
+        if (!r.flag) out_.append(",\"pure\":false");
+        break;
       case NodeKind::kVar:
         out_.append(",\"n\":");
         JsonString(r.name, &out_);
@@ -196,7 +199,7 @@ Status Bad(size_t node, const std::string& what) {
 namespace od = simdjson::ondemand;
 
 // The keys a node object may have, by slot.
-enum Field { kK, kC, kDt, kShape, kNdim, kN, kDataflow, kI, kV, kHex, kNargs, kNsinfo, kAttrs, kNumFields };
+enum Field { kK, kC, kDt, kShape, kNdim, kN, kDataflow, kI, kV, kHex, kNargs, kNsinfo, kAttrs, kPure, kNumFields };
 
 int FieldSlot(std::string_view key) {
   switch (key.size()) {
@@ -211,7 +214,7 @@ int FieldSlot(std::string_view key) {
       return -1;
     case 2: return key == "dt" ? kDt : -1;
     case 3: return key == "hex" ? kHex : -1;
-    case 4: return key == "ndim" ? kNdim : -1;
+    case 4: return key == "ndim" ? kNdim : key == "pure" ? kPure : -1;
     case 5: return key == "shape" ? kShape : key == "nargs" ? kNargs : key == "attrs" ? kAttrs : -1;
     case 6: return key == "nsinfo" ? kNsinfo : -1;
     case 8: return key == "dataflow" ? kDataflow : -1;
@@ -227,7 +230,7 @@ bool KindFromName(std::string_view name, NodeKind* out) {
       NodeKind::kConstant,   NodeKind::kSeqExpr,    NodeKind::kBindingBlock, NodeKind::kFunction,
       NodeKind::kTupleType,  NodeKind::kObjectType, NodeKind::kPrimType,   NodeKind::kShapeType,
       NodeKind::kGlobalVar,  NodeKind::kStringImm,  NodeKind::kIf,         NodeKind::kExternFunc,
-      NodeKind::kShapeExpr,  NodeKind::kPrimExpr};
+      NodeKind::kShapeExpr,  NodeKind::kPrimExpr,  NodeKind::kFuncType,   NodeKind::kLocalFn};
   for (NodeKind k : kOrder) {
     std::string_view n = internal::RecordKindName(k);
     if (n.size() == name.size() && n == name) {
@@ -591,6 +594,7 @@ class JsonLoader {
         case kNdim: ok = v.get_int64().get(ndim_) == simdjson::SUCCESS; break;
         case kN: ok = v.get_string().get(name_) == simdjson::SUCCESS; break;
         case kDataflow: ok = v.get_bool().get(dataflow_) == simdjson::SUCCESS; break;
+        case kPure: ok = v.get_bool().get(pure_) == simdjson::SUCCESS; break;
         case kI: ok = v.get_int64().get(index_) == simdjson::SUCCESS; break;
         case kV: ok = ReadScalar(v, &value_); break;
         case kHex: ok = v.get_string().get(hex_) == simdjson::SUCCESS; break;
@@ -711,6 +715,27 @@ class JsonLoader {
         for (uint32_t k : kids_) sizes.push_back(type_sizes_[k]);
         PLIR_RETURN_IF_ERROR(internal::TupleTypeTreeSize(sizes, &type_size_).WithPrefix(Where()));
         return Ref<Node>(TupleTypeNode::Make(std::move(fields)));
+      }
+      case NodeKind::kFuncType: {  // parameter types, then the return type
+        if (kids_.empty()) return Error("a Callable type needs a return type");
+        std::vector<Type> fields;
+        PLIR_RETURN_IF_ERROR(Children(0, kids_.size(), &fields));
+        std::vector<uint32_t> sizes;
+        for (uint32_t k : kids_) sizes.push_back(type_sizes_[k]);
+        PLIR_RETURN_IF_ERROR(internal::TupleTypeTreeSize(sizes, &type_size_).WithPrefix(Where()));
+        Type ret = fields.back();
+        fields.pop_back();
+        return Ref<Node>(FuncTypeNode::Make(std::move(fields), std::move(ret), !Has(kPure) || pure_));
+      }
+      case NodeKind::kLocalFn: {  // parameters, return type, body
+        if (kids_.size() < 2) return Error("local function has too few children");
+        size_t n_params = kids_.size() - 2;
+        std::vector<Var> params;
+        SeqExpr body;
+        PLIR_RETURN_IF_ERROR(Children(0, n_params, &params));
+        PLIR_RETURN_IF_ERROR(Child(n_params, &type));
+        PLIR_RETURN_IF_ERROR(Child(n_params + 1, &body));
+        return Ref<Node>(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
       }
       case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
       case NodeKind::kPrimType: {
@@ -878,6 +903,7 @@ class JsonLoader {
   std::string shape_error_;
   int64_t ndim_ = -1, index_ = 0;
   bool dataflow_ = false;
+  bool pure_ = true;
   Scalar value_;
   uint64_t nargs_ = 0, nsinfo_ = 0;
   Attrs attrs_;

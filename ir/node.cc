@@ -32,6 +32,8 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kExternFunc: return "ExternFunc";
     case NodeKind::kShapeExpr: return "ShapeExpr";
     case NodeKind::kPrimExpr: return "PrimExpr";
+    case NodeKind::kFuncType: return "FuncType";
+    case NodeKind::kLocalFn: return "LocalFn";
   }
   return "?";
 }
@@ -76,6 +78,8 @@ void DestroyNode(const Node* n) {
     case NodeKind::kExternFunc: return DestroyAs<ExternFuncNode>(n);
     case NodeKind::kShapeExpr: return DestroyAs<ShapeExprNode>(n);
     case NodeKind::kPrimExpr: return DestroyAs<PrimExprNode>(n);
+    case NodeKind::kFuncType: return DestroyAs<FuncTypeNode>(n);
+    case NodeKind::kLocalFn: return DestroyAs<LocalFnNode>(n);
   }
 }
 

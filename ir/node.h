@@ -41,18 +41,30 @@ enum class NodeKind : uint8_t {
   kBindingBlock,
   kFunction,
   kExternFunc,
-  // Expressions added later (numbered after the first set: the binary
-  // format stores kinds by number).
-  kShapeExpr,
-  kPrimExpr,
+  // Added later, numbered explicitly (the binary format stores kinds, and
+  // other additions may take the numbers right after kExternFunc):
+  // `shape[(...)]` shape values and `prim[...]` symbolic values (20, 21),
+  // `Callable[...]` function types and `fn(...) {...}` local functions.
+  kShapeExpr = 20,
+  kPrimExpr = 21,
+  kFuncType = 40,
+  kLocalFn = 41,
 };
 
 const char* NodeKindName(NodeKind kind);
+// True iff `k` is the number of a NodeKind (readers of stored kinds).
+inline bool IsKnownNodeKind(uint32_t k) {
+  return k <= static_cast<uint32_t>(NodeKind::kPrimExpr) ||
+         k == static_cast<uint32_t>(NodeKind::kFuncType) ||
+         k == static_cast<uint32_t>(NodeKind::kLocalFn);
+}
 
-inline bool IsTypeKind(NodeKind k) { return k <= NodeKind::kShapeType; }
+inline bool IsTypeKind(NodeKind k) {
+  return k <= NodeKind::kShapeType || k == NodeKind::kFuncType;
+}
 inline bool IsExprKind(NodeKind k) {
   return (k >= NodeKind::kVar && k <= NodeKind::kSeqExpr) || k == NodeKind::kShapeExpr ||
-         k == NodeKind::kPrimExpr;
+         k == NodeKind::kPrimExpr || k == NodeKind::kLocalFn;
 }
 
 namespace internal {

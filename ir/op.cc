@@ -249,6 +249,25 @@ Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                                  std::move(sinfo_args), std::move(ret_type));
 }
 
+StatusOr<Expr> MakeValueCall(Expr callee, std::vector<Expr> args) {
+  auto* ft = As<FuncTypeNode>(callee->type());
+  if (!ft)
+    return InvalidArgument("cannot call a value of type " + TypeToString(callee->type()) +
+                           " (only Callable values are called)");
+  if (ft->params().size() != args.size())
+    return InvalidArgument("the callee of type " + TypeToString(callee->type()) + " takes " +
+                           std::to_string(ft->params().size()) + " argument(s), got " +
+                           std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!TypeCompatible(args[i]->type(), ft->params()[i]))
+      return InvalidArgument("argument " + std::to_string(i) + " has type " +
+                             TypeToString(args[i]->type()) + ", the parameter expects " +
+                             TypeToString(ft->params()[i]));
+  Type ret = ft->ret();
+  return Expr(CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(), {},
+                                      std::move(ret)));
+}
+
 std::vector<std::string> ClosestNames(std::string_view name,
                                       const std::vector<std::string>& candidates, size_t max) {
   auto distance = [](std::string_view a, std::string_view b) {

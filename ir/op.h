@@ -150,6 +150,12 @@ Expr RebuildCall(const CallNode& old, Expr callee, std::vector<Expr> args);
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                     std::vector<Type> sinfo_args = {});
 
+// Builds a call of a function value (a variable or local function of type
+// Callable[(T...), R]): fails unless `callee`'s type is a Callable taking
+// as many arguments as given, each compatible with its parameter type. The
+// call's type is R.
+StatusOr<Expr> MakeValueCall(Expr callee, std::vector<Expr> args);
+
 // The registered ops as documentation: for each op (sorted by name) its
 // signature (arity), attributes (kind, required or default), pattern kind,
 // purity, origin and description. kMarkdown is docs/ops.md; kText is what

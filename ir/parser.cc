@@ -438,7 +438,7 @@ class TextParser {
            LocOf(t));
     if (n)
       Fail("%" + name + " (defined at " + std::to_string(n->loc.line) + ":" +
-               std::to_string(n->loc.col) + ") is not visible here: it is local to an if branch",
+               std::to_string(n->loc.col) + ") is not visible here: it is local to an if branch or a local function",
            LocOf(t));
     Fail("undefined variable %" + name, LocOf(t));
   }
@@ -598,9 +598,18 @@ class TextParser {
     const Token& t = c_.cur;
     switch (t.kind) {
       case Tok::kLocal: {
+        Token name = t;
         Var v = LookupLocal(t);
         Advance();
-        return v;
+        if (!Is(Tok::kLParen)) return v;
+        // A call of a function value: `%f(args)`.
+        CallArgs args = ParseCallArgs(depth);
+        if (!args.attrs.empty() || !args.sinfo.empty())
+          Fail("a call of a function value takes no attributes or sinfo_args",
+               args.attrs.empty() ? LocOf(name) : args.first_attr);
+        auto call = MakeValueCall(v, std::move(args.args));
+        if (!call.ok()) Fail(call.status().message(), LocOf(name));
+        return *call;
       }
       case Tok::kGlobal:
         return ParseGlobalRef(depth);
@@ -657,6 +666,7 @@ class TextParser {
           Expect(Tok::kRBracket, "']' to close the shape value");
           return ShapeExprNode::Make(std::move(dims));
         }
+        if (t.text == "fn" && next == Tok::kLParen) return ParseLocalFn(depth);
         if (next == Tok::kLParen) return ParseOpCall(depth);
         if (IsFloatWord()) {
           double v = ParseDouble(t);
@@ -819,6 +829,50 @@ class TextParser {
     auto r = IfNode::Make(cond, then_body, else_body);
     if (!r.ok()) Fail(r.status().message(), loc);
     return *r;
+  }
+
+  // fn '(' (%name ':' type),* ')' ('->' type)? body
+  Expr ParseLocalFn(int depth) {
+    Loc loc = Here();
+    Advance();  // fn
+    Expect(Tok::kLParen, "'(' after 'fn'");
+    // The parameters are visible in the body only.
+    ctx_->scope_marks.push_back(ctx_->scope_names.size());
+    std::vector<Var> params;
+    if (!Is(Tok::kRParen)) {
+      while (true) {
+        if (!Is(Tok::kLocal)) FailExpected("a parameter '%name: Type'");
+        NameHint name(c_.cur.text);
+        Loc ploc = Here();
+        CheckNotVisible(name, ploc);
+        Advance();
+        Expect(Tok::kColon, "':' and the parameter's type");
+        Type t = ParseTypeAt(depth + 1);
+        Var p = VarNode::Make(name, t, false, ctx_->next_index++);
+        Define(p, name, ploc);
+        params.push_back(p);
+        if (Accept(Tok::kComma)) continue;
+        break;
+      }
+    }
+    Expect(Tok::kRParen, "',' or ')' after the parameters");
+    Type declared;
+    if (Accept(Tok::kArrow)) declared = ParseTypeAt(depth + 1);
+    if (!Is(Tok::kLBrace)) FailExpected("'{' to start the local function's body");
+    Loc body_loc = Here();
+    SeqExpr body = ParseBody(depth + 1);
+    if (declared && !TypeCompatible(declared, body->type()))
+      Fail("the local function returns " + TypeToString(body->type()) +
+               ", which does not match its declared return type " + TypeToString(declared),
+           body_loc);
+    for (size_t i = ctx_->scope_marks.back(); i < ctx_->scope_names.size(); ++i) {
+      LocalName* n = ctx_->names.Find(ctx_->scope_names[i]);
+      if (n && n->state == LocalName::kVisible) n->state = LocalName::kOutOfScope;
+    }
+    ctx_->scope_names.resize(ctx_->scope_marks.back());
+    ctx_->scope_marks.pop_back();
+    (void)loc;
+    return LocalFnNode::Make(std::move(params), declared, std::move(body));
   }
 
   // const<Type>[elems] | const<Type>x"hex"
@@ -1142,6 +1196,35 @@ class TextParser {
       Expect(Tok::kRBracket, "']'");
       return PrimTypeNode::Make(dt);
     }
+    if (IsIdent("Callable")) {
+      // Callable[(T1, T2), R] or Callable[(T1, T2), R, pure=false]
+      Advance();
+      Expect(Tok::kLBracket, "'[' after Callable");
+      Expect(Tok::kLParen, "'(' and the parameter types of the Callable");
+      std::vector<Type> params;
+      if (!Is(Tok::kRParen)) {
+        while (true) {
+          params.push_back(ParseTypeAt(depth + 1));
+          if (Accept(Tok::kComma)) continue;
+          break;
+        }
+      }
+      Expect(Tok::kRParen, "',' or ')' in the Callable's parameter types");
+      Expect(Tok::kComma, "',' and the Callable's return type");
+      Type ret = ParseTypeAt(depth + 1);
+      bool pure = true;
+      if (Accept(Tok::kComma)) {
+        if (!IsIdent("pure")) FailExpected("'pure=true' or 'pure=false'");
+        Advance();
+        Expect(Tok::kEq, "'=' after pure");
+        if (IsIdent("true")) pure = true;
+        else if (IsIdent("false")) pure = false;
+        else FailExpected("true or false");
+        Advance();
+      }
+      Expect(Tok::kRBracket, "']' to close the Callable type");
+      return FuncTypeNode::Make(std::move(params), std::move(ret), pure);
+    }
     if (IsIdent("Shape")) {
       Advance();
       if (!Accept(Tok::kLBracket)) return ShapeTypeNode::MakeRank(-1);
@@ -1177,7 +1260,7 @@ class TextParser {
       return dims ? TensorTypeNode::Make(std::move(*dims), dt) : TensorTypeNode::MakeRank(ndim, dt);
     }
     Fail("unknown type '" + std::string(c_.cur.text) +
-             "' (expected Tensor, Object, Prim, Shape or a tuple)",
+             "' (expected Tensor, Object, Prim, Shape, Callable or a tuple)",
          Here());
   }
 

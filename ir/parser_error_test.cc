@@ -102,6 +102,26 @@ TEST(ParseErrorTest, BranchVariableUsedOutsideTheBranch) {
       "  %r = if (%c) {\n    %t = add(%x, %x);\n    %t\n  } else {\n    %x\n  };\n  %t\n}\n",
       8, 3, "local to an if branch");
 }
+TEST(ParseErrorTest, CallsOfFunctionValues) {
+  const char* head = "def @f(%x: Tensor[(2,), float32], %cb: Callable[(Prim[int64]), Object]) {\n";
+  ExpectError(std::string(head) + "  %a = %x(1);\n  %a\n}\n", 2, 8,
+              "cannot call a value of type Tensor[(2,), float32]");
+  ExpectError(std::string(head) + "  %a = %cb(1, 2);\n  %a\n}\n", 2, 8, "takes 1 argument(s), got 2");
+  ExpectError(std::string(head) + "  %a = %cb(%x);\n  %a\n}\n", 2, 8,
+              "argument 0 has type Tensor[(2,), float32], the parameter expects Prim[int64]");
+  ExpectError(std::string(head) + "  %a = %cb(1, axis=0);\n  %a\n}\n", 2, 15, "takes no attributes");
+}
+TEST(ParseErrorTest, LocalFunctions) {
+  ExpectError(std::string(kHead) + "  %g = fn(%x: Object) { %x };\n  %g\n}\n", 2, 11,
+              "%x is already defined at 1:8");
+  ExpectError(std::string(kHead) + "  %g = fn(%y: Object) { %y };\n  %y\n}\n", 3, 3,
+              "local to an if branch or a local function");
+  ExpectError(std::string(kHead) + "  %g = fn(%y: Object) -> Tensor[(2,), float32] { (%y,) };\n  %g\n}\n", 2,
+              48, "the local function returns (Object,), which does not match");
+  ExpectError(std::string(kHead) + "  %g = fn(%y) { %y };\n  %g\n}\n", 2, 13, "expected ':'");
+  ExpectError(std::string(kHead) + "  %t: Callable[(Object) Object] = %x;\n  %x\n}\n", 2, 25,
+              "expected ',' and the Callable's return type");
+}
 TEST(ParseErrorTest, IncompatibleAnnotation) {
   ExpectError(std::string(kHead) + "  %a: Tensor[(3, 2), float32] = add(%x, %x);\n  %a\n}\n", 2, 7,
               "the annotation Tensor[(3, 2), float32] of %a is incompatible");

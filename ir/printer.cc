@@ -365,6 +365,27 @@ class TextPrinter {
         stack_.push_back(Work::Expr(f->cond().get()));
         return;
       }
+      case NodeKind::kLocalFn: {
+        auto* f = static_cast<const LocalFnNode*>(n);
+        out_.append("fn(");
+        for (size_t i = 0; i < f->params().size(); ++i) {
+          if (i) out_.append(", ");
+          const VarNode* p = f->params()[i].get();
+          out_.push_back('%');
+          AppendName(p);
+          out_.append(": ");
+          AppendType(p->type(), &out_);
+        }
+        out_.append(") -> ");
+        AppendType(f->ret_type(), &out_);
+        out_.append(" {");
+        stack_.push_back(Work::Text("}"));
+        stack_.push_back(Work::Simple(Work::kNewline));
+        stack_.push_back(Work::Simple(Work::kDedent));
+        stack_.push_back(Work::Seq(f->body().get(), 0, -1));
+        stack_.push_back(Work::Simple(Work::kIndent));
+        return;
+      }
       case NodeKind::kSeqExpr:
         // Not expressible as an operand in the text format (the verifier
         // rejects it); printed as a braced body for debugging.

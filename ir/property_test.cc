@@ -19,6 +19,7 @@ Module Generate(uint64_t seed, size_t bindings) {
   o.seed = seed;
   o.num_bindings = bindings;
   o.bindings_per_function = std::max<size_t>(bindings / 3, 10);
+  o.local_functions = seed >= 7;  // closures and calls of them too
   return GenerateRandomModule(o);
 }
 

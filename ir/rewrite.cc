@@ -226,6 +226,7 @@ void ForEachLeaf(const Node* root, Fn&& fn) {
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(n);
         for (size_t i = c->args().size(); i-- > 0;) stack.push_back(c->args()[i].get());
+        if (c->callee()->kind() == NodeKind::kVar) stack.push_back(c->callee().get());
         break;
       }
       case NodeKind::kTuple: {

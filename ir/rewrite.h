@@ -1,7 +1,8 @@
 // Rewriting helpers of the SDK:
 // - RewriteEach: copy-on-change list rewriting for hand-written walkers;
-// - RewriteChildren: rebuild a Call, Tuple, TupleGetItem, If or nested body
-//   from its rewritten children, for walkers that keep their own scopes;
+// - RewriteChildren: rebuild a Call, Tuple, TupleGetItem, If, local function
+//   or nested body from its rewritten children, for walkers that keep their
+//   own scopes;
 // - ReplaceAllUses: substitute variables in a function or expression;
 // - BlockRewriter: replace, erase and insert bindings of one block, sharing
 //   what is unchanged;
@@ -40,12 +41,15 @@ enum class RewriteResult : uint8_t { kSame, kChanged, kUnsupported };
 // For a pass that walks expressions itself (because it keeps scopes: what
 // is visible in an `if` branch, a dataflow block): rewrites the children of
 // `e` and rebuilds it, sharing `e` when no child changed.
-//   expr(const Expr& child) -> StatusOr<Expr>     a Call's arguments, a
+//   expr(const Expr& child) -> StatusOr<Expr>     a Call's arguments (and
+//       its callee when that is a variable: a call of a function value), a
 //       Tuple's fields, a TupleGetItem's tuple, an If's condition;
-//   body(const SeqExpr& s) -> StatusOr<SeqExpr>   an If's branches and a
-//       nested body (SeqExpr); the caller enters and leaves its scope there.
-// A Call's callee, attributes and sinfo_args are kept; its type is inferred
-// again (RebuildCall). Variables and leaves come back as they are: the
+//   body(const SeqExpr& s) -> StatusOr<SeqExpr>   an If's branches, a local
+//       function's body and a nested body (SeqExpr); the caller enters and
+//       leaves its scope there (a pass that treats a local function's body
+//       differently handles kLocalFn itself).
+// A Call's callee (an op or global), attributes and sinfo_args are kept; its
+// type is inferred again (RebuildCall). Variables and leaves come back as they are: the
 // caller handles variables before calling this. Types that no longer derive
 // (a branch whose type changed) are kept as recorded.
 template <typename ExprFn, typename BodyFn>
@@ -53,6 +57,12 @@ StatusOr<Expr> RewriteChildren(const Expr& e, ExprFn&& expr, BodyFn&& body) {
   switch (e->kind()) {
     case NodeKind::kCall: {
       auto* c = static_cast<const CallNode*>(e.get());
+      Expr callee = c->callee();
+      if (callee->kind() == NodeKind::kVar) {  // a call of a function value: a use
+        StatusOr<Expr> nc = expr(callee);
+        if (!nc.ok()) return nc.status();
+        callee = std::move(*nc);
+      }
       std::vector<Expr> args;  // empty while every argument is unchanged
       for (size_t i = 0; i < c->args().size(); ++i) {
         const Expr& a = c->args()[i];
@@ -65,8 +75,9 @@ StatusOr<Expr> RewriteChildren(const Expr& e, ExprFn&& expr, BodyFn&& body) {
         }
         args.push_back(std::move(*na));
       }
-      if (args.empty()) return e;
-      return RebuildCall(*c, c->callee(), std::move(args));
+      if (args.empty() && callee.get() == c->callee().get()) return e;
+      if (args.empty()) args.assign(c->args().begin(), c->args().end());
+      return RebuildCall(*c, callee, std::move(args));
     }
     case NodeKind::kTuple: {
       const auto& old = static_cast<const TupleNode*>(e.get())->fields();
@@ -110,6 +121,13 @@ StatusOr<Expr> RewriteChildren(const Expr& e, ExprFn&& expr, BodyFn&& body) {
       StatusOr<SeqExpr> s = body(Downcast<SeqExprNode>(e));
       if (!s.ok()) return s.status();
       return Expr(*s);
+    }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(e.get());
+      StatusOr<SeqExpr> s = body(f->body());
+      if (!s.ok()) return s.status();
+      if (s->get() == f->body().get()) return e;
+      return Expr(LocalFnNode::Make(f->params(), f->ret_type(), std::move(*s)));
     }
     default:
       return e;

@@ -44,6 +44,37 @@ def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), 
 // RewriteChildren: a walker's callbacks see each child; nothing changed
 // gives the node itself; a change rebuilds only what holds it; errors stop
 // the rewrite.
+// A call of a function value: its callee variable goes to the expression
+// callback like an argument; a local function's body goes to the body
+// callback.
+TEST(RewriteChildrenTest, CalleeVariablesAndLocalFunctions) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32], %f: Callable[(Tensor[(2,), float32]), Tensor[(2,), float32]]) {
+  %g = fn(%y: Tensor[(2,), float32]) { add(%y, %x) };
+  %a = %f(%x);
+  %a
+}
+)");
+  Function f = m.LookupFunction("main");
+  const auto& bindings = f->body()->blocks()[0]->bindings();
+  Expr g = bindings[0]->var();
+  const VarNode* fv = f->params()[1].get();
+  auto f_to_g = [&](const Expr& c) -> StatusOr<Expr> { return c.get() == fv ? g : c; };
+  auto same_body = [](const SeqExpr& s) -> StatusOr<SeqExpr> { return s; };
+  auto call = RewriteChildren(bindings[1]->value(), f_to_g, same_body);
+  ASSERT_TRUE(call.ok());
+  EXPECT_EQ(PrintExpr(*call), "%g(%x)");
+  int bodies = 0;
+  auto count_body = [&](const SeqExpr& s) -> StatusOr<SeqExpr> {
+    ++bodies;
+    return s;
+  };
+  auto fn = RewriteChildren(bindings[0]->value(), f_to_g, count_body);
+  ASSERT_TRUE(fn.ok());
+  EXPECT_EQ(bodies, 1);
+  EXPECT_EQ(fn->get(), bindings[0]->value().get());
+}
+
 TEST(RewriteChildrenTest, RebuildsOnlyWhatChanged) {
   Module m = ParseOrFail(R"(
 def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32], %c: Prim[bool]) -> Tensor[(2,), float32] {

@@ -105,6 +105,27 @@ TEST(StructuralTest, BindingTypeAnnotationsMatter) {
   EXPECT_FALSE(StructuralEqual(c, d));
 }
 
+TEST(StructuralTest, LocalFunctionsAndCallables) {
+  auto parse = [](const char* body, const char* cb) {
+    return ParseOrFail(std::string("def @f(%x: Tensor[(2,), float32], %cb: ") + cb +
+                       ") {\n" + body + "\n}");
+  };
+  const char* impure = "Callable[(Object), (), pure=false]";
+  const char* pure = "Callable[(Object), ()]";
+  const char* body = "%g = fn(%y: Tensor[(2,), float32]) { add(%y, %x) };\n%u = %cb(%x);\n%g";
+  const char* renamed = "%h = fn(%z: Tensor[(2,), float32]) { add(%z, %x) };\n%v = %cb(%x);\n%h";
+  const char* swapped = "%g = fn(%y: Tensor[(2,), float32]) { add(%x, %y) };\n%u = %cb(%x);\n%g";
+  Module a = parse(body, impure);
+  // Parameters and bindings of a local function are definitions: renaming
+  // them changes nothing.
+  EXPECT_TRUE(StructuralEqual(a, parse(renamed, impure)));
+  EXPECT_EQ(StructuralHash(a), StructuralHash(parse(renamed, impure)));
+  EXPECT_FALSE(StructuralEqual(a, parse(swapped, impure)));
+  // Purity is part of a Callable type.
+  EXPECT_FALSE(StructuralEqual(a, parse(body, pure)));
+  EXPECT_NE(StructuralHash(a), StructuralHash(parse(body, pure)));
+}
+
 TEST(StructuralTest, DataflowFlagMatters) {
   Module a = ParseOrFail("def @f(%x: Object) { dataflow { %y = %x; output %y; } %y }");
   Module b = ParseOrFail("def @f(%x: Object) { dataflow { %y = %x; %z = %y; output %z; } %z }");

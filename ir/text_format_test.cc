@@ -205,6 +205,44 @@ TEST(TextFormatTest, AttributesPrintInKeyOrder) {
       << printed;
 }
 
+TEST(TextFormatTest, CallablesAndLocalFunctions) {
+  ExpectRoundTrip(R"(
+def @main(%x: Tensor[(2,), float32], %get: Callable[(Prim[int64], Object), Object], %set: Callable[(Prim[int64], Object), (), pure=false]) -> () {
+  %a = %get(0, "a");
+  %b = match_cast(%a, sinfo_args=[Tensor[(2,), float32]]);
+  dataflow {
+    %f = fn(%y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+      dataflow {
+        %t = add(%y, %x);
+        output %t;
+      }
+      %t
+    };
+    %c = %f(%b);
+    output %f, %c;
+  }
+  %g = fn() {
+    %u = %set(1, %c);
+    %u
+  };
+  %v = %g();
+  %v
+}
+)", "callables");
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32], %set: Callable[(Prim[int64], Object), (), pure=false]) {
+  %f = fn(%y: Tensor[(2,), float32]) { add(%y, %x) };
+  %g = fn() { %set(0, %x) };
+  %f
+})");
+  const FunctionNode* f = m.LookupFunction("main").get();
+  // A local function's type: its parameters, its body's type, and pure iff
+  // its body has no side effect.
+  EXPECT_EQ(TypeToString(f->ret_type()), "Callable[(Tensor[(2,), float32]), Tensor[(2,), float32]]");
+  EXPECT_EQ(TypeToString(f->body()->blocks()[0]->bindings()[1]->var()->type()),
+            "Callable[(), (), pure=false]");
+}
+
 // Dimension expressions print in one canonical form: spaced operators,
 // parentheses only where the tree needs them, constant operands folded.
 TEST(TextFormatTest, DimensionExpressions) {
@@ -275,6 +313,12 @@ TEST(TextFormatTest, ParseTypeStandalone) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(TypeToString(*t), "Tensor[(2, n), float32]");
   EXPECT_FALSE(ParseType("Tensor[(2, n), float33]").ok());
+  auto c = ParseType("Callable[(Prim[int64], (Object, Tensor)), Object, pure=false]");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(TypeToString(*c), "Callable[(Prim[int64], (Object, Tensor)), Object, pure=false]");
+  EXPECT_EQ(TypeToString(*ParseType("Callable[(), Object, pure=true]")), "Callable[(), Object]");
+  EXPECT_FALSE(ParseType("Callable[Object, Object]").ok());
+  EXPECT_FALSE(ParseType("Callable[(Object), Object, pure=maybe]").ok());
 }
 
 }  // namespace

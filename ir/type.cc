@@ -345,8 +345,13 @@ bool Matches(const TypeNode* t, const TypeKey& k) {
       return x->dtype() == k.dtype && x->ndim() == k.ndim && x->has_shape() == k.has &&
              x->shape() == *k.dims;
     }
+    case NodeKind::kFuncType:
+      if (static_cast<const FuncTypeNode*>(t)->pure() != k.has) return false;
+      [[fallthrough]];
     case NodeKind::kTupleType: {
-      const std::vector<Type>& f = static_cast<const TupleTypeNode*>(t)->fields();
+      const std::vector<Type>& f = t->kind() == NodeKind::kTupleType
+                                       ? static_cast<const TupleTypeNode*>(t)->fields()
+                                       : static_cast<const FuncTypeNode*>(t)->fields();
       if (f.size() != k.fields->size()) return false;
       for (size_t i = 0; i < f.size(); ++i)
         if (f[i].get() != (*k.fields)[i].get()) return false;
@@ -483,6 +488,15 @@ Type ShapeTypeNode::Make(std::vector<Dim> values) {
   });
 }
 
+Type FuncTypeNode::Make(std::vector<Type> params, Type ret, bool pure) {
+  if (!ret) ret = ObjectTypeNode::Get();
+  params.push_back(std::move(ret));
+  TypeKey k{kKind, DataType::kUnknown, -1, pure, nullptr, &params};
+  return Types().Intern(k, [&] {
+    return new (internal::NodeMemory<FuncTypeNode>()) FuncTypeNode(std::move(params), pure);
+  });
+}
+
 Type ShapeTypeNode::MakeRank(int ndim) {
   static const std::vector<Dim> kNoDims;
   ndim = ndim < 0 ? -1 : ndim;
@@ -559,6 +573,19 @@ void AppendType(const Type& root, std::string* out) {
       case NodeKind::kObjectType:
         out->append("Object");
         break;
+      case NodeKind::kFuncType: {
+        auto* ft = static_cast<const FuncTypeNode*>(t);
+        auto ps = ft->params();
+        out->append("Callable[(");
+        stack.push_back({nullptr, ft->pure() ? "]" : ", pure=false]"});
+        stack.push_back({ft->ret().get(), nullptr});
+        stack.push_back({nullptr, "), "});
+        for (size_t i = ps.size(); i-- > 0;) {
+          stack.push_back({ps[i].get(), nullptr});
+          if (i) stack.push_back({nullptr, ", "});
+        }
+        break;
+      }
       case NodeKind::kPrimType: {
         auto* pt = static_cast<const PrimTypeNode*>(t);
         out->append("Prim[").append(DataTypeName(pt->dtype()));
@@ -625,6 +652,13 @@ bool TypeCompatible(const Type& a0, const Type& b0) {
       case NodeKind::kTupleType: {
         auto& x = static_cast<const TupleTypeNode*>(a)->fields();
         auto& y = static_cast<const TupleTypeNode*>(b)->fields();
+        if (x.size() != y.size()) return false;
+        for (size_t i = 0; i < x.size(); ++i) stack.push_back({x[i].get(), y[i].get()});
+        break;
+      }
+      case NodeKind::kFuncType: {
+        auto& x = static_cast<const FuncTypeNode*>(a)->fields();
+        auto& y = static_cast<const FuncTypeNode*>(b)->fields();
         if (x.size() != y.size()) return false;
         for (size_t i = 0; i < x.size(); ++i) stack.push_back({x[i].get(), y[i].get()});
         break;

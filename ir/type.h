@@ -8,12 +8,16 @@
 //   Prim[int64]                PrimTypeNode: a scalar primitive value
 //   Prim[int64, value=n]       ... known to equal n (a dimension)
 //   Shape[(1, n)], Shape[ndim=2]  ShapeTypeNode
+//   Callable[(T1, T2), R]      FuncTypeNode: a function value (Relax's
+//                              FuncStructInfo); `, pure=false` if calling it
+//                              may have a side effect
 #ifndef PLIR_IR_TYPE_H_
 #define PLIR_IR_TYPE_H_
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -164,6 +168,24 @@ class ShapeTypeNode final : public TypeNode {
   int ndim_;
   bool has_values_;
   std::vector<Dim> values_;
+};
+
+// The type of a function value: parameter types, return type, purity
+// (Relax's FuncStructInfo with params; `R.Callable([...], R, purity)`).
+class FuncTypeNode final : public TypeNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kFuncType;
+  static Type Make(std::vector<Type> params, Type ret, bool pure = true);
+  std::span<const Type> params() const { return {fields_.data(), fields_.size() - 1}; }
+  const Type& ret() const { return fields_.back(); }
+  bool pure() const { return pure_; }
+  // Internal: the parameters, then the return type.
+  const std::vector<Type>& fields() const { return fields_; }
+
+ private:
+  FuncTypeNode(std::vector<Type> f, bool pure) : TypeNode(kKind), fields_(std::move(f)), pure_(pure) {}
+  std::vector<Type> fields_;
+  bool pure_;
 };
 
 // Returns the text-format spelling of `t` (iterative; any nesting depth).

@@ -91,6 +91,16 @@ int TextDepth(const ItemNode* item, int limit) {
       case NodeKind::kTupleType:
         for (const Type& t : static_cast<const TupleTypeNode*>(n)->fields()) push(t.get(), d + 1);
         break;
+      case NodeKind::kFuncType:
+        for (const Type& t : static_cast<const FuncTypeNode*>(n)->fields()) push(t.get(), d + 1);
+        break;
+      case NodeKind::kLocalFn: {
+        auto* f = static_cast<const LocalFnNode*>(n);
+        for (const Var& p : f->params()) push(p->type().get(), d + 1);
+        push(f->ret_type().get(), d + 1);
+        push(f->body().get(), d + 1);
+        break;
+      }
       default:
         break;
     }
@@ -164,6 +174,7 @@ class Verifier : public IRVisitor {
       case NodeKind::kSeqExpr:
       case NodeKind::kFunction:
       case NodeKind::kExternFunc:
+      case NodeKind::kLocalFn:
         scope_marks_.push_back(scope_order_.size());
         return true;
       case NodeKind::kBindingBlock:
@@ -182,6 +193,7 @@ class Verifier : public IRVisitor {
         // A body: of a function, or a branch of an if; never a value.
         const Node* parent = Parent();
         bool ok = parent && (parent->kind() == NodeKind::kFunction ||
+                             parent->kind() == NodeKind::kLocalFn ||
                              (parent->kind() == NodeKind::kIf && ChildIndex() != 0));
         if (!ok) Error("a body ({ ... }) is used as a value; only a function or an if branch has one");
         PopScope();
@@ -210,6 +222,16 @@ class Verifier : public IRVisitor {
         if (!TypeCompatible(f->ret_type(), f->body()->type()))
           Error("the return type " + TypeToString(f->ret_type()) +
                 " is incompatible with the body's type " + TypeToString(f->body()->type()));
+        break;
+      }
+      case NodeKind::kLocalFn: {
+        PopScope();
+        auto* f = static_cast<const LocalFnNode*>(n);
+        if (!TypeCompatible(f->ret_type(), f->body()->type()))
+          Error("the local function's return type " + TypeToString(f->ret_type()) +
+                " is incompatible with its body's type " + TypeToString(f->body()->type()));
+        CheckRecordedType(n, LocalFnNode::Make(f->params(), f->ret_type(), f->body())->type(),
+                          "local function");
         break;
       }
       case NodeKind::kCall:
@@ -429,9 +451,22 @@ class Verifier : public IRVisitor {
               "'s return type " + TypeToString(item->ret_type()));
       return;
     }
+    if (c->callee()->kind() == NodeKind::kVar) {
+      // A call of a function value: its Callable type decides.
+      if (!c->attrs().empty() || !c->sinfo_args().empty()) {
+        Error("a call of a function value takes no attributes or sinfo_args");
+        return;
+      }
+      auto r = MakeValueCall(c->callee(), ToVector(c->args()));
+      if (!r.ok()) Error(r.status().message());
+      else if ((*r)->type() != c->type())
+        Error("the call's recorded type " + TypeToString(c->type()) +
+              " disagrees with the callee's return type " + TypeToString((*r)->type()));
+      return;
+    }
     auto* op = As<OpNode>(c->callee());
     if (!op) {
-      Error("the callee of a call must be an op or a global function");
+      Error("the callee of a call must be an op, a global function or a variable of Callable type");
       return;
     }
     if (op->name() == "call_tir" && !c->args().empty()) {
@@ -633,6 +668,16 @@ class SymbolicDimChecker {
         bool all = true;
         for (Symbol s : syms) all = all && IsBound(s);
         if (!all) Check(e->type(), where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value"));
+        break;
+      }
+      case NodeKind::kLocalFn: {
+        // A local function binds the names of its parameters' types, as a
+        // function does, for its body only.
+        auto* f = static_cast<const LocalFnNode*>(e);
+        size_t mark = bound_.size();
+        for (const Var& p : f->params()) Bind(p->type());
+        Walk(f->body().get(), where() + ", value, fn body", depth + 1);
+        bound_.resize(mark);
         break;
       }
       default:

@@ -138,6 +138,13 @@ Ref<Node> Rebuild(const Node* n, std::vector<Ref<Node>>& c) {
       return FunctionNode::Make(f->name(), std::move(params), f->ret_type(),
                                 Expect<SeqExprNode>(c.back(), "a body"), f->attrs());
     }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(n);
+      std::vector<Var> params;
+      for (size_t i = 0; i + 1 < c.size(); ++i) params.push_back(Expect<VarNode>(c[i], "a variable"));
+      return LocalFnNode::Make(std::move(params), f->ret_type(),
+                               Expect<SeqExprNode>(c.back(), "a body"));
+    }
     case NodeKind::kExternFunc: {
       auto* f = static_cast<const ExternFuncNode*>(n);
       std::vector<Var> params;
@@ -159,6 +166,8 @@ size_t MutChildren(const Node* n, bool def) {
       return 1 + static_cast<const CallNode*>(n)->args().size();
     case NodeKind::kFunction:
       return static_cast<const FunctionNode*>(n)->params().size() + 1;
+    case NodeKind::kLocalFn:
+      return static_cast<const LocalFnNode*>(n)->params().size() + 1;
     case NodeKind::kExternFunc:
       return static_cast<const ExternFuncNode*>(n)->params().size();
     default:
@@ -169,6 +178,11 @@ size_t MutChildren(const Node* n, bool def) {
 internal::Child MutChildAt(const Node* n, bool def, size_t i) {
   if (n->kind() == NodeKind::kFunction) {
     auto* f = static_cast<const FunctionNode*>(n);
+    if (i < f->params().size()) return {f->params()[i].get(), true};
+    return {f->body().get(), false};
+  }
+  if (n->kind() == NodeKind::kLocalFn) {
+    auto* f = static_cast<const LocalFnNode*>(n);
     if (i < f->params().size()) return {f->params()[i].get(), true};
     return {f->body().get(), false};
   }

@@ -117,6 +117,26 @@ class CountingVisitor : public IRVisitor {
   }
 };
 
+TEST(DeepCopyTest, LocalFunctionsGetFreshVariables) {
+  Module m = ParseOrFail(R"(
+def @f(%x: Tensor[(2,), float32]) {
+  %g = fn(%y: Tensor[(2,), float32]) { add(%y, %x) };
+  %r = %g(%x);
+  %r
+})");
+  Function f = m.LookupFunction("f");
+  Function copy = DeepCopy(f);
+  EXPECT_TRUE(StructuralEqual(f, copy));
+  auto* fn = As<LocalFnNode>(f->body()->blocks()[0]->bindings()[0]->value());
+  auto* fn2 = As<LocalFnNode>(copy->body()->blocks()[0]->bindings()[0]->value());
+  ASSERT_TRUE(fn && fn2);
+  EXPECT_NE(fn->params()[0].get(), fn2->params()[0].get());
+  // The call's callee is the copy's %g, not the original's.
+  auto* call = As<CallNode>(copy->body()->blocks()[0]->bindings()[1]->value());
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->callee().get(), copy->body()->blocks()[0]->bindings()[0]->var().get());
+}
+
 TEST(VisitorTest, VisitsDefinitionsBeforeUsesWithPaths) {
   Module m = ParseOrFail(kText);
   CountingVisitor v;

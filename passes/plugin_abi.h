@@ -95,6 +95,9 @@ constexpr uint64_t PlirIrLayoutHash() {
   // Expression kinds added after the first set (shape values, symbolic values).
   mix(static_cast<uint64_t>(plir::NodeKind::kPrimExpr));
   mix(sizeof(plir::ShapeExprNode)); mix(sizeof(plir::PrimExprNode));
+  // Function values: kinds added after kExternFunc, and their classes.
+  mix(static_cast<uint64_t>(plir::NodeKind::kFuncType)); mix(static_cast<uint64_t>(plir::NodeKind::kLocalFn));
+  mix(sizeof(plir::FuncTypeNode)); mix(sizeof(plir::LocalFnNode));
   return h;
 }
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/analysis/free_vars.h"
 #include "ir/op.h"
 #include "ir/visitor.h"
 
@@ -37,6 +38,13 @@ ValueRef Value::OfTuple(std::vector<ValueRef> fields) {
 }
 
 ValueRef Value::Opaque() { return std::make_shared<Value>(); }
+
+ValueRef Value::OfHostFunction(HostFn fn) {
+  auto v = std::make_shared<Value>();
+  v->kind = Kind::kFunction;
+  v->host = std::move(fn);
+  return v;
+}
 
 std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes) {
   size_t now = live_ += bytes;
@@ -236,6 +244,25 @@ StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
       return EvalCall(*As<CallNode>(e), frame, depth);
     case NodeKind::kSeqExpr:
       return EvalBody(*As<SeqExprNode>(e), frame, depth + 1);
+    case NodeKind::kLocalFn: {
+      // A closure: the function and the current values of its free variables.
+      auto* fn = As<LocalFnNode>(e);
+      auto it = captures_.find(fn);
+      if (it == captures_.end()) it = captures_.emplace(fn, FreeVars(e)).first;
+      auto env = std::make_shared<std::unordered_map<const VarNode*, ValueRef>>();
+      for (const Var& v : it->second) {
+        auto found = frame.env.find(v.get());
+        if (found == frame.env.end())
+          return FailedPrecondition("variable %" + v->name_hint() +
+                                    " captured by a local function has no value");
+        env->emplace(v.get(), found->second);
+      }
+      auto v = std::make_shared<Value>();
+      v->kind = Value::Kind::kFunction;
+      v->fn = Ref<LocalFnNode>(fn);
+      v->captured = std::move(env);
+      return ValueRef(v);
+    }
     case NodeKind::kGlobalVar: {
       auto v = std::make_shared<Value>();  // a function reference
       v->str = As<GlobalVarNode>(e)->name();
@@ -256,6 +283,17 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     Function f = module_.LookupFunction(g->name());
     if (!f) return NotFound("no function @" + g->name());
     return CallFunction(*f, args, depth + 1);
+  }
+  if (c.callee()->kind() == NodeKind::kVar) {  // a call of a function value
+    PLIR_ASSIGN_OR_RETURN(ValueRef callee, Eval(c.callee(), frame, depth + 1));
+    std::vector<ValueRef> args;
+    for (const Expr& a : c.args()) {
+      PLIR_ASSIGN_OR_RETURN(ValueRef v, Eval(a, frame, depth + 1));
+      args.push_back(std::move(v));
+    }
+    auto r = CallValue(callee, args, depth + 1);
+    if (!r.ok()) return r.status().WithPrefix("in the call of %" + As<VarNode>(c.callee())->name_hint());
+    return r;
   }
   auto* op = As<OpNode>(c.callee());
   if (!op) return Unimplemented("calls of computed callees");
@@ -450,6 +488,27 @@ Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, i
   return Status::Ok();
 }
 }  // namespace
+
+StatusOr<ValueRef> Interpreter::CallValue(const ValueRef& callee, const std::vector<ValueRef>& args,
+                                          int depth) {
+  if (depth > kMaxDepth) return ResourceExhausted("call depth exceeds " + std::to_string(kMaxDepth));
+  if (callee->kind != Value::Kind::kFunction) return InvalidArgument("the callee is not a function value");
+  if (!callee->fn) {
+    if (!callee->host) return InvalidArgument("the callee is an empty function value");
+    return callee->host(args);
+  }
+  const LocalFnNode& fn = *callee->fn;
+  if (args.size() != fn.params().size())
+    return InvalidArgument("the local function takes " + std::to_string(fn.params().size()) +
+                           " argument(s), got " + std::to_string(args.size()));
+  Frame inner;
+  inner.env = *callee->captured;
+  for (size_t i = 0; i < args.size(); ++i) {
+    inner.env[fn.params()[i].get()] = args[i];
+    (void)MatchValue(args[i], fn.params()[i]->type(), &inner.dims);  // its parameters' dimensions
+  }
+  return EvalBody(*fn.body(), inner, depth + 1);
+}
 
 Status CheckMatch(const ValueRef& v, const Type& t) {
   std::unordered_map<Symbol, int64_t> sizes;

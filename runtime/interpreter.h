@@ -31,17 +31,26 @@ struct Value;
 using ValueRef = std::shared_ptr<const Value>;
 
 struct Value {
-  enum class Kind { kTensor, kTuple, kInt, kFloat, kBool, kString, kOpaque };
+  // kFunction: a function value, either a closure (a local function and the
+  // values of the variables it captured when it was defined) or a host
+  // function (a callback passed in by the caller, e.g. for a Callable
+  // parameter).
+  enum class Kind { kTensor, kTuple, kInt, kFloat, kBool, kString, kOpaque, kFunction };
+  using HostFn = std::function<StatusOr<ValueRef>(const std::vector<ValueRef>& args)>;
   Kind kind = Kind::kOpaque;
   Tensor tensor;
   std::vector<ValueRef> fields;
   int64_t i = 0;
   double f = 0;
   std::string str;
+  Ref<LocalFnNode> fn;  // a closure's code
+  std::shared_ptr<const std::unordered_map<const VarNode*, ValueRef>> captured;
+  HostFn host;  // a host function (when fn is null)
 
   static ValueRef OfTensor(Tensor t);
   static ValueRef OfTuple(std::vector<ValueRef> fields);
   static ValueRef Opaque();
+  static ValueRef OfHostFunction(HostFn fn);
 };
 
 // Counts the bytes of live tensor buffers it allocated.
@@ -96,6 +105,7 @@ class Interpreter {
   StatusOr<ValueRef> EvalBody(const SeqExprNode& body, Frame& frame, int depth);
   StatusOr<ValueRef> Eval(const Expr& e, Frame& frame, int depth);
   StatusOr<ValueRef> EvalCall(const CallNode& c, Frame& frame, int depth);
+  StatusOr<ValueRef> CallValue(const ValueRef& callee, const std::vector<ValueRef>& args, int depth);
   const std::vector<std::vector<const VarNode*>>& ReleasePlan(const SeqExprNode& body);
 
   Module module_;
@@ -107,6 +117,7 @@ class Interpreter {
   OutputSink sink_;
   std::map<int64_t, Tensor> outputs_;
   std::unordered_map<const SeqExprNode*, std::vector<std::vector<const VarNode*>>> plans_;
+  std::unordered_map<const LocalFnNode*, std::vector<Var>> captures_;  // free variables per local function
 };
 
 // Bitwise comparison of two values (tensors compare dtype, shape and bytes).

@@ -42,6 +42,46 @@ def @main(%x: Tensor[(3,), float32], %c: Tensor[(), bool]) -> (Tensor[(3,), floa
   EXPECT_EQ((*r)->fields[1]->tensor.GetDouble(2), 3);
 }
 
+// Local functions are closures: they capture the values of the enclosing
+// variables they use when they are defined, and run where they are called.
+// A Callable parameter takes a host function.
+TEST(InterpreterTest, ClosuresAndCallableParameters) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(3,), float32], %cb: Callable[(Prim[int64], Object), (), pure=false]) -> Tensor[(3,), float32] {
+  %k = add(%x, %x);
+  %scale = fn(%y: Tensor[(3,), float32]) -> Tensor[(3,), float32] {
+    %t = multiply(%y, %k);
+    %t
+  };
+  %a = %scale(%x);
+  %b = %scale(%a);
+  %u = %cb(7, %b);
+  %b
+}
+)");
+  Interpreter in(m);
+  std::vector<std::pair<int64_t, double>> seen;
+  ValueRef cb = Value::OfHostFunction([&](const std::vector<ValueRef>& args) -> StatusOr<ValueRef> {
+    seen.emplace_back(args[0]->i, args[1]->tensor.GetDouble(2));
+    return Value::OfTuple({});
+  });
+  auto r = in.Call("main", {Value::OfTensor(Vec({1, 2, 3})), cb});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // k = 2x; a = x * k = 2x^2; b = a * k = 4x^3.
+  EXPECT_EQ((*r)->tensor.GetDouble(0), 4);
+  EXPECT_EQ((*r)->tensor.GetDouble(2), 108);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].first, 7);
+  EXPECT_EQ(seen[0].second, 108);
+  // A callback that fails: the error names the call.
+  ValueRef bad = Value::OfHostFunction([](const std::vector<ValueRef>&) -> StatusOr<ValueRef> {
+    return InvalidArgument("sink full");
+  });
+  auto e = in.Call("main", {Value::OfTensor(Vec({1, 2, 3})), bad});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(), "in @main: binding %u: in the call of %cb: sink full");
+}
+
 TEST(InterpreterTest, ErrorsNameTheFunctionAndBinding) {
   Module m = testing::ParseOrFail(R"(
 def @main(%x: Tensor[(2,), int32]) -> Tensor[(2,), int32] {
@@ -202,6 +242,26 @@ def @main(%r: Prim[int64, value=r], %x: Tensor[(4, 3), float32]) {
   EXPECT_EQ(f[1]->tensor.GetDouble(0), 11);
   EXPECT_EQ(f[1]->tensor.GetDouble(3), 5);
   EXPECT_EQ(f[2]->i, 11);
+}
+
+// A local function's parameters bind their dimensions for its body.
+TEST(InterpreterTest, LocalFunctionShapeValues) {
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Tensor[(3,), float32]) {
+  %f = fn(%y: Tensor[(k,), float32]) -> Shape[(k, 2)] {
+    shape[(k, 2)]
+  };
+  %s = %f(%x);
+  %s
+}
+)");
+  Interpreter in(m);
+  Tensor x = MakeTensor(DataType::kFloat32, {3}, [](int64_t) { return 0.0; });
+  auto r = in.Call("main", {Value::OfTensor(x)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ((*r)->fields.size(), 2u);
+  EXPECT_EQ((*r)->fields[0]->i, 3);
+  EXPECT_EQ((*r)->fields[1]->i, 2);
 }
 
 TEST(InterpreterTest, Conv2dLayoutsAgreeWithNchw) {

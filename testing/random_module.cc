@@ -63,15 +63,16 @@ class Generator {
 
  private:
   struct Pools {
-    std::vector<Expr> a, w, i, obj, tup, flag;
+    std::vector<Expr> a, w, i, obj, tup, flag, fn;
   };
   // Pool sizes: values are only appended within a scope, so a scope is
   // closed by truncating back to the sizes at its start (no copies).
   struct Mark {
-    size_t a, w, i, obj, tup;
+    size_t a, w, i, obj, tup, fn;
   };
   Mark Save() const {
-    return {pools_.a.size(), pools_.w.size(), pools_.i.size(), pools_.obj.size(), pools_.tup.size()};
+    return {pools_.a.size(), pools_.w.size(), pools_.i.size(), pools_.obj.size(), pools_.tup.size(),
+            pools_.fn.size()};
   }
   void Restore(const Mark& m) {
     pools_.a.resize(m.a);
@@ -79,6 +80,7 @@ class Generator {
     pools_.i.resize(m.i);
     pools_.obj.resize(m.obj);
     pools_.tup.resize(m.tup);
+    pools_.fn.resize(m.fn);
   }
 
   size_t Rand(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
@@ -147,6 +149,7 @@ class Generator {
       case 2: pools_.i.push_back(v); break;
       case 3: pools_.obj.push_back(v); break;
       case 4: pools_.tup.push_back(v); break;
+      case 6: pools_.fn.push_back(v); break;
       default: break;  // not reused
     }
   }
@@ -181,8 +184,29 @@ class Generator {
     return SeqExprNode::Make(std::move(blocks), result);
   }
 
+  // A local function of one TA parameter whose body uses it and the values
+  // in scope (a closure), or a call of one already bound.
+  Expr MakeLocalFunctionValue(int* cat, int if_depth) {
+    if (!pools_.fn.empty() && Coin(60)) {
+      Expr call = Must(MakeValueCall(Pick(pools_.fn), {Pick(pools_.a)}));
+      *cat = TypeEqual(call->type(), TA()) ? 0 : 5;
+      return call;
+    }
+    Mark saved = Save();
+    Var p = VarNode::Make(Coin(50) ? "p" : "x", TA());
+    pools_.a.push_back(p);
+    std::vector<Block> blocks;
+    size_t n = 1 + Rand(4);
+    blocks.push_back(MakeBlock(n, Coin(40), if_depth > 0 ? if_depth - 1 : 0));
+    Expr result = pools_.a.back();
+    Restore(saved);
+    *cat = 6;
+    return LocalFnNode::Make({p}, Coin(50) ? TA() : Type(), SeqExprNode::Make(std::move(blocks), result));
+  }
+
   // Makes a value and sets *cat to its pool category.
   Expr MakeValue(int* cat, int if_depth, bool in_dataflow) {
+    if (opts_.local_functions && if_depth > 0 && Coin(8)) return MakeLocalFunctionValue(cat, if_depth);
     size_t choice = Rand(24);
     *cat = 0;
     auto a = [&]() { return Pick(pools_.a); };

@@ -21,6 +21,9 @@ struct RandomModuleOptions {
   size_t bindings_per_function = 100000;
   // Maximum nesting of if expressions.
   int max_if_depth = 3;
+  // Also generate local functions (closures over the values in scope) and
+  // calls of them (off by default: existing seeds keep their modules).
+  bool local_functions = false;
 };
 
 // Returns a module that verifies, with about `num_bindings` bindings.

@@ -64,9 +64,23 @@ void Children(const Node* n, Push&& push, Def&& def) {
       push(f->body().get());
       break;
     }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(n);
+      for (const Var& p : f->params()) def(p.get());
+      push(f->body().get());
+      break;
+    }
     default:
       break;
   }
+}
+
+// Children() for effect walks: a local function's body runs where the
+// function is called, not where it is defined.
+template <typename Push>
+void EffectChildren(const Node* n, Push&& push) {
+  if (n->kind() == NodeKind::kLocalFn) return;
+  Children(n, push, [](const VarNode*) {});
 }
 
 }  // namespace
@@ -98,7 +112,7 @@ bool HasSideEffects(const Node* root, const ImpureFunctions* functions) {
     if (n->kind() == NodeKind::kCall &&
         CalleeHasSideEffects(static_cast<const CallNode*>(n)->callee().get(), functions))
       return true;
-    Children(n, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
+    EffectChildren(n, [&](const Node* c) { stack.push_back(c); });
   }
   return false;
 }
@@ -140,7 +154,7 @@ ImpureFunctions ImpureFunctions::Compute(const Module& m) {
           impure = true;
         }
       }
-      Children(n, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
+      EffectChildren(n, [&](const Node* c) { stack.push_back(c); });
     }
     if (impure && out.names_.insert(items[i]->name()).second) work.push_back(i);
   }
@@ -319,6 +333,12 @@ DefUse DefUse::Compute(const FunctionNode& f) {
       case NodeKind::kFunction:
         for (const Var& p : static_cast<const FunctionNode*>(n)->params()) define(p.get(), nullptr);
         stack.push_back({static_cast<const FunctionNode*>(n)->body().get(), nullptr, nullptr});
+        break;
+      case NodeKind::kLocalFn:
+        // A local function's parameters count as parameters; uses in its
+        // body belong to the bindings (or body result) inside it.
+        for (const Var& p : static_cast<const LocalFnNode*>(n)->params()) define(p.get(), nullptr);
+        stack.push_back({static_cast<const LocalFnNode*>(n)->body().get(), nullptr, nullptr});
         break;
       case NodeKind::kSeqExpr: {
         auto* s = static_cast<const SeqExprNode*>(n);

@@ -209,5 +209,52 @@ TEST(CallGraphTest, CallsReferencesCallersReachability) {
   EXPECT_FALSE(c[idx("main")]);
 }
 
+// Local functions and calls of function values: purity follows the
+// Callable's type, defining a function has no effect, free variables of a
+// local function are what it captures, def-use sees uses inside it.
+TEST(AnalysisTest, LocalFunctionsAndCallables) {
+  Module m = ParseOrFail(R"(
+def @f(%x: Tensor[(2,), float32], %get: Callable[(), Object], %put: Callable[(Object), (), pure=false]) -> () {
+  %k = add(%x, %x);
+  %g = fn(%y: Tensor[(2,), float32]) {
+    %t = add(%y, %k);
+    %p = %put(%t);
+    %t
+  };
+  %a = %get();
+  %b = %g(%x);
+  %c = %put(%a);
+  %c
+})");
+  Function f = m.LookupFunction("f");
+  const SeqExprNode& body = *f->body();
+  const VarBindingNode* g = FindBinding(body, "g");
+  const VarBindingNode* a = FindBinding(body, "a");
+  const VarBindingNode* b = FindBinding(body, "b");
+  const VarBindingNode* c = FindBinding(body, "c");
+  ASSERT_TRUE(g && a && b && c);
+  // The local function calls an impure callback: its type is impure, yet
+  // defining it has no effect; calling it has.
+  EXPECT_EQ(TypeToString(g->var()->type()), "Callable[(Tensor[(2,), float32]), Tensor[(2,), float32], pure=false]");
+  EXPECT_TRUE(IsPure(g->value()));
+  EXPECT_FALSE(IsPure(b->value()));
+  EXPECT_TRUE(IsPure(a->value()));
+  EXPECT_FALSE(IsPure(c->value()));
+  EXPECT_TRUE(ImpureFunctions::Compute(m).Contains("f"));
+  // What the closure captures.
+  EXPECT_EQ(Names(FreeVars(g->value())), (std::vector<std::string>{"k", "put"}));
+  // Def-use: %k is used inside the local function (by its binding %t); %y
+  // is the local function's parameter.
+  DefUse du = DefUse::Compute(*f);
+  const VarNode* k = FindBinding(body, "k")->var().get();
+  ASSERT_EQ(du.Users(k).size(), 1u);
+  EXPECT_EQ(du.Users(k)[0]->var()->name_hint(), "t");
+  auto* fn = As<LocalFnNode>(g->value());
+  ASSERT_TRUE(fn);
+  ASSERT_TRUE(du.Find(fn->params()[0].get()));
+  EXPECT_TRUE(du.Find(fn->params()[0].get())->is_param);
+  EXPECT_EQ(du.NumUses(g->var().get()), 1u);  // the callee of %b
+}
+
 }  // namespace
 }  // namespace plir

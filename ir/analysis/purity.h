@@ -9,6 +9,9 @@
 //   counts as a side effect: the conservative answer;
 // - a call of an extern kernel has none: an extern computes its outputs from
 //   its inputs (it is normally reached through call_tir, a pure op);
+// - a call of a variable (a parameter or a local function) has one unless
+//   the variable's type is a pure Callable; defining a local function has
+//   none (its body's effects happen where it is called);
 // - (the verifier admits no other callee; anything else would count as one);
 // - `if`, tuples, element access, literals, constants and variables have no
 //   effect of their own: an `if` has one iff a branch or its condition does.
@@ -49,6 +52,11 @@ inline bool CalleeHasSideEffects(const Node* callee, const ImpureFunctions* func
       if (!functions) return true;
       const std::string& name = static_cast<const GlobalVarNode*>(callee)->name();
       return functions->Contains(name);
+    }
+    case NodeKind::kVar:
+    case NodeKind::kLocalFn: {
+      auto* ft = As<FuncTypeNode>(static_cast<const ExprNode*>(callee)->type());
+      return !ft || !ft->pure();
     }
     default:
       return true;

@@ -11,6 +11,10 @@ size_t NumChildren(const Node* n, bool is_def) {
   switch (n->kind()) {
     case NodeKind::kTupleType:
       return static_cast<const TupleTypeNode*>(n)->fields().size();
+    case NodeKind::kFuncType:
+      return static_cast<const FuncTypeNode*>(n)->fields().size();
+    case NodeKind::kLocalFn:
+      return static_cast<const LocalFnNode*>(n)->params().size() + 2;
     case NodeKind::kVar:
       return is_def ? 1 : 0;
     case NodeKind::kConstant:
@@ -44,6 +48,14 @@ Child ChildAt(const Node* n, bool is_def, size_t i) {
   switch (n->kind()) {
     case NodeKind::kTupleType:
       return {static_cast<const TupleTypeNode*>(n)->fields()[i].get(), false};
+    case NodeKind::kFuncType:
+      return {static_cast<const FuncTypeNode*>(n)->fields()[i].get(), false};
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(n);
+      if (i < f->params().size()) return {f->params()[i].get(), true};
+      if (i == f->params().size()) return {f->ret_type().get(), false};
+      return {f->body().get(), false};
+    }
     case NodeKind::kVar:
       return {static_cast<const VarNode*>(n)->type().get(), false};
     case NodeKind::kConstant:
@@ -96,6 +108,15 @@ std::string ChildLabel(const Node* n, size_t i) {
     case NodeKind::kTupleType:
     case NodeKind::kTuple:
       return idx("field", i);
+    case NodeKind::kFuncType: {
+      auto* f = static_cast<const FuncTypeNode*>(n);
+      return i < f->params().size() ? idx("parameter type", i) : "return type";
+    }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(n);
+      if (i < f->params().size()) return idx("parameter", i) + " (%" + f->params()[i]->name_hint() + ")";
+      return i == f->params().size() ? "return type" : "body";
+    }
     case NodeKind::kVar:
     case NodeKind::kConstant:
       return "type";
@@ -144,6 +165,9 @@ bool ShallowEqual(const Node* a, const Node* b) {
       auto* y = static_cast<const PrimTypeNode*>(b);
       return x->dtype() == y->dtype() && x->has_value() == y->has_value() && x->value() == y->value();
     }
+    case NodeKind::kFuncType:
+      return static_cast<const FuncTypeNode*>(a)->pure() ==
+             static_cast<const FuncTypeNode*>(b)->pure();
     case NodeKind::kShapeType: {
       auto* x = static_cast<const ShapeTypeNode*>(a);
       auto* y = static_cast<const ShapeTypeNode*>(b);
@@ -263,6 +287,8 @@ uint64_t ShallowHash(const Node* n) {
       h = HashMix(h, static_cast<uint64_t>(x->dtype()));
       return x->has_value() ? HashDims(h, {x->value()}) : h;
     }
+    case NodeKind::kFuncType:
+      return HashMix(h, static_cast<const FuncTypeNode*>(n)->pure());
     case NodeKind::kShapeType: {
       auto* x = static_cast<const ShapeTypeNode*>(n);
       h = HashMix(h, static_cast<uint64_t>(x->ndim() + 1) * 2 + x->has_values());
@@ -354,6 +380,7 @@ std::string ShortDescription(const Node* n) {
       std::string s = "call of ";
       if (auto* op = As<OpNode>(c->callee())) s += op->name();
       else if (auto* g = As<GlobalVarNode>(c->callee())) s += "@" + g->name();
+      else if (auto* v = As<VarNode>(c->callee())) s += "%" + v->name_hint();
       else s += "an expression";
       s += " with " + std::to_string(c->args().size()) + " argument(s)";
       if (!c->attrs().empty()) {
@@ -377,6 +404,9 @@ std::string ShortDescription(const Node* n) {
              " of a tuple";
     case NodeKind::kIf:
       return "if expression";
+    case NodeKind::kLocalFn:
+      return "local function with " +
+             std::to_string(static_cast<const LocalFnNode*>(n)->params().size()) + " parameter(s)";
     case NodeKind::kSeqExpr:
       return "body with " + std::to_string(static_cast<const SeqExprNode*>(n)->blocks().size()) +
              " block(s)";

@@ -33,6 +33,16 @@ void RecordChildren(const Node* n, std::vector<const Node*>* out) {
     case NodeKind::kTupleType:
       for (const Type& t : static_cast<const TupleTypeNode*>(n)->fields()) out->push_back(t.get());
       break;
+    case NodeKind::kFuncType:  // parameter types, then the return type
+      for (const Type& t : static_cast<const FuncTypeNode*>(n)->fields()) out->push_back(t.get());
+      break;
+    case NodeKind::kLocalFn: {  // parameters, return type, body
+      auto* f = static_cast<const LocalFnNode*>(n);
+      for (const Var& p : f->params()) out->push_back(p.get());
+      out->push_back(f->ret_type().get());
+      out->push_back(f->body().get());
+      break;
+    }
     case NodeKind::kVar:
       out->push_back(static_cast<const VarNode*>(n)->type().get());
       break;
@@ -165,6 +175,7 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         if (t->has_value()) FillDims({t->value()}, &r);
         break;
       }
+      case NodeKind::kFuncType: r.flag = static_cast<const FuncTypeNode*>(n)->pure(); break;
       case NodeKind::kShapeType: {
         auto* t = static_cast<const ShapeTypeNode*>(n);
         r.ndim = t->ndim();
@@ -365,6 +376,34 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
       type_sizes_.back() = size;
       return Ref<Node>(TupleTypeNode::Make(std::move(f)));
+    }
+    case NodeKind::kFuncType: {
+      if (r.children.empty()) return InvalidArgument(At(nodes_.size()) + "a Callable type needs a return type");
+      std::vector<Type> f;
+      std::vector<uint32_t> sizes;
+      for (size_t i = 0; i < r.children.size(); ++i) {
+        PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, i));
+        f.push_back(std::move(t));
+        sizes.push_back(type_sizes_[r.children[i]]);
+      }
+      uint32_t size;
+      PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
+      type_sizes_.back() = size;
+      Type ret = f.back();
+      f.pop_back();
+      return Ref<Node>(FuncTypeNode::Make(std::move(f), std::move(ret), r.flag));
+    }
+    case NodeKind::kLocalFn: {
+      if (r.children.size() < 2) return InvalidArgument(At(nodes_.size()) + "local function has too few children");
+      size_t n_params = r.children.size() - 2;
+      std::vector<Var> params;
+      for (size_t i = 0; i < n_params; ++i) {
+        PLIR_ASSIGN_OR_RETURN(Var v, Child<VarNode>(r, i));
+        params.push_back(std::move(v));
+      }
+      PLIR_ASSIGN_OR_RETURN(Type ret, Child<TypeNode>(r, n_params));
+      PLIR_ASSIGN_OR_RETURN(SeqExpr body, Child<SeqExprNode>(r, n_params + 1));
+      return Ref<Node>(LocalFnNode::Make(std::move(params), std::move(ret), std::move(body)));
     }
     case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
     case NodeKind::kPrimType:

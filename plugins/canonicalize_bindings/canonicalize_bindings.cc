@@ -20,6 +20,8 @@
 // - A binding whose value changed and now has a more specific type gets a
 //   new variable of that type (as Relax's ExprMutator re-infers it).
 // - Blocks left empty are dropped.
+// - Local functions (`fn`) are canonicalized with the function, by the same
+//   rules; a call of a variable is a use of it.
 //
 // Deliberate difference: a binding whose annotation differs from its
 // source's type (`%a: Tensor = %x`) is not trivial here (TVM treats every
@@ -239,13 +241,18 @@ class SymbolCanonicalizer {
           sinfo.push_back(Subst(t));
           sinfo_changed |= sinfo.back().get() != t.get();
         }
+        Expr callee = c->callee();
+        if (callee->kind() == NodeKind::kVar) {  // a call of a function value
+          PLIR_ASSIGN_OR_RETURN(callee, Rewrite(callee, depth + 1));
+          changed |= callee.get() != c->callee().get();
+        }
         if (!changed && !sinfo_changed) return e;
-        if (!sinfo_changed) return RebuildCall(*c, c->callee(), std::move(args));
+        if (!sinfo_changed) return RebuildCall(*c, callee, std::move(args));
         if (auto* op = As<OpNode>(c->callee())) {
           auto made = MakeOpCall(Ref<OpNode>(op), args, c->attrs(), sinfo);
           if (made.ok()) return *made;
         }
-        return Expr(CallNode::MakeUnchecked(c->callee(), std::move(args), c->attrs(),
+        return Expr(CallNode::MakeUnchecked(callee, std::move(args), c->attrs(),
                                             std::move(sinfo), Subst(c->type())));
       }
       case NodeKind::kShapeExpr: {  // shape[(N1, 4)]: its names too
@@ -416,9 +423,15 @@ class Planner {
       }
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
+        if (c->callee()->kind() == NodeKind::kVar) PLIR_RETURN_IF_ERROR(WalkUses(c->callee(), depth + 1));
         for (const Expr& a : c->args()) PLIR_RETURN_IF_ERROR(WalkUses(a, depth + 1));
         return Status::Ok();
       }
+      case NodeKind::kLocalFn:
+        // Its body's blocks are planned like the function's; a use of an
+        // enclosing variable inside it counts as a use outside that
+        // variable's block.
+        return WalkSeq(static_cast<const LocalFnNode*>(e.get())->body(), depth + 1);
       case NodeKind::kTuple:
         for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields())
           PLIR_RETURN_IF_ERROR(WalkUses(f, depth + 1));
@@ -573,6 +586,8 @@ bool HasMatchCast(const ExprNode* e, int depth) {
       return HasMatchCast(i->cond().get(), depth + 1) || HasMatchCast(i->then_body().get(), depth + 1) ||
              HasMatchCast(i->else_body().get(), depth + 1);
     }
+    case NodeKind::kLocalFn:
+      return HasMatchCast(static_cast<const LocalFnNode*>(e)->body().get(), depth + 1);
     case NodeKind::kSeqExpr: {
       auto* seq = static_cast<const SeqExprNode*>(e);
       for (const Block& b : seq->blocks())

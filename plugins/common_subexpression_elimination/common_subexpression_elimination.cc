@@ -14,7 +14,9 @@
 // stay visible afterwards; uses replaced inside a dataflow block are
 // replaced there only (an output copy `%out = %dataflow_var` keeps its name
 // outside). An `if` branch sees what is visible before the `if`, and what it
-// binds is visible only in that branch.
+// binds is visible only in that branch. A local function (`fn`) is rewritten
+// with a clean scope, as TVM does; calls of a variable whose Callable type is
+// pure (a pure local function, a pure callback) are values like any other.
 //
 // Cost: one walk; a hash table keyed by the structural hash of each value
 // (variables by identity), confirmed by structural equality; an `if`
@@ -297,6 +299,15 @@ class Eliminator {
       case NodeKind::kVar: {
         auto it = remap_.find(static_cast<const VarNode*>(e.get()));
         return it == remap_.end() ? e : Expr(it->second);
+      }
+      case NodeKind::kLocalFn: {
+        // As TVM: a local function is rewritten on its own, with a clean
+        // scope (no value or replacement crosses its boundary either way).
+        auto* f = static_cast<const LocalFnNode*>(e.get());
+        Eliminator inner(call_only_);
+        PLIR_ASSIGN_OR_RETURN(SeqExpr body, inner.RewriteSeq(f->body(), depth + 1));
+        if (body.get() == f->body().get()) return e;
+        return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
       }
       default:
         return RewriteChildren(

@@ -2,8 +2,10 @@
 // whose value has no side effect, and module items that no entry function
 // reaches.
 //
-// Side effects: calls of impure ops (call_packed, vm.*) and calls of module
-// functions that (transitively) contain one. Bindings are scanned backwards
+// Side effects: calls of impure ops (call_packed, vm.*), calls of module
+// functions that (transitively) contain one, and calls of function values
+// whose Callable type is impure. A local function's body is cleaned like
+// any other body; the variables it captures stay live while it does. Bindings are scanned backwards
 // through each body with the set of live variables (uses of the result and
 // of every kept binding); nested if branches are bodies of their own and are
 // cleaned first (post-order). Entry functions: those named by option
@@ -98,6 +100,8 @@ class Scanner {
             auto* g = static_cast<const GlobalVarNode*>(fn);
             callee(g);
             if (impure_functions_ && impure_functions_->Contains(g->name())) r.impure = true;
+          } else if (CalleeHasSideEffects(fn, nullptr)) {
+            r.impure = true;  // a call of a function value whose Callable type is impure
           }
           stack_.push_back(fn);
           for (const Expr& a : c->args()) stack_.push_back(a.get());
@@ -133,6 +137,14 @@ class Scanner {
         case NodeKind::kFunction:  // parameters are definitions; types are skipped
           stack_.push_back(static_cast<const FunctionNode*>(n)->body().get());
           break;
+        case NodeKind::kLocalFn: {
+          // Its uses count (a closure keeps what it captures alive); its
+          // calls' effects happen where it is called, not here.
+          r.nested = true;
+          Scanner inner(nullptr);
+          inner.Scan(static_cast<const LocalFnNode*>(n)->body().get(), use, global, callee);
+          break;
+        }
         default:  // types, ops, literals, constants (whose child is a type), externs
           break;
       }
@@ -322,6 +334,15 @@ class BodyCleaner {
         if (rc == kSame) cond = n->cond();
         auto made = IfNode::Make(cond, t, f);
         *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+        return kChanged;
+      }
+      case NodeKind::kLocalFn: {  // its body is cleaned too, as TVM's RemoveAllUnused does
+        if (depth >= kMaxDepth) return kUnsupported;
+        auto* f = static_cast<const LocalFnNode*>(e.get());
+        SeqExpr body = CleanNested(f->body(), depth + 1);
+        if (!body) return kUnsupported;
+        if (body.get() == f->body().get()) return kSame;
+        *out = LocalFnNode::Make(f->params(), f->ret_type(), body);
         return kChanged;
       }
       case NodeKind::kSeqExpr: {

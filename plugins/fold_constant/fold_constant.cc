@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/analysis/purity.h"
 #include "ir/kernels.h"
 #include "ir/op.h"
 #include "passes/plugin.h"
@@ -289,10 +290,21 @@ class Folder {
         return Status::Ok();
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
-        auto* op = As<OpNode>(c->callee());
-        if (!op || !op->pure()) *impure = true;
+        if (auto* v = As<VarNode>(c->callee())) {
+          // A call of a function value: as impure as its Callable type says.
+          live->insert(v);
+          if (CalleeHasSideEffects(v, nullptr)) *impure = true;
+        } else {
+          auto* op = As<OpNode>(c->callee());
+          if (!op || !op->pure()) *impure = true;
+        }
         for (const Expr& a : c->args()) PLIR_RETURN_IF_ERROR(Uses(a, live, impure, depth + 1));
         return Status::Ok();
+      }
+      case NodeKind::kLocalFn: {
+        // What it captures is used; its body's effects happen where it is called.
+        bool ignored = false;
+        return Uses(static_cast<const LocalFnNode*>(e.get())->body(), live, &ignored, depth + 1);
       }
       case NodeKind::kTuple:
         for (const Expr& f : static_cast<const TupleNode*>(e.get())->fields())
@@ -342,7 +354,7 @@ class Folder {
           changed = true;
           continue;
         }
-        if (b->value()->kind() == NodeKind::kIf) {
+        if (b->value()->kind() == NodeKind::kIf || b->value()->kind() == NodeKind::kLocalFn) {
           PLIR_ASSIGN_OR_RETURN(Expr v, RemoveUnusedIn(b->value(), depth + 1));
           if (v.get() != b->value().get()) {
             changed = true;
@@ -385,8 +397,14 @@ class Folder {
     return false;
   }
 
-  // The if expression `e` with unused bindings removed from its branches.
+  // The if expression (or local function) `e` with unused bindings removed
+  // from its branches (body).
   StatusOr<Expr> RemoveUnusedIn(const Expr& e, int depth) {
+    if (auto* f = As<LocalFnNode>(e)) {
+      PLIR_ASSIGN_OR_RETURN(SeqExpr body, RemoveUnused(f->body(), depth + 1));
+      if (body.get() == f->body().get()) return e;
+      return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
+    }
     auto* n = static_cast<const IfNode*>(e.get());
     PLIR_ASSIGN_OR_RETURN(SeqExpr t, RemoveUnused(n->then_body(), depth + 1));
     PLIR_ASSIGN_OR_RETURN(SeqExpr f, RemoveUnused(n->else_body(), depth + 1));

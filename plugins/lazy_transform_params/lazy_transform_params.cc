@@ -29,6 +29,11 @@
 #include "ir/visitor.h"
 #include "passes/plugin.h"
 
+namespace plir_lazy_io {
+// LazyGetInput and LazySetOutput (lazy_io.cc).
+plir::Status RegisterLazyIoPasses(plir::PluginHost& host);
+}  // namespace plir_lazy_io
+
 namespace {
 
 using namespace plir;
@@ -528,7 +533,8 @@ Status Register(PluginHost& host) {
                 ctx.options.GetString("kill_object")};
     return Transform(f, names, ctx.context, pass);
   };
-  return host.RegisterPass(std::move(def));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(std::move(def)));
+  return plir_lazy_io::RegisterLazyIoPasses(host);
 }
 
 }  // namespace

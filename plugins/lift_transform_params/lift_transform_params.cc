@@ -39,13 +39,15 @@ using namespace plir;
 
 // The variables a value uses, and whether it may be lifted: pure by the
 // SDK's rule (ir/analysis/purity.h; a call of a module function counts as
-// impure) and free of control flow.
+// impure), free of control flow, and not a function value (a local
+// function stays with its callers; so do calls of it, since the function
+// value is no weight).
 struct Uses {
   std::vector<const VarNode*> vars;
   bool pure = true;
   void Walk(const Expr& e) {
     vars = CollectVarUses(e.get());
-    pure = IsPure(e) && !ContainsControlFlow(e.get());
+    pure = IsPure(e) && !ContainsControlFlow(e.get()) && e->kind() != NodeKind::kLocalFn;
   }
 };
 

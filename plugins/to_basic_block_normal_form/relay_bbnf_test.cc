@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "ir/op.h"
 #include "ir/parser.h"
@@ -68,6 +70,74 @@ void Check(const Module& input, const std::string& expected_file) {
 }
 
 Module One(Function f) { return *Module::Make({f}); }
+
+// Relay's check_basic_block_normal_form: no non-leaf expression node is
+// reached from two different scopes (bodies: the function's, if branches,
+// local functions' bodies). Returns a description of the first violation.
+std::string BasicBlockNormalFormViolation(const Module& m) {
+  std::unordered_map<const Node*, const Node*> scope_of;
+  struct Item {
+    const Node* n;
+    const Node* scope;
+  };
+  std::vector<Item> stack;
+  for (const auto& item : m.items())
+    if (auto* f = As<FunctionNode>(item)) stack.push_back({f->body().get(), f->body().get()});
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    const Node* n = it.n;
+    switch (n->kind()) {
+      case NodeKind::kCall:
+      case NodeKind::kTuple:
+      case NodeKind::kTupleGetItem:
+      case NodeKind::kIf:
+      case NodeKind::kLocalFn: {
+        auto [at, fresh] = scope_of.emplace(n, it.scope);
+        if (!fresh) {
+          if (at->second != it.scope) return std::string("a ") + NodeKindName(n->kind()) + " is shared by two scopes";
+          continue;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    switch (n->kind()) {
+      case NodeKind::kCall:
+        for (const Expr& a : static_cast<const CallNode*>(n)->args()) stack.push_back({a.get(), it.scope});
+        break;
+      case NodeKind::kTuple:
+        for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) stack.push_back({f.get(), it.scope});
+        break;
+      case NodeKind::kTupleGetItem:
+        stack.push_back({static_cast<const TupleGetItemNode*>(n)->tuple().get(), it.scope});
+        break;
+      case NodeKind::kIf: {
+        auto* i = static_cast<const IfNode*>(n);
+        stack.push_back({i->cond().get(), it.scope});
+        stack.push_back({i->then_body().get(), i->then_body().get()});
+        stack.push_back({i->else_body().get(), i->else_body().get()});
+        break;
+      }
+      case NodeKind::kLocalFn: {
+        auto* f = static_cast<const LocalFnNode*>(n);
+        stack.push_back({f->body().get(), f->body().get()});
+        break;
+      }
+      case NodeKind::kSeqExpr: {
+        auto* s = static_cast<const SeqExprNode*>(n);
+        for (const Block& b : s->blocks())
+          for (const Binding& x : b->bindings()) stack.push_back({x->value().get(), s});
+        stack.push_back({s->result().get(), s});
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return "";
+}
 
 TEST(RelayBasicBlockNormalForm, TopLevelNestedIf) {
   Var x = VarNode::Make("x", Scalar(DataType::kBool));
@@ -140,6 +210,39 @@ TEST(RelayBasicBlockNormalForm, Let) {
   Module out = RunPass(*in);
   EXPECT_TRUE(out.same_as(*in));
   Check(*in, "let.expected_upstream.plir");
+}
+
+// test_higher_order_return: one expression shared by two local functions'
+// bodies (a tuple of closures).
+TEST(RelayBasicBlockNormalForm, HigherOrderReturn) {
+  Type t = TensorTypeNode::Make({Dim::Const(1)}, DataType::kFloat32);
+  Var x = VarNode::Make("x", t), y = VarNode::Make("y", t), z = VarNode::Make("z", t);
+  Expr x2 = Call("add", x, x);
+  Expr func_a = LocalFnNode::Make({y}, nullptr, Body(Call("add", x2, y)));
+  Expr func_b = LocalFnNode::Make({z}, nullptr, Body(Call("add", x2, z)));
+  Module in = One(FunctionNode::Make("main", {x}, nullptr, Body(TupleNode::Make({func_a, func_b}))));
+  EXPECT_NE(BasicBlockNormalFormViolation(in), "");
+  Module out = RunPass(in);
+  EXPECT_EQ(BasicBlockNormalFormViolation(out), "") << PrintModule(out);
+  Check(in, "higher_order_return.expected_upstream.plir");
+}
+
+// test_higher_order_nested: the shared expression is used by local
+// functions in both branches of an if whose condition calls a Callable
+// parameter.
+TEST(RelayBasicBlockNormalForm, HigherOrderNested) {
+  Type t = TensorTypeNode::Make({Dim::Const(1)}, DataType::kFloat32);
+  Var x = VarNode::Make("x", t), s = VarNode::Make("s", t), z = VarNode::Make("z", t);
+  Var f = VarNode::Make("f", FuncTypeNode::Make({}, Scalar(DataType::kBool)));
+  Expr shared = Call("add", s, s);
+  Expr func_true = LocalFnNode::Make({x}, nullptr, Body(Call("add", x, shared)));
+  Expr func_false = LocalFnNode::Make({z}, nullptr, Body(Call("add", z, shared)));
+  Expr cond = *MakeValueCall(f, {});
+  Module in = One(FunctionNode::Make("main", {f, s}, nullptr, Body(If(cond, func_true, func_false))));
+  EXPECT_NE(BasicBlockNormalFormViolation(in), "");
+  Module out = RunPass(in);
+  EXPECT_EQ(BasicBlockNormalFormViolation(out), "") << PrintModule(out);
+  Check(in, "higher_order_nested.expected_upstream.plir");
 }
 
 // Not one of Relay's: a node shared by a binding in the body and an if

@@ -3,7 +3,9 @@
 // bound once, to a new variable, in the innermost scope that encloses all
 // its uses (their least common ancestor), right before the first binding
 // (or the result) of that scope that uses it; every use then reads the
-// variable. Everything else stays as it is: a node used several times in
+// variable. A local function's body is a scope inside the scope of the
+// function expression (a value it shares with another scope is bound
+// outside it and captured). Everything else stays as it is: a node used several times in
 // one scope stays nested (no full A-normalization: that is the pass
 // Normalize).
 //
@@ -16,7 +18,8 @@
 // with its uses (edges) in reverse post-order (users first); the scope of
 // each node is the least common ancestor of the scopes of its uses, where a
 // use inside a nested expression is in that expression's scope and an `if`
-// branch is a scope whose parent is the `if`'s scope. A node is bound iff a
+// branch (a local function's body) is a scope whose parent is the `if`'s
+// (the function's) scope. A node is bound iff a
 // use lies in a scope other than its own. A bound value nested in a bound
 // value is bound first. A binding's value itself (the root) stays where it
 // is. Recursion is bounded by kMaxDepth (an error past it).
@@ -46,6 +49,7 @@ bool IsLeaf(const ExprNode* e) {
     case NodeKind::kTuple:
     case NodeKind::kTupleGetItem:
     case NodeKind::kIf:
+    case NodeKind::kLocalFn:
       return false;
     default:
       return true;  // variables, globals, literals, constants, ops
@@ -74,7 +78,8 @@ class Planner {
         s = s < 0 ? us : Lca(s, us);
       }
       node_scope_[n] = s;
-      // The branches of an `if` are scopes inside the `if`'s scope.
+      // The branches of an `if`, and a local function's body, are scopes
+      // inside the scope of the `if` (the function).
       if (n->kind() == NodeKind::kIf) {
         auto* i = static_cast<const IfNode*>(n);
         for (const SeqExprNode* b : {i->then_body().get(), i->else_body().get()}) {
@@ -82,6 +87,10 @@ class Planner {
           sc.parent = s;
           sc.depth = scopes_[s].depth + 1;
         }
+      } else if (n->kind() == NodeKind::kLocalFn) {
+        Scope& sc = scopes_[scope_of_seq_.at(static_cast<const LocalFnNode*>(n)->body().get())];
+        sc.parent = s;
+        sc.depth = scopes_[s].depth + 1;
       }
     }
     for (const ExprNode* n : post_) {
@@ -166,6 +175,13 @@ class Planner {
           scopes_.push_back({b, -1, 0});  // parent and depth: once the if's scope is known
           PLIR_RETURN_IF_ERROR(CollectSeq(b, depth + 1));
         }
+        break;
+      }
+      case NodeKind::kLocalFn: {
+        const SeqExprNode* b = static_cast<const LocalFnNode*>(n)->body().get();
+        scope_of_seq_[b] = static_cast<int>(scopes_.size());
+        scopes_.push_back({b, -1, 0});  // parent and depth: once the function's scope is known
+        PLIR_RETURN_IF_ERROR(CollectSeq(b, depth + 1));
         break;
       }
       default:

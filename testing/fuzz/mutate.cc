@@ -46,7 +46,8 @@ const std::vector<std::string>& PlirTextTokens() {
       "(", ")", "{", "}", "[", "]", ",", ";", "=", "%", "@", "\"", ".", "<", ">", "->", "dataflow",
       "output", "if", "else", "const", "Tensor", "x\"", "-", "1e400", "\\", "\n", "//", "#", "nn.relu(",
       "match_cast(", "Shape[", "Prim[", "Object", "sinfo_args=[", "attrs {", "def @", "extern @",
-      "shape[(", "prim[", "+", "*", "value=", "strided_slice("};
+      "shape[(", "prim[", "+", "*", "value=", "strided_slice(",
+      "fn(", "Callable[(", ", pure=false]", "%f(", "fn() { %x }"};
   return kTokens;
 }
 
