@@ -1232,6 +1232,26 @@ class Reader {
     return true;
   }
 
+  // A count, then that many references to earlier types (a tuple's
+  // fields; a Callable type's parameters and return type); *size is the
+  // tree size of a tuple of them.
+  bool TypeList(std::vector<Type>* fields, uint32_t* size) {
+    uint64_t n;
+    if (!Count(&n, "field")) return false;
+    fields->reserve(n);
+    std::vector<uint32_t>& sizes = scratch_sizes_;
+    sizes.clear();
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t t;
+      if (!Var(&t)) return false;
+      if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
+      fields->push_back(types_[t]);
+      sizes.push_back(type_sizes_[t]);
+    }
+    if (Status st = internal::TupleTypeTreeSize(sizes, size); !st.ok()) return Fail(st.message());
+    return true;
+  }
+
   bool ReadTypeRecord() {
     uint8_t k = 0;
     if (!Byte(&k)) return false;
@@ -1248,44 +1268,19 @@ class Reader {
         return true;
       }
       case NodeKind::kTupleType: {
-        uint64_t n;
-        if (!Count(&n, "field")) return false;
         std::vector<Type> fields;
-        fields.reserve(n);
-        std::vector<uint32_t>& sizes = scratch_sizes_;
-        sizes.clear();
-        for (uint64_t i = 0; i < n; ++i) {
-          uint64_t t;
-          if (!Var(&t)) return false;
-          if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
-          fields.push_back(types_[t]);
-          sizes.push_back(type_sizes_[t]);
-        }
         uint32_t size;
-        if (Status st = internal::TupleTypeTreeSize(sizes, &size); !st.ok()) return Fail(st.message());
+        if (!TypeList(&fields, &size)) return false;
         types_.push_back(TupleTypeNode::Make(std::move(fields)));
         type_sizes_.push_back(size);
         return true;
       }
       case NodeKind::kFuncType: {  // parameter types, return type, purity
-        uint64_t n;
-        if (!Count(&n, "field")) return false;
-        if (n == 0) return Fail("a Callable type needs a return type");
         std::vector<Type> fields;
-        fields.reserve(n);
-        std::vector<uint32_t>& sizes = scratch_sizes_;
-        sizes.clear();
-        for (uint64_t i = 0; i < n; ++i) {
-          uint64_t t;
-          if (!Var(&t)) return false;
-          if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
-          fields.push_back(types_[t]);
-          sizes.push_back(type_sizes_[t]);
-        }
-        bool pure;
-        if (!Flag(&pure)) return false;
         uint32_t size;
-        if (Status st = internal::TupleTypeTreeSize(sizes, &size); !st.ok()) return Fail(st.message());
+        bool pure;
+        if (!TypeList(&fields, &size) || !Flag(&pure)) return false;
+        if (fields.empty()) return Fail("a Callable type needs a return type");
         Type ret = fields.back();
         fields.pop_back();
         types_.push_back(FuncTypeNode::Make(std::move(fields), std::move(ret), pure));

@@ -357,6 +357,19 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
                              " children, has " + std::to_string(r.children.size()));
     return Status::Ok();
   };
+  // The children as types; the record's tree size is that of a tuple of them.
+  auto child_types = [&](std::vector<Type>* f) -> Status {
+    std::vector<uint32_t> sizes;
+    for (size_t i = 0; i < r.children.size(); ++i) {
+      PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, i));
+      f->push_back(std::move(t));
+      sizes.push_back(type_sizes_[r.children[i]]);
+    }
+    uint32_t size;
+    PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
+    type_sizes_.back() = size;
+    return Status::Ok();
+  };
   switch (r.kind) {
     case NodeKind::kTensorType: {
       std::vector<Dim> d;
@@ -366,29 +379,13 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     }
     case NodeKind::kTupleType: {
       std::vector<Type> f;
-      std::vector<uint32_t> sizes;
-      for (size_t i = 0; i < r.children.size(); ++i) {
-        PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, i));
-        f.push_back(std::move(t));
-        sizes.push_back(type_sizes_[r.children[i]]);
-      }
-      uint32_t size;
-      PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
-      type_sizes_.back() = size;
+      PLIR_RETURN_IF_ERROR(child_types(&f));
       return Ref<Node>(TupleTypeNode::Make(std::move(f)));
     }
-    case NodeKind::kFuncType: {
+    case NodeKind::kFuncType: {  // parameter types, then the return type
       if (r.children.empty()) return InvalidArgument(At(nodes_.size()) + "a Callable type needs a return type");
       std::vector<Type> f;
-      std::vector<uint32_t> sizes;
-      for (size_t i = 0; i < r.children.size(); ++i) {
-        PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, i));
-        f.push_back(std::move(t));
-        sizes.push_back(type_sizes_[r.children[i]]);
-      }
-      uint32_t size;
-      PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
-      type_sizes_.back() = size;
+      PLIR_RETURN_IF_ERROR(child_types(&f));
       Type ret = f.back();
       f.pop_back();
       return Ref<Node>(FuncTypeNode::Make(std::move(f), std::move(ret), r.flag));
