@@ -1242,7 +1242,7 @@ class Reader {
     std::vector<uint32_t>& sizes = scratch_sizes_;
     sizes.clear();
     for (uint64_t i = 0; i < n; ++i) {
-      uint64_t t;
+      uint64_t t = 0;
       if (!Var(&t)) return false;
       if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
       fields->push_back(types_[t]);

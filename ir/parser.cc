@@ -991,14 +991,14 @@ class TextParser {
       if (r.ec != std::errc() || r.ptr != e) range_error();
     };
     switch (dt) {
-      case DataType::kInt8: { int8_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kInt16: { int16_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kInt32: { int32_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kInt64: { int64_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kUInt8: { uint8_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kUInt16: { uint16_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kUInt32: { uint32_t v; parse(v); PutRaw(v, out); break; }
-      case DataType::kUInt64: { uint64_t v; parse(v); PutRaw(v, out); break; }
+      case DataType::kInt8: { int8_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kInt16: { int16_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kInt32: { int32_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kInt64: { int64_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kUInt8: { uint8_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kUInt16: { uint16_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kUInt32: { uint32_t v = 0; parse(v); PutRaw(v, out); break; }
+      case DataType::kUInt64: { uint64_t v = 0; parse(v); PutRaw(v, out); break; }
       default: range_error();
     }
     Advance();

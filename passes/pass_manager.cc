@@ -2,7 +2,12 @@
 
 #include <atomic>
 #include <exception>
+// GCC 12 reports -Wmaybe-uninitialized inside libstdc++'s regex automaton
+// (a false positive of its own headers, GCC bug 105562).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
+#pragma GCC diagnostic pop
 #include <set>
 #include <thread>
 

@@ -10,6 +10,13 @@
 namespace plir {
 namespace {
 
+ValueRef IntValue(int64_t n) {
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kInt;
+  v->i = n;
+  return v;
+}
+
 Tensor Vec(std::vector<double> v) {
   return MakeTensor(DataType::kFloat32, {static_cast<int64_t>(v.size())}, [&](int64_t i) { return v[i]; });
 }
@@ -372,7 +379,7 @@ def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32]
     return MakeTensor(DataType::kFloat32, {2}, [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
   });
   Tensor x = MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t k) { return static_cast<double>(k); });
-  auto r = in.Call("main", {Value::OfTensor(x), Value::OfTuple({std::make_shared<Value>(Value{Value::Kind::kInt, {}, {}, 2})})});
+  auto r = in.Call("main", {Value::OfTensor(x), Value::OfTuple({IntValue(2)})});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)->tensor.GetDouble(0), 4);
   EXPECT_EQ((*r)->tensor.GetDouble(1), 5);
@@ -390,7 +397,7 @@ def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32]
     int64_t i = args[1].GetInt(0);
     return MakeTensor(DataType::kFloat32, {2}, [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
   });
-  auto r2 = in2.Call("main", {Value::OfTensor(x), Value::OfTuple({std::make_shared<Value>(Value{Value::Kind::kInt, {}, {}, 2})})});
+  auto r2 = in2.Call("main", {Value::OfTensor(x), Value::OfTuple({IntValue(2)})});
   ASSERT_TRUE(r2.ok()) << r2.status().message();
   EXPECT_EQ((*r2)->tensor.GetDouble(0), 4);  // row i * 2 - 2 = 2
 }

@@ -6,7 +6,12 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+// GCC 12 reports -Wmaybe-uninitialized inside libstdc++'s regex automaton
+// (a false positive of its own headers, GCC bug 105562).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
+#pragma GCC diagnostic pop
 #include <set>
 
 #include "ir/op.h"
