@@ -265,6 +265,22 @@ TEST(TextFormatTest, DimensionExpressions) {
   EXPECT_FALSE(TypeEqual(*ParseType("Tensor[(n + 1,), float32]"), *ParseType("Tensor[(1 + n,), float32]")));
 }
 
+// TypeDimNames: the names a type's dimensions use, in order, each once;
+// kBindable keeps only bare-name dimensions; a Callable's are its own.
+TEST(TextFormatTest, TypeDimNames) {
+  auto names = [](const char* text, DimNameKind kind) {
+    auto t = ParseType(text);
+    EXPECT_TRUE(t.ok()) << text;
+    std::string out;
+    for (Symbol s : TypeDimNames(*t, kind)) out += s.str() + " ";
+    return out;
+  };
+  const char* t = "(Tensor[(n, m * k, 4), float32], (Shape[(k, n + 1)], Prim[int64, value=p]), Tensor[(q,), int8], Callable[(Tensor[(z,), float32]), Tensor[(z,), float32]])";
+  EXPECT_EQ(names(t, DimNameKind::kAll), "n m k p q ");
+  EXPECT_EQ(names(t, DimNameKind::kBindable), "n k p q ");
+  EXPECT_EQ(names("Tensor[ndim=2, float32]", DimNameKind::kAll), "");
+}
+
 TEST(TextFormatTest, DimensionArithmetic) {
   Dim n = Dim::Sym(Symbol("n")), m = Dim::Sym(Symbol("m"));
   Dim e = DimMul(DimAdd(n, Dim::Const(1)), Dim::Const(8));

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace plir {
@@ -193,6 +194,36 @@ void DimNames(const Dim& d, std::vector<Symbol>* out) {
     if (n.b >= 0) stack.push_back(n.b);
     if (n.a >= 0) stack.push_back(n.a);
   }
+}
+
+std::vector<Symbol> TypeDimNames(const Type& t, DimNameKind which) {
+  std::vector<Symbol> out;
+  std::unordered_set<Symbol> seen;
+  std::vector<Symbol> names;
+  auto dim = [&](const Dim& d) {
+    if (d.is_const()) return;
+    if (which == DimNameKind::kBindable && DimIsExpr(d)) return;
+    names.clear();
+    DimNames(d, &names);
+    for (Symbol s : names)
+      if (seen.insert(s).second) out.push_back(s);
+  };
+  std::vector<const TypeNode*> stack;
+  if (t) stack.push_back(t.get());
+  while (!stack.empty()) {
+    const TypeNode* n = stack.back();
+    stack.pop_back();
+    if (auto* tt = As<TensorTypeNode>(n)) {
+      for (const Dim& d : tt->shape()) dim(d);
+    } else if (auto* st = As<ShapeTypeNode>(n)) {
+      for (const Dim& d : st->values()) dim(d);
+    } else if (auto* pt = As<PrimTypeNode>(n)) {
+      if (pt->has_value()) dim(pt->value());
+    } else if (auto* tu = As<TupleTypeNode>(n)) {
+      for (size_t i = tu->fields().size(); i-- > 0;) stack.push_back(tu->fields()[i].get());
+    }
+  }
+  return out;
 }
 
 std::optional<int64_t> EvalDim(const Dim& d, const std::function<std::optional<int64_t>(Symbol)>& value) {

@@ -55,6 +55,10 @@ bool DimIsExpr(const Dim& d);
 // Appends every name `d` mentions (the name itself for a plain name), in
 // order of appearance, without repeats.
 void DimNames(const Dim& d, std::vector<Symbol>* out);
+// Which names TypeDimNames reports: every name, also those inside
+// dimension expressions (`m * n` names m and n: uses), or only dimensions
+// that are a bare name (those a parameter's or a match_cast's type binds).
+enum class DimNameKind { kAll, kBindable };
 // The value of `d` given values of names (nullopt where unknown or on
 // overflow).
 std::optional<int64_t> EvalDim(const Dim& d, const std::function<std::optional<int64_t>(Symbol)>& value);
@@ -187,6 +191,12 @@ class FuncTypeNode final : public TypeNode {
   std::vector<Type> fields_;
   bool pure_;
 };
+
+// The symbolic dimension names `t` mentions (tensor shapes, shape values, a
+// Prim type's value, tuple fields), in order of first mention, each once.
+// A Callable type's dimensions are its own (its parameters bind them) and
+// are not reported. Iterative; any nesting depth.
+std::vector<Symbol> TypeDimNames(const Type& t, DimNameKind which = DimNameKind::kAll);
 
 // Returns the text-format spelling of `t` (iterative; any nesting depth).
 std::string TypeToString(const Type& t);

@@ -168,14 +168,9 @@ StatusOr<Expr> TryFoldCallTir(const CallNode* call, int64_t max_elements, int64_
   return Expr(TupleNode::Make(std::move(fields)));
 }
 
-// Adds the symbolic dimensions named in `t` to `out`.
+// Adds the symbolic dimensions `t` can bind (bare names) to `out`.
 void CollectSymbols(const Type& t, std::unordered_set<Symbol>* out) {
-  if (auto* tt = As<TensorTypeNode>(t)) {
-    for (const Dim& d : tt->shape())
-      if (!d.is_const()) out->insert(d.sym);
-  } else if (auto* tu = As<TupleTypeNode>(t)) {
-    for (const Type& f : tu->fields()) CollectSymbols(f, out);
-  }
+  for (Symbol s : TypeDimNames(t, DimNameKind::kBindable)) out->insert(s);
 }
 
 bool IsCallTir(const CallNode* call) {

@@ -575,24 +575,8 @@ class ModuleFuser {
   // Appends the names of the symbolic dimensions `t` mentions (in order,
   // each once); `defs_only`: only dimensions that are a bare name.
   static void TypeSyms(const Type& t, std::vector<Symbol>* out, bool defs_only) {
-    if (!t) return;
-    auto add = [&](const Dim& d) {
-      if (d.is_const()) return;
-      if (!defs_only) {
-        DimNames(d, out);
-      } else if (!DimIsExpr(d) && std::find(out->begin(), out->end(), d.sym) == out->end()) {
-        out->push_back(d.sym);
-      }
-    };
-    if (auto* tt = As<TensorTypeNode>(t)) {
-      for (const Dim& d : tt->shape()) add(d);
-    } else if (auto* st = As<ShapeTypeNode>(t)) {
-      for (const Dim& d : st->values()) add(d);
-    } else if (auto* pt = As<PrimTypeNode>(t)) {
-      if (pt->has_value()) add(pt->value());
-    } else if (auto* tu = As<TupleTypeNode>(t)) {
-      for (const Type& f : tu->fields()) TypeSyms(f, out, defs_only);
-    }
+    for (Symbol s : TypeDimNames(t, defs_only ? DimNameKind::kBindable : DimNameKind::kAll))
+      if (std::find(out->begin(), out->end(), s) == out->end()) out->push_back(s);
   }
 
   // Symbolic dimensions the fused function uses that its parameters' types

@@ -66,21 +66,10 @@ StatusOr<std::optional<int64_t>> NumInput(const FunctionNode& f, const std::stri
 // ---------------------------------------------------------------------------
 // LazyGetInput
 
-void CollectSymbols(const Type& t, std::unordered_set<Symbol>* out) {
-  std::vector<const TypeNode*> stack{t.get()};
-  while (!stack.empty()) {
-    const TypeNode* n = stack.back();
-    stack.pop_back();
-    if (auto* tt = As<TensorTypeNode>(Type(n))) {
-      for (const Dim& d : tt->shape())
-        if (!d.is_const()) out->insert(d.sym);
-    } else if (auto* st = As<ShapeTypeNode>(Type(n))) {
-      for (const Dim& d : st->values())
-        if (!d.is_const()) out->insert(d.sym);
-    } else if (auto* tu = As<TupleTypeNode>(Type(n))) {
-      for (const Type& f : tu->fields()) stack.push_back(f.get());
-    }
-  }
+// Adds the symbolic dimensions of `t` (every name it uses, or only those it
+// can bind) to `out`.
+void CollectSymbols(const Type& t, std::unordered_set<Symbol>* out, DimNameKind kind) {
+  for (Symbol s : TypeDimNames(t, kind)) out->insert(s);
 }
 
 // `t` with every shape that names a symbol outside `defined` reduced to its
@@ -157,21 +146,21 @@ class InputLoader {
   void DefineSymbolsOf(const Binding& x, Scope& scope, bool df, std::vector<Binding>* out) {
     // (A Callable type's dimensions are its own, as in Relax: not counted.)
     std::unordered_set<Symbol> used;
-    CollectSymbols(x->var()->type(), &used);
+    CollectSymbols(x->var()->type(), &used, DimNameKind::kAll);
     if (auto* c = As<CallNode>(x->value()))
-      for (const Type& t : c->sinfo_args()) CollectSymbols(t, &used);
+      for (const Type& t : c->sinfo_args()) CollectSymbols(t, &used, DimNameKind::kAll);
     for (Symbol sym : used) {
       if (defined_.count(sym)) continue;
       bool bound = false;
       for (const auto& [w, v] : scope) {
         std::unordered_set<Symbol> own;
-        CollectSymbols(w->type(), &own);
+        CollectSymbols(w->type(), &own, DimNameKind::kBindable);
         bound = bound || own.count(sym) > 0;
       }
       if (bound) continue;
       for (const VarNode* w : order_) {
         std::unordered_set<Symbol> own;
-        CollectSymbols(w->type(), &own);
+        CollectSymbols(w->type(), &own, DimNameKind::kBindable);
         if (own.count(sym)) {
           Value(Var(w), scope, df, out, 0);  // loads it into this scope
           break;
@@ -270,7 +259,7 @@ StatusOr<Function> WithLazyInputs(const Function& f) {
   std::vector<Var> params(f->params().begin(), f->params().begin() + static_cast<std::ptrdiff_t>(n));
   params.push_back(fget);
   std::unordered_set<Symbol> defined;
-  for (const Var& p : params) CollectSymbols(p->type(), &defined);
+  for (const Var& p : params) CollectSymbols(p->type(), &defined, DimNameKind::kBindable);
   std::vector<const VarNode*> order;
   for (size_t i = n; i < f->params().size(); ++i) order.push_back(f->params()[i].get());
   InputLoader loader(std::move(weights), std::move(order), defined, fget);

@@ -210,16 +210,9 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
 // Object parameters; before them, a shape value parameter for the symbolic
 // dimensions that only parameters never loaded bound (`Shape[(n,)]`).
 // Appends the symbolic dimension names of `t` to *out, in the order `t`
-// names them.
-void CollectSyms(const Type& t, std::vector<Symbol>* out) {
-  if (!t) return;
-  std::vector<Dim> dims;
-  if (auto* tt = As<TensorTypeNode>(t)) dims = tt->shape();
-  else if (auto* st = As<ShapeTypeNode>(t)) dims = st->values();
-  else if (auto* tu = As<TupleTypeNode>(t))
-    for (const Type& f : tu->fields()) CollectSyms(f, out);
-  for (const Dim& d : dims)
-    if (!d.is_const()) out->push_back(d.sym);
+// names them (every name it uses, or only those it can bind).
+void CollectSyms(const Type& t, std::vector<Symbol>* out, DimNameKind kind = DimNameKind::kAll) {
+  for (Symbol s : TypeDimNames(t, kind)) out->push_back(s);
 }
 
 // The symbolic dimensions the types in an expression mention (sinfo_args,
@@ -295,8 +288,8 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
   Var sym_param;
   if (tuple_param) {
     std::vector<Symbol> declared, bound;
-    CollectSyms(f->params()[0]->type(), &declared);
-    for (const auto& [v, i] : load_index) CollectSyms(v->type(), &bound);
+    CollectSyms(f->params()[0]->type(), &declared, DimNameKind::kBindable);
+    for (const auto& [v, i] : load_index) CollectSyms(v->type(), &bound, DimNameKind::kBindable);
     SymUses used;
     for (const VarBindingNode* b : all)
       if (!load_index.count(b->var().get())) {

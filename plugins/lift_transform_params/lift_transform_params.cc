@@ -62,40 +62,13 @@ bool IsStopLift(const Expr& e) {
 // dimensions that are a bare name, those a parameter's type binds; in
 // `m * n` the names are uses).
 void CollectSyms(const Type& t, std::unordered_set<Symbol>* out, bool defs_only = false) {
-  if (!t) return;
-  auto dim = [&](const Dim& d) {
-    if (d.is_const()) return;
-    if (defs_only) {
-      if (!DimIsExpr(d)) out->insert(d.sym);
-      return;
-    }
-    std::vector<Symbol> names;
-    DimNames(d, &names);
-    out->insert(names.begin(), names.end());
-  };
-  if (auto* tt = As<TensorTypeNode>(t)) {
-    for (const Dim& d : tt->shape()) dim(d);
-  } else if (auto* st = As<ShapeTypeNode>(t)) {
-    for (const Dim& d : st->values()) dim(d);
-  } else if (auto* pt = As<PrimTypeNode>(t)) {
-    if (pt->has_value()) dim(pt->value());
-  } else if (auto* tu = As<TupleTypeNode>(t)) {
-    for (const Type& f : tu->fields()) CollectSyms(f, out, defs_only);
-  }
+  for (Symbol s : TypeDimNames(t, defs_only ? DimNameKind::kBindable : DimNameKind::kAll)) out->insert(s);
 }
 
 // Appends the bare-name dimensions of `t` to *out, in the order `t` names
 // them.
 void CollectSymsInOrder(const Type& t, std::vector<Symbol>* out) {
-  if (!t) return;
-  std::vector<Dim> dims;
-  if (auto* tt = As<TensorTypeNode>(t)) dims = tt->shape();
-  else if (auto* st = As<ShapeTypeNode>(t)) dims = st->values();
-  else if (auto* pt = As<PrimTypeNode>(t); pt && pt->has_value()) dims = {pt->value()};
-  else if (auto* tu = As<TupleTypeNode>(t))
-    for (const Type& f : tu->fields()) CollectSymsInOrder(f, out);
-  for (const Dim& d : dims)
-    if (!d.is_const() && !DimIsExpr(d)) out->push_back(d.sym);
+  for (Symbol s : TypeDimNames(t, DimNameKind::kBindable)) out->push_back(s);
 }
 
 // The symbolic dimensions a binding's types mention: its variable's type and
