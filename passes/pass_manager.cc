@@ -1,13 +1,9 @@
 #include "passes/pass_manager.h"
 
+#include <re2/re2.h>
+
 #include <atomic>
 #include <exception>
-// GCC 12 reports -Wmaybe-uninitialized inside libstdc++'s regex automaton
-// (a false positive of its own headers, GCC bug 105562).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
 #include <set>
 #include <thread>
 
@@ -130,13 +126,12 @@ StatusOr<Module> PassManager::RunPassOnFunctions(const PassDef& pass, const Pass
                                                  const std::string& functions, const Module& module,
                                                  PassContext& context) const {
   const std::string& name = pass.info.name;
-  std::regex re;
-  try {
-    re = std::regex(functions, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
+  // RE2, not std::regex: linear time and no recursion whatever the names
+  // (std::regex_match(".*") overflows the stack on a 100k-character name).
+  RE2 re(functions, RE2::Quiet);
+  if (!re.ok())
     return InvalidArgument("pass " + name + ": functions: invalid regular expression '" + functions +
-                           "': " + e.what());
-  }
+                           "': " + re.error());
   for (auto& inst : context.instruments) inst->BeforePass(pass.info, module);
   std::vector<Item> subset;
   std::set<std::string> selected, internal;
@@ -145,7 +140,7 @@ StatusOr<Module> PassManager::RunPassOnFunctions(const PassDef& pass, const Pass
       subset.push_back(item);
       continue;
     }
-    if (std::regex_match(item->name(), re)) {
+    if (RE2::FullMatch(item->name(), re)) {
       selected.insert(item->name());
       if (item->attrs().Get(kGlobalSymbol)) {
         subset.push_back(item);

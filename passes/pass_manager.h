@@ -34,7 +34,7 @@ struct PipelineStep {
   PassOptions options;                             // resolved with defaults
   std::optional<int> min_opt_level;                // overrides the pass's own
   // If set, the pass runs on the functions whose names match this regular
-  // expression (ECMAScript, the whole name) only, as TVM's
+  // expression (RE2 syntax, the whole name) only, as TVM's
   // ApplyPassToFunction: see PassManager::RunPassOnFunctions.
   std::optional<std::string> functions;
   // kRepeat

@@ -257,6 +257,17 @@ def @added(%x: Tensor[(2,), float32]) { %x }
   r = PassManager(registry_).Run({step}, m, ctx);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "pass Fails (on functions 'main'): no can do");
+
+  // Names of any length match in linear time and constant stack (std::regex
+  // overflowed the stack on `.*` against a 100k-character name).
+  std::string long_name(200000, 'f');
+  Module big = testing::ParseOrFail("def @" + long_name + "(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n"
+                                    "  %a = add(%x, %x);\n  %a\n}\n");
+  step = Step("FnAddToMultiply");
+  step.functions = "f*(f|g)*";
+  r = PassManager(registry_).Run({step}, big, ctx);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->same_as(big));
 }
 
 TEST_F(PassManagerTest, ParallelFunctionPassEqualsSerial) {

@@ -1,17 +1,12 @@
 #include "runtime/pipeline.h"
 
+#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-// GCC 12 reports -Wmaybe-uninitialized inside libstdc++'s regex automaton
-// (a false positive of its own headers, GCC bug 105562).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
 #include <set>
 
 #include "ir/op.h"
@@ -479,14 +474,11 @@ class Loader {
       }
       if (item["functions"]) {
         // As TVM's ApplyPassToFunction: a regular expression over function
-        // names (ECMAScript, matching the whole name).
+        // names (RE2 syntax, matching the whole name).
         std::string re = Scalar(file, item["functions"], "functions");
         if (re.empty()) Fail(file, item["functions"], "functions must be a non-empty regular expression");
-        try {
-          std::regex check(re, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-          Fail(file, item["functions"], "functions: invalid regular expression '" + re + "': " + e.what());
-        }
+        RE2 check(re, RE2::Quiet);
+        if (!check.ok()) Fail(file, item["functions"], "functions: invalid regular expression '" + re + "': " + check.error());
         s.functions = re;
       }
       steps.push_back(std::move(s));

@@ -20,7 +20,7 @@ if [ "$target" = interpreter ]; then
 fi
 if [ "$target" = yaml ]; then
   srcs="$srcs $(ls passes/*.cc | grep -v _test.cc) runtime/pipeline.cc runtime/plugin_loader.cc runtime/file_util.cc runtime/supervisor.cc"
-  libs="$libs -lyaml-cpp -ldl -lcrypto"
+  libs="$libs -lyaml-cpp -ldl -lcrypto -lre2"
 fi
 clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
   "testing/fuzz/${target}_fuzzer.cc" $srcs $libs -o "$out/fuzzer"

@@ -20,6 +20,7 @@ packages=(
   libcli11-dev       # command-line parsing
   libsimdjson-dev    # JSON loading
   libssl-dev         # SHA-256 of plugin files (libcrypto)
+  libre2-dev         # regular expressions of pipeline steps (functions: REGEX)
 )
 
 missing=()
