@@ -8,6 +8,7 @@
 #include "ir/analysis/def_use.h"
 #include "ir/analysis/free_vars.h"
 #include "ir/analysis/purity.h"
+#include "ir/visitor.h"
 
 namespace plir {
 namespace {
@@ -283,6 +284,38 @@ class FreeVarCollector {
 };
 
 }  // namespace
+
+namespace {
+
+class DimNameCollector : public IRVisitor {
+ public:
+  std::vector<Symbol> out;
+
+ protected:
+  bool Enter(const Node* n, bool) override {
+    if (auto* c = As<CallNode>(n)) {
+      for (const Type& t : c->sinfo_args()) Add(t);
+    } else if (n->kind() == NodeKind::kShapeExpr || n->kind() == NodeKind::kPrimExpr) {
+      Add(static_cast<const ExprNode*>(n)->type());
+    }
+    return !IsTypeKind(n->kind());
+  }
+
+ private:
+  void Add(const Type& t) {
+    for (Symbol s : TypeDimNames(t))
+      if (seen_.insert(s).second) out.push_back(s);
+  }
+  std::unordered_set<Symbol> seen_;
+};
+
+}  // namespace
+
+std::vector<Symbol> DimNamesUsed(const Node* root) {
+  DimNameCollector c;
+  c.Walk(root);
+  return std::move(c.out);
+}
 
 std::vector<Var> FreeVars(const Node* root) {
   FreeVarCollector c;

@@ -172,6 +172,32 @@ def @main(%c: Tensor[(), bool], %x: Tensor[(2,), float32]) -> Object {
   EXPECT_FALSE(IsPure(FindBinding(body, "r")->value()));
 }
 
+// DimNamesUsed: the names the types written in an expression use (call
+// sinfo_args, shape and symbolic values), in order, each once; not the
+// types of the variables it reads.
+TEST(DimNamesUsedTest, WrittenTypesOnly) {
+  Module m = testing::ParseOrFail(R"(
+extern @k(%a: Tensor[(n,), float32]) -> Tensor[(n,), float32]
+def @main(%x: Tensor[(n, m), float32], %s: Shape[(q,)]) -> Tensor[(n,), float32] {
+  %a = call_tir(@k, (%x,), sinfo_args=[Tensor[(n * k2,), float32]]);
+  %t = (shape[(p, 4)], prim[r], %s, %a);
+  %y = match_cast(%a, sinfo_args=[Tensor[(n,), float32]]);
+  %y
+}
+)");
+  Function f = m.LookupFunction("main");
+  auto names = [&](const char* var) {
+    std::string out;
+    for (const auto& b : f->body()->blocks()[0]->bindings())
+      if (b->var()->name_hint() == var)
+        for (Symbol s : DimNamesUsed(b->value())) out += s.str() + " ";
+    return out;
+  };
+  EXPECT_EQ(names("a"), "n k2 ");
+  EXPECT_EQ(names("t"), "p r ");  // not q (%s's type) nor n (%a's)
+  EXPECT_EQ(names("y"), "n ");
+}
+
 TEST(FreeVarsTest, ExpressionsFunctionsAndBindingRuns) {
   Module m = ParseOrFail(kModule);
   Function f = m.LookupFunction("main");

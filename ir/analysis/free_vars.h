@@ -21,6 +21,14 @@ inline std::vector<Var> FreeVars(const Expr& e) { return FreeVars(e.get()); }
 std::vector<Var> FreeVars(std::span<const Binding> bindings);
 std::vector<Var> FreeVars(std::span<const VarBindingNode* const> bindings);
 
+// The symbolic dimension names the types written inside `root` use: the
+// sinfo_args of its calls, its shape values (`shape[(n, 4)]`) and symbolic
+// values (`prim[n]`); names inside dimension expressions count. Each once,
+// in order of first use. Variables' types are not included: add a
+// binding's own with TypeDimNames (ir/type.h).
+std::vector<Symbol> DimNamesUsed(const Node* root);
+inline std::vector<Symbol> DimNamesUsed(const Expr& e) { return DimNamesUsed(e.get()); }
+
 }  // namespace plir
 
 #endif  // PLIR_IR_ANALYSIS_FREE_VARS_H_

@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/analysis/free_vars.h"
 #include "ir/op.h"
 #include "ir/visitor.h"
 #include "passes/plugin.h"
@@ -215,20 +216,6 @@ void CollectSyms(const Type& t, std::vector<Symbol>* out, DimNameKind kind = Dim
   for (Symbol s : TypeDimNames(t, kind)) out->push_back(s);
 }
 
-// The symbolic dimensions the types in an expression mention (sinfo_args,
-// shape values).
-class SymUses : public IRVisitor {
- public:
-  std::vector<Symbol> syms;
-
- protected:
-  bool Enter(const Node* n, bool) override {
-    if (auto* c = As<CallNode>(n))
-      for (const Type& t : c->sinfo_args()) CollectSyms(t, &syms);
-    if (auto* s = As<ShapeExprNode>(n)) CollectSyms(s->type(), &syms);
-    return true;
-  }
-};
 
 struct CurrentOptions {
   std::vector<std::string> extra_get, extra_set;
@@ -290,18 +277,19 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
     std::vector<Symbol> declared, bound;
     CollectSyms(f->params()[0]->type(), &declared, DimNameKind::kBindable);
     for (const auto& [v, i] : load_index) CollectSyms(v->type(), &bound, DimNameKind::kBindable);
-    SymUses used;
+    std::vector<Symbol> used;
+    auto use = [&](const std::vector<Symbol>& names) { used.insert(used.end(), names.begin(), names.end()); };
     for (const VarBindingNode* b : all)
       if (!load_index.count(b->var().get())) {
-        CollectSyms(b->var()->type(), &used.syms);
-        used.Walk(b->value());
+        CollectSyms(b->var()->type(), &used);
+        use(DimNamesUsed(b->value()));
       }
-    used.Walk(body->result());
-    CollectSyms(f->ret_type(), &used.syms);
+    use(DimNamesUsed(body->result()));
+    CollectSyms(f->ret_type(), &used);
     auto has = [](const std::vector<Symbol>& v, Symbol s) { return std::find(v.begin(), v.end(), s) != v.end(); };
     std::vector<Dim> extra;
     for (Symbol s : declared)
-      if (!has(bound, s) && has(used.syms, s)) {
+      if (!has(bound, s) && has(used, s)) {
         bound.push_back(s);
         extra.push_back(Dim::Sym(s));
       }

@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/analysis/free_vars.h"
 #include "ir/analysis/purity.h"
 #include "ir/op.h"
 #include "ir/structural.h"
@@ -72,20 +73,13 @@ void CollectSymsInOrder(const Type& t, std::vector<Symbol>* out) {
 }
 
 // The symbolic dimensions a binding's types mention: its variable's type and
-// the sinfo_args of the calls in its value.
-class SymUses : public IRVisitor {
- public:
-  std::unordered_set<Symbol> syms;
-
- protected:
-  bool Enter(const Node* n, bool) override {
-    if (auto* c = As<CallNode>(n))
-      for (const Type& t : c->sinfo_args()) CollectSyms(t, &syms);
-    if (n->kind() == NodeKind::kShapeExpr || n->kind() == NodeKind::kPrimExpr)  // shape[(n,)], prim[n]
-      CollectSyms(static_cast<const ExprNode*>(n)->type(), &syms);
-    return true;
-  }
-};
+// the types written in its value (ir/analysis/free_vars.h).
+std::unordered_set<Symbol> BindingSyms(const VarBindingNode& x) {
+  std::vector<Symbol> used = DimNamesUsed(x.value());
+  std::unordered_set<Symbol> out(used.begin(), used.end());
+  CollectSyms(x.var()->type(), &out);
+  return out;
+}
 
 // Which bindings of one function's dataflow blocks may go to its transform:
 // pure, no barrier, every variable read a weight or an earlier lifted one,
@@ -116,11 +110,8 @@ LiftPlan PlanLift(const FunctionNode* f, int64_t k) {
       Uses u;
       u.Walk(x->value());
       if (!u.pure) continue;
-      SymUses su;
-      su.Walk(x->value());
-      CollectSyms(x->var()->type(), &su.syms);
       bool syms_ok = true;
-      for (Symbol s : su.syms) syms_ok = syms_ok && weight_syms.count(s);
+      for (Symbol s : BindingSyms(*x)) syms_ok = syms_ok && weight_syms.count(s);
       if (!syms_ok) continue;
       bool reads_weight = false, ok = true;
       for (const VarNode* v : u.vars) {
@@ -510,21 +501,18 @@ std::vector<Dim> ExtraSyms(const FunctionNode* f, const LiftPlan& p, const std::
   std::unordered_set<Symbol> bound;
   for (const Var& in : p.inputs) CollectSyms(in->type(), &bound, /*defs_only=*/true);
   for (const VarNode* v : outputs) CollectSyms(v->type(), &bound, /*defs_only=*/true);
-  SymUses used;
+  std::unordered_set<Symbol> used;
   for (const Block& b : f->body()->blocks())
     for (const Binding& x : b->bindings())
-      if (!p.lifted.count(x.get())) {
-        used.Walk(x->value());
-        CollectSyms(x->var()->type(), &used.syms);
-      }
-  used.Walk(f->body()->result());
-  CollectSyms(f->ret_type(), &used.syms);
+      if (!p.lifted.count(x.get())) used.merge(BindingSyms(*x));
+  for (Symbol s : DimNamesUsed(f->body()->result())) used.insert(s);
+  CollectSyms(f->ret_type(), &used);
   std::vector<Symbol> in_order;  // as the weights' types name them
   for (const Var& w : p.weights) CollectSymsInOrder(w->type(), &in_order);
   std::unordered_set<Symbol> seen;
   std::vector<Dim> extra;
   for (Symbol s : in_order)
-    if (used.syms.count(s) && !bound.count(s) && seen.insert(s).second) extra.push_back(Dim::Sym(s));
+    if (used.count(s) && !bound.count(s) && seen.insert(s).second) extra.push_back(Dim::Sym(s));
   return extra;
 }
 
