@@ -18,6 +18,12 @@
 #include "runtime/plugin_loader.h"
 
 namespace plir {
+
+// The plugin stays loaded for the whole process (its pass is registered in
+// the global registry). A global, not a function-local static, so that
+// LeakSanitizer sees it reachable (an optimizer may drop an unused local).
+PluginLoader* g_relay_bbnf_loader = nullptr;
+
 namespace {
 
 std::string g_plugin;
@@ -42,13 +48,11 @@ SeqExpr Body(Expr result) { return SeqExprNode::Make({}, result); }
 Expr If(Expr c, Expr t, Expr f) { return *IfNode::Make(c, Body(t), Body(f)); }
 
 Module RunPass(const Module& m) {
-  static PluginLoader* loader = [] {
-    auto* l = new PluginLoader();
-    auto r = l->LoadPath(g_plugin);
+  if (!g_relay_bbnf_loader) {
+    g_relay_bbnf_loader = new PluginLoader();
+    auto r = g_relay_bbnf_loader->LoadPath(g_plugin);
     EXPECT_TRUE(r.ok()) << r.status().message();
-    return l;
-  }();
-  (void)loader;
+  }
   auto step = MakePassStep(PassRegistry::Global(), "ToBasicBlockNormalForm");
   EXPECT_TRUE(step.ok()) << step.status().message();
   PassContext ctx;
