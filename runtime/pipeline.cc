@@ -13,6 +13,7 @@
 #include "passes/instruments.h"
 #include "runtime/file_util.h"
 #include "runtime/supervisor.h"
+#include "runtime/yaml_text.h"
 
 namespace plir {
 namespace {
@@ -543,14 +544,6 @@ class Loader {
   std::vector<std::string> stack_;  // include chain
 };
 
-// yaml-cpp writes a string with control characters (a carriage return in a
-// pipeline name) as a plain scalar, which does not read back the same: such
-// strings are written double-quoted, with escapes.
-void EmitText(YAML::Emitter& out, const std::string& s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; });
-  if (!plain) out << YAML::DoubleQuoted;
-  out << s;
-}
 
 void EmitOptions(YAML::Emitter& out, const std::map<std::string, AttrValue>& options) {
   out << YAML::Flow << YAML::BeginMap;
@@ -603,7 +596,7 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
         break;
       case PipelineStep::Kind::kExtensionPoint:
         out << YAML::BeginMap << YAML::Key << "extension_point" << YAML::Value;
-        EmitText(out, s.point);
+        EmitYamlText(out, s.point);
         out << YAML::EndMap;
         break;
     }
@@ -614,7 +607,7 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
 void EmitList(YAML::Emitter& out, const char* key, const std::vector<std::string>& v) {
   if (v.empty()) return;
   out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
-  for (const std::string& s : v) EmitText(out, s);
+  for (const std::string& s : v) EmitYamlText(out, s);
   out << YAML::EndSeq;
 }
 
@@ -696,7 +689,7 @@ std::string PipelineToYaml(const Pipeline& p) {
   out << YAML::Key << "version" << YAML::Value << 1;
   if (!p.name.empty()) {
     out << YAML::Key << "name" << YAML::Value;
-    EmitText(out, p.name);
+    EmitYamlText(out, p.name);
   }
   EmitList(out, "plugins", p.plugins);
   EmitList(out, "plugin_path", p.plugin_path);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "runtime/file_util.h"
+#include "runtime/yaml_text.h"
 
 namespace plir {
 
@@ -55,22 +56,28 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "version" << YAML::Value << 1;
-  out << YAML::Key << "failure" << YAML::Value << r.failure;
+  out << YAML::Key << "failure" << YAML::Value;
+  EmitYamlText(out, r.failure);
   out << YAML::Key << "input" << YAML::Value << r.input_file;
   out << YAML::Key << "pipeline" << YAML::Value << r.pipeline_file;
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginSeq;
   for (const ReproducerPlugin& p : r.plugins) {
-    out << YAML::BeginMap << YAML::Key << "path" << YAML::Value << p.path;
-    out << YAML::Key << "name" << YAML::Value << p.name;
-    out << YAML::Key << "version" << YAML::Value << p.version;
-    out << YAML::Key << "sha256" << YAML::Value << p.sha256 << YAML::EndMap;
+    out << YAML::BeginMap;
+    for (const auto& [key, value] : {std::pair{"path", &p.path}, {"name", &p.name}, {"version", &p.version},
+                                     {"sha256", &p.sha256}}) {
+      out << YAML::Key << key << YAML::Value;
+      EmitYamlText(out, *value);
+    }
+    out << YAML::EndMap;
   }
   out << YAML::EndSeq;
   if (r.opt_level >= 0) out << YAML::Key << "opt_level" << YAML::Value << r.opt_level;
   if (r.threads > 0) out << YAML::Key << "threads" << YAML::Value << r.threads;
   if (r.pass_timeout_s > 0) out << YAML::Key << "pass_timeout" << YAML::Value << r.pass_timeout_s;
   if (r.memory_limit_mb > 0) out << YAML::Key << "memory_limit" << YAML::Value << r.memory_limit_mb;
-  out << YAML::Key << "command" << YAML::Value << YAML::Flow << r.command;
+  out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& c : r.command) EmitYamlText(out, c);
+  out << YAML::EndSeq;
   out << YAML::EndMap;
   PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n"));
   return dir;
