@@ -543,17 +543,19 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
         PLIR_RETURN_IF_ERROR(add(f.get()));
       }
     } else {
-      std::vector<const FunctionNode*> all;
+      std::vector<std::pair<const FunctionNode*, int64_t>> all;
       for (const Item& item : m.items()) {
         auto* f = As<FunctionNode>(item);
         bool has = false;
         if (!f || f->name().ends_with(kSuffix)) continue;
         PLIR_ASSIGN_OR_RETURN(int64_t k, NumInput(f, &has));
-        (void)k;
-        if (has) all.push_back(f);
+        if (has) all.emplace_back(f, k);
       }
-      std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
-      for (const FunctionNode* f : all) PLIR_RETURN_IF_ERROR(add(f));
+      std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.first->name() < b.first->name(); });
+      for (const auto& [f, k] : all) {
+        targets.push_back(f);
+        num_inputs.push_back(k);
+      }
     }
     if (targets.empty()) return m;
     return RunShared(m, targets, num_inputs, consume_params);
