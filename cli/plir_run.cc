@@ -44,10 +44,10 @@
 #include "ir/serialize/module_file.h"
 #include "ir/support/fnv.h"
 #include "ir/text/parser.h"
-#include "runtime/file_util.h"
-#include "runtime/interpreter.h"
-#include "runtime/plugin_loader.h"
-#include "runtime/safetensors.h"
+#include "driver/file_util.h"
+#include "interpreter/interpreter.h"
+#include "driver/plugin_loader.h"
+#include "interpreter/safetensors.h"
 
 namespace plir {
 namespace {
