@@ -12,6 +12,7 @@
 #include "ir/op.h"
 #include "passes/instruments.h"
 #include "driver/file_util.h"
+#include "driver/pass_resolver.h"
 #include "driver/supervisor.h"
 #include "driver/yaml_text.h"
 
@@ -378,23 +379,9 @@ class Loader {
   }
 
   std::string KnownPass(const std::string& file, const YAML::Node& node, const std::string& name) {
-    if (registry_.Lookup(name)) return name;
-    // Not registered yet: try the plugin of the conventional name.
-    if (plugins_.Find(PluginNameForPass(name))) {
-      auto r = plugins_.LoadByName(PluginNameForPass(name));
-      if (!r.ok()) Fail(file, node, r.status().message());
-      if (registry_.Lookup(name)) return name;
-    }
-    std::string msg = "unknown pass '" + name + "'";
-    auto close = registry_.Suggest(name);
-    if (!close.empty()) {
-      msg += "; did you mean";
-      for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", '" : " '") + close[i] + "'";
-      msg += "?";
-    } else {
-      msg += " (is its plugin listed under 'plugins'?)";
-    }
-    Fail(file, node, msg);
+    auto r = ResolvePassName(name, plugins_, registry_);
+    if (!r.ok()) Fail(file, node, r.status().message());
+    return *r;
   }
 
   std::vector<PipelineStep> Steps(const std::string& file, const YAML::Node& list, int depth) {
