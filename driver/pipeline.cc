@@ -633,10 +633,14 @@ void EmitList(YAML::Emitter& out, const char* key, const std::vector<std::string
 
 }  // namespace
 
-StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
-                                const PassRegistry& registry, const PipelineLoadOptions& options) {
+namespace {
+// The loader's failures (positioned messages, and yaml-cpp's own exceptions)
+// become Status values here, at the one place they can surface: nothing
+// thrown inside this file escapes it.
+template <typename F>
+auto AsStatus(const std::string& file, F&& body) -> decltype(body()) {
   try {
-    return Loader(loader, registry, options).Load(file);
+    return body();
   } catch (const YamlFailure& f) {
     return InvalidArgument(f.message);
   } catch (const YAML::Exception& e) {
@@ -644,18 +648,21 @@ StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
 }
+}  // namespace
+
+StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
+                                const PassRegistry& registry, const PipelineLoadOptions& options) {
+  return AsStatus(file, [&]() -> StatusOr<Pipeline> {
+    return Loader(loader, registry, options).Load(file);
+  });
+}
 
 StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& text,
                                     PluginLoader& loader, const PassRegistry& registry,
                                     const PipelineLoadOptions& options) {
-  try {
+  return AsStatus(name, [&]() -> StatusOr<Pipeline> {
     return Loader(loader, registry, options).LoadText(name, text);
-  } catch (const YamlFailure& f) {
-    return InvalidArgument(f.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(name + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  });
 }
 
 namespace {
@@ -681,7 +688,7 @@ int InsertAtPoint(std::vector<PipelineStep>& list, const std::string& point,
 
 Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoader& loader,
                       const PassRegistry& registry) {
-  try {
+  return AsStatus(fragment_file, [&]() -> Status {
     PipelineLoadOptions options;
     Loader l(loader, registry, options);
     YAML::Node point_node;
@@ -695,12 +702,7 @@ Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoade
                    "' (it has: " + (known.empty() ? "none" : known) + ")");
     }
     return CheckProperties(p.steps, registry);
-  } catch (const YamlFailure& f) {
-    return InvalidArgument(f.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(fragment_file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  });
 }
 
 std::string PipelineToYaml(const Pipeline& p) {
