@@ -2,12 +2,116 @@
 #include "ir/rewrite.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <unordered_set>
 
 #include "ir/analysis/def_use.h"
+#include "ir/analysis/free_vars.h"
+#include "ir/analysis/purity.h"
+#include "ir/var_map.h"
 #include "ir/visitor.h"
 
 namespace plir {
+
+// ---------------------------------------------------------------------------
+// BindingMutator.
+
+Status BindingMutator::TooDeep() const {
+  return InvalidArgument(pass_name_ + ": expressions nest deeper than " + std::to_string(max_depth_) +
+                         " levels");
+}
+
+StatusOr<Function> BindingMutator::MutateFunction(const Function& f) {
+  PLIR_ASSIGN_OR_RETURN(SeqExpr body, MutateBody(f->body()));
+  if (body.get() == f->body().get()) return f;
+  return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
+}
+
+StatusOr<SeqExpr> BindingMutator::MutateBody(const SeqExpr& seq) {
+  if (++depth_ > max_depth_) {
+    --depth_;
+    return TooDeep();
+  }
+  StatusOr<SeqExpr> r = VisitSeqExpr(seq);
+  --depth_;
+  return r;
+}
+
+StatusOr<Expr> BindingMutator::Mutate(const Expr& e) {
+  if (++depth_ > max_depth_) {
+    --depth_;
+    return TooDeep();
+  }
+  StatusOr<Expr> r = VisitExpr(e);
+  --depth_;
+  return r;
+}
+
+StatusOr<SeqExpr> BindingMutator::VisitSeqExpr(const SeqExpr& seq) {
+  const auto& blocks = seq->blocks();
+  std::vector<Block> out;  // empty while every block is unchanged
+  bool changed = false;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    PLIR_ASSIGN_OR_RETURN(Block b, VisitBindingBlock(blocks[i]));
+    if (!changed && b.get() == blocks[i].get()) continue;
+    if (!changed) {
+      changed = true;
+      out.reserve(blocks.size());
+      out.assign(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (b) out.push_back(std::move(b));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr result, Mutate(seq->result()));
+  if (!changed && result.get() == seq->result().get()) return seq;
+  if (!changed) out = blocks;
+  return SeqExprNode::Make(std::move(out), std::move(result));
+}
+
+StatusOr<Block> BindingMutator::VisitBindingBlock(const Block& block) {
+  const auto& bindings = block->bindings();
+  std::vector<Binding> out;
+  bool changed = false;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    PLIR_ASSIGN_OR_RETURN(Binding b, VisitBinding(bindings[i]));
+    if (!changed && b.get() == bindings[i].get()) continue;
+    if (!changed) {
+      changed = true;
+      out.reserve(bindings.size());
+      out.assign(bindings.begin(), bindings.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (b) out.push_back(std::move(b));
+  }
+  if (!changed) return block;
+  if (out.empty()) return Block();
+  return BindingBlockNode::Make(std::move(out), block->is_dataflow());
+}
+
+StatusOr<Binding> BindingMutator::VisitBinding(const Binding& binding) {
+  PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(binding->value()));
+  return Rebind(binding, binding->var(), std::move(value));
+}
+
+StatusOr<Expr> BindingMutator::VisitExpr(const Expr& e) {
+  if (e->kind() == NodeKind::kVar) return VisitVarUse(e);
+  return VisitChildren(e);
+}
+
+Expr BindingMutator::VisitVarUse(const Expr& var) {
+  if (remap_.empty()) return var;
+  auto it = remap_.find(static_cast<const VarNode*>(var.get()));
+  return it == remap_.end() ? var : it->second;
+}
+
+StatusOr<Expr> BindingMutator::VisitChildren(const Expr& e) {
+  return RewriteChildren(
+      e, [&](const Expr& c) { return Mutate(c); }, [&](const SeqExpr& s) { return VisitNestedBody(s); });
+}
+
+Binding BindingMutator::Rebind(const Binding& binding, Var var, Expr value) {
+  if (var.get() == binding->var().get() && value.get() == binding->value().get()) return binding;
+  return VarBindingNode::Make(std::move(var), std::move(value));
+}
 
 // ---------------------------------------------------------------------------
 // Replacing uses.
@@ -68,6 +172,386 @@ Block BlockRewriter::Build() const {
 }
 
 // ---------------------------------------------------------------------------
+// Removing unused bindings.
+
+namespace {
+
+// The impure functions of a module, found on the first question: a module
+// whose bodies call no module function never needs them.
+class LazyImpureFunctions {
+ public:
+  explicit LazyImpureFunctions(const Module* m) : module_(m) {}
+  bool Contains(const std::string& name) {
+    if (!module_) return true;  // without the module: every call of a module function
+    if (!done_) {
+      set_ = ImpureFunctions::Compute(*module_);
+      done_ = true;
+    }
+    return set_.Contains(name);
+  }
+
+ private:
+  const Module* module_;
+  bool done_ = false;
+  ImpureFunctions set_;
+};
+
+// Walks what an IRVisitor without types visits, without virtual calls or
+// allocation per walk: variable uses (not definitions), calls of impure
+// ops or impure functions, and whether a nested body (SeqExpr) is under
+// the root.
+class UseScanner {
+ public:
+  // `impure_functions`: null when calls of module functions do not count.
+  explicit UseScanner(LazyImpureFunctions* impure_functions) : impure_functions_(impure_functions) {}
+
+  struct Result {
+    bool impure = false;
+    bool nested = false;  // a SeqExpr was walked (an if branch, a function body)
+  };
+
+  // use(const VarNode*) for each variable use.
+  template <typename Use>
+  Result Scan(const Node* root, Use&& use) {
+    Result r;
+    stack_.clear();
+    if (root) stack_.push_back(root);
+    while (!stack_.empty()) {
+      const Node* n = stack_.back();
+      stack_.pop_back();
+      switch (n->kind()) {
+        case NodeKind::kVar:
+          use(static_cast<const VarNode*>(n));
+          break;
+        case NodeKind::kCall: {
+          auto* c = static_cast<const CallNode*>(n);
+          const Node* fn = c->callee().get();
+          if (fn->kind() == NodeKind::kGlobalVar) {
+            auto* g = static_cast<const GlobalVarNode*>(fn);
+            if (impure_functions_ && impure_functions_->Contains(g->name())) r.impure = true;
+          } else if (CalleeHasSideEffects(fn, nullptr)) {
+            r.impure = true;  // an impure op, or a function value whose Callable type is impure
+          }
+          stack_.push_back(fn);
+          for (const Expr& a : c->args()) stack_.push_back(a.get());
+          break;
+        }
+        case NodeKind::kTuple:
+          for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) stack_.push_back(f.get());
+          break;
+        case NodeKind::kTupleGetItem:
+          stack_.push_back(static_cast<const TupleGetItemNode*>(n)->tuple().get());
+          break;
+        case NodeKind::kIf: {
+          auto* f = static_cast<const IfNode*>(n);
+          stack_.push_back(f->cond().get());
+          stack_.push_back(f->then_body().get());
+          stack_.push_back(f->else_body().get());
+          break;
+        }
+        case NodeKind::kSeqExpr: {
+          r.nested = true;
+          auto* s = static_cast<const SeqExprNode*>(n);
+          for (const Block& b : s->blocks()) stack_.push_back(b.get());
+          stack_.push_back(s->result().get());
+          break;
+        }
+        case NodeKind::kBindingBlock:
+          for (const Binding& b : static_cast<const BindingBlockNode*>(n)->bindings())
+            stack_.push_back(b.get());
+          break;
+        case NodeKind::kVarBinding:  // the bound variable is a definition
+          stack_.push_back(static_cast<const VarBindingNode*>(n)->value().get());
+          break;
+        case NodeKind::kFunction:  // parameters are definitions; types are skipped
+          stack_.push_back(static_cast<const FunctionNode*>(n)->body().get());
+          break;
+        case NodeKind::kLocalFn: {
+          // Its uses count (a closure keeps what it captures alive); its
+          // calls' effects happen where it is called, not here.
+          r.nested = true;
+          UseScanner inner(nullptr);
+          inner.Scan(static_cast<const LocalFnNode*>(n)->body().get(), use);
+          break;
+        }
+        default:  // types, ops, globals, literals, constants (whose child is a type), externs
+          break;
+      }
+    }
+    return r;
+  }
+
+ private:
+  LazyImpureFunctions* impure_functions_;
+  std::vector<const Node*> stack_;
+};
+
+// A bound for the variable indices of `f` (parsed functions number their
+// variables in text order, nested ones included): past the last top-level
+// binding's index, within reason. Variables beyond it go to the live set's
+// hashed overflow.
+size_t IndexBound(const Function& f) {
+  size_t n = f->params().size();
+  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
+  size_t bound = n;
+  for (const Block& b : f->body()->blocks()) {
+    if (b->bindings().empty()) continue;
+    uint32_t i = b->bindings().back()->var()->index();
+    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
+  }
+  return bound + 64;
+}
+
+}  // namespace
+
+// Removes the unused bindings of one body whose nested bodies are already
+// clean, in one walk per value, or of a body and all bodies nested in it,
+// bottom-up.
+class UnusedBindingRemover::Impl {
+ public:
+  explicit Impl(const Module* m) : impure_(m), scanner_(&impure_) {}
+
+  void Reset(size_t index_bound, std::unordered_set<const VarNode*>* candidates) {
+    live_ = VarMap<char>(index_bound);
+    candidates_ = candidates;
+  }
+
+  // Cleans the bodies nested in `seq` (in if branches, local functions),
+  // rebuilding what holds them as ExprMutator's Rebuild does, then `seq`
+  // itself. Null if nesting is deeper than kMaxDepth.
+  SeqExpr CleanNested(const SeqExpr& seq, int depth) {
+    if (depth >= kMaxDepth) return SeqExpr();
+    const auto& blocks = seq->blocks();
+    std::vector<Block> new_blocks;
+    bool changed = false;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const auto& bindings = blocks[i]->bindings();
+      std::vector<Binding> nb;
+      Result rb = RewriteEach(bindings, &nb, [&](const Binding& b, Binding* x) {
+        Expr v;
+        Result rv = CleanValue(b->value(), &v, depth + 1);
+        if (rv == kChanged) *x = VarBindingNode::Make(b->var(), std::move(v));
+        return rv;
+      });
+      if (rb == kUnsupported) return SeqExpr();
+      bool block_changed = rb == kChanged;
+      if (block_changed && !changed) {
+        changed = true;
+        new_blocks.reserve(blocks.size());
+        new_blocks.assign(blocks.begin(), blocks.begin() + i);
+      }
+      if (changed)
+        new_blocks.push_back(block_changed
+                                 ? BindingBlockNode::Make(std::move(nb), blocks[i]->is_dataflow())
+                                 : blocks[i]);
+    }
+    Expr result;
+    Result rr = CleanValue(seq->result(), &result, depth + 1);
+    if (rr == kUnsupported) return SeqExpr();
+    if (rr == kChanged && !changed) {
+      changed = true;
+      new_blocks = blocks;
+    }
+    if (!changed) return Clean(seq, /*allow_nested=*/true);
+    return Clean(SeqExprNode::Make(std::move(new_blocks), rr == kChanged ? result : seq->result()),
+                 /*allow_nested=*/true);
+  }
+
+  // Returns `seq` itself if nothing is unused. With `allow_nested` false,
+  // returns null as soon as a value holds a nested body (the caller then
+  // takes the bottom-up path).
+  SeqExpr Clean(const SeqExpr& seq, bool allow_nested) {
+    live_.Clear();
+    auto mark = [this](const VarNode* v) { live_.Insert(v, 1); };
+    if (scanner_.Scan(seq->result().get(), mark).nested && !allow_nested) return SeqExpr();
+    const auto& blocks = seq->blocks();
+    size_t total = 0;
+    for (const Block& b : blocks) total += b->bindings().size();
+    keep_.assign(total, 1);
+    std::vector<size_t> removed(blocks.size(), 0);
+    bool changed = false;
+    size_t pos = total;
+    for (size_t bi = blocks.size(); bi-- > 0;) {
+      const auto& bindings = blocks[bi]->bindings();
+      for (size_t j = bindings.size(); j-- > 0;) {
+        --pos;
+        const VarBindingNode* b = bindings[j].get();
+        uses_.clear();
+        UseScanner::Result r =
+            scanner_.Scan(b->value().get(), [this](const VarNode* v) { uses_.push_back(v); });
+        if (r.nested && !allow_nested) return SeqExpr();
+        if (!r.impure && !live_.Contains(b->var().get()) &&
+            (!candidates_ || candidates_->count(b->var().get()))) {
+          keep_[pos] = 0;
+          ++removed[bi];
+          ++erased_;
+          changed = true;
+          if (candidates_) candidates_->insert(uses_.begin(), uses_.end());
+          continue;
+        }
+        for (const VarNode* v : uses_) live_.Insert(v, 1);
+      }
+    }
+    if (!changed) return seq;
+    std::vector<Block> out;
+    out.reserve(blocks.size());
+    pos = 0;
+    for (size_t bi = 0; bi < blocks.size(); ++bi) {
+      const auto& bindings = blocks[bi]->bindings();
+      if (removed[bi] == 0) {
+        if (!bindings.empty()) out.push_back(blocks[bi]);
+        pos += bindings.size();
+        continue;
+      }
+      std::vector<Binding> kept;
+      kept.reserve(bindings.size() - removed[bi]);
+      for (const Binding& b : bindings)
+        if (keep_[pos++]) kept.push_back(b);
+      if (!kept.empty()) out.push_back(BindingBlockNode::Make(std::move(kept), blocks[bi]->is_dataflow()));
+    }
+    return SeqExprNode::Make(std::move(out), seq->result());
+  }
+
+ private:
+  using Result = RewriteResult;
+  static constexpr Result kSame = Result::kSame, kChanged = Result::kChanged,
+                          kUnsupported = Result::kUnsupported;
+  static constexpr int kMaxDepth = 64;
+
+  // Rebuilds `e` around its cleaned nested bodies (kSame if none changed).
+  Result CleanValue(const Expr& e, Expr* out, int depth) {
+    NodeKind k = e->kind();
+    bool holder = k == NodeKind::kTuple || k == NodeKind::kTupleGetItem || k == NodeKind::kCall ||
+                  k == NodeKind::kIf || k == NodeKind::kLocalFn;
+    if (holder && depth >= kMaxDepth) return kUnsupported;
+    switch (e->kind()) {
+      case NodeKind::kTuple: {
+        const auto& fields = static_cast<const TupleNode*>(e.get())->fields();
+        std::vector<Expr> nf;
+        Result r = CleanList(fields, &nf, depth);
+        if (r != kChanged) return r;
+        *out = TupleNode::Make(std::move(nf));
+        return kChanged;
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(e.get());
+        Expr x;
+        Result r = CleanValue(t->tuple(), &x, depth + 1);
+        if (r != kChanged) return r;
+        auto made = TupleGetItemNode::Make(x, t->index());
+        *out = made.ok() ? *made : TupleGetItemNode::MakeUnchecked(x, t->index(), t->type());
+        return kChanged;
+      }
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(e.get());
+        Expr callee;
+        Result rc = CleanValue(c->callee(), &callee, depth + 1);
+        if (rc == kUnsupported) return rc;
+        std::vector<Expr> na;
+        Result ra = CleanList(c->args(), &na, depth);
+        if (ra == kUnsupported) return ra;
+        if (rc == kSame && ra == kSame) return kSame;
+        if (rc == kSame) callee = c->callee();
+        if (ra == kSame) na.assign(c->args().begin(), c->args().end());
+        *out = RebuildCall(*c, callee, std::move(na));
+        return kChanged;
+      }
+      case NodeKind::kIf: {
+        auto* n = static_cast<const IfNode*>(e.get());
+        Expr cond;
+        Result rc = CleanValue(n->cond(), &cond, depth + 1);
+        if (rc == kUnsupported) return rc;
+        SeqExpr t = CleanNested(n->then_body(), depth + 1);
+        if (!t) return kUnsupported;
+        SeqExpr f = CleanNested(n->else_body(), depth + 1);
+        if (!f) return kUnsupported;
+        if (rc == kSame && t.get() == n->then_body().get() && f.get() == n->else_body().get())
+          return kSame;
+        if (rc == kSame) cond = n->cond();
+        auto made = IfNode::Make(cond, t, f);
+        *out = made.ok() ? *made : IfNode::MakeUnchecked(cond, t, f, n->type());
+        return kChanged;
+      }
+      case NodeKind::kLocalFn: {  // its body is cleaned too, as TVM's RemoveAllUnused does
+        auto* f = static_cast<const LocalFnNode*>(e.get());
+        SeqExpr body = CleanNested(f->body(), depth + 1);
+        if (!body) return kUnsupported;
+        if (body.get() == f->body().get()) return kSame;
+        *out = LocalFnNode::Make(f->params(), f->ret_type(), body);
+        return kChanged;
+      }
+      case NodeKind::kSeqExpr: {
+        SeqExpr s = CleanNested(Downcast<SeqExprNode>(e), depth + 1);
+        if (!s) return kUnsupported;
+        if (s.get() == e.get()) return kSame;
+        *out = std::move(s);
+        return kChanged;
+      }
+      default:  // variables, globals, ops, literals, constants
+        return kSame;
+    }
+  }
+
+  Result CleanList(ExprSpan xs, std::vector<Expr>* out, int depth) {
+    return RewriteEach(xs, out, [&](const Expr& e, Expr* x) { return CleanValue(e, x, depth + 1); });
+  }
+
+  LazyImpureFunctions impure_;
+  UseScanner scanner_;
+  VarMap<char> live_;  // the live variables of one body at a time (Clear() is O(1))
+  std::vector<const VarNode*> uses_;
+  std::vector<char> keep_;
+  std::unordered_set<const VarNode*>* candidates_ = nullptr;
+
+ public:
+  size_t erased_ = 0;
+};
+
+UnusedBindingRemover::UnusedBindingRemover(const Module* module)
+    : impl_(std::make_unique<Impl>(module)) {}
+UnusedBindingRemover::~UnusedBindingRemover() = default;
+
+Item UnusedBindingRemover::Remove(const Item& item) {
+  if (item->kind() != NodeKind::kFunction) return item;  // an extern holds no binding
+  const Function f = Downcast<FunctionNode>(item);
+  impl_->Reset(IndexBound(f), candidates_);
+  // A function whose values hold no nested body is cleaned directly; one
+  // with nested bodies bottom-up, by a walk that recurses up to 64 levels
+  // and an ExprMutator past them.
+  size_t erased = impl_->erased_;  // a path given up on erased nothing
+  SeqExpr body = impl_->Clean(f->body(), /*allow_nested=*/false);
+  if (!body) {
+    impl_->erased_ = erased;
+    body = impl_->CleanNested(f->body(), 0);
+  }
+  if (!body) {
+    impl_->erased_ = erased;
+    class BottomUp : public ExprMutator {
+     public:
+      explicit BottomUp(Impl* impl) : impl_(impl) {}
+
+     protected:
+      Ref<Node> Rewrite(const Ref<Node>& n) override {
+        if (n->kind() != NodeKind::kSeqExpr) return n;
+        return impl_->Clean(Downcast<SeqExprNode>(n), /*allow_nested=*/true);
+      }
+
+     private:
+      Impl* impl_;
+    };
+    return Downcast<ItemNode>(BottomUp(impl_.get()).Mutate(item));
+  }
+  if (body.get() == f->body().get()) return item;
+  return FunctionNode::Make(f->name(), f->params(), f->ret_type(), std::move(body), f->attrs());
+}
+
+size_t UnusedBindingRemover::erased() const { return impl_->erased_; }
+
+Function RemoveUnusedBindings(const Function& f, const Module* module) {
+  return UnusedBindingRemover(module).Remove(f);
+}
+
+// ---------------------------------------------------------------------------
 // Matching.
 
 const CallNode* MatchOpCall(const Expr& e, std::string_view op_name) {
@@ -103,6 +587,21 @@ bool MatchCallTir(const Expr& e, CallTirMatch* m) {
   return true;
 }
 
+StatusOr<Type> InferOpType(const Op& op, std::span<const Type> types, const Attrs& attrs,
+                           TypeSpan sinfo_args) {
+  std::vector<Expr> args;  // placeholders of the given types: inference reads only types
+  args.reserve(types.size());
+  for (const Type& t : types) args.push_back(VarNode::Make("arg", t));
+  return InferOpCallType(op, args, attrs, sinfo_args);
+}
+
+StatusOr<Type> InferOpType(std::string_view op_name, std::span<const Type> types, const Attrs& attrs,
+                           TypeSpan sinfo_args) {
+  Op op = OpRegistry::Global().Lookup(op_name);
+  if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
+  return InferOpType(op, types, attrs, sinfo_args);
+}
+
 OpPattern KernelPattern(const ItemNode& kernel) {
   const AttrValue* v = kernel.attrs().Get("op_pattern");
   if (!v || v->kind() != AttrValue::Kind::kInt) return OpPattern::kOpaque;
@@ -117,33 +616,100 @@ const Expr* RewriteContext::Definition(const VarNode* v) const {
   return it == values_.end() ? nullptr : &it->second;
 }
 
+size_t RewriteContext::NumUses(const VarNode* v) const {
+  auto it = uses_.find(v);
+  return it == uses_.end() ? 0 : it->second;
+}
+
+bool RewriteContext::IsVisible(const Expr& e) const {
+  for (const Var& v : FreeVars(e)) {
+    if (!defined_.count(v.get())) return false;
+    if (!v->is_dataflow()) continue;
+    auto it = dataflow_block_.find(v.get());
+    if (it == dataflow_block_.end() ||
+        std::find(blocks_.begin(), blocks_.end(), it->second) == blocks_.end())
+      return false;
+  }
+  return true;
+}
+
+const CallNode* RewriteContext::MatchOperand(const CallNode& call, size_t i,
+                                             std::string_view op_name) const {
+  if (i >= call.args().size()) return nullptr;
+  const Expr* e = &call.args()[i];
+  for (int hops = 0; hops < 64 && (*e)->kind() == NodeKind::kVar; ++hops) {
+    e = Definition(static_cast<const VarNode*>(e->get()));
+    if (!e) return nullptr;
+  }
+  return MatchOpCall(*e, op_name);
+}
+
+namespace {
+
+// The patterns, highest benefit first, with what the sweeps share: the
+// per-pattern counts, the diagnostics, the trace.
+struct PatternSet {
+  std::vector<const RewritePattern*> sorted;
+  std::vector<size_t> stat_index;  // sorted[k]'s entry in result->stats
+  std::vector<std::string> names;  // sorted[k]->name()
+  GreedyRewriteResult* result = nullptr;
+  std::function<void(const PatternEvent&)> trace;
+  std::unordered_set<std::string> reported;  // diagnostics already given
+};
+
+}  // namespace
+
 class PatternDriver : public ExprMutator {
  public:
-  PatternDriver(std::vector<const RewritePattern*> patterns, const Module* module)
-      : patterns_(std::move(patterns)) {
+  PatternDriver(PatternSet* set, const Module* module, const Function& f) : set_(set) {
     ctx_.module_ = module;
+    for (const VarNode* v : CollectVarUses(f.get())) ++ctx_.uses_[v];
   }
   int rewrites = 0;
+  // The variables whose uses the rewrites dropped (UnusedBindingRemover's
+  // candidates).
+  std::unordered_set<const VarNode*> dropped;
 
  protected:
+  void EnterBlock(const BindingBlockNode& b) override { ctx_.blocks_.push_back(&b); }
+  void LeaveBlock(const BindingBlockNode&) override { ctx_.blocks_.pop_back(); }
+  Var RewriteVarDef(const Var& v) override {
+    Define(v.get());
+    return v;
+  }
+
   Ref<Node> Rewrite(const Ref<Node>& n) override {
     auto* b = As<VarBindingNode>(n);
     if (!b) return n;
+    ctx_.binding_ = b;
     Expr value = b->value();
     int applied = 0;
     for (int round = 0; round < 64; ++round) {
       bool any = false;
-      for (const RewritePattern* p : patterns_) {
-        std::optional<Expr> r = p->MatchAndRewrite(value, ctx_);
-        if (r && *r && r->get() != value.get()) {
-          value = std::move(*r);
-          any = true;
-          ++applied;
-          break;
+      for (size_t k = 0; k < set_->sorted.size() && !any; ++k) {
+        std::optional<Expr> r = set_->sorted[k]->MatchAndRewrite(value, ctx_);
+        if (!r || !*r || r->get() == value.get()) continue;
+        PatternStats& stats = set_->result->stats[set_->stat_index[k]];
+        if (!ctx_.IsVisible(*r)) {
+          ++stats.refused;
+          Report(k, b->var().get(), false, "its replacement names a variable not visible here "
+                                           "(a dataflow variable outside its block)");
+          continue;
         }
+        ++stats.applied;
+        Report(k, b->var().get(), true, "");
+        for (const VarNode* v : CollectVarUses(value.get())) {
+          --ctx_.uses_[v];
+          dropped.insert(v);
+        }
+        for (const VarNode* v : CollectVarUses(r->get())) ++ctx_.uses_[v];
+        value = std::move(*r);
+        any = true;
+        ++applied;
       }
       if (!any) break;
     }
+    ctx_.binding_ = nullptr;
     Var var = b->var();
     if (applied == 0) {
       ctx_.values_[var.get()] = value;
@@ -153,6 +719,8 @@ class PatternDriver : public ExprMutator {
     if (!TypeEqual(var->type(), value->type())) {
       Var nv = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
       RemapVar(var.get(), nv);
+      Define(nv.get());
+      ctx_.uses_[nv.get()] = ctx_.NumUses(var.get());
       var = nv;
     }
     ctx_.values_[var.get()] = value;
@@ -160,27 +728,66 @@ class PatternDriver : public ExprMutator {
   }
 
  private:
-  std::vector<const RewritePattern*> patterns_;
+  void Define(const VarNode* v) {
+    ctx_.defined_.insert(v);
+    if (v->is_dataflow())
+      ctx_.dataflow_block_[v] = ctx_.blocks_.empty() ? nullptr : ctx_.blocks_.back();
+  }
+
+  void Report(size_t k, const VarNode* var, bool applied, std::string_view reason) {
+    const std::string& name = set_->names[k];
+    if (!applied) {
+      std::string d = "pattern " + name + " at %" + var->name_hint() + ": " + std::string(reason);
+      if (set_->reported.insert(d).second) set_->result->diagnostics.push_back(std::move(d));
+    }
+    if (set_->trace) set_->trace(PatternEvent{name, var, applied, reason});
+  }
+
+  PatternSet* set_;
   RewriteContext ctx_;
 };
 
 GreedyRewriteResult ApplyPatternsGreedily(const Function& f,
                                           std::span<const RewritePattern* const> patterns,
                                           const GreedyRewriteOptions& options) {
-  std::vector<const RewritePattern*> sorted(patterns.begin(), patterns.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const RewritePattern* a, const RewritePattern* b) {
-    return a->benefit() > b->benefit();
-  });
   GreedyRewriteResult r;
+  PatternSet set;
+  set.result = &r;
+  set.sorted.assign(patterns.begin(), patterns.end());
+  std::stable_sort(set.sorted.begin(), set.sorted.end(),
+                   [](const RewritePattern* a, const RewritePattern* b) {
+                     return a->benefit() > b->benefit();
+                   });
+  for (const RewritePattern* p : patterns) r.stats.push_back(PatternStats{p->name()});
+  for (const RewritePattern* p : set.sorted) {
+    set.stat_index.push_back(static_cast<size_t>(std::find(patterns.begin(), patterns.end(), p) -
+                                                 patterns.begin()));
+    set.names.push_back(p->name());
+  }
+  set.trace = options.trace;
+  const char* env = std::getenv("PLIR_PATTERN_TRACE");
+  if (!set.trace && env && *env && std::string_view(env) != "0") {
+    set.trace = [](const PatternEvent& e) {
+      std::fprintf(stderr, "plir: pattern %.*s %s at %%%s%s%.*s\n", static_cast<int>(e.pattern.size()),
+                   e.pattern.data(), e.applied ? "applied" : "refused", e.var->name_hint().c_str(),
+                   e.applied ? "" : ": ", static_cast<int>(e.reason.size()), e.reason.data());
+    };
+  }
   r.function = f;
   while (r.iterations < options.max_iterations) {
-    PatternDriver d(sorted, options.module);
+    PatternDriver d(&set, options.module, r.function);
     Function next = d.MutateFunction(r.function);
     ++r.iterations;
     r.rewrites += d.rewrites;
     if (d.rewrites == 0) {
       r.converged = true;
       break;
+    }
+    if (options.erase_unused && !d.dropped.empty()) {
+      UnusedBindingRemover remover(options.module);
+      remover.RestrictTo(&d.dropped);
+      next = remover.Remove(next);
+      r.erased += static_cast<int>(remover.erased());
     }
     r.function = next;
   }
