@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/analysis/unused_bindings.h"
 #include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "ir/analysis/call_graph.h"
-#include "ir/rewrite.h"
+#include "ir/analysis/unused_bindings.h"
 #include "passes/plugin.h"
 
 namespace {
