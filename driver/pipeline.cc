@@ -12,6 +12,7 @@
 #include "ir/op.h"
 #include "passes/instruments.h"
 #include "driver/file_util.h"
+#include "driver/pass_resolver.h"
 #include "driver/supervisor.h"
 #include "driver/yaml_text.h"
 
@@ -100,16 +101,20 @@ class Loader {
     Fail(file, node, msg);
   }
 
+  // The keys of a pipeline file; an included file may have them all too.
+  static inline const std::vector<std::string> kPipelineKeys = {
+      "version", "name",   "plugins",  "plugin_path", "opt_level", "required", "disabled",
+      "config",  "passes", "instruments", "limits",   "extend"};
+
   Pipeline LoadRoot(const std::string& file, const YAML::Node& root) {
     Pipeline p;
     p.file = file;
     files_.push_back(file);
     if (!root.IsMap()) Fail(file, root, "a pipeline file must be a map of keys (version, passes, ...)");
-    static const std::vector<std::string> kKeys = {"version", "name", "plugins", "plugin_path",
-                                                   "opt_level", "required", "disabled", "config",
-                                                   "passes", "instruments", "limits"};
-    CheckKeys(file, root, kKeys, "pipeline");
+    CheckKeys(file, root, kPipelineKeys, "pipeline");
     CheckVersion(file, root);
+    if (root["extend"]) p = Base(file, root["extend"]);
+    p.file = file;
     if (root["name"]) p.name = Scalar(file, root["name"], "the pipeline name");
     if (root["plugin_path"]) {
       for (const auto& [node, dir] : StringList(file, root["plugin_path"], "plugin_path")) {
@@ -130,7 +135,8 @@ class Loader {
       if (level < 0 || level > 3) Fail(file, root["opt_level"], "opt_level must be 0, 1, 2 or 3");
       p.opt_level = static_cast<int>(level);
     }
-    if (root["passes"]) p.steps = Steps(file, root["passes"], 0);
+    if (root["passes"])  // after a base pipeline's steps (extend:)
+      for (auto& step : Steps(file, root["passes"], 0)) p.steps.push_back(std::move(step));
     if (root["required"])
       for (const auto& [node, name] : StringList(file, root["required"], "required"))
         p.required.push_back(KnownPass(file, node, name));
@@ -373,23 +379,9 @@ class Loader {
   }
 
   std::string KnownPass(const std::string& file, const YAML::Node& node, const std::string& name) {
-    if (registry_.Lookup(name)) return name;
-    // Not registered yet: try the plugin of the conventional name.
-    if (plugins_.Find(PluginNameForPass(name))) {
-      auto r = plugins_.LoadByName(PluginNameForPass(name));
-      if (!r.ok()) Fail(file, node, r.status().message());
-      if (registry_.Lookup(name)) return name;
-    }
-    std::string msg = "unknown pass '" + name + "'";
-    auto close = registry_.Suggest(name);
-    if (!close.empty()) {
-      msg += "; did you mean";
-      for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", '" : " '") + close[i] + "'";
-      msg += "?";
-    } else {
-      msg += " (is its plugin listed under 'plugins'?)";
-    }
-    Fail(file, node, msg);
+    auto r = ResolvePassName(name, plugins_, registry_);
+    if (!r.ok()) Fail(file, node, r.status().message());
+    return *r;
   }
 
   std::vector<PipelineStep> Steps(const std::string& file, const YAML::Node& list, int depth) {
@@ -487,6 +479,26 @@ class Loader {
     return steps;
   }
 
+  // `extend: BASE.yaml`: this pipeline is BASE (its passes, plugins and
+  // settings) with this file's passes appended and its settings on top.
+  Pipeline Base(const std::string& file, const YAML::Node& node) {
+    std::string path = Resolve(file, Scalar(file, node, "extend"));
+    std::string canonical = fs::weakly_canonical(path).string();
+    if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
+    for (size_t i = 0; i < stack_.size(); ++i) {
+      if (stack_[i] == canonical) {
+        std::string chain;
+        for (size_t j = i; j < stack_.size(); ++j) chain += stack_[j] + " -> ";
+        Fail(file, node, "extend cycle: " + chain + canonical);
+      }
+    }
+    YAML::Node root = LoadYaml(path, &file, &node);
+    stack_.push_back(canonical);
+    Pipeline base = LoadRoot(path, root);
+    stack_.pop_back();
+    return base;
+  }
+
   std::vector<PipelineStep> Include(const std::string& file, const YAML::Node& node, int depth) {
     std::string path = Resolve(file, Scalar(file, node, "include"));
     std::string canonical = fs::weakly_canonical(path).string();
@@ -500,8 +512,16 @@ class Loader {
     if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
     YAML::Node root = LoadYaml(path, &file, &node);
     if (!root.IsMap()) Fail(path, root, "an included file must be a map with 'passes'");
-    CheckKeys(path, root, {"version", "name", "plugins", "passes"}, "included file");
+    // A full pipeline (configs/O2.yaml) may be included: it contributes its
+    // passes, plugins and plugin_path; its settings (opt_level, instruments,
+    // limits, ...) stay the including pipeline's (`extend:` inherits them).
+    CheckKeys(path, root, kPipelineKeys, "included file");
     CheckVersion(path, root);
+    if (root["extend"])
+      Fail(path, root["extend"], "an included file cannot extend another pipeline (include that one too)");
+    if (root["plugin_path"])
+      for (const auto& [dir_node, dir] : StringList(path, root["plugin_path"], "plugin_path"))
+        plugins_.AddSearchDir(Resolve(path, dir));
     stack_.push_back(canonical);
     Pipeline dummy;
     LoadPlugins(path, root, &dummy);
@@ -613,10 +633,14 @@ void EmitList(YAML::Emitter& out, const char* key, const std::vector<std::string
 
 }  // namespace
 
-StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
-                                const PassRegistry& registry, const PipelineLoadOptions& options) {
+namespace {
+// The loader's failures (positioned messages, and yaml-cpp's own exceptions)
+// become Status values here, at the one place they can surface: nothing
+// thrown inside this file escapes it.
+template <typename F>
+auto AsStatus(const std::string& file, F&& body) -> decltype(body()) {
   try {
-    return Loader(loader, registry, options).Load(file);
+    return body();
   } catch (const YamlFailure& f) {
     return InvalidArgument(f.message);
   } catch (const YAML::Exception& e) {
@@ -624,18 +648,21 @@ StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
 }
+}  // namespace
+
+StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
+                                const PassRegistry& registry, const PipelineLoadOptions& options) {
+  return AsStatus(file, [&]() -> StatusOr<Pipeline> {
+    return Loader(loader, registry, options).Load(file);
+  });
+}
 
 StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& text,
                                     PluginLoader& loader, const PassRegistry& registry,
                                     const PipelineLoadOptions& options) {
-  try {
+  return AsStatus(name, [&]() -> StatusOr<Pipeline> {
     return Loader(loader, registry, options).LoadText(name, text);
-  } catch (const YamlFailure& f) {
-    return InvalidArgument(f.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(name + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  });
 }
 
 namespace {
@@ -661,7 +688,7 @@ int InsertAtPoint(std::vector<PipelineStep>& list, const std::string& point,
 
 Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoader& loader,
                       const PassRegistry& registry) {
-  try {
+  return AsStatus(fragment_file, [&]() -> Status {
     PipelineLoadOptions options;
     Loader l(loader, registry, options);
     YAML::Node point_node;
@@ -675,12 +702,7 @@ Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoade
                    "' (it has: " + (known.empty() ? "none" : known) + ")");
     }
     return CheckProperties(p.steps, registry);
-  } catch (const YamlFailure& f) {
-    return InvalidArgument(f.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(fragment_file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  });
 }
 
 std::string PipelineToYaml(const Pipeline& p) {
@@ -723,39 +745,6 @@ std::string PipelineToYaml(const Pipeline& p) {
   }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
-}
-
-Status CheckProperties(const std::vector<PipelineStep>& steps, const PassRegistry& registry) {
-  std::set<std::string> provided;
-  // Iterative walk in pipeline order (repeat groups are entered in place).
-  std::vector<std::pair<const std::vector<PipelineStep>*, size_t>> stack{{&steps, 0}};
-  while (!stack.empty()) {
-    auto& [list, i] = stack.back();
-    if (i == list->size()) {
-      stack.pop_back();
-      continue;
-    }
-    const PipelineStep& s = (*list)[i++];
-    if (s.kind == PipelineStep::Kind::kRepeat) {
-      stack.emplace_back(&s.steps, 0);
-      continue;
-    }
-    if (s.kind != PipelineStep::Kind::kPass) continue;
-    auto def = registry.Lookup(s.pass);
-    if (!def) continue;
-    for (const std::string& req : def->info.requires_properties) {
-      if (provided.count(req)) continue;
-      std::string providers;
-      for (const std::string& n : registry.Names())
-        for (const std::string& p : registry.Lookup(n)->info.provides_properties)
-          if (p == req) providers += (providers.empty() ? "" : ", ") + n;
-      return FailedPrecondition(s.loc.ToString() + ": pass " + s.pass + " requires property '" + req +
-                                "', which no earlier pass provides" +
-                                (providers.empty() ? "" : " (provided by: " + providers + ")"));
-    }
-    for (const std::string& p : def->info.provides_properties) provided.insert(p);
-  }
-  return Status::Ok();
 }
 
 void AddInstruments(const InstrumentOptions& o, std::ostream* out, PassContext& ctx) {
