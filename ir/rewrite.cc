@@ -214,12 +214,6 @@ StatusOr<Type> InferOpType(const Op& op, std::span<const Type> types, const Attr
   return InferOpCallType(op, args, attrs, sinfo_args);
 }
 
-StatusOr<Type> InferOpType(std::string_view op_name, std::span<const Type> types, const Attrs& attrs,
-                           TypeSpan sinfo_args) {
-  Op op = OpRegistry::Global().Lookup(op_name);
-  if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
-  return InferOpType(op, types, attrs, sinfo_args);
-}
 
 OpPattern KernelPattern(const ItemNode& kernel) {
   const AttrValue* v = kernel.attrs().Get("op_pattern");

@@ -321,8 +321,14 @@ const CallNode* MatchOpCallWithPattern(const Expr& e, OpPattern max);
 // (an unknown op name: NotFound).
 StatusOr<Type> InferOpType(const Op& op, std::span<const Type> types, const Attrs& attrs = Attrs(),
                            TypeSpan sinfo_args = {});
-StatusOr<Type> InferOpType(std::string_view op_name, std::span<const Type> types,
-                           const Attrs& attrs = Attrs(), TypeSpan sinfo_args = {});
+// (Inline: the global registry is the op families' (//ir/ops), which the IR
+// core does not link.)
+inline StatusOr<Type> InferOpType(std::string_view op_name, std::span<const Type> types,
+                                  const Attrs& attrs = Attrs(), TypeSpan sinfo_args = {}) {
+  Op op = OpRegistry::Global().Lookup(op_name);
+  if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
+  return InferOpType(op, types, attrs, sinfo_args);
+}
 
 // `call_tir(@kernel, (args...)[, tir_vars], sinfo_args=[...])`, taken apart.
 struct CallTirMatch {
