@@ -94,45 +94,6 @@ Type TextParser::ParseStandaloneType() {
   return t;
 }
 
-void TextParser::Advance() {
-  if (c_.peek) {
-    c_.cur = std::move(*c_.peek);
-    c_.peek.reset();
-  } else {
-    c_.cur = c_.lex.Next();
-  }
-  if (c_.cur.kind == Tok::kError) Fail(std::string(c_.cur.text), LocOf(c_.cur));
-}
-
-const Token& TextParser::PeekNext() {
-  if (!c_.peek) {
-    c_.peek = c_.lex.Next();
-    // An error in the peeked token is reported when it becomes current.
-  }
-  return *c_.peek;
-}
-
-void TextParser::Expect(Tok k, const char* what) {
-  if (!Is(k)) FailExpected(what);
-  Advance();
-}
-
-bool TextParser::Accept(Tok k) {
-  if (!Is(k)) return false;
-  Advance();
-  return true;
-}
-
-void TextParser::ExpectIdent(std::string_view s) {
-  if (!IsIdent(s)) FailExpected("'" + std::string(s) + "'");
-  Advance();
-}
-
-void TextParser::CheckDepth(int depth) {
-  if (depth > kMaxNestingDepth)
-    Fail("nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", Here());
-}
-
 void TextParser::ParseVersion() {
   if (!Is(Tok::kHash)) return;
   Advance();

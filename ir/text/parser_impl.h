@@ -114,9 +114,23 @@ class TextParser {
   Type ParseStandaloneType();
 
  private:
-  // ----- token handling -------------------------------------------------
-  void Advance();
-  const Token& PeekNext();
+  // ----- token handling (inline: every sublanguage file calls these) ------
+  void Advance() {
+    if (c_.peek) {
+      c_.cur = std::move(*c_.peek);
+      c_.peek.reset();
+    } else {
+      c_.cur = c_.lex.Next();
+    }
+    if (c_.cur.kind == Tok::kError) Fail(std::string(c_.cur.text), LocOf(c_.cur));
+  }
+  const Token& PeekNext() {
+    if (!c_.peek) {
+      c_.peek = c_.lex.Next();
+      // An error in the peeked token is reported when it becomes current.
+    }
+    return *c_.peek;
+  }
   static Loc LocOf(const Token& t) { return Loc{t.line, t.col}; }
   Loc Here() const { return LocOf(c_.cur); }
 
@@ -128,10 +142,23 @@ class TextParser {
   }
   bool Is(Tok k) const { return c_.cur.kind == k; }
   bool IsIdent(std::string_view s) const { return c_.cur.kind == Tok::kIdent && c_.cur.text == s; }
-  void Expect(Tok k, const char* what);
-  bool Accept(Tok k);
-  void ExpectIdent(std::string_view s);
-  void CheckDepth(int depth);
+  void Expect(Tok k, const char* what) {
+    if (!Is(k)) FailExpected(what);
+    Advance();
+  }
+  bool Accept(Tok k) {
+    if (!Is(k)) return false;
+    Advance();
+    return true;
+  }
+  void ExpectIdent(std::string_view s) {
+    if (!IsIdent(s)) FailExpected("'" + std::string(s) + "'");
+    Advance();
+  }
+  void CheckDepth(int depth) {
+    if (depth > kMaxNestingDepth)
+      Fail("nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", Here());
+  }
 
   // ----- module structure ------------------------------------------------
   void ParseVersion();
