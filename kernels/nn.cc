@@ -1,32 +1,9 @@
-// Reference kernels of the neural-network ops: softmax, 2-D convolution in any layout.
+// Reference kernels of the convolutions: 2-D convolution in any layout.
 #include "kernels/internal/elements.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
-
-StatusOr<Tensor> Softmax(const std::vector<Tensor>& args, const Attrs& attrs) {
-  PLIR_RETURN_IF_ERROR(CheckArgs("nn.softmax", args, 1));
-  const Tensor& a = args[0];
-  if (!IsFloat(a.dtype)) return InvalidArgument("nn.softmax needs a float tensor");
-  int64_t nd = static_cast<int64_t>(a.shape.size());
-  int64_t axis = attrs.Get("axis") ? attrs.Get("axis")->as_int() : -1;
-  if (axis < 0) axis += nd;
-  if (axis < 0 || axis >= nd) return InvalidArgument("nn.softmax: axis out of range");
-  int64_t len = a.shape[axis];
-  int64_t inner = 1;
-  for (int64_t i = axis + 1; i < nd; ++i) inner *= a.shape[i];
-  std::vector<double> out(a.NumElements());
-  for (int64_t base = 0; base < a.NumElements(); ++base) {
-    if ((base / inner) % len != 0) continue;  // first element of its row
-    double mx = -INFINITY;
-    for (int64_t k = 0; k < len; ++k) mx = std::max(mx, a.GetDouble(base + k * inner));
-    double sum = 0;
-    for (int64_t k = 0; k < len; ++k) sum += std::exp(a.GetDouble(base + k * inner) - mx);
-    for (int64_t k = 0; k < len; ++k) out[base + k * inner] = std::exp(a.GetDouble(base + k * inner) - mx) / sum;
-  }
-  return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return out[i]; });
-}
 
 StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("nn.conv2d", args, 2));
@@ -134,7 +111,6 @@ StatusOr<Tensor> Conv2dAnyLayout(const std::vector<Tensor>& args, const Attrs& a
 }  // namespace
 
 void RegisterNnKernels(OpKernelTable& t) {
-  Set(t, "nn.softmax", Softmax);
   Set(t, "nn.conv2d", Conv2dAnyLayout, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && args[1].shape.size() == 4
                ? out * args[1].shape[1] * args[1].shape[2] * args[1].shape[3]

@@ -1,19 +1,9 @@
-// Neural-network ops: softmax and 2-D convolution.
+// Convolution: nn.conv1d, nn.conv2d, nn.conv3d and their transposes.
 #include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
 
 namespace plir::internal {
 namespace {
-
-StatusOr<Type> InferSoftmax(const Args& args, const Attrs& attrs, TypeSpan) {
-  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("nn.softmax", args, 0));
-  if (!a) return UnknownTensor();
-  if (a->ndim() >= 0) {
-    int64_t axis = attrs.Get("axis") ? attrs.Get("axis")->as_int() : -1;
-    PLIR_RETURN_IF_ERROR(NormalizeAxis("nn.softmax", axis, a->ndim()).status());
-  }
-  return Type(a);
-}
 
 // Reads an int-list attribute of length 1 or 2 into (h, w); or 1, 2 or 4 into
 // padding (top, left, bottom, right).
@@ -150,8 +140,6 @@ StatusOr<Type> InferConv2dCanonical(const TensorTypeNode* d, const TensorTypeNod
 }  // namespace
 
 void RegisterNnOps(OpRegistry& r) {
-  Add(r, Def("nn.softmax", "softmax along `axis`", 1, 1, InferSoftmax,
-             {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)}}, true, OpPattern::kOpaque));
   Add(r, Def("nn.conv2d", "2-D convolution, data NCHW (or data_layout), weight OIHW (or kernel_layout)", 2, 2, InferConv2d,
              {{"strides", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
               {"padding", AttrKind::kIntList, false,
