@@ -117,5 +117,50 @@ TEST(FamiliesInferTest, Pooling) {
   EXPECT_TRUE(Fails(Infer("nn.avg_pool2d", {x}, A({E("strides", Ints({0}))})), "must be positive"));
 }
 
+Type ShapeVal(std::vector<int64_t> v) {
+  std::vector<Dim> d;
+  for (int64_t x : v) d.push_back(x >= 0 ? Dim::Const(x) : Dim::Sym(Symbol("n")));
+  return ShapeTypeNode::Make(std::move(d));
+}
+
+TEST(FamiliesInferTest, DataMovement) {
+  EXPECT_EQ(Infer("broadcast_to", {Ten({3, 1}), ShapeVal({2, 3, 6})}), "Tensor[(2, 3, 6), float32]");
+  EXPECT_EQ(Infer("broadcast_to", {Ten({3, 1}), ShapeVal({-1, 3, 6})}), "Tensor[(n, 3, 6), float32]");
+  EXPECT_TRUE(Fails(Infer("broadcast_to", {Ten({3, 2}), ShapeVal({3, 6})}), "does not broadcast"));
+  EXPECT_EQ(Infer("squeeze", {Ten({1, 3, 1})}), "Tensor[(3,), float32]");
+  EXPECT_EQ(Infer("squeeze", {Ten({1, -1, 1})}, A({E("axis", Ints({0}))})), "Tensor[(n, 1), float32]");
+  EXPECT_EQ(Infer("squeeze", {Ten({1, -1})}), "Tensor[float32]");  // n might be 1
+  EXPECT_TRUE(Fails(Infer("squeeze", {Ten({2, 3})}, A({E("axis", Ints({0}))})), "is not 1"));
+  EXPECT_EQ(Infer("flatten", {Ten({2, 3})}), "Tensor[(6,), float32]");
+  EXPECT_EQ(Infer("tile", {Ten({2, 2})}, A({E("repeats", Ints({3, 1, 2}))})), "Tensor[(3, 2, 4), float32]");
+  EXPECT_EQ(Infer("repeat", {Ten({2, -1})}, A({E("repeats", AttrValue::Int(3)), E("axis", AttrValue::Int(0))})),
+            "Tensor[(6, n), float32]");
+  EXPECT_EQ(Infer("repeat", {Ten({2, 2})}, A({E("repeats", AttrValue::Int(3))})), "Tensor[(12,), float32]");
+  EXPECT_TRUE(Fails(Infer("tril", {Ten({3})}), "tril expects a tensor of rank >= 2"));
+  EXPECT_EQ(Infer("gather_elements", {Ten({3, 3}), Ten({2, 3}, DataType::kInt64)}), "Tensor[(2, 3), float32]");
+  EXPECT_TRUE(Fails(Infer("gather_elements", {Ten({3, 3}), Ten({2, 3})}), "gather_elements expects an integer dtype"));
+  EXPECT_EQ(Infer("gather_nd", {Ten({2, 2, 2}), Ten({2, 1}, DataType::kInt64)}, A({E("batch_dims", AttrValue::Int(1))})),
+            "Tensor[(2, 2), float32]");
+  EXPECT_EQ(Infer("gather_nd", {Ten({2, 3}), Ten({4, 2}, DataType::kInt64)}), "Tensor[(4,), float32]");
+  EXPECT_TRUE(Fails(Infer("gather_nd", {Ten({2, 3}), Ten({4, 3}, DataType::kInt64)}), "do not fit"));
+  EXPECT_EQ(Infer("scatter_nd", {Ten({8}), Ten({4, 1}, DataType::kInt64), Ten({4})}), "Tensor[(8,), float32]");
+  EXPECT_TRUE(Fails(Infer("scatter_elements", {Ten({8}), Ten({4}, DataType::kInt64), Ten({4})},
+                          A({E("reduction", AttrValue::String("avg"))})), "unknown reduction"));
+  EXPECT_EQ(Infer("one_hot", {Ten({2, 3}, DataType::kInt64), Ten({}, DataType::kInt8), Ten({}, DataType::kInt8)},
+                  A({E("depth", AttrValue::Int(5)), E("axis", AttrValue::Int(1))})),
+            "Tensor[(2, 5, 3), int8]");
+  EXPECT_EQ(Infer("nn.pad", {Ten({3, 2})}, A({E("pad_width", Ints({0, 0, 2, 1}))})), "Tensor[(3, 5), float32]");
+  EXPECT_EQ(Infer("nn.pad", {Ten({-1, 2}), Ten({})}, A({E("pad_width", Ints({0, 0, 2, 1}))})), "Tensor[(n, 5), float32]");
+  EXPECT_TRUE(Fails(Infer("nn.pad", {Ten({3, 2})}, A({E("pad_width", Ints({1, 1}))})), "pad_width has 2 values"));
+  EXPECT_TRUE(Fails(Infer("nn.pad", {Ten({3, 2})}, A({E("pad_width", Ints({0, 0, 2, 2})), E("pad_mode", AttrValue::String("reflect"))})),
+                    "reflect padding"));
+  EXPECT_EQ(Infer("split", {Ten({5, 2})}, A({E("indices_or_sections", AttrValue::Int(3))})),
+            "(Tensor[(2, 2), float32], Tensor[(2, 2), float32], Tensor[(1, 2), float32])");
+  EXPECT_EQ(Infer("split", {Ten({2, 6})}, A({E("indices_or_sections", Ints({2, 5})), E("axis", AttrValue::Int(1))})),
+            "(Tensor[(2, 2), float32], Tensor[(2, 3), float32], Tensor[(2, 1), float32])");
+  EXPECT_EQ(Infer("split", {Ten({-1, 2})}, A({E("indices_or_sections", AttrValue::Int(2))})),
+            "(Tensor[ndim=2, float32], Tensor[ndim=2, float32])");
+}
+
 }  // namespace
 }  // namespace plir
