@@ -162,5 +162,24 @@ TEST(FamiliesInferTest, DataMovement) {
             "(Tensor[ndim=2, float32], Tensor[ndim=2, float32])");
 }
 
+TEST(FamiliesInferTest, Convolution) {
+  EXPECT_EQ(Infer("nn.conv1d", {Ten({1, 4, 10}), Ten({8, 2, 3})}, A({E("groups", AttrValue::Int(2)), E("padding", Ints({1}))})),
+            "Tensor[(1, 8, 10), float32]");
+  EXPECT_EQ(Infer("nn.conv3d", {Ten({1, 1, 4, 4, 4}), Ten({2, 1, 3, 3, 3})}, A({E("strides", Ints({2}))})),
+            "Tensor[(1, 2, 1, 1, 1), float32]");
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {Ten({1, 1, 3, 3}), Ten({1, 2, 3, 3})}), "Tensor[(1, 2, 5, 5), float32]");
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {Ten({1, 4, 3, 3}), Ten({4, 2, 3, 3})},
+                  A({E("strides", Ints({2})), E("padding", Ints({1})), E("output_padding", Ints({1})),
+                     E("groups", AttrValue::Int(2))})),
+            "Tensor[(1, 4, 6, 6), float32]");
+  EXPECT_EQ(Infer("nn.conv1d_transpose", {Ten({1, 1, -1}), Ten({1, 2, 3})}), "Tensor[ndim=3, float32]");
+  EXPECT_TRUE(Fails(Infer("nn.conv1d", {Ten({1, 3, 10}), Ten({8, 2, 3})}), "input channels"));
+  EXPECT_TRUE(Fails(Infer("nn.conv1d", {Ten({1, 3, 2}), Ten({8, 3, 3})}), "kernel larger"));
+  EXPECT_TRUE(Fails(Infer("nn.conv1d", {Ten({1, 3, 10}), Ten({8, 3, 3})}, A({E("data_layout", AttrValue::String("NWC"))})),
+                    "only data_layout NCW"));
+  EXPECT_TRUE(Fails(Infer("nn.conv2d_transpose", {Ten({1, 1, 3, 3}), Ten({1, 2, 3, 3})}, A({E("output_padding", Ints({1}))})),
+                    "output_padding must be smaller"));
+}
+
 }  // namespace
 }  // namespace plir
