@@ -181,5 +181,21 @@ TEST(FamiliesInferTest, Convolution) {
                     "output_padding must be smaller"));
 }
 
+TEST(FamiliesInferTest, Einsum) {
+  auto ein = [](std::vector<Type> ops, const char* eq) {
+    std::vector<Expr> fields;
+    for (const Type& t : ops) fields.push_back(VarNode::Make("a", t));
+    auto r = MakeOpCall("einsum", {TupleNode::Make(fields)}, A({E("subscripts", AttrValue::String(eq))}));
+    return r.ok() ? TypeToString((*r)->type()) : "error: " + r.status().message();
+  };
+  EXPECT_EQ(ein({Ten({2, 3}), Ten({3, 4})}, "ij,jk->ik"), "Tensor[(2, 4), float32]");
+  EXPECT_EQ(ein({Ten({2, 3}), Ten({3, 4})}, "ij,jk"), "Tensor[(2, 4), float32]");
+  EXPECT_EQ(ein({Ten({5, 2, 3}), Ten({3, 4})}, "...ij,jk->...ik"), "Tensor[(5, 2, 4), float32]");
+  EXPECT_EQ(ein({Ten({-1, 3}), Ten({3})}, "ij,j->i"), "Tensor[(n,), float32]");
+  EXPECT_EQ(ein({Ten({3}), Ten({3})}, "i,i"), "Tensor[(), float32]");
+  EXPECT_TRUE(Fails(ein({Ten({2, 3}), Ten({4, 4})}, "ij,jk->ik"), "einsum: a label has sizes 3 and 4"));
+  EXPECT_TRUE(Fails(ein({Ten({2, 3})}, "ijk->i"), "does not match operand 0"));
+}
+
 }  // namespace
 }  // namespace plir
