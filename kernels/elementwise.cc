@@ -198,6 +198,37 @@ void RegisterElementwiseKernels(OpKernelTable& t) {
         if (bx > th) return x;
         return std::log1p(std::exp(bx)) / beta;
       }));
+  Set(t, "nn.elu", WithAttrs("nn.elu", [](double x, const Attrs& a) {
+        return x > 0 || std::isnan(x) ? x : FloatAttrOr(a, "alpha", 1.0) * std::expm1(x);
+      }));
+  Set(t, "nn.selu", WithAttrs("nn.selu", [](double x, const Attrs& a) {
+        double alpha = FloatAttrOr(a, "alpha", 1.6732632423543772), gamma = FloatAttrOr(a, "gamma", 1.0507009873554805);
+        return gamma * (x > 0 || std::isnan(x) ? x : alpha * std::expm1(x));
+      }));
+  Set(t, "nn.celu", WithAttrs("nn.celu", [](double x, const Attrs& a) {
+        double alpha = FloatAttrOr(a, "alpha", 1.0);
+        if (std::isnan(x)) return x;
+        return std::max(0.0, x) + std::min(0.0, alpha * std::expm1(x / alpha));
+      }));
+  Set(t, "nn.hardsigmoid", WithAttrs("nn.hardsigmoid", [](double x, const Attrs& a) {
+        if (std::isnan(x)) return x;
+        return std::max(0.0, std::min(1.0, FloatAttrOr(a, "alpha", 0.2) * x + FloatAttrOr(a, "beta", 0.5)));
+      }));
+  Set(t, "nn.hardswish", WithAttrs("nn.hardswish", [](double x, const Attrs&) {
+        if (std::isnan(x)) return x;
+        return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
+      }));
+  Set(t, "nn.softsign", WithAttrs("nn.softsign", [](double x, const Attrs&) { return x / (1 + std::fabs(x)); }));
+  Set(t, "nn.mish", WithAttrs("nn.mish", [](double x, const Attrs&) {
+        double sp = x > 20 ? x : std::log1p(std::exp(x));
+        return x * std::tanh(sp);
+      }));
+  Set(t, "nn.thresholded_relu", WithAttrs("nn.thresholded_relu", [](double x, const Attrs& a) {
+        return x > FloatAttrOr(a, "alpha", 1.0) || std::isnan(x) ? x : 0.0;
+      }));
+  Set(t, "nn.relu6", WithAttrs("nn.relu6", [](double x, const Attrs&) {
+        return std::isnan(x) ? x : std::min(std::max(x, 0.0), 6.0);
+      }));
   Set(t, "clip", Clip);
 }
 

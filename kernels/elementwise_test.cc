@@ -110,5 +110,20 @@ TEST(ElementwiseKernelTest, AstypeFloatToIntIsCheckedNotUndefined) {
   EXPECT_FALSE(Error("astype", {F32({300})}, A("dtype", "uint8")).empty());
 }
 
+TEST(ElementwiseKernelTest, OnnxActivations) {
+  // ONNX's examples: Elu, Selu, Celu, HardSigmoid, HardSwish, Softsign, ThresholdedRelu, Mish.
+  Tensor x = F32({-1, 0, 1});
+  EXPECT_TRUE(Near(Values(Eval("nn.elu", {x}, A("alpha", 2.0))), {-1.2642411, 0, 1}));
+  EXPECT_TRUE(Near(Values(Eval("nn.selu", {x}, A("alpha", 2.0, "gamma", 3.0))), {-3.79272318, 0, 3}));
+  EXPECT_TRUE(Near(Values(Eval("nn.selu", {x})), {-1.1113307, 0, 1.05070098}));
+  EXPECT_TRUE(Near(Values(Eval("nn.celu", {x}, A("alpha", 2.0))), {-0.7869387, 0, 1}));
+  EXPECT_TRUE(Near(Values(Eval("nn.hardsigmoid", {x}, A("alpha", 0.5, "beta", 0.6))), {0.1, 0.6, 1}));
+  EXPECT_TRUE(Near(Values(Eval("nn.hardswish", {F32({-4, 1, 4})})), {0, 0.6666667, 4}));
+  EXPECT_TRUE(Near(Values(Eval("nn.softsign", {x})), {-0.5, 0, 0.5}));
+  EXPECT_TRUE(Near(Values(Eval("nn.thresholded_relu", {F32({-1.5, 0, 1.5, 2, 2.2})}, A("alpha", 2.0))), {0, 0, 0, 0, 2.2}));
+  EXPECT_TRUE(Near(Values(Eval("nn.mish", {x})), {-0.30340146, 0, 0.86509836}));
+  EXPECT_TRUE(Near(Values(Eval("nn.relu6", {F32({-1, 3, 7})})), {0, 3, 6}));
+}
+
 }  // namespace
 }  // namespace plir

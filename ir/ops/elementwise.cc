@@ -107,6 +107,23 @@ void RegisterElementwiseOps(OpRegistry& r) {
              {{"beta", AttrKind::kFloat, false, AttrValue::Float(1.0)},
               {"threshold", AttrKind::kFloat, false, AttrValue::Float(20.0)}},
              true, OpPattern::kElemWise));
+  struct Act { const char* name; const char* desc; const char* onnx; std::vector<AttrSpec> attrs; };
+  auto F = [](const char* k, double v) { return AttrSpec{k, AttrKind::kFloat, false, AttrValue::Float(v)}; };
+  const Act acts[] = {
+      {"nn.elu", "x if x > 0 else alpha * (e^x - 1)", "Elu", {F("alpha", 1.0)}},
+      {"nn.selu", "gamma * (x if x > 0 else alpha * (e^x - 1))", "Selu",
+       {F("alpha", 1.6732632423543772), F("gamma", 1.0507009873554805)}},
+      {"nn.celu", "max(0, x) + min(0, alpha * (e^(x / alpha) - 1))", "Celu", {F("alpha", 1.0)}},
+      {"nn.hardsigmoid", "max(0, min(1, alpha * x + beta))", "HardSigmoid", {F("alpha", 0.2), F("beta", 0.5)}},
+      {"nn.hardswish", "x * max(0, min(1, x / 6 + 1 / 2))", "HardSwish", {}},
+      {"nn.softsign", "x / (1 + |x|)", "Softsign", {}},
+      {"nn.mish", "x * tanh(softplus(x))", "Mish", {}},
+      {"nn.thresholded_relu", "x if x > alpha else 0", "ThresholdedRelu", {F("alpha", 1.0)}},
+      {"nn.relu6", "min(max(x, 0), 6)", "-", {}},
+  };
+  for (const Act& a : acts)
+    Add(r, Def(a.name, Onnx(std::string("elementwise ") + a.desc + " (a PLIR extension: not a Relax op)", a.onnx), 1, 1,
+               UnaryInfer(a.name, DTypeClass::kFloat), a.attrs, true, OpPattern::kElemWise));
   Add(r, Def("clip", Onnx("min(max(x, min), max) elementwise: clip(x, min, max), bounds 0-d tensors of x's dtype",
                           "Clip"),
              3, 3, InferClip, {}, true, OpPattern::kElemWise));
