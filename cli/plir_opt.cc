@@ -1,0 +1,654 @@
+// plir-opt: runs pass pipelines on PLIR modules.
+//
+//   plir-opt INPUT [-o OUT] [--pipeline FILE.yaml | --passes A,B]
+//            [--plugin PATH]... [--plugin-path DIR]... [--opt-level N]
+//            [--time-passes] [--print-before-all] [--print-after-all]
+//            [--print-after P]... [--print-changed] [--verify-each]
+//            [--check-input-unchanged] [--list-passes] [--emit-pipeline]
+//
+// INPUT may be '-' (standard input), in text, JSON or binary form (detected
+// by magic); --emit text|json|binary picks the output form. Plugins are searched along
+// --plugin-path, then $PLIR_PLUGIN_PATH, then the pipeline's plugin_path,
+// then the in-tree plugins next to this executable. Output is written
+// atomically; on any error nothing is written. Exit status: 0 success,
+// 1 input or pipeline error, 2 usage error.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/parallel.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
+#include "ir/verifier.h"
+#include "passes/instruments.h"
+#include "passes/pass_manager.h"
+#include "driver/file_util.h"
+#include "driver/pipeline.h"
+#include "driver/plugin_loader.h"
+#include "driver/reproducer.h"
+#include "driver/supervisor.h"
+
+namespace plir {
+namespace {
+
+struct Flags {
+  std::string input;
+  std::string output;
+  std::string pipeline;
+  std::string passes;
+  std::vector<std::string> plugins;
+  std::vector<std::string> plugin_dirs;
+  int opt_level = -1;
+  bool time_passes = false;
+  bool print_before_all = false;
+  bool print_after_all = false;
+  std::vector<std::string> print_after;
+  bool print_changed = false;
+  bool verify_each = false;
+  bool check_input_unchanged = false;
+  bool list_passes = false;
+  bool list_ops = false;
+  bool verbose = false;
+  bool emit_pipeline = false;
+  std::string emit;  // text | json | binary; default from -o's extension
+  std::vector<std::string> extends;
+  int threads = 0;  // 0: the hardware's
+  // Robustness.
+  bool no_isolate = false;
+  double pass_timeout_s = 0;     // 0: none (or the pipeline's)
+  int64_t memory_limit_mb = 0;   // 0: none (or the pipeline's)
+  std::string reproduce;         // --reproduce DIR
+  std::string reproducer_dir;    // where bundles go (default $TMPDIR)
+  bool no_reproducer = false;
+  bool allow_insecure_plugins = false;
+  uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
+  std::vector<std::string> argv;
+  std::vector<std::string> skip_plugins;  // crashed while loading during a scan
+};
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A command-line run does not free the modules it drops at exit: a handle to
+// each is parked in a holder that is never destroyed (reachable, so leak
+// checkers stay quiet), the way clang's -disable-free skips its AST
+// teardown. Freeing a 1M-binding module node by node cost a third of a text
+// round trip (bench/RESULTS.md, "Teardown").
+void KeepUntilExit(const Module& m) {
+  static auto* kept = new std::vector<Module>();
+  kept->push_back(m);
+}
+
+int Error(const std::string& message) {
+  std::cerr << message << "\n";
+  return 1;
+}
+
+std::vector<std::string> SplitList(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// "plugin foo (/abs/path/libplir_foo.so)" -> "plugin foo" unless verbose.
+std::string ShortOrigin(const std::string& origin, bool verbose) {
+  if (verbose) return origin;
+  size_t paren = origin.find(" (");
+  return paren == std::string::npos ? origin : origin.substr(0, paren);
+}
+
+void ListPasses(const Flags& f) {
+  PassRegistry& reg = PassRegistry::Global();
+  for (const std::string& name : reg.Names()) {
+    const PassInfo& info = reg.Lookup(name)->info;
+    std::cout << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
+              << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
+              << info.description << "\n";
+    if (!f.verbose) continue;
+    if (info.min_opt_level > 0) std::cout << "    min_opt_level: " << info.min_opt_level << "\n";
+    if (!info.requires_properties.empty()) {
+      std::cout << "    requires:";
+      for (auto& r : info.requires_properties) std::cout << " " << r;
+      std::cout << "\n";
+    }
+    if (!info.provides_properties.empty()) {
+      std::cout << "    provides:";
+      for (auto& r : info.provides_properties) std::cout << " " << r;
+      std::cout << "\n";
+    }
+    for (const OptionSpec& o : info.options) {
+      std::string dflt;
+      o.default_value.AppendTo(&dflt);
+      std::cout << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
+                << "): " << o.description << "\n";
+    }
+  }
+}
+
+void ListOps() { std::cout << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
+
+// Records, for the supervisor, which pass of which plugin is running.
+class PhaseInstrument : public Instrument {
+ public:
+  PhaseInstrument(RunState* state, std::map<std::string, std::string> plugin_of)
+      : state_(state), plugin_of_(std::move(plugin_of)) {}
+  void BeforePass(const PassInfo& pass, const Module&) override {
+    auto it = plugin_of_.find(pass.name);
+    state_->Enter(RunPhase::kRunningPass, pass.name, it != plugin_of_.end() ? it->second : pass.origin);
+  }
+
+ private:
+  RunState* state_;
+  std::map<std::string, std::string> plugin_of_;
+};
+
+// The child's program (or the whole program with --no-isolate): load the
+// plugins and the pipeline, the input, run, write the result to `out_fd`.
+// Everything it does is recorded in `state`.
+int RunPipeline(const Flags& f, const std::string& input_path, const std::string& input_name,
+                int out_fd, RunState* state) {
+  PluginLoader loader;
+  loader.set_allow_insecure(f.allow_insecure_plugins);
+  for (const std::string& p : f.skip_plugins) loader.Skip(p);
+  loader.SetLoadObserver([state](const std::string& path, bool scanning) {
+    state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
+  });
+  auto print_loader_warnings = [&] {
+    for (const std::string& w : loader.TakeWarnings()) std::cerr << "warning: " << Printable(w) << "\n";
+  };
+  for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
+    for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);
+  for (const std::string& p : f.plugins) {
+    auto r = loader.LoadPath(p);
+    if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
+  }
+  std::vector<std::string> defaults = DefaultPluginDirs();
+
+  Pipeline pipeline;
+  if (!f.pipeline.empty()) {
+    PipelineLoadOptions options;
+    options.fallback_plugin_dirs = defaults;
+    options.bundled_plugin_dirs = defaults;
+    auto p = LoadPipeline(f.pipeline, loader, PassRegistry::Global(), options);
+    if (!p.ok()) return Error(Printable(p.status().message()));
+    pipeline = std::move(p).value();
+  } else {
+    for (const std::string& d : defaults) loader.AddBundledDir(d);
+  }
+  // Extension fragments apply only when asked for (--extend): a fragment
+  // shipped beside a plugin is never applied silently.
+  if (!f.extends.empty() && f.pipeline.empty()) return Error("plir-opt: --extend needs --pipeline");
+  for (const std::string& frag : f.extends)
+    if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok()) return Error(Printable(s.message()));
+  if (f.list_passes || f.list_ops) {
+    if (Status s = loader.LoadAll(); !s.ok())
+      std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(s.message()) << "\n";
+    print_loader_warnings();
+    if (f.list_passes) ListPasses(f);
+    if (f.list_ops) ListOps();
+    std::cout.flush();
+    return 0;
+  }
+  if (!f.passes.empty()) {
+    for (const std::string& name : SplitList(f.passes, ',')) {
+      if (!PassRegistry::Global().Lookup(name)) {
+        // Load the conventional plugin, then everything on the path.
+        std::string snake = PluginNameForPass(name);
+        if (loader.Find(snake)) {
+          auto r = loader.LoadByName(snake);
+          if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
+        }
+        if (!PassRegistry::Global().Lookup(name)) {
+          Status s = loader.LoadAll();
+          if (!s.ok() && !PassRegistry::Global().Lookup(name))
+            std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(s.message()) << "\n";
+        }
+      }
+      auto step = MakePassStep(PassRegistry::Global(), name);
+      if (!step.ok()) {
+        std::string msg = "plir-opt: --passes: unknown pass '" + Printable(name) + "'";
+        auto close = PassRegistry::Global().Suggest(name);
+        if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
+        return Error(msg);
+      }
+      pipeline.steps.push_back(std::move(step).value());
+    }
+    if (Status s = CheckProperties(pipeline.steps, PassRegistry::Global()); !s.ok())
+      return Error("plir-opt: --passes: " + s.message());
+  }
+  print_loader_warnings();
+  // --print-after names are checked like the pipeline's.
+  for (const std::string& p : f.print_after) {
+    if (p == "all" || PassRegistry::Global().Lookup(p)) continue;
+    std::string msg = "plir-opt: --print-after: unknown pass '" + Printable(p) + "'";
+    auto close = PassRegistry::Global().Suggest(p);
+    if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
+    return Error(msg);
+  }
+  if (f.emit_pipeline) {
+    std::cout << PipelineToYaml(pipeline);
+    std::cout.flush();
+    return 0;
+  }
+
+  // Limits from the pipeline apply unless the command line set them.
+  if (f.pass_timeout_s <= 0 && pipeline.pass_timeout_s)
+    state->pass_timeout_ns.store(static_cast<int64_t>(*pipeline.pass_timeout_s * 1e9));
+  if (f.memory_limit_mb <= 0 && pipeline.memory_limit_mb) {
+    state->memory_limit_mb.store(*pipeline.memory_limit_mb);
+    if (!f.no_isolate) ApplyMemoryLimit(*pipeline.memory_limit_mb);
+  }
+
+  // Reproducer material: the plugins, and the pipeline up to each step.
+  {
+    std::string lines;
+    std::map<std::string, std::string> plugin_of;
+    for (const LoadedPlugin& p : loader.loaded()) {
+      lines += p.path + "\t" + p.name + "\t" + p.version + "\n";
+      for (const std::string& pass : p.passes) plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
+    }
+    std::strncpy(state->plugins, lines.c_str(), sizeof state->plugins - 1);
+    std::vector<std::string> prefixes;
+    Pipeline prefix = pipeline;
+    prefix.file.clear();
+    prefix.plugin_path.clear();  // plugins are given by path in the manifest
+    prefix.plugins.clear();
+    if (f.opt_level >= 0) prefix.opt_level = f.opt_level;
+    for (size_t i = 0; i < pipeline.steps.size(); ++i) {
+      prefix.steps.assign(pipeline.steps.begin(), pipeline.steps.begin() + static_cast<long>(i) + 1);
+      prefixes.push_back(PipelineToYaml(prefix));
+    }
+    if (!state->SetPrefixes(prefixes)) std::cerr << "warning: the pipeline is too large for a crash reproducer\n";
+    auto inst = std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
+    state->Enter(RunPhase::kLoadingInput, input_name);
+
+    StatusOr<ModuleFile> text = ModuleFile::Open(input_path);  // mapped when a regular file
+    if (!text.ok()) return Error("plir-opt: " + Printable(text.status().message()));
+    // The format comes from the magic bytes or a leading '{' (LoadModule);
+    // a .plirb or .json extension must agree with it.
+    ModuleFormat format = DetectFormat(*text);
+    if ((EndsWith(f.input, ".plirb") && format != ModuleFormat::kBinary) ||
+        (EndsWith(f.input, ".json") && format != ModuleFormat::kJson))
+      return Error(Printable(input_name) + ": the file's contents do not match its extension");
+    StatusOr<Module> module = LoadModule(*text, input_name);
+    if (!module.ok()) return Error(Printable(module.status().message()));
+    KeepUntilExit(*module);
+    // The module holds no reference to the input bytes: release them before
+    // the passes and the printer allocate (a lower peak RSS on large inputs).
+    text->Close();
+    if (Status s = Verify(*module); !s.ok()) return Error(Printable(input_name) + ": " + Printable(s.message()));
+
+    PassContext ctx;
+    ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
+    ctx.required.insert(pipeline.required.begin(), pipeline.required.end());
+    ctx.disabled.insert(pipeline.disabled.begin(), pipeline.disabled.end());
+    ctx.config = pipeline.config;
+    InstrumentOptions opts = pipeline.instruments;
+    opts.timing |= f.time_passes;
+    if (f.verify_each) opts.verify = "each";
+    opts.print_changed |= f.print_changed;
+    opts.check_input_unchanged |= f.check_input_unchanged;
+    if (f.print_before_all) opts.print_before.push_back("all");
+    if (f.print_after_all) opts.print_after.push_back("all");
+    for (const std::string& p : f.print_after) opts.print_after.push_back(p);
+    ctx.instruments.push_back(inst);
+    AddInstruments(opts, &std::cerr, ctx);
+
+    auto fail_pass = [&](std::string message) {
+      if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
+        message += "\nplir-opt: in pass " + std::string(state->subject) + " of plugin " + state->plugin;
+      state->pass_failed.store(1);
+      std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
+      return Error(Printable(message));
+    };
+    StatusOr<Module> result = PassManager().Run(pipeline.steps, *module, ctx, [&](size_t i) {
+      state->top_step.store(static_cast<int32_t>(i));
+    });
+    for (const std::string& w : ctx.TakeWarnings()) std::cerr << "warning: " << Printable(w) << "\n";
+    if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
+    KeepUntilExit(*result);
+    // verify: none means none; "end" (and the default) checks the result.
+    if (opts.verify == "end") {
+      if (Status s = Verify(*result); !s.ok())
+        return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
+    }
+
+    state->Enter(RunPhase::kWritingOutput, f.output);
+    std::string emit = f.emit;
+    if (emit.empty()) emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+    // Text is written in per-item pieces, without a concatenated copy.
+    std::vector<std::string> printed;
+    if (emit == "binary") printed.push_back(SaveBinary(*result));
+    else if (emit == "json") printed.push_back(SaveJson(*result));
+    else printed = PrintModuleParts(*result);
+    for (const std::string& part : printed) {
+      size_t off = 0;
+      while (off < part.size()) {
+        ssize_t n = write(out_fd, part.data() + off, part.size() - off);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return Error("plir-opt: error writing the output: " + std::string(std::strerror(errno)));
+        }
+        off += static_cast<size_t>(n);
+      }
+    }
+  }
+  return 0;
+}
+
+// The input as the child reads it: a regular file by path; anything else
+// (standard input, a pipe, a /proc file) read by the parent, up to the
+// size cap, into an anonymous file the child reads instead (and the
+// reproducer copies).
+struct Input {
+  std::string path;  // what the child opens
+  std::string name;  // what messages say
+  std::string ext;   // for the reproducer's copy
+};
+
+StatusOr<Input> PrepareInput(const Flags& f) {
+  Input in;
+  in.name = f.input == "-" ? "<stdin>" : f.input;
+  in.ext = EndsWith(f.input, ".plirb") ? ".plirb" : EndsWith(f.input, ".json") ? ".json" : ".plir";
+  struct stat st {};
+  if (f.input != "-" && stat(f.input.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (static_cast<uint64_t>(st.st_size) > f.max_input_bytes)
+      return ResourceExhausted(f.input + ": input larger than the limit of " +
+                               std::to_string(f.max_input_bytes) + " bytes (--max-input-bytes)");
+    in.path = f.input;
+    return in;
+  }
+  PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(f.input));  // checks kind and size
+  int fd = memfd_create("plir-input", MFD_CLOEXEC);
+  if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
+  std::string_view data = file.contents();
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Internal(std::string("writing the input copy: ") + std::strerror(errno));
+    off += static_cast<size_t>(n);
+  }
+  // Not close-on-exec matters not: the child is forked, not executed.
+  in.path = "/proc/self/fd/" + std::to_string(fd);
+  if (in.ext == ".plir") {
+    ModuleFormat format = DetectFormat(data);
+    in.ext = format == ModuleFormat::kBinary ? ".plirb" : format == ModuleFormat::kJson ? ".json" : ".plir";
+  }
+  return in;
+}
+
+void WriteBundle(const Flags& f, const Input& in, const RunState& state, const std::string& failure) {
+  if (f.no_reproducer || !f.reproduce.empty()) return;
+  int step = state.top_step.load();
+  if (step < 0 || step >= state.num_prefixes) return;  // not in a pass
+  Reproducer r;
+  r.plugins = PluginsFromLines(state.plugins);
+  r.opt_level = f.opt_level;
+  r.threads = f.threads;
+  r.pass_timeout_s = f.pass_timeout_s > 0 ? f.pass_timeout_s : state.pass_timeout_ns.load() / 1e9;
+  r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.memory_limit_mb.load();
+  r.command = f.argv;
+  r.failure = failure;
+  auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, state.Prefix(step), std::move(r));
+  if (!dir.ok()) {
+    std::cerr << "plir-opt: could not write a crash reproducer: " << Printable(dir.status().message()) << "\n";
+    return;
+  }
+  std::cerr << "plir-opt: reproducer written to " << *dir << "\n"
+            << "plir-opt: replay it with: plir-opt --reproduce " << *dir << "\n";
+}
+
+// The output as the parent owns it: a temporary file beside -o, renamed
+// into place only when the run succeeded; for standard output, an anonymous
+// file copied out at the end (no partial output either way).
+struct Output {
+  std::optional<AtomicOutput> file;
+  int fd = -1;
+};
+
+StatusOr<Output> PrepareOutput(const Flags& f) {
+  Output out;
+  if (!f.output.empty() && f.output != "-") {
+    PLIR_ASSIGN_OR_RETURN(AtomicOutput file, AtomicOutput::Create(f.output));
+    out.fd = file.fd();
+    out.file.emplace(std::move(file));
+    return out;
+  }
+  out.fd = memfd_create("plir-output", MFD_CLOEXEC);
+  if (out.fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
+  return out;
+}
+
+Status CommitOutput(Output& out) {
+  if (out.file) return out.file->Commit();
+  off_t size = lseek(out.fd, 0, SEEK_END);
+  lseek(out.fd, 0, SEEK_SET);
+  std::fflush(stdout);
+  std::vector<char> buf(1 << 20);
+  for (off_t done = 0; done < size;) {
+    ssize_t n = read(out.fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Internal("reading back the output failed");
+    if (std::fwrite(buf.data(), 1, static_cast<size_t>(n), stdout) != static_cast<size_t>(n))
+      return Internal("error writing to standard output");
+    done += n;
+  }
+  if (std::fflush(stdout) != 0) return Internal("error writing to standard output");
+  return Status::Ok();
+}
+
+int Main(Flags f) {
+  if (f.threads > 0) SetDefaultThreads(f.threads);
+  ModuleFile::SetMaxBytes(f.max_input_bytes);
+  const bool needs_input = !(f.list_passes || f.list_ops || f.emit_pipeline);
+  if (needs_input && f.input.empty()) return Error("plir-opt: an input file is required (or --list-passes)");
+  Input in;
+  std::optional<Output> out;
+  if (needs_input) {
+    StatusOr<Input> i = PrepareInput(f);
+    if (!i.ok()) return Error("plir-opt: " + Printable(i.status().message()));
+    in = *i;
+    StatusOr<Output> o = PrepareOutput(f);
+    if (!o.ok()) return Error("plir-opt: " + Printable(o.status().message()));
+    out.emplace(std::move(o).value());
+  }
+
+  if (f.no_isolate) {
+    RunState* state = NewRunState(false);
+    if (f.pass_timeout_s > 0)
+      std::cerr << "warning: --pass-timeout needs isolation; ignored with --no-isolate\n";
+    int rc = RunPipeline(f, in.path, in.name, out ? out->fd : -1, state);
+    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
+    if (rc == 0 && out)
+      if (Status s = CommitOutput(*out); !s.ok()) return Error("plir-opt: " + s.message());
+    return rc;
+  }
+
+  RunState* state = NewRunState(true);
+  if (!state) return Error("plir-opt: cannot allocate shared memory for the supervisor");
+  // Plugins that crash while loading during a scan (--list-passes, a pass
+  // looked for on the path) are skipped, named, and the run starts over.
+  for (int attempt = 0;; ++attempt) {
+    new (state) RunState();
+    if (f.pass_timeout_s > 0) state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
+    if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) return Error(std::string("plir-opt: fork failed: ") + std::strerror(errno));
+    if (pid == 0) {
+      // The child never outlives the supervisor (SIGINT, SIGTERM, kill).
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(1);
+      InstallCrashHandlers(state);
+      if (f.memory_limit_mb > 0 && !ApplyMemoryLimit(f.memory_limit_mb))
+        std::cerr << "warning: cannot apply --memory-limit\n";
+      int rc = 1;
+      try {
+        rc = RunPipeline(f, in.path, in.name, out ? out->fd : -1, state);
+      } catch (const std::exception& e) {
+        std::cerr << "plir-opt: internal error: " << Printable(e.what()) << "\n";
+      } catch (...) {
+        std::cerr << "plir-opt: internal error\n";
+      }
+      state->finished.store(1);
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
+      _exit(rc);
+    }
+    ChildOutcome o = Supervise(pid, *state);
+    std::string why = DescribeAbnormalEnd(*state, o);
+    if (why.empty()) {
+      // The child finished its program.
+      if (o.exit_code != 0) {
+        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
+        return o.exit_code;
+      }
+      if (out)
+        if (Status s = CommitOutput(*out); !s.ok()) return Error("plir-opt: " + s.message());
+      return 0;
+    }
+    std::string crashed;
+    if (DiedWhileScanning(*state, &crashed) && attempt < 64) {
+      std::cerr << "warning: " << why.substr(std::strlen("plir-opt: ")) << "; skipping that plugin\n";
+      f.skip_plugins.push_back(crashed);
+      if (out && out->file) {  // start the output over
+        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0) return Error("plir-opt: cannot reset the output");
+      } else if (out) {
+        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0) return Error("plir-opt: cannot reset the output");
+      }
+      continue;
+    }
+    std::cerr << why << "\n";
+    if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass) WriteBundle(f, in, *state, why);
+    return 1;
+  }
+}
+
+// Fills `f` from a reproducer bundle.
+Status LoadReproduceFlags(Flags& f) {
+  PLIR_ASSIGN_OR_RETURN(Reproducer r, ReadReproducer(f.reproduce));
+  f.input = r.input_file;
+  f.pipeline = r.pipeline_file;
+  for (const ReproducerPlugin& p : r.plugins) {
+    StatusOr<std::string> sha = Sha256File(p.path);
+    if (!sha.ok()) return FailedPrecondition("the reproducer's plugin " + p.path + " is gone: " + sha.status().message());
+    if (!p.sha256.empty() && *sha != p.sha256)
+      std::cerr << "warning: plugin " << p.path << " changed since the reproducer was written (sha256 " << *sha
+                << ", was " << p.sha256 << ")\n";
+    f.plugins.push_back(p.path);
+  }
+  if (r.opt_level >= 0 && f.opt_level < 0) f.opt_level = r.opt_level;
+  if (r.threads > 0 && f.threads == 0) f.threads = r.threads;
+  if (r.pass_timeout_s > 0 && f.pass_timeout_s <= 0) f.pass_timeout_s = r.pass_timeout_s;
+  if (r.memory_limit_mb > 0 && f.memory_limit_mb <= 0) f.memory_limit_mb = r.memory_limit_mb;
+  if (f.output.empty()) f.output = "/dev/null";
+  std::cerr << "plir-opt: replaying " << f.reproduce << " (failure recorded: " << Printable(r.failure) << ")\n";
+  return Status::Ok();
+}
+
+int ParseAndRun(int argc, char** argv) {
+  // Under `bazel run`, resolve relative paths against the user's directory.
+  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
+    if (chdir(wd) != 0) std::perror("plir-opt: chdir to BUILD_WORKING_DIRECTORY");
+  }
+  CLI::App app{"plir-opt: run PLIR pass pipelines on modules"};
+  Flags f;
+  for (int i = 0; i < argc; ++i) f.argv.push_back(argv[i]);
+  app.add_option("input", f.input, "input module (.plir), or - for standard input");
+  app.add_option("-o,--output", f.output, "write the result to this file (atomically)");
+  auto* pipeline = app.add_option("--pipeline", f.pipeline, "YAML pipeline to run");
+  app.add_option("--passes", f.passes, "comma-separated passes to run")->excludes(pipeline);
+  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)")->allow_extra_args(false);
+  app.add_option("--opt-level", f.opt_level, "optimization level 0-3")->check(CLI::Range(0, 3));
+  app.add_flag("--time-passes", f.time_passes, "print a pass timing report to stderr");
+  app.add_flag("--print-before-all", f.print_before_all, "print the IR before every pass");
+  app.add_flag("--print-after-all", f.print_after_all, "print the IR after every pass");
+  app.add_option("--print-after", f.print_after, "print the IR after this pass (repeatable)")->allow_extra_args(false);
+  app.add_flag("--print-changed", f.print_changed, "print a diff of the IR for each pass that changed it");
+  app.add_flag("--verify-each", f.verify_each, "run the verifier after every pass");
+  app.add_flag("--check-input-unchanged", f.check_input_unchanged,
+               "prove that no pass modified its input module");
+  app.add_flag("--list-passes", f.list_passes, "list registered passes (with --verbose: options, paths)");
+  app.add_flag("--list-ops", f.list_ops, "list registered ops with arity and attributes");
+  app.add_flag("-v,--verbose", f.verbose, "more detail in --list-passes and --list-ops");
+  app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
+  app.add_option("--extend", f.extends, "apply an extension fragment to the pipeline (repeatable)")->allow_extra_args(false);
+  app.add_option("--threads", f.threads,
+                 "threads for parsing, printing and parallel function passes (default: the hardware's)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--emit", f.emit, "output format (default: by -o's extension .plirb/.json, else text)")
+      ->check(CLI::IsMember({"text", "json", "binary"}));
+  app.add_flag("--no-isolate", f.no_isolate,
+               "run plugins in this process (for debuggers): no crash report, no --pass-timeout");
+  app.add_option("--pass-timeout", f.pass_timeout_s, "end the run if one pass (or plugin load) takes longer (seconds)")
+      ->check(CLI::Range(0.001, 1e6));
+  app.add_option("--memory-limit", f.memory_limit_mb, "cap the address space of the run (megabytes)")
+      ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
+  app.add_option("--reproduce", f.reproduce, "replay a crash reproducer directory")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--reproducer-dir", f.reproducer_dir, "where crash reproducers go (default: $TMPDIR or /tmp)")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--no-reproducer", f.no_reproducer, "do not write a reproducer when a pass fails");
+  app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
+               "load plugins even from files or directories that group or others may write");
+  app.add_option("--max-input-bytes", f.max_input_bytes, "refuse inputs larger than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!f.reproduce.empty()) {
+    if (!f.input.empty() || !f.pipeline.empty() || !f.passes.empty()) {
+      std::cerr << "plir-opt: --reproduce takes its input and pipeline from the bundle\n";
+      return 2;
+    }
+    if (Status s = LoadReproduceFlags(f); !s.ok()) return Error("plir-opt: " + s.message());
+  }
+  if (f.input.empty() && !f.list_passes && !f.list_ops && !f.emit_pipeline) {
+    std::cerr << "plir-opt: an input file is required\n" << app.help();
+    return 2;
+  }
+  return Main(std::move(f));
+}
+
+}  // namespace
+}  // namespace plir
+
+int main(int argc, char** argv) {
+  // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
+  try {
+    return plir::ParseAndRun(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "plir-opt: internal error: " << plir::Printable(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "plir-opt: internal error\n";
+  }
+  return 1;
+}

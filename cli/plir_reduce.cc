@@ -1,0 +1,413 @@
+// plir-reduce: shrinks a module while a failure persists.
+//
+//   plir-reduce INPUT -o OUT (--pipeline P.yaml | --passes A,B)
+//               [--plugin PATH]... [--plugin-path DIR]... [--plir-opt PATH]
+//   plir-reduce INPUT -o OUT --test 'CMD'
+//
+// With a pipeline, a candidate is "interesting" when plir-opt fails on it
+// the same way it fails on INPUT: the same exit status and the same first
+// "plir-opt: ..." line (a crash of the same pass, the same error). With
+// --test, when `sh -c 'CMD "$1"' - CANDIDATE` exits 0 (the convention of
+// creduce and llvm-reduce). Every candidate is a well-formed module (the
+// verifier checks it before it is tried).
+//
+// Reductions, repeated until none applies: remove functions; remove
+// bindings, a removed variable's later uses reading an operand of the same
+// type (or a parameter of that type) instead; replace an `if` by one of its
+// branches. Sets of candidates are tried in halving chunks (delta
+// debugging), so a failure buried in a large module is found in
+// O(k log n) tests.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/text/printer.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
+#include "ir/verifier.h"
+#include "ir/visitor.h"
+#include "driver/file_util.h"
+#include "driver/supervisor.h"
+
+namespace plir {
+namespace {
+
+struct Flags {
+  std::string input;
+  std::string output;
+  std::string pipeline;
+  std::string passes;
+  std::vector<std::string> plugins;
+  std::vector<std::string> plugin_dirs;
+  std::string plir_opt;
+  std::string test;
+  int max_tests = 10000;
+  bool verbose = false;
+};
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  return std::filesystem::path(buf).parent_path().string();
+}
+
+// Runs argv with stdout to /dev/null and stderr captured; returns the exit
+// status (128 + signal if killed).
+int RunCapture(const std::vector<std::string>& argv, const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (devnull >= 0) dup2(devnull, 1);
+    if (err >= 0) dup2(err, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+// What identifies a failure: the exit status and plir-opt's first message
+// line (with the candidate's file name taken out).
+struct Signature {
+  int status = 0;
+  std::string line;
+  bool operator==(const Signature& o) const { return status == o.status && line == o.line; }
+};
+
+class Reducer {
+ public:
+  Reducer(const Flags& f, std::string work) : f_(f), work_(std::move(work)) {}
+
+  StatusOr<Signature> Probe(const Module& m) {
+    ++tests_;
+    std::string file = work_ + "/candidate.plir";
+    PLIR_RETURN_IF_ERROR(WriteFileAtomically(file, PrintModule(m)));
+    std::string err = work_ + "/stderr";
+    Signature sig;
+    if (!f_.test.empty()) {
+      sig.status = RunCapture({"/bin/sh", "-c", f_.test + " \"$1\"", "plir-reduce-test", file}, err);
+      return sig;
+    }
+    std::vector<std::string> argv = {f_.plir_opt, file, "-o", "/dev/null", "--no-reproducer"};
+    if (!f_.pipeline.empty()) argv.insert(argv.end(), {"--pipeline", f_.pipeline});
+    if (!f_.passes.empty()) argv.insert(argv.end(), {"--passes", f_.passes});
+    for (const std::string& p : f_.plugins) argv.insert(argv.end(), {"--plugin", p});
+    for (const std::string& d : f_.plugin_dirs) argv.insert(argv.end(), {"--plugin-path", d});
+    sig.status = RunCapture(argv, err);
+    StatusOr<std::string> text = ReadFileToString(err);
+    if (text.ok()) {
+      size_t pos = 0;
+      while (pos < text->size()) {
+        size_t nl = text->find('\n', pos);
+        std::string line = text->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        pos = nl == std::string::npos ? text->size() : nl + 1;
+        if (line.rfind("plir-opt: ", 0) != 0) continue;
+        for (size_t at; (at = line.find(file)) != std::string::npos;) line.replace(at, file.size(), "INPUT");
+        sig.line = line;
+        break;
+      }
+    }
+    return sig;
+  }
+
+  // Well-formed and failing like the original.
+  bool Interesting(const Module& m) {
+    if (tests_ >= f_.max_tests) return false;
+    if (!Verify(m).ok()) return false;
+    StatusOr<Signature> s = Probe(m);
+    if (!s.ok()) return false;
+    if (!f_.test.empty()) return s->status == 0;
+    return *s == target_;
+  }
+
+  Status Init(const Module& m) {
+    PLIR_ASSIGN_OR_RETURN(Signature s, Probe(m));
+    if (!f_.test.empty()) {
+      if (s.status != 0) return FailedPrecondition("the --test command does not find the input interesting (exit " +
+                                                   std::to_string(s.status) + "): nothing to reduce");
+    } else if (s.status == 0) {
+      return FailedPrecondition("plir-opt does not fail on the input with this pipeline: nothing to reduce");
+    }
+    target_ = s;
+    return Status::Ok();
+  }
+
+  // Delta debugging over `n` elements: tries dropping chunks of halving
+  // size; `apply(drop)` builds the candidate without the elements marked.
+  // Returns the best module found.
+  Module Chunks(Module cur, size_t n, const std::function<std::optional<Module>(const Module&, const std::vector<bool>&)>& apply,
+                const std::function<size_t(const Module&)>& count) {
+    for (size_t g = std::max<size_t>(n / 2, 1); g >= 1; g /= 2) {
+      for (size_t start = 0; start < n;) {
+        std::vector<bool> drop(n, false);
+        for (size_t i = start; i < std::min(n, start + g); ++i) drop[i] = true;
+        std::optional<Module> cand = apply(cur, drop);
+        if (cand && Interesting(*cand)) {
+          cur = *cand;
+          n = count(cur);
+          continue;  // the same start now holds the next elements
+        }
+        start += g;
+      }
+      if (g == 1) break;
+    }
+    return cur;
+  }
+
+  int tests() const { return tests_; }
+
+ private:
+  const Flags& f_;
+  std::string work_;
+  Signature target_;
+  int tests_ = 0;
+};
+
+// Binding variables in module order (if branches included).
+std::vector<const VarNode*> BindingVars(const Module& m) {
+  std::vector<const VarNode*> out;
+  for (const Item& it : m.items()) {
+    auto* f = As<FunctionNode>(it.get());
+    if (!f) continue;
+    std::vector<const SeqExprNode*> stack{f->body().get()};
+    while (!stack.empty()) {
+      const SeqExprNode* s = stack.back();
+      stack.pop_back();
+      for (const Block& b : s->blocks())
+        for (const Binding& bd : b->bindings()) {
+          out.push_back(bd->var().get());
+          if (auto* i = As<IfNode>(bd->value().get())) {
+            stack.push_back(i->else_body().get());
+            stack.push_back(i->then_body().get());
+          }
+        }
+    }
+  }
+  return out;
+}
+
+size_t CountBindings(const Module& m) { return BindingVars(m).size(); }
+
+// Removes the bindings of `drop`; each removed variable's later uses read a
+// same-typed variable operand of its value, or else a same-typed parameter.
+class BindingDropper : public ExprMutator {
+ public:
+  explicit BindingDropper(std::unordered_set<const VarNode*> drop) : drop_(std::move(drop)) {}
+  std::vector<Var> params;
+
+ protected:
+  Ref<Node> Rewrite(const Ref<Node>& n) override {
+    auto* b = As<VarBindingNode>(n.get());
+    if (!b || !drop_.count(b->var().get())) return n;
+    const Type& t = b->var()->type();
+    for (const VarNode* use : CollectVarUses(b->value().get())) {
+      if (use != b->var().get() && use->type().get() == t.get()) {
+        RemapVar(b->var().get(), Var(const_cast<VarNode*>(use)));
+        return nullptr;
+      }
+    }
+    for (const Var& p : params)
+      if (p->type().get() == t.get()) {
+        RemapVar(b->var().get(), p);
+        return nullptr;
+      }
+    return nullptr;  // unused, or the verifier rejects the candidate
+  }
+
+ private:
+  std::unordered_set<const VarNode*> drop_;
+};
+
+std::optional<Module> DropBindings(const Module& m, const std::vector<const VarNode*>& vars,
+                                   const std::vector<bool>& drop) {
+  std::unordered_set<const VarNode*> set;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (drop[i]) set.insert(vars[i]);
+  std::vector<Item> items;
+  for (const Item& it : m.items()) {
+    Function f = it->kind() == NodeKind::kFunction ? Downcast<FunctionNode>(it) : Function();
+    if (!f) {
+      items.push_back(it);
+      continue;
+    }
+    BindingDropper d(set);
+    d.params = f->params();
+    items.push_back(d.MutateFunction(f));
+  }
+  StatusOr<Module> r = Module::Make(std::move(items));
+  if (!r.ok()) return std::nullopt;
+  return *r;
+}
+
+// Replaces `v = if ...` (for v in `pick`) by the chosen branch's bindings
+// and `v = branch result`.
+class IfFlattener : public ExprMutator {
+ public:
+  IfFlattener(const VarNode* target, bool then_branch) : target_(target), then_(then_branch) {}
+
+ protected:
+  Ref<Node> Rewrite(const Ref<Node>& n) override {
+    auto* b = As<VarBindingNode>(n.get());
+    if (!b || b->var().get() != target_) return n;
+    auto* i = As<IfNode>(b->value().get());
+    if (!i) return n;
+    const SeqExpr& body = then_ ? i->then_body() : i->else_body();
+    std::vector<Binding> out;
+    for (const Block& blk : body->blocks())
+      for (const Binding& bd : blk->bindings()) out.push_back(bd);
+    out.push_back(VarBindingNode::Make(b->var(), body->result()));
+    return BindingBlockNode::Make(std::move(out), false);
+  }
+
+ private:
+  const VarNode* target_;
+  bool then_;
+};
+
+int Main(Flags f) {
+  if (f.test.empty() && f.pipeline.empty() && f.passes.empty()) {
+    std::cerr << "plir-reduce: give --pipeline or --passes (what fails), or --test CMD\n";
+    return 2;
+  }
+  if (f.plir_opt.empty()) f.plir_opt = SelfDir() + "/plir-opt";
+  StatusOr<Module> loaded = LoadModuleFile(f.input);
+  if (!loaded.ok()) {
+    std::cerr << "plir-reduce: " << Printable(loaded.status().message()) << "\n";
+    return 1;
+  }
+  if (Status s = Verify(*loaded); !s.ok()) {
+    std::cerr << "plir-reduce: " << Printable(f.input) << ": " << Printable(s.message()) << "\n";
+    return 1;
+  }
+  char tmpl[] = "/tmp/plir-reduce-XXXXXX";
+  std::string base = std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) + "/plir-reduce-XXXXXX" : tmpl;
+  std::vector<char> dir(base.begin(), base.end());
+  dir.push_back('\0');
+  if (!mkdtemp(dir.data())) {
+    std::cerr << "plir-reduce: cannot create a work directory: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  std::string work(dir.data());
+  Reducer r(f, work);
+  if (Status s = r.Init(*loaded); !s.ok()) {
+    std::cerr << "plir-reduce: " << s.message() << "\n";
+    std::filesystem::remove_all(work);
+    return 1;
+  }
+  const size_t items0 = loaded->size(), bindings0 = CountBindings(*loaded);
+  Module cur = *loaded;
+  for (int round = 0;; ++round) {
+    const Module before = cur;
+    // 1. Functions.
+    cur = r.Chunks(
+        cur, cur.size(),
+        [](const Module& m, const std::vector<bool>& drop) -> std::optional<Module> {
+          std::vector<Item> keep;
+          for (size_t i = 0; i < m.size(); ++i)
+            if (!drop[i]) keep.push_back(m.items()[i]);
+          if (keep.empty()) return std::nullopt;
+          StatusOr<Module> out = Module::Make(std::move(keep));
+          if (!out.ok()) return std::nullopt;
+          return *out;
+        },
+        [](const Module& m) { return m.size(); });
+    // 2. Bindings.
+    std::vector<const VarNode*> vars = BindingVars(cur);
+    cur = r.Chunks(
+        cur, vars.size(),
+        [&vars](const Module& m, const std::vector<bool>& drop) { return DropBindings(m, vars, drop); },
+        [&vars](const Module& m) {
+          vars = BindingVars(m);
+          return vars.size();
+        });
+    // 3. Branches.
+    for (const VarNode* v : BindingVars(cur)) {
+      for (bool then_branch : {true, false}) {
+        IfFlattener flat(v, then_branch);
+        Module cand = flat.MutateModule(cur);
+        if (!cand.same_as(cur) && r.Interesting(cand)) {
+          cur = cand;
+          break;
+        }
+      }
+    }
+    if (f.verbose)
+      std::cerr << "plir-reduce: round " << round + 1 << ": " << cur.size() << " items, " << CountBindings(cur)
+                << " bindings, " << r.tests() << " tests\n";
+    if (cur.same_as(before) || r.tests() >= f.max_tests) break;
+  }
+  std::filesystem::remove_all(work);
+  std::string text = PrintModule(cur);
+  Status s = f.output.empty() || f.output == "-" ? Status::Ok() : WriteFileAtomically(f.output, text);
+  if (!s.ok()) {
+    std::cerr << "plir-reduce: " << s.message() << "\n";
+    return 1;
+  }
+  if (f.output.empty() || f.output == "-") std::cout << text;
+  std::cerr << "plir-reduce: " << items0 << " -> " << cur.size() << " items, " << bindings0 << " -> "
+            << CountBindings(cur) << " bindings, " << r.tests() << " tests"
+            << (f.output.empty() || f.output == "-" ? "" : "; written to " + f.output) << "\n";
+  return 0;
+}
+
+int ParseAndRun(int argc, char** argv) {
+  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
+    if (chdir(wd) != 0) std::perror("plir-reduce: chdir to BUILD_WORKING_DIRECTORY");
+  }
+  CLI::App app{"plir-reduce: shrink a module while a failure persists"};
+  Flags f;
+  app.add_option("input", f.input, "the module that fails")->required();
+  app.add_option("-o,--output", f.output, "write the smallest failing module here (default: stdout)");
+  auto* pipeline = app.add_option("--pipeline", f.pipeline, "the YAML pipeline that fails");
+  app.add_option("--passes", f.passes, "the passes that fail, comma-separated")->excludes(pipeline);
+  app.add_option("--plugin", f.plugins, "plugin for plir-opt (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin-path", f.plugin_dirs, "plugin directory for plir-opt (repeatable)")->allow_extra_args(false);
+  app.add_option("--plir-opt", f.plir_opt, "the plir-opt to run (default: the one beside plir-reduce)");
+  app.add_option("--test", f.test, "interestingness command: the candidate file is appended; exit 0 = interesting");
+  app.add_option("--max-tests", f.max_tests, "stop after this many candidates")->check(CLI::Range(1, 10000000));
+  app.add_flag("-v,--verbose", f.verbose, "report each round");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return Main(std::move(f));
+}
+
+}  // namespace
+}  // namespace plir
+
+int main(int argc, char** argv) {
+  try {
+    return plir::ParseAndRun(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "plir-reduce: internal error: " << plir::Printable(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "plir-reduce: internal error\n";
+  }
+  return 1;
+}

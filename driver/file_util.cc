@@ -1,0 +1,237 @@
+#include "driver/file_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <vector>
+
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
+
+namespace plir {
+
+// libcrypto (OpenSSL) computes the digest.
+StatusOr<std::string> Sha256File(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound(path + ": cannot open: " + std::strerror(errno));
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      close(fd);
+      EVP_MD_CTX_free(ctx);
+      return Internal(path + ": read error: " + std::strerror(err));
+    }
+    EVP_DigestUpdate(ctx, buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx, digest, &len);
+  EVP_MD_CTX_free(ctx);
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    hex.push_back(kHex[digest[i] >> 4]);
+    hex.push_back(kHex[digest[i] & 15]);
+  }
+  return hex;
+}
+
+
+StatusOr<std::string> ReadFileToString(const std::string& path) {
+  // The module loader's reader (mapped when a regular file, read(2) from
+  // pipes, devices and standard input), copied into a string.
+  PLIR_ASSIGN_OR_RETURN(ModuleFile f, ModuleFile::Open(path));
+  return std::string(f.contents());
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  return WriteFileAtomically(path, std::span<const std::string_view>(&contents, 1));
+}
+
+namespace {
+
+// The file a write to `path` must replace: `path` itself, or, through any
+// chain of symbolic links, the file they point to (a link is followed, not
+// replaced by a regular file). Links are followed at most 40 times, as the
+// kernel does.
+std::string WriteTarget(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat lst;
+    if (lstat(p.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return p;
+    std::vector<char> buf(static_cast<size_t>(lst.st_size > 0 ? lst.st_size : 255) + 1);
+    ssize_t n = readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n <= 0) return p;
+    std::string target(buf.data(), static_cast<size_t>(n));
+    if (target[0] != '/') {  // relative to the link's directory
+      size_t slash = p.rfind('/');
+      if (slash != std::string::npos) target = p.substr(0, slash + 1) + target;
+    }
+    p = target;
+  }
+  return p;
+}
+
+}  // namespace
+
+namespace {
+
+// Temporary files to remove if SIGINT, SIGTERM or SIGHUP ends the process
+// (fixed slots: the handler may only use async-signal-safe calls).
+constexpr int kCleanupSlots = 16;
+constexpr size_t kCleanupPath = 4096;
+char g_cleanup[kCleanupSlots][kCleanupPath];
+std::atomic<bool> g_cleanup_used[kCleanupSlots];
+
+void OnTerminatingSignal(int sig) {
+  for (int i = 0; i < kCleanupSlots; ++i)
+    if (g_cleanup_used[i].load()) unlink(g_cleanup[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void InstallCleanupHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      sigaction(sig, nullptr, &old);
+      if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: keep ignoring
+      struct sigaction sa {};
+      sa.sa_handler = OnTerminatingSignal;
+      sigemptyset(&sa.sa_mask);
+      sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+int AddCleanup(const std::string& path) {
+  if (path.size() >= kCleanupPath) return -1;
+  InstallCleanupHandlers();
+  for (int i = 0; i < kCleanupSlots; ++i) {
+    if (g_cleanup_used[i].load()) continue;
+    std::memcpy(g_cleanup[i], path.c_str(), path.size() + 1);
+    g_cleanup_used[i].store(true);
+    return i;
+  }
+  return -1;
+}
+
+void RemoveCleanup(int slot) {
+  if (slot >= 0) g_cleanup_used[slot].store(false);
+}
+
+}  // namespace
+
+StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
+  AtomicOutput out;
+  out.path_ = WriteTarget(requested);
+  // Devices, pipes and the like (-o /dev/null, -o /dev/stdout) are written
+  // in place: renaming a temporary file over them would replace them.
+  struct stat st;
+  bool exists = stat(out.path_.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return InvalidArgument(out.path_ + ": is a directory");
+  if (exists && !S_ISREG(st.st_mode)) {
+    out.fd_ = open(out.path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (out.fd_ < 0) return Internal(out.path_ + ": cannot open for writing: " + std::strerror(errno));
+    return out;
+  }
+  std::string tmpl = out.path_ + ".tmp.XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  out.fd_ = mkstemp(name.data());
+  if (out.fd_ < 0) return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
+  out.tmp_ = name.data();
+  out.slot_ = AddCleanup(out.tmp_);
+  // mkstemp creates 0600. An existing file keeps its mode; a new one gets
+  // the usual permissions (umask applies).
+  if (exists) {
+    fchmod(out.fd_, st.st_mode & 07777);
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(out.fd_, 0666 & ~mask);
+  }
+  return out;
+}
+
+AtomicOutput::AtomicOutput(AtomicOutput&& o) noexcept
+    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_), slot_(o.slot_) {
+  o.fd_ = -1;
+  o.slot_ = -1;
+  o.tmp_.clear();
+}
+
+AtomicOutput::~AtomicOutput() { Abort(); }
+
+Status AtomicOutput::Write(std::string_view data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd_, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Internal(path_ + ": write failed: " + std::strerror(errno));
+    }
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status AtomicOutput::Commit() {
+  if (fd_ < 0) return Internal(path_ + ": output already closed");
+  if (tmp_.empty()) {  // written in place
+    int rc = close(fd_);
+    fd_ = -1;
+    if (rc != 0) return Internal(path_ + ": close failed: " + std::strerror(errno));
+    return Status::Ok();
+  }
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    Abort();
+    return Internal(path_ + ": " + what + ": " + std::strerror(err));
+  };
+  if (fsync(fd_) != 0) return fail("fsync failed");
+  int rc = close(fd_);
+  fd_ = -1;
+  if (rc != 0) return fail("close failed");
+  if (rename(tmp_.c_str(), path_.c_str()) != 0) return fail("cannot rename the temporary file into place");
+  RemoveCleanup(slot_);
+  slot_ = -1;
+  tmp_.clear();
+  return Status::Ok();
+}
+
+void AtomicOutput::Abort() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) unlink(tmp_.c_str());
+  tmp_.clear();
+  RemoveCleanup(slot_);
+  slot_ = -1;
+}
+
+Status WriteFileAtomically(const std::string& requested, std::span<const std::string_view> parts) {
+  PLIR_ASSIGN_OR_RETURN(AtomicOutput out, AtomicOutput::Create(requested));
+  for (std::string_view part : parts) PLIR_RETURN_IF_ERROR(out.Write(part));
+  return out.Commit();
+}
+
+}  // namespace plir

@@ -1,0 +1,81 @@
+#include "driver/file_util.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace plir {
+namespace {
+
+std::string TmpDir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d ? d : "/tmp";
+}
+
+TEST(FileUtilTest, WritesAtomicallyAndLeavesNoTemporaries) {
+  std::string dir = TmpDir() + "/atomic";
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/out.plir";
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  auto text = ReadFileToString(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "second");
+  int files = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++files; }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(FileUtilTest, FailureLeavesTargetUntouched) {
+  std::string path = TmpDir() + "/no/such/dir/out.plir";
+  Status s = WriteFileAtomically(path, "x");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(path), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(FileUtilTest, DevicesAreWrittenInPlaceNotReplaced) {
+  struct stat before;
+  ASSERT_EQ(stat("/dev/null", &before), 0);
+  ASSERT_TRUE(WriteFileAtomically("/dev/null", "discarded").ok());
+  struct stat after;
+  ASSERT_EQ(stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));  // still the device
+  EXPECT_EQ(before.st_ino, after.st_ino);
+}
+
+TEST(FileUtilTest, AnExistingOutputKeepsItsMode) {
+  std::string path = TmpDir() + "/mode.plir";
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_EQ(chmod(path.c_str(), 0640), 0);
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(*ReadFileToString(path), "second");
+}
+
+TEST(FileUtilTest, WritingThroughASymlinkReplacesItsTarget) {
+  std::string dir = TmpDir() + "/links";
+  std::filesystem::create_directories(dir);
+  std::string target = dir + "/target.plir", link = dir + "/link.plir";
+  ASSERT_TRUE(WriteFileAtomically(target, "old").ok());
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink("target.plir", link);  // relative, as users make them
+  ASSERT_TRUE(WriteFileAtomically(link, "new").ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(*ReadFileToString(target), "new");
+  EXPECT_EQ(*ReadFileToString(link), "new");
+}
+
+TEST(FileUtilTest, MissingInputIsAnError) {
+  auto r = ReadFileToString(TmpDir() + "/missing.plir");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plir

@@ -1,0 +1,126 @@
+// Loads pass plugins (.so files) at run time.
+//
+// A plugin is found by name along a search path (`dead_code_elimination` ->
+// DIR/libplir_dead_code_elimination.so or DIR/dead_code_elimination/
+// libplir_dead_code_elimination.so), or loaded by explicit path. Before
+// calling any C++ code of the plugin, the loader checks the entry symbol,
+// the API version and the build fingerprint. Registration is staged and then
+// committed as a whole. Every error names the file.
+#ifndef PLIR_DRIVER_PLUGIN_LOADER_H_
+#define PLIR_DRIVER_PLUGIN_LOADER_H_
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/op.h"
+#include "passes/plugin_abi.h"
+#include "passes/registry.h"
+
+namespace plir {
+
+struct LoadedPlugin {
+  std::string name;
+  std::string version;
+  std::string path;  // canonical path of the .so
+  std::vector<std::string> passes;
+  std::vector<std::string> ops;
+};
+
+// Error kinds the loader distinguishes (StatusCode alone is too coarse).
+enum class PluginError {
+  kNone,
+  kCannotOpen,
+  kMissingEntry,
+  kApiVersion,
+  kFingerprint,
+  kRegistration,
+  kDuplicateName,
+  kNotFound,
+  kInsecure,
+  kPinMismatch,
+};
+
+class PluginLoader {
+ public:
+  explicit PluginLoader(PassRegistry& passes = PassRegistry::Global(),
+                        OpRegistry& ops = OpRegistry::Global())
+      : passes_(passes), ops_(ops) {}
+
+  // Adds a directory to the end of the search path.
+  void AddSearchDir(const std::string& dir) { search_dirs_.push_back(dir); }
+  // Adds a directory of the plugins shipped with PLIR (searched last). A
+  // plugin elsewhere on the path with the same file name shadows the
+  // bundled one: the loader warns, naming both.
+  void AddBundledDir(const std::string& dir);
+
+  // Trust: plugin files, and the directories holding them, that group or
+  // others may write are refused unless this is set.
+  void set_allow_insecure(bool allow) { allow_insecure_ = allow; }
+  // Requires the plugin named `name` (file libplir_NAME.so) to have this
+  // SHA-256 (hex); checked before the file is opened with dlopen.
+  void Pin(const std::string& name, const std::string& sha256) { pins_[name] = sha256; }
+  // Never loads this file (by canonical path) when scanning the search path.
+  void Skip(const std::string& path);
+  // Called before a plugin file is opened (its constructors run then);
+  // `scanning` is true when LoadAll found it.
+  void SetLoadObserver(std::function<void(const std::string& path, bool scanning)> fn) {
+    observer_ = std::move(fn);
+  }
+  // Warnings (shadowed plugins, skipped files) since the last call.
+  std::vector<std::string> TakeWarnings() { return std::move(warnings_); }
+  const std::vector<std::string>& search_dirs() const { return search_dirs_; }
+
+  // Loads the plugin at `path`. Loading the same file twice is a no-op that
+  // returns the first load.
+  StatusOr<LoadedPlugin> LoadPath(const std::string& path);
+  // Finds `name` on the search path and loads it.
+  StatusOr<LoadedPlugin> LoadByName(const std::string& name);
+  // Returns the file that LoadByName would load, if any.
+  std::optional<std::string> Find(const std::string& name) const;
+  // Loads every plugin found in the search directories. A file that fails
+  // does not stop the others; the result lists every failure (one per line).
+  Status LoadAll();
+
+  const std::vector<LoadedPlugin>& loaded() const { return loaded_; }
+  // The kind of the last error returned.
+  PluginError last_error() const { return last_error_; }
+
+ private:
+  Status Fail(PluginError kind, Status s) {
+    last_error_ = kind;
+    return s;
+  }
+  PassRegistry& passes_;
+  OpRegistry& ops_;
+  Status CheckTrust(const std::string& path, const std::string& canonical);
+  std::vector<std::string> search_dirs_;
+  std::set<std::string> bundled_dirs_;
+  std::set<std::string> skipped_;
+  std::map<std::string, std::string> pins_;
+  bool allow_insecure_ = false;
+  bool scanning_ = false;
+  std::function<void(const std::string&, bool)> observer_;
+  std::vector<std::string> warnings_;
+  std::vector<LoadedPlugin> loaded_;
+  PluginError last_error_ = PluginError::kNone;
+};
+
+// The directories holding the in-tree plugins, relative to the running
+// executable: EXE_DIR/../plugins (bazel-bin layout) and
+// EXE_DIR/../lib/plir/plugins (an installed copy).
+std::vector<std::string> DefaultPluginDirs();
+
+// The conventional plugin name of a pass: DeadCodeElimination ->
+// dead_code_elimination (found as libplir_dead_code_elimination.so).
+std::string PluginNameForPass(const std::string& pass);
+
+// The host's own fingerprint, as a plugin built with this tree would report it.
+std::string DescribeFingerprint(const PlirBuildFingerprint& f);
+
+}  // namespace plir
+
+#endif  // PLIR_DRIVER_PLUGIN_LOADER_H_

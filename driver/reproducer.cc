@@ -1,0 +1,126 @@
+#include "driver/reproducer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "driver/file_util.h"
+#include "driver/yaml_text.h"
+
+namespace plir {
+
+std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines) {
+  std::vector<ReproducerPlugin> out;
+  std::stringstream ss(lines);
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty()) continue;
+    ReproducerPlugin p;
+    size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
+    p.path = line.substr(0, a);
+    if (a != std::string::npos) p.name = line.substr(a + 1, b == std::string::npos ? b : b - a - 1);
+    if (b != std::string::npos) p.version = line.substr(b + 1);
+    auto h = Sha256File(p.path);
+    if (h.ok()) p.sha256 = *h;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::string& input_path,
+                                      const std::string& input_ext, const std::string& pipeline_yaml,
+                                      Reproducer r) {
+  std::string parent = parent_dir;
+  if (parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    parent = tmp && *tmp ? tmp : "/tmp";
+  }
+  std::string templ = parent + "/plir-reproducer-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data()))
+    return Internal("cannot create a reproducer directory in " + parent + ": " + std::strerror(errno));
+  std::string dir(buf.data());
+  chmod(dir.c_str(), 0755);
+  PLIR_ASSIGN_OR_RETURN(std::string input, ReadFileToString(input_path));
+  r.input_file = "input" + input_ext;
+  r.pipeline_file = "pipeline.yaml";
+  PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.input_file, input));
+  PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.pipeline_file, pipeline_yaml));
+
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "version" << YAML::Value << 1;
+  out << YAML::Key << "failure" << YAML::Value;
+  EmitYamlText(out, r.failure);
+  out << YAML::Key << "input" << YAML::Value << r.input_file;
+  out << YAML::Key << "pipeline" << YAML::Value << r.pipeline_file;
+  out << YAML::Key << "plugins" << YAML::Value << YAML::BeginSeq;
+  for (const ReproducerPlugin& p : r.plugins) {
+    out << YAML::BeginMap;
+    for (const auto& [key, value] : {std::pair{"path", &p.path}, {"name", &p.name}, {"version", &p.version},
+                                     {"sha256", &p.sha256}}) {
+      out << YAML::Key << key << YAML::Value;
+      EmitYamlText(out, *value);
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  if (r.opt_level >= 0) out << YAML::Key << "opt_level" << YAML::Value << r.opt_level;
+  if (r.threads > 0) out << YAML::Key << "threads" << YAML::Value << r.threads;
+  if (r.pass_timeout_s > 0) out << YAML::Key << "pass_timeout" << YAML::Value << r.pass_timeout_s;
+  if (r.memory_limit_mb > 0) out << YAML::Key << "memory_limit" << YAML::Value << r.memory_limit_mb;
+  out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& c : r.command) EmitYamlText(out, c);
+  out << YAML::EndSeq;
+  out << YAML::EndMap;
+  PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n"));
+  return dir;
+}
+
+StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
+  std::string manifest = dir + "/reproducer.yaml";
+  PLIR_ASSIGN_OR_RETURN(std::string text, ReadFileToString(manifest));
+  Reproducer r;
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) return InvalidArgument(manifest + ": not a reproducer manifest");
+    auto rel = [&](const YAML::Node& n, const char* key) -> StatusOr<std::string> {
+      if (!n || !n.IsScalar()) return InvalidArgument(manifest + ": missing '" + key + "'");
+      std::string v = n.as<std::string>();
+      if (v.empty() || v.find('/') != std::string::npos || v[0] == '.')
+        return InvalidArgument(manifest + ": '" + key + "' must name a file in the bundle");
+      return dir + "/" + v;
+    };
+    PLIR_ASSIGN_OR_RETURN(r.input_file, rel(root["input"], "input"));
+    PLIR_ASSIGN_OR_RETURN(r.pipeline_file, rel(root["pipeline"], "pipeline"));
+    if (root["failure"]) r.failure = root["failure"].as<std::string>();
+    if (root["opt_level"]) r.opt_level = root["opt_level"].as<int>();
+    if (root["threads"]) r.threads = root["threads"].as<int>();
+    if (root["pass_timeout"]) r.pass_timeout_s = root["pass_timeout"].as<double>();
+    if (root["memory_limit"]) r.memory_limit_mb = root["memory_limit"].as<int64_t>();
+    if (root["command"])
+      for (const auto& c : root["command"]) r.command.push_back(c.as<std::string>());
+    if (root["plugins"]) {
+      for (const auto& p : root["plugins"]) {
+        ReproducerPlugin rp;
+        rp.path = p["path"].as<std::string>();
+        if (p["name"]) rp.name = p["name"].as<std::string>();
+        if (p["version"]) rp.version = p["version"].as<std::string>();
+        if (p["sha256"]) rp.sha256 = p["sha256"].as<std::string>();
+        r.plugins.push_back(std::move(rp));
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(manifest + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  return r;
+}
+
+}  // namespace plir

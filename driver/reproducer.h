@@ -1,0 +1,58 @@
+// Crash reproducers: when a pass fails (crashes, hits a limit, returns an
+// error, or leaves an ill-formed module), plir-opt writes a directory that
+// replays the failure with `plir-opt --reproduce DIR`:
+//
+//   DIR/input.plir (or .json, .plirb)   the input module, byte for byte
+//   DIR/pipeline.yaml   the pipeline up to and including the failing step,
+//                       canonical YAML
+//   DIR/reproducer.yaml the manifest: input, pipeline, plugins (path, name,
+//                       version, sha256), opt level, threads, limits, the
+//                       command line, and the failure as reported
+#ifndef PLIR_DRIVER_REPRODUCER_H_
+#define PLIR_DRIVER_REPRODUCER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/status.h"
+
+namespace plir {
+
+struct ReproducerPlugin {
+  std::string path;
+  std::string name;
+  std::string version;
+  std::string sha256;  // hex
+};
+
+struct Reproducer {
+  std::string input_file;     // in the bundle: "input.plir" etc.
+  std::string pipeline_file;  // in the bundle: "pipeline.yaml"
+  std::vector<ReproducerPlugin> plugins;
+  int opt_level = -1;
+  int threads = 0;
+  double pass_timeout_s = 0;
+  int64_t memory_limit_mb = 0;
+  std::vector<std::string> command;
+  std::string failure;
+};
+
+// Parses "PATH\tNAME\tVERSION" lines and hashes each file.
+std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines);
+
+// Creates a new directory under `parent` (default: $TMPDIR or /tmp) and
+// writes the bundle: `input` is copied byte for byte (a path; for standard
+// input, a file holding what was read), `pipeline_yaml` written as is.
+// Returns the directory.
+StatusOr<std::string> WriteReproducer(const std::string& parent, const std::string& input_path,
+                                      const std::string& input_ext, const std::string& pipeline_yaml,
+                                      Reproducer r);
+
+// Reads DIR/reproducer.yaml; paths in the result are absolute (inside DIR
+// for the input and pipeline).
+StatusOr<Reproducer> ReadReproducer(const std::string& dir);
+
+}  // namespace plir
+
+#endif  // PLIR_DRIVER_REPRODUCER_H_
