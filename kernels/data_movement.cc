@@ -227,6 +227,411 @@ StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs
   return t;
 }
 
+// ---- broadcast_to, squeeze, flatten, tile, repeat, flip, tril/triu,
+// gather/scatter, one_hot, nn.pad. Elements are copied as bytes (exact for
+// every dtype); results that can be larger than the operands are checked
+// against the size cap first; indices out of range are errors.
+
+// The coordinates of flat index `i` in `shape`.
+void Unravel(int64_t i, const std::vector<int64_t>& shape, std::vector<int64_t>* c) {
+  c->resize(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    (*c)[k] = shape[k] ? i % shape[k] : 0;
+    if (shape[k]) i /= shape[k];
+  }
+}
+
+int64_t Ravel(const std::vector<int64_t>& c, const std::vector<int64_t>& strides) {
+  int64_t f = 0;
+  for (size_t k = 0; k < c.size(); ++k) f += c[k] * strides[k];
+  return f;
+}
+
+// A result whose element i is input element src(i) (a byte copy).
+template <typename F>
+StatusOr<Tensor> Gather(const std::string& op, const Tensor& x, const std::vector<int64_t>& shape, F src) {
+  PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
+  Tensor out = NewTensor(x.dtype, shape);
+  int size = DataTypeSize(x.dtype);
+  char* dst = MutableData(out);
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    int64_t j = src(i);
+    if (j < 0) std::memset(dst + i * size, 0, size);
+    else std::memcpy(dst + i * size, ElemPtr(x, j), size);
+  }
+  return out;
+}
+
+StatusOr<Tensor> BroadcastTo(const std::vector<Tensor>& args, const Attrs&) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("broadcast_to", args, 2));
+  const Tensor& x = args[0];
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOperand("broadcast_to", args[1]));
+  auto b = BroadcastShape(x.shape, shape);
+  if (!b.ok() || *b != shape) return InvalidArgument("broadcast_to: the tensor does not broadcast to the shape");
+  auto st = Strides(x.shape);
+  return Gather("broadcast_to", x, shape, [&](int64_t i) { return BroadcastIndex(i, shape, x.shape, st); });
+}
+
+StatusOr<Tensor> Squeeze(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("squeeze", args, 1));
+  Tensor t = args[0];
+  std::vector<bool> drop(t.shape.size(), false);
+  if (const AttrValue* v = attrs.Get("axis")) {
+    PLIR_ASSIGN_OR_RETURN(auto axes, KernelAxes("squeeze", v, t.shape.size()));
+    for (int64_t a : axes) {
+      if (t.shape[a] != 1) return InvalidArgument("squeeze: dimension " + std::to_string(a) + " is not 1");
+      drop[a] = true;
+    }
+  } else {
+    for (size_t i = 0; i < t.shape.size(); ++i) drop[i] = t.shape[i] == 1;
+  }
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    if (!drop[i]) shape.push_back(t.shape[i]);
+  t.shape = shape;  // shares the buffer
+  return t;
+}
+
+StatusOr<Tensor> Flatten(const std::vector<Tensor>& args, const Attrs&) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("flatten", args, 1));
+  Tensor t = args[0];
+  t.shape = {t.NumElements()};
+  return t;
+}
+
+StatusOr<Tensor> Tile(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("tile", args, 1));
+  Tensor x = args[0];
+  std::vector<int64_t> reps = IntList(attrs, "repeats", {});
+  for (int64_t r : reps)
+    if (r < 0) return InvalidArgument("tile: repeats must be non-negative");
+  size_t rank = std::max(x.shape.size(), reps.size());
+  x.shape.insert(x.shape.begin(), rank - x.shape.size(), 1);
+  reps.insert(reps.begin(), rank - reps.size(), 1);
+  std::vector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    auto d = CheckedMul(x.shape[i], reps[i]);
+    if (!d) return InvalidArgument("tile: the result's size does not fit in 64 bits");
+    shape[i] = *d;
+  }
+  auto st = Strides(x.shape);
+  std::vector<int64_t> c;
+  return Gather("tile", x, shape, [&](int64_t i) {
+    Unravel(i, shape, &c);
+    for (size_t k = 0; k < rank; ++k) c[k] %= x.shape[k];
+    return Ravel(c, st);
+  });
+}
+
+StatusOr<Tensor> Repeat(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("repeat", args, 1));
+  Tensor x = args[0];
+  int64_t r = IntAttrOr(attrs, "repeats", 1);
+  if (r < 0) return InvalidArgument("repeat: repeats must be non-negative");
+  int64_t axis = 0;
+  if (const AttrValue* a = attrs.Get("axis")) {
+    PLIR_ASSIGN_OR_RETURN(axis, KernelAxis("repeat", a->as_int(), x.shape.size()));
+  } else {
+    x.shape = {x.NumElements()};
+  }
+  std::vector<int64_t> shape = x.shape;
+  auto d = CheckedMul(shape[axis], r);
+  if (!d) return InvalidArgument("repeat: the result's size does not fit in 64 bits");
+  shape[axis] = *d;
+  auto st = Strides(x.shape);
+  std::vector<int64_t> c;
+  return Gather("repeat", x, shape, [&](int64_t i) {
+    Unravel(i, shape, &c);
+    c[axis] /= r;
+    return Ravel(c, st);
+  });
+}
+
+StatusOr<Tensor> Flip(const std::vector<Tensor>& args, const Attrs& attrs) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("flip", args, 1));
+  const Tensor& x = args[0];
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis("flip", IntAttrOr(attrs, "axis", 0), x.shape.size()));
+  auto st = Strides(x.shape);
+  std::vector<int64_t> c;
+  return Gather("flip", x, x.shape, [&](int64_t i) {
+    Unravel(i, x.shape, &c);
+    c[axis] = x.shape[axis] - 1 - c[axis];
+    return Ravel(c, st);
+  });
+}
+
+OpEvalFn Triangle(std::string op, bool lower) {
+  return [op, lower](const std::vector<Tensor>& args, const Attrs& attrs) -> StatusOr<Tensor> {
+    PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
+    const Tensor& x = args[0];
+    if (x.shape.size() < 2) return InvalidArgument(op + ": a tensor of rank >= 2 needed");
+    int64_t k = IntAttrOr(attrs, "k", 0);
+    int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+    return Gather(op, x, x.shape, [&](int64_t i) -> int64_t {
+      int64_t j = i % cols, r = (i / cols) % rows;
+      // j - r compared with k without overflow (k may be any int64).
+      i128 d = static_cast<i128>(j) - r;
+      bool keep = lower ? d <= k : d >= k;
+      return keep ? i : -1;
+    });
+  };
+}
+
+StatusOr<int64_t> IndexAt(const std::string& op, const Tensor& idx, int64_t i, int64_t len) {
+  int64_t v = idx.GetInt(i);
+  if (v < 0) v += len;
+  if (v < 0 || v >= len) return InvalidArgument(op + ": index " + std::to_string(idx.GetInt(i)) + " out of range [" +
+                                                std::to_string(-len) + ", " + std::to_string(len) + ")");
+  return v;
+}
+
+StatusOr<Tensor> GatherElements(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "gather_elements";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
+  const Tensor& x = args[0];
+  const Tensor& idx = args[1];
+  if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
+  if (idx.shape.size() != x.shape.size()) return InvalidArgument(op + ": data and indices differ in rank");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", 0), x.shape.size()));
+  for (size_t k = 0; k < x.shape.size(); ++k)
+    if (static_cast<int64_t>(k) != axis && idx.shape[k] > x.shape[k])
+      return InvalidArgument(op + ": indices are larger than the data outside the axis");
+  std::vector<int64_t> src(idx.NumElements());
+  auto st = Strides(x.shape);
+  std::vector<int64_t> c;
+  for (int64_t i = 0; i < idx.NumElements(); ++i) {
+    Unravel(i, idx.shape, &c);
+    PLIR_ASSIGN_OR_RETURN(c[axis], IndexAt(op, idx, i, x.shape[axis]));
+    src[i] = Ravel(c, st);
+  }
+  return Gather(op, x, idx.shape, [&](int64_t i) { return src[i]; });
+}
+
+// The index tuples of indices' last axis (gather_nd / scatter_nd): for each
+// tuple, the flat offset of its slice in `x` (of `slice` elements each),
+// after `b` batch dimensions.
+StatusOr<std::vector<int64_t>> NdOffsets(const std::string& op, const Tensor& x, const Tensor& idx, int64_t b,
+                                         int64_t* slice) {
+  if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
+  if (idx.shape.empty()) return InvalidArgument(op + ": indices must have rank >= 1");
+  int64_t m = idx.shape.back();
+  if (b < 0 || b >= static_cast<int64_t>(idx.shape.size()) || b + m > static_cast<int64_t>(x.shape.size()))
+    return InvalidArgument(op + ": indices do not fit the data");
+  for (int64_t k = 0; k < b; ++k)
+    if (idx.shape[k] != x.shape[k]) return InvalidArgument(op + ": batch dimensions differ");
+  *slice = 1;
+  for (size_t k = b + m; k < x.shape.size(); ++k) *slice *= x.shape[k];
+  int64_t batch_size = 1;  // elements of x per batch entry
+  for (size_t k = b; k < x.shape.size(); ++k) batch_size *= x.shape[k];
+  int64_t tuples = m ? idx.NumElements() / m : 0;
+  if (m == 0) {
+    tuples = 1;
+    for (size_t k = 0; k + 1 < idx.shape.size(); ++k) tuples *= idx.shape[k];
+  }
+  int64_t per_batch = 1;
+  for (size_t k = b; k + 1 < idx.shape.size(); ++k) per_batch *= idx.shape[k];
+  auto st = Strides(x.shape);
+  std::vector<int64_t> out(tuples);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t off = per_batch ? (t / per_batch) * batch_size : 0;
+    for (int64_t j = 0; j < m; ++j) {
+      PLIR_ASSIGN_OR_RETURN(int64_t v, IndexAt(op, idx, t * m + j, x.shape[b + j]));
+      off += v * st[b + j];
+    }
+    out[t] = off;
+  }
+  return out;
+}
+
+StatusOr<Tensor> GatherNd(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "gather_nd";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
+  const Tensor& x = args[0];
+  const Tensor& idx = args[1];
+  int64_t b = IntAttrOr(attrs, "batch_dims", 0), slice = 1;
+  PLIR_ASSIGN_OR_RETURN(auto offs, NdOffsets(op, x, idx, b, &slice));
+  std::vector<int64_t> shape(idx.shape.begin(), idx.shape.end() - 1);
+  shape.insert(shape.end(), x.shape.begin() + b + idx.shape.back(), x.shape.end());
+  return Gather(op, x, shape, [&](int64_t i) { return offs[i / slice] + i % slice; });
+}
+
+// Applies `reduction` of update u at element j of the result (doubles for
+// floats, exact integers otherwise).
+struct Scatter {
+  std::string op, red;
+  DataType dt;
+  std::vector<double> f;
+  std::vector<i128> n;
+  std::vector<int64_t> count;  // mean: updates applied per element
+  bool exact;
+  Scatter(std::string o, std::string r, const Tensor& x) : op(std::move(o)), red(std::move(r)), dt(x.dtype) {
+    exact = !IsFloat(dt);
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      if (exact) n.push_back(LoadInt(dt, ElemPtr(x, i)));
+      else f.push_back(x.GetDouble(i));
+    }
+    if (red == "mean") count.assign(x.NumElements(), 1);
+  }
+  Status Apply(int64_t j, const Tensor& u, int64_t k) {
+    if (exact) {
+      i128 v = LoadInt(dt, ElemPtr(u, k));
+      i128& t = n[j];
+      if (red == "update") t = v;
+      else if (red == "add" || red == "mean") { if (__builtin_add_overflow(t, v, &t)) return InvalidArgument(op + ": overflow"); }
+      else if (red == "mul") { if (__builtin_mul_overflow(t, v, &t)) return InvalidArgument(op + ": overflow"); }
+      else if (red == "min") t = std::min(t, v);
+      else if (red == "max") t = std::max(t, v);
+      else return InvalidArgument(op + ": unknown reduction " + red);
+    } else {
+      double v = u.GetDouble(k);
+      double& t = f[j];
+      if (red == "update") t = v;
+      else if (red == "add" || red == "mean") t += v;
+      else if (red == "mul") t *= v;
+      else if (red == "min") t = std::isnan(t) || std::isnan(v) ? NAN : std::min(t, v);
+      else if (red == "max") t = std::isnan(t) || std::isnan(v) ? NAN : std::max(t, v);
+      else return InvalidArgument(op + ": unknown reduction " + red);
+    }
+    if (red == "mean") ++count[j];
+    return Status::Ok();
+  }
+  StatusOr<Tensor> Result(const std::vector<int64_t>& shape) {
+    if (exact) {
+      if (red == "mean")
+        for (size_t i = 0; i < n.size(); ++i) n[i] /= count[i];
+      if (dt == DataType::kBool)
+        for (i128& v : n) v = v != 0;
+      return IntTensor(op, dt, shape, [&](int64_t i, i128* r) { *r = n[i]; return true; });
+    }
+    if (red == "mean")
+      for (size_t i = 0; i < f.size(); ++i) f[i] /= static_cast<double>(count[i]);
+    return MakeTensor(dt, shape, [&](int64_t i) { return f[i]; });
+  }
+};
+
+StatusOr<Tensor> ScatterElements(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "scatter_elements";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 3));
+  const Tensor& x = args[0];
+  const Tensor& idx = args[1];
+  const Tensor& u = args[2];
+  if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
+  if (u.dtype != x.dtype || u.shape != idx.shape || idx.shape.size() != x.shape.size())
+    return InvalidArgument(op + ": updates must have the indices' shape and the data's dtype and rank");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", 0), x.shape.size()));
+  for (size_t k = 0; k < x.shape.size(); ++k)
+    if (static_cast<int64_t>(k) != axis && idx.shape[k] > x.shape[k])
+      return InvalidArgument(op + ": indices are larger than the data outside the axis");
+  Scatter s(op, StringAttrOr(attrs, "reduction", "update"), x);
+  auto st = Strides(x.shape);
+  std::vector<int64_t> c;
+  for (int64_t i = 0; i < idx.NumElements(); ++i) {
+    Unravel(i, idx.shape, &c);
+    PLIR_ASSIGN_OR_RETURN(c[axis], IndexAt(op, idx, i, x.shape[axis]));
+    PLIR_RETURN_IF_ERROR(s.Apply(Ravel(c, st), u, i));
+  }
+  return s.Result(x.shape);
+}
+
+StatusOr<Tensor> ScatterNd(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "scatter_nd";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 3));
+  const Tensor& x = args[0];
+  const Tensor& idx = args[1];
+  const Tensor& u = args[2];
+  int64_t slice = 1;
+  PLIR_ASSIGN_OR_RETURN(auto offs, NdOffsets(op, x, idx, 0, &slice));
+  std::vector<int64_t> ushape(idx.shape.begin(), idx.shape.end() - 1);
+  ushape.insert(ushape.end(), x.shape.begin() + idx.shape.back(), x.shape.end());
+  if (u.dtype != x.dtype || u.shape != ushape)
+    return InvalidArgument(op + ": updates must have shape indices.shape[:-1] + data.shape[m:] and the data's dtype");
+  Scatter s(op, StringAttrOr(attrs, "reduction", "update"), x);
+  for (int64_t t = 0; t < static_cast<int64_t>(offs.size()); ++t)
+    for (int64_t e = 0; e < slice; ++e) PLIR_RETURN_IF_ERROR(s.Apply(offs[t] + e, u, t * slice + e));
+  return s.Result(x.shape);
+}
+
+StatusOr<Tensor> OneHot(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "one_hot";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 3));
+  const Tensor& idx = args[0];
+  const Tensor& on = args[1];
+  const Tensor& off = args[2];
+  if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
+  if (on.NumElements() != 1 || off.NumElements() != 1 || on.dtype != off.dtype)
+    return InvalidArgument(op + ": on_value and off_value must be scalars of one dtype");
+  int64_t depth = IntAttrOr(attrs, "depth", -1);
+  if (depth < 0) return InvalidArgument(op + ": depth must be non-negative");
+  size_t rank = idx.shape.size() + 1;
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", -1), rank));
+  std::vector<int64_t> shape = idx.shape;
+  shape.insert(shape.begin() + axis, depth);
+  PLIR_RETURN_IF_ERROR(CheckResult(op, on.dtype, shape));
+  Tensor out = NewTensor(on.dtype, shape);
+  int size = DataTypeSize(on.dtype);
+  char* dst = MutableData(out);
+  int64_t inner = 1;
+  for (size_t k = axis + 1; k < rank; ++k) inner *= shape[k];
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    int64_t pos = (i / inner) % depth;
+    int64_t src = (i / inner / depth) * inner + i % inner;  // the index element
+    int64_t v = idx.GetInt(src);
+    if (v < 0) v += depth;  // ONNX: negative indices count from depth
+    std::memcpy(dst + i * size, (v == pos ? on : off).data->data(), size);
+  }
+  return out;
+}
+
+StatusOr<Tensor> Pad(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "nn.pad";
+  if (args.size() != 1 && args.size() != 2) return InvalidArgument(op + " takes 1 or 2 tensors");
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, args.size()));
+  const Tensor& x = args[0];
+  std::string mode = StringAttrOr(attrs, "pad_mode", "constant");
+  std::vector<int64_t> pw = IntList(attrs, "pad_width", {});
+  size_t nd = x.shape.size();
+  if (pw.size() != 2 * nd) return InvalidArgument(op + ": pad_width needs two values per axis");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") return InvalidArgument(op + ": unknown pad_mode " + mode);
+  std::vector<int64_t> shape(nd);
+  for (size_t k = 0; k < nd; ++k) {
+    auto n = CheckedAdd(x.shape[k], pw[2 * k]);
+    if (n) n = CheckedAdd(*n, pw[2 * k + 1]);
+    if (!n || *n < 0) return InvalidArgument(op + ": a padded dimension is out of range");
+    shape[k] = *n;
+    bool grows = pw[2 * k] > 0 || pw[2 * k + 1] > 0;
+    if (mode != "constant" && grows && x.shape[k] == 0) return InvalidArgument(op + ": " + mode + " padding of an empty dimension");
+  }
+  Tensor value = MakeTensor(x.dtype, {}, [](int64_t) { return 0.0; });
+  if (args.size() == 2) {
+    if (args[1].NumElements() != 1 || args[1].dtype != x.dtype)
+      return InvalidArgument(op + ": pad_value must be a scalar of the data's dtype");
+    value = args[1];
+  }
+  PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
+  auto st = Strides(x.shape);
+  std::vector<int64_t> c;
+  Tensor out = NewTensor(x.dtype, shape);
+  int size = DataTypeSize(x.dtype);
+  char* dst = MutableData(out);
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    Unravel(i, shape, &c);
+    bool inside = true;
+    for (size_t k = 0; k < nd; ++k) {
+      int64_t n = x.shape[k];
+      int64_t v = c[k] - pw[2 * k];
+      if (v >= 0 && v < n) { c[k] = v; continue; }
+      if (mode == "constant") { inside = false; break; }
+      if (mode == "edge") { c[k] = v < 0 ? 0 : n - 1; continue; }
+      if (n == 1) { c[k] = 0; continue; }
+      int64_t period = 2 * (n - 1);  // reflect (the edge is not repeated)
+      int64_t m = ((v % period) + period) % period;
+      c[k] = m < n ? m : period - m;
+    }
+    std::memcpy(dst + i * size, inside ? ElemPtr(x, Ravel(c, st)) : value.data->data(), size);
+  }
+  return out;
+}
+
 }  // namespace
 
 void RegisterDataMovementKernels(OpKernelTable& t) {
@@ -239,6 +644,20 @@ void RegisterDataMovementKernels(OpKernelTable& t) {
   Set(t, "expand_dims", ExpandDims);
   Set(t, "concat", Concat);
   Set(t, "strided_slice", StridedSlice);
+  Set(t, "broadcast_to", BroadcastTo);
+  Set(t, "squeeze", Squeeze);
+  Set(t, "flatten", Flatten);
+  Set(t, "tile", Tile);
+  Set(t, "repeat", Repeat);
+  Set(t, "flip", Flip);
+  Set(t, "tril", Triangle("tril", true));
+  Set(t, "triu", Triangle("triu", false));
+  Set(t, "gather_elements", GatherElements);
+  Set(t, "gather_nd", GatherNd);
+  Set(t, "scatter_elements", ScatterElements);
+  Set(t, "scatter_nd", ScatterNd);
+  Set(t, "one_hot", OneHot);
+  Set(t, "nn.pad", Pad);
 }
 
 }  // namespace plir::internal

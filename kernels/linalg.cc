@@ -1,6 +1,7 @@
-// Reference kernel of matmul.
+// Reference kernels of matmul and einsum.
 #include "kernels/internal/elements.h"
 #include "kernels/op_kernels.h"
+#include "ir/ops/einsum_subscripts.h"
 
 namespace plir::internal {
 namespace {
@@ -60,9 +61,97 @@ StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
   return r;
 }
 
+// einsum: the tuple's tensors arrive as the arguments. Every combination of
+// the labels is visited once (a label repeated in an operand reads its
+// diagonal: the strides add); at most 2^30 combinations.
+StatusOr<Tensor> Einsum(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "einsum";
+  if (args.empty()) return InvalidArgument("einsum: no operands");
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, args.size()));
+  DataType dt = args[0].dtype;
+  std::vector<int> ranks;
+  for (const Tensor& t : args) {
+    if (t.dtype != dt) return InvalidArgument("einsum: the operands' dtypes differ");
+    ranks.push_back(static_cast<int>(t.shape.size()));
+  }
+  const AttrValue* sub = attrs.Get("subscripts");
+  PLIR_ASSIGN_OR_RETURN(EinsumSpec spec, ParseEinsum(sub ? sub->as_string() : "", ranks));
+  std::vector<int64_t> size(spec.num_labels, -1);
+  for (size_t k = 0; k < args.size(); ++k)
+    for (size_t i = 0; i < spec.inputs[k].size(); ++i) {
+      int64_t d = args[k].shape[i];
+      int64_t& s = size[spec.inputs[k][i]];
+      if (s < 0 || s == 1) s = d;
+      else if (d != 1 && d != s) return InvalidArgument("einsum: a label has sizes " + std::to_string(s) + " and " + std::to_string(d));
+    }
+  std::vector<int> labels = spec.output;  // output labels, then the summed ones
+  std::vector<bool> in_out(spec.num_labels, false);
+  for (int l : spec.output) in_out[l] = true;
+  for (int l = 0; l < spec.num_labels; ++l)
+    if (size[l] >= 0 && !in_out[l]) labels.push_back(l);
+  std::vector<int64_t> shape;
+  for (int l : spec.output) shape.push_back(size[l]);
+  PLIR_RETURN_IF_ERROR(CheckResult(op, dt, shape));
+  i128 combos = 1;
+  for (int l : labels) {
+    combos *= size[l];
+    if (combos > (i128{1} << 30)) return ResourceExhausted("einsum: more than 2^30 products to sum");
+  }
+  // Each operand's stride per label (0 where broadcast).
+  std::vector<std::vector<int64_t>> stride(args.size(), std::vector<int64_t>(labels.size(), 0));
+  for (size_t k = 0; k < args.size(); ++k) {
+    auto st = Strides(args[k].shape);
+    for (size_t i = 0; i < spec.inputs[k].size(); ++i) {
+      if (args[k].shape[i] == 1 && size[spec.inputs[k][i]] != 1) continue;
+      size_t j = std::find(labels.begin(), labels.end(), spec.inputs[k][i]) - labels.begin();
+      stride[k][j] += st[i];
+    }
+  }
+  int64_t out_n = Product(shape);
+  int64_t inner = 1;
+  for (size_t j = spec.output.size(); j < labels.size(); ++j) inner *= size[labels[j]];
+  bool exact = !IsFloat(dt);
+  std::vector<int64_t> c(labels.size());
+  auto offset = [&](size_t k) {
+    int64_t o = 0;
+    for (size_t j = 0; j < labels.size(); ++j) o += c[j] * stride[k][j];
+    return o;
+  };
+  auto coords = [&](int64_t oi, int64_t r) {
+    for (size_t j = spec.output.size(); j-- > 0;) { c[j] = oi % size[labels[j]]; oi /= size[labels[j]]; }
+    for (size_t j = labels.size(); j-- > spec.output.size();) { c[j] = r % size[labels[j]]; r /= size[labels[j]]; }
+  };
+  if (exact) {
+    return IntTensor(op, dt, shape, [&](int64_t oi, i128* sum) {
+      *sum = 0;
+      for (int64_t r = 0; r < inner; ++r) {
+        coords(oi, r);
+        i128 p = 1;
+        for (size_t k = 0; k < args.size(); ++k)
+          if (__builtin_mul_overflow(p, LoadInt(dt, ElemPtr(args[k], offset(k))), &p)) return false;
+        if (__builtin_add_overflow(*sum, p, sum)) return false;
+      }
+      if (dt == DataType::kBool) *sum = *sum != 0;
+      return true;
+    });
+  }
+  (void)out_n;
+  return MakeTensor(dt, shape, [&](int64_t oi) {
+    double sum = 0;
+    for (int64_t r = 0; r < inner; ++r) {
+      coords(oi, r);
+      double p = 1;
+      for (size_t k = 0; k < args.size(); ++k) p *= args[k].GetDouble(offset(k));
+      sum += p;
+    }
+    return sum;
+  });
+}
+
 }  // namespace
 
 void RegisterLinalgKernels(OpKernelTable& t) {
+  Set(t, "einsum", Einsum);
   Set(t, "matmul", Matmul, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && !args[0].shape.empty() ? out * args[0].shape.back() : out;
   });

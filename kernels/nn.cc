@@ -1,32 +1,9 @@
-// Reference kernels of the neural-network ops: softmax, 2-D convolution in any layout.
+// Reference kernels of the convolutions: 2-D convolution in any layout.
 #include "kernels/internal/elements.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
-
-StatusOr<Tensor> Softmax(const std::vector<Tensor>& args, const Attrs& attrs) {
-  PLIR_RETURN_IF_ERROR(CheckArgs("nn.softmax", args, 1));
-  const Tensor& a = args[0];
-  if (!IsFloat(a.dtype)) return InvalidArgument("nn.softmax needs a float tensor");
-  int64_t nd = static_cast<int64_t>(a.shape.size());
-  int64_t axis = attrs.Get("axis") ? attrs.Get("axis")->as_int() : -1;
-  if (axis < 0) axis += nd;
-  if (axis < 0 || axis >= nd) return InvalidArgument("nn.softmax: axis out of range");
-  int64_t len = a.shape[axis];
-  int64_t inner = 1;
-  for (int64_t i = axis + 1; i < nd; ++i) inner *= a.shape[i];
-  std::vector<double> out(a.NumElements());
-  for (int64_t base = 0; base < a.NumElements(); ++base) {
-    if ((base / inner) % len != 0) continue;  // first element of its row
-    double mx = -INFINITY;
-    for (int64_t k = 0; k < len; ++k) mx = std::max(mx, a.GetDouble(base + k * inner));
-    double sum = 0;
-    for (int64_t k = 0; k < len; ++k) sum += std::exp(a.GetDouble(base + k * inner) - mx);
-    for (int64_t k = 0; k < len; ++k) out[base + k * inner] = std::exp(a.GetDouble(base + k * inner) - mx) / sum;
-  }
-  return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return out[i]; });
-}
 
 StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("nn.conv2d", args, 2));
@@ -131,10 +108,169 @@ StatusOr<Tensor> Conv2dAnyLayout(const std::vector<Tensor>& args, const Attrs& a
   return permute(out, inverse);
 }
 
+// nn.conv1d / nn.conv3d and the transposed convolutions, channels first:
+// data (N, C, in...), weight (O, C/groups, k...) or, transposed,
+// (C, O/groups, k...). Floats accumulate in double; integers are exact
+// (overflow is an error).
+StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& attrs, const char* key, int n,
+                                           int64_t def, bool pad) {
+  std::vector<int64_t> v = IntList(attrs, key, {def});
+  size_t want = pad ? 2 * n : n;
+  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
+  if (pad && static_cast<int>(v.size()) == n) {
+    std::vector<int64_t> out(v);
+    out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  if (v.size() != want) return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
+  return v;
+}
+
+OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
+  return [op, nd, transpose](const std::vector<Tensor>& args, const Attrs& attrs) -> StatusOr<Tensor> {
+    PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
+    const Tensor& x = args[0];
+    const Tensor& w = args[1];
+    if (x.dtype != w.dtype) return InvalidArgument(op + ": dtypes differ");
+    if (x.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
+    if (static_cast<int>(x.shape.size()) != nd + 2 || static_cast<int>(w.shape.size()) != nd + 2)
+      return InvalidArgument(op + ": " + std::to_string(nd + 2) + "-D data and weight needed");
+    static const char* dl[] = {"NCW", "NCHW", "NCDHW"};
+    static const char* kl[] = {"OIW", "OIHW", "OIDHW"};
+    static const char* tl[] = {"IOW", "IOHW", "IODHW"};
+    if (StringAttrOr(attrs, "data_layout", dl[nd - 1]) != dl[nd - 1] ||
+        StringAttrOr(attrs, "out_layout", dl[nd - 1]) != dl[nd - 1] ||
+        StringAttrOr(attrs, "kernel_layout", transpose ? tl[nd - 1] : kl[nd - 1]) != (transpose ? tl[nd - 1] : kl[nd - 1]))
+      return InvalidArgument(op + ": unsupported layout");
+    PLIR_ASSIGN_OR_RETURN(auto st, ConvSpatial(op, attrs, "strides", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto dil, ConvSpatial(op, attrs, "dilation", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto pad, ConvSpatial(op, attrs, "padding", nd, 0, true));
+    std::vector<int64_t> opad(nd, 0);
+    if (transpose) { PLIR_ASSIGN_OR_RETURN(opad, ConvSpatial(op, attrs, "output_padding", nd, 0, false)); }
+    int64_t groups = IntAttrOr(attrs, "groups", 1);
+    for (int i = 0; i < nd; ++i)
+      if (st[i] <= 0 || dil[i] <= 0 || pad[i] < 0 || pad[i + nd] < 0 || opad[i] < 0 || st[i] > (int64_t{1} << 31) ||
+          dil[i] > (int64_t{1} << 31) || pad[i] > (int64_t{1} << 40) || pad[i + nd] > (int64_t{1} << 40) ||
+          opad[i] > (int64_t{1} << 31))
+        return InvalidArgument(op + ": bad strides, dilation or padding");
+    int64_t N = x.shape[0], C = x.shape[1];
+    if (groups <= 0 || C % groups != 0) return InvalidArgument(op + ": channel mismatch");
+    int64_t O, Ig;  // output channels; input channels per group
+    if (!transpose) {
+      O = w.shape[0];
+      Ig = w.shape[1];
+      if (O % groups != 0 || Ig * groups != C) return InvalidArgument(op + ": channel mismatch");
+    } else {
+      if (w.shape[0] != C) return InvalidArgument(op + ": channel mismatch");
+      auto o = CheckedMul(w.shape[1], groups);
+      if (!o) return InvalidArgument(op + ": channel mismatch");
+      O = *o;
+      Ig = C / groups;
+    }
+    int64_t Og = O / groups;
+    std::vector<int64_t> shape{N, O}, in(nd), k(nd);
+    for (int i = 0; i < nd; ++i) {
+      in[i] = x.shape[2 + i];
+      k[i] = w.shape[2 + i];
+      i128 eff = static_cast<i128>(dil[i]) * (k[i] - 1) + 1, o;
+      if (!transpose) {
+        i128 padded = static_cast<i128>(in[i]) + pad[i] + pad[i + nd];
+        if (padded < eff) return InvalidArgument(op + ": kernel larger than the padded input");
+        o = (padded - eff) / st[i] + 1;
+      } else {
+        o = in[i] == 0 ? 0 : static_cast<i128>(in[i] - 1) * st[i] - pad[i] - pad[i + nd] + eff + opad[i];
+        if (o < 0) return InvalidArgument(op + ": the padding is larger than the output");
+      }
+      if (o > (static_cast<i128>(1) << 62)) return InvalidArgument(op + ": the output is too large");
+      shape.push_back(static_cast<int64_t>(o));
+    }
+    PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
+    auto xs = Strides(x.shape), ws = Strides(w.shape), os = Strides(shape);
+    int64_t taps = 1;
+    for (int i = 0; i < nd; ++i) taps *= k[i];
+    int64_t total = Product(shape);
+    bool exact = IsInteger(x.dtype);
+    std::vector<double> fo(exact ? 0 : total, 0.0);
+    std::vector<i128> io(exact ? total : 0, 0);
+    bool overflow = false;
+    auto acc = [&](int64_t oi, int64_t xi, int64_t wi) {
+      if (exact) {
+        i128 p;
+        if (__builtin_mul_overflow(LoadInt(x.dtype, ElemPtr(x, xi)), LoadInt(w.dtype, ElemPtr(w, wi)), &p) ||
+            __builtin_add_overflow(io[oi], p, &io[oi]))
+          overflow = true;
+      } else {
+        fo[oi] += x.GetDouble(xi) * w.GetDouble(wi);
+      }
+    };
+    std::vector<int64_t> kc(nd), pos(nd);
+    // Tap t's kernel coordinates.
+    auto tap = [&](int64_t t) {
+      for (int i = nd - 1; i >= 0; --i) { kc[i] = t % k[i]; t /= k[i]; }
+    };
+    if (!transpose) {
+      std::vector<int64_t> oc(nd);
+      for (int64_t oi = 0; oi < total && !overflow; ++oi) {
+        int64_t n = oi / os[0], o = (oi / os[1]) % O, g = o / Og;
+        for (int i = 0; i < nd; ++i) oc[i] = (oi / os[2 + i]) % shape[2 + i];
+        for (int64_t t = 0; t < taps; ++t) {
+          tap(t);
+          bool inside = true;
+          int64_t xo = n * xs[0], wo = o * ws[0];
+          for (int i = 0; i < nd && inside; ++i) {
+            int64_t p = oc[i] * st[i] - pad[i] + kc[i] * dil[i];
+            inside = p >= 0 && p < in[i];
+            xo += p * xs[2 + i];
+            wo += kc[i] * ws[2 + i];
+          }
+          if (!inside) continue;
+          for (int64_t ic = 0; ic < Ig; ++ic) acc(oi, xo + (g * Ig + ic) * xs[1], wo + ic * ws[1]);
+        }
+      }
+    } else {
+      // Each input element spreads over the outputs it reaches.
+      std::vector<int64_t> xc(nd);
+      int64_t xt = x.NumElements();
+      for (int64_t xi = 0; xi < xt && !overflow; ++xi) {
+        int64_t n = xi / xs[0], c = (xi / xs[1]) % C, g = c / Ig;
+        for (int i = 0; i < nd; ++i) xc[i] = (xi / xs[2 + i]) % in[i];
+        for (int64_t t = 0; t < taps; ++t) {
+          tap(t);
+          bool inside = true;
+          int64_t oo = n * os[0], wo = c * ws[0];
+          for (int i = 0; i < nd && inside; ++i) {
+            int64_t p = xc[i] * st[i] - pad[i] + kc[i] * dil[i];
+            inside = p >= 0 && p < shape[2 + i];
+            oo += p * os[2 + i];
+            wo += kc[i] * ws[2 + i];
+          }
+          if (!inside) continue;
+          for (int64_t j = 0; j < Og; ++j) acc(oo + (g * Og + j) * os[1], xi, wo + j * ws[1]);
+        }
+      }
+    }
+    if (overflow) return InvalidArgument(op + ": " + std::string(DataTypeName(x.dtype)) + " overflow");
+    if (exact) return IntTensor(op, x.dtype, shape, [&](int64_t i, i128* r) { *r = io[i]; return true; });
+    return MakeTensor(x.dtype, shape, [&](int64_t i) { return fo[i]; });
+  };
+}
+
+int64_t ConvWork(const std::vector<Tensor>& args, int64_t out) {
+  if (args.size() != 2 || args[1].shape.size() < 3) return out;
+  int64_t per = 1;
+  for (size_t i = 1; i < args[1].shape.size(); ++i) per *= std::max<int64_t>(1, args[1].shape[i]);
+  return out * per;
+}
+
 }  // namespace
 
 void RegisterNnKernels(OpKernelTable& t) {
-  Set(t, "nn.softmax", Softmax);
+  for (int nd = 1; nd <= 3; ++nd)
+    for (bool transpose : {false, true}) {
+      if (nd == 2 && !transpose) continue;
+      std::string name = "nn.conv" + std::to_string(nd) + "d" + (transpose ? "_transpose" : "");
+      Set(t, name.c_str(), ConvNd(name, nd, transpose), ConvWork);
+    }
   Set(t, "nn.conv2d", Conv2dAnyLayout, [](const std::vector<Tensor>& args, int64_t out) {
     return args.size() == 2 && args[1].shape.size() == 4
                ? out * args[1].shape[1] * args[1].shape[2] * args[1].shape[3]

@@ -8,6 +8,10 @@ OpKernelTable& OpKernelTable::Global() {
   static OpKernelTable* table = [] {
     auto* t = new OpKernelTable();
     internal::RegisterElementwiseKernels(*t);
+    internal::RegisterBinaryKernels(*t);
+    internal::RegisterReduceKernels(*t);
+    internal::RegisterNormalizationKernels(*t);
+    internal::RegisterPoolingKernels(*t);
     internal::RegisterNnKernels(*t);
     internal::RegisterLinalgKernels(*t);
     internal::RegisterDataMovementKernels(*t);

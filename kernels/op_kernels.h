@@ -72,8 +72,12 @@ int64_t EstimateWork(const OpNode& op, const std::vector<Tensor>& args, int64_t 
 
 namespace internal {
 // The families (kernels/<family>.cc), called once by OpKernelTable::Global().
-void RegisterElementwiseKernels(OpKernelTable& t);
-void RegisterNnKernels(OpKernelTable& t);
+void RegisterElementwiseKernels(OpKernelTable& t);  // unary
+void RegisterBinaryKernels(OpKernelTable& t);
+void RegisterReduceKernels(OpKernelTable& t);
+void RegisterNormalizationKernels(OpKernelTable& t);
+void RegisterPoolingKernels(OpKernelTable& t);
+void RegisterNnKernels(OpKernelTable& t);  // convolution
 void RegisterLinalgKernels(OpKernelTable& t);
 void RegisterDataMovementKernels(OpKernelTable& t);
 void RegisterCreationKernels(OpKernelTable& t);

@@ -144,6 +144,169 @@ inline OpDef Def(std::string name, std::string desc, int min_args, int max_args,
   return d;
 }
 
+// ---- Helpers shared by the families added for real models (issue 20) ----
+
+// Attribute readers: the value, or `def` when absent.
+inline int64_t IntAttr(const Attrs& attrs, const char* key, int64_t def) {
+  const AttrValue* v = attrs.Get(key);
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_int() : def;
+}
+inline bool BoolAttr(const Attrs& attrs, const char* key, bool def) {
+  const AttrValue* v = attrs.Get(key);
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_bool() : def;
+}
+inline double FloatAttr(const Attrs& attrs, const char* key, double def) {
+  const AttrValue* v = attrs.Get(key);
+  if (!v) return def;
+  if (v->kind() == AttrValue::Kind::kInt) return static_cast<double>(v->as_int());
+  return v->kind() == AttrValue::Kind::kFloat ? v->as_float() : def;
+}
+inline std::string StringAttr(const Attrs& attrs, const char* key, const std::string& def) {
+  const AttrValue* v = attrs.Get(key);
+  return v && v->kind() == AttrValue::Kind::kString ? v->as_string() : def;
+}
+// An int-list attribute; nullopt when absent.
+inline std::optional<std::vector<int64_t>> IntListAttr(const Attrs& attrs, const char* key) {
+  const AttrValue* v = attrs.Get(key);
+  if (!v) return std::nullopt;
+  std::vector<int64_t> l;
+  v->GetIntList(&l);
+  return l;
+}
+
+// Which dtypes an op accepts.
+enum class DTypeClass {
+  kAny,       // every dtype
+  kNumeric,   // integers and floats (not bool)
+  kFloat,     // float16, bfloat16, float32, float64
+  kIntBool,   // integers and bool (bitwise ops)
+  kInt,       // integers only (shifts)
+};
+
+inline bool DTypeIn(DataType dt, DTypeClass c) {
+  if (dt == DataType::kUnknown) return true;
+  switch (c) {
+    case DTypeClass::kAny: return true;
+    case DTypeClass::kNumeric: return dt != DataType::kBool;
+    case DTypeClass::kFloat: return IsFloat(dt);
+    case DTypeClass::kIntBool: return !IsFloat(dt);
+    case DTypeClass::kInt: return IsIntDType(dt);
+  }
+  return true;
+}
+
+inline const char* DTypeClassName(DTypeClass c) {
+  switch (c) {
+    case DTypeClass::kAny: return "any dtype";
+    case DTypeClass::kNumeric: return "a numeric (integer or float) dtype";
+    case DTypeClass::kFloat: return "a float dtype";
+    case DTypeClass::kIntBool: return "an integer or bool dtype";
+    case DTypeClass::kInt: return "an integer dtype";
+  }
+  return "";
+}
+
+inline Status CheckDType(const std::string& op, const TensorTypeNode* t, DTypeClass c) {
+  if (t && !DTypeIn(t->dtype(), c))
+    return InvalidArgument(op + " expects " + DTypeClassName(c) + ", got " + ShapeStr(t));
+  return Status::Ok();
+}
+
+// The same shape as `t`, with dtype `dt`.
+inline Type WithDType(const TensorTypeNode* t, DataType dt) {
+  if (t->dtype() == dt) return Type(t);
+  if (t->has_shape()) return TensorTypeNode::Make(t->shape(), dt);
+  return TensorTypeNode::MakeRank(t->ndim(), dt);
+}
+
+// A unary elementwise op: the operand's type (its dtype checked against
+// `c`), or its shape with `result` as dtype (isnan: bool).
+inline TypeInferFn UnaryInfer(std::string op, DTypeClass c,
+                              DataType result = DataType::kUnknown) {
+  return [op, c, result](const Args& args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+    if (!a) return UnknownTensor(result);
+    PLIR_RETURN_IF_ERROR(CheckDType(op, a, c));
+    return result == DataType::kUnknown ? Type(a) : WithDType(a, result);
+  };
+}
+
+// The broadcast of tensor types a and b's shapes (either may be null:
+// unknown), with dtype dt.
+inline StatusOr<Type> BroadcastTypes(const std::string& op, const TensorTypeNode* a,
+                                     const TensorTypeNode* b, DataType dt) {
+  if (!a || !b) return UnknownTensor(dt);
+  if (a->has_shape() && b->has_shape()) {
+    PLIR_ASSIGN_OR_RETURN(auto shape, Broadcast(op, a, b));
+    if (shape) {
+      if (*shape == a->shape() && a->dtype() == dt) return Type(a);
+      if (*shape == b->shape() && b->dtype() == dt) return Type(b);
+      return TensorTypeNode::Make(std::move(*shape), dt);
+    }
+    return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+  }
+  if (a->ndim() >= 0 && b->ndim() >= 0) return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+  return UnknownTensor(dt);
+}
+
+// A binary op with NumPy broadcasting: operands of one dtype (checked
+// against `c`); the result has that dtype, or `result` (comparisons: bool).
+inline TypeInferFn BinaryInfer(std::string op, DTypeClass c, DataType result = DataType::kUnknown) {
+  return [op, c, result](const Args& args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+    PLIR_ASSIGN_OR_RETURN(auto b, TensorArg(op, args, 1));
+    PLIR_RETURN_IF_ERROR(CheckDType(op, a, c));
+    PLIR_RETURN_IF_ERROR(CheckDType(op, b, c));
+    DataType dt = a ? a->dtype() : b ? b->dtype() : DataType::kUnknown;
+    if (a && b) { PLIR_ASSIGN_OR_RETURN(dt, SameDType(op, a, b)); }
+    if (result != DataType::kUnknown) dt = result;
+    return BroadcastTypes(op, a, b, dt);
+  };
+}
+
+// Normalized, sorted, distinct axes of a reduction (`axis` absent: all).
+inline StatusOr<std::vector<int64_t>> ReduceAxes(const std::string& op, const Attrs& attrs, int ndim,
+                                                 const char* key = "axis") {
+  std::vector<int64_t> axes;
+  const AttrValue* v = attrs.Get(key);
+  if (!v) {
+    for (int i = 0; i < ndim; ++i) axes.push_back(i);
+    return axes;
+  }
+  if (v->kind() == AttrValue::Kind::kInt) axes.push_back(v->as_int());
+  else v->GetIntList(&axes);
+  std::vector<bool> seen(ndim, false);
+  for (int64_t& a : axes) {
+    PLIR_ASSIGN_OR_RETURN(a, NormalizeAxis(op, a, ndim));
+    if (seen[a]) return InvalidArgument(op + ": axis " + std::to_string(a) + " given twice");
+    seen[a] = true;
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+// The type of a reduction of `a` over `axis` (keepdims: size-1 dims stay).
+inline StatusOr<Type> ReduceType(const std::string& op, const TensorTypeNode* a, const Attrs& attrs,
+                                 DataType dt, const char* key = "axis") {
+  bool keep = BoolAttr(attrs, "keepdims", false);
+  if (!a || a->ndim() < 0) return UnknownTensor(dt);
+  PLIR_ASSIGN_OR_RETURN(auto axes, ReduceAxes(op, attrs, a->ndim(), key));
+  int out_rank = keep ? a->ndim() : a->ndim() - static_cast<int>(axes.size());
+  if (!a->has_shape()) return TensorTypeNode::MakeRank(out_rank, dt);
+  std::vector<Dim> out;
+  for (int i = 0; i < a->ndim(); ++i) {
+    bool red = std::binary_search(axes.begin(), axes.end(), i);
+    if (!red) out.push_back(a->shape()[i]);
+    else if (keep) out.push_back(Dim::Const(1));
+  }
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
+// A description with the ONNX ops the PLIR op serves (docs/ops.md lists them).
+inline std::string Onnx(const std::string& desc, const std::string& onnx) {
+  return desc + " (ONNX: " + onnx + ")";
+}
+
 }  // namespace plir::internal
 
 #endif  // PLIR_IR_OPS_INFER_UTIL_H_

@@ -1,6 +1,7 @@
-// Linear algebra: NumPy matmul.
+// Linear algebra: NumPy matmul, einsum.
 #include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/einsum_subscripts.h"
 
 namespace plir::internal {
 namespace {
@@ -42,10 +43,60 @@ StatusOr<Type> InferMatmul(const Args& args, const Attrs&, TypeSpan) {
   return TensorTypeNode::Make(std::move(out), dt);
 }
 
+// einsum((a, b, ...), subscripts="..."): the operands as a tuple.
+StatusOr<Type> InferEinsum(const Args& args, const Attrs& attrs, TypeSpan) {
+  const std::string op = "einsum";
+  const Type& t = args[0]->type();
+  if (t->kind() == NodeKind::kObjectType) return UnknownTensor();
+  auto* tup = As<TupleTypeNode>(t);
+  if (!tup || tup->fields().empty()) return InvalidArgument("einsum expects a non-empty tuple of tensors, got " + TypeToString(t));
+  std::vector<const TensorTypeNode*> ops;
+  DataType dt = DataType::kUnknown;
+  bool shapes = true;
+  std::vector<int> ranks;
+  for (const Type& f : tup->fields()) {
+    auto* ft = As<TensorTypeNode>(f);
+    if (!ft) {
+      if (f->kind() != NodeKind::kObjectType) return InvalidArgument("einsum expects a tuple of tensors, got " + TypeToString(t));
+      return UnknownTensor(dt);
+    }
+    if (ft->dtype() != DataType::kUnknown) {
+      if (dt != DataType::kUnknown && dt != ft->dtype()) return InvalidArgument("einsum: the operands' dtypes differ");
+      dt = ft->dtype();
+    }
+    if (ft->ndim() < 0) return UnknownTensor(dt);
+    shapes = shapes && ft->has_shape();
+    ranks.push_back(ft->ndim());
+    ops.push_back(ft);
+  }
+  PLIR_ASSIGN_OR_RETURN(EinsumSpec spec, ParseEinsum(StringAttr(attrs, "subscripts", ""), ranks));
+  if (!shapes) return TensorTypeNode::MakeRank(static_cast<int>(spec.output.size()), dt);
+  std::vector<std::optional<Dim>> size(spec.num_labels);
+  for (size_t k = 0; k < ops.size(); ++k)
+    for (size_t i = 0; i < spec.inputs[k].size(); ++i) {
+      const Dim& d = ops[k]->shape()[i];
+      auto& s = size[spec.inputs[k][i]];
+      if (!s || (s->is_const() && s->value == 1)) { s = d; continue; }
+      if (d.is_const() && d.value == 1) continue;
+      if (s->is_const() && d.is_const() && s->value != d.value)
+        return InvalidArgument("einsum: a label has sizes " + std::to_string(s->value) + " and " + std::to_string(d.value));
+      if (*s != d) return TensorTypeNode::MakeRank(static_cast<int>(spec.output.size()), dt);
+    }
+  std::vector<Dim> out;
+  for (int l : spec.output) out.push_back(*size[l]);
+  return TensorTypeNode::Make(std::move(out), dt);
+}
+
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry& r) {
-  Add(r, Def("matmul", "NumPy matmul", 2, 2, InferMatmul, {}, true, OpPattern::kOutEWiseFusable));
+  Add(r, Def("matmul", Onnx("NumPy matmul", "MatMul, Gemm (with permute_dims, multiply and add)"), 2, 2, InferMatmul,
+             {}, true, OpPattern::kOutEWiseFusable));
+  Add(r, Def("einsum",
+             Onnx("Einstein summation: einsum((a, b, ...), subscripts=\"ij,jk->ik\"); ellipsis broadcast, implicit "
+                  "output (the labels used once, sorted), repeated labels take diagonals",
+                  "Einsum"),
+             1, 1, InferEinsum, {{"subscripts", AttrKind::kString, true, std::nullopt}}, true, OpPattern::kOpaque));
 }
 
 }  // namespace plir::internal

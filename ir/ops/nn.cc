@@ -1,19 +1,13 @@
-// Neural-network ops: softmax and 2-D convolution.
+// Convolution: nn.conv1d, nn.conv2d, nn.conv3d and their transposes.
 #include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+
+#include <limits>
 
 namespace plir::internal {
 namespace {
 
-StatusOr<Type> InferSoftmax(const Args& args, const Attrs& attrs, TypeSpan) {
-  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("nn.softmax", args, 0));
-  if (!a) return UnknownTensor();
-  if (a->ndim() >= 0) {
-    int64_t axis = attrs.Get("axis") ? attrs.Get("axis")->as_int() : -1;
-    PLIR_RETURN_IF_ERROR(NormalizeAxis("nn.softmax", axis, a->ndim()).status());
-  }
-  return Type(a);
-}
+using i128 = __int128;
 
 // Reads an int-list attribute of length 1 or 2 into (h, w); or 1, 2 or 4 into
 // padding (top, left, bottom, right).
@@ -147,12 +141,125 @@ StatusOr<Type> InferConv2dCanonical(const TensorTypeNode* d, const TensorTypeNod
   return TensorTypeNode::Make(std::move(out), dt);
 }
 
+// nn.conv1d / nn.conv3d and the transposed convolutions (1-D, 2-D, 3-D):
+// channels-first data (NCW, NCHW, NCDHW), weight OI... (transposed: IO...).
+// padding: 1, n or 2n values (all begins, then all ends).
+StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& attrs, const char* key, int n,
+                                           int64_t def, bool pad) {
+  std::vector<int64_t> v = IntListAttr(attrs, key).value_or(std::vector<int64_t>{def});
+  size_t want = pad ? 2 * n : n;
+  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
+  if (pad && static_cast<int>(v.size()) == n) {
+    std::vector<int64_t> out(v);
+    out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  if (v.size() != want)
+    return InvalidArgument(op + ": attribute '" + key + "' has " + std::to_string(v.size()) + " values, expected " +
+                           (pad ? "1, " + std::to_string(n) + " or " + std::to_string(2 * n) : "1 or " + std::to_string(n)));
+  return v;
+}
+
+const char* DataLayoutOf(int nd) { return nd == 1 ? "NCW" : nd == 2 ? "NCHW" : "NCDHW"; }
+const char* KernelLayoutOf(int nd, bool transpose) {
+  if (transpose) return nd == 1 ? "IOW" : nd == 2 ? "IOHW" : "IODHW";
+  return nd == 1 ? "OIW" : nd == 2 ? "OIHW" : "OIDHW";
+}
+
+TypeInferFn InferConvNd(std::string op, int nd, bool transpose) {
+  return [op, nd, transpose](const Args& args, const Attrs& attrs, TypeSpan) -> StatusOr<Type> {
+    PLIR_ASSIGN_OR_RETURN(auto d, TensorArg(op, args, 0));
+    PLIR_ASSIGN_OR_RETURN(auto w, TensorArg(op, args, 1));
+    PLIR_RETURN_IF_ERROR(CheckDType(op, d, DTypeClass::kNumeric));
+    if (StringAttr(attrs, "data_layout", DataLayoutOf(nd)) != DataLayoutOf(nd) ||
+        StringAttr(attrs, "kernel_layout", KernelLayoutOf(nd, transpose)) != KernelLayoutOf(nd, transpose) ||
+        StringAttr(attrs, "out_layout", DataLayoutOf(nd)) != DataLayoutOf(nd))
+      return InvalidArgument(op + ": only data_layout " + DataLayoutOf(nd) + " and kernel_layout " +
+                             KernelLayoutOf(nd, transpose) + " are supported");
+    PLIR_ASSIGN_OR_RETURN(auto st, ConvSpatial(op, attrs, "strides", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto dil, ConvSpatial(op, attrs, "dilation", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto pad, ConvSpatial(op, attrs, "padding", nd, 0, true));
+    std::vector<int64_t> opad(nd, 0);
+    if (transpose) { PLIR_ASSIGN_OR_RETURN(opad, ConvSpatial(op, attrs, "output_padding", nd, 0, false)); }
+    for (int i = 0; i < nd; ++i) {
+      if (st[i] <= 0 || dil[i] <= 0) return InvalidArgument(op + ": strides and dilation must be positive");
+      if (pad[i] < 0 || pad[i + nd] < 0 || opad[i] < 0) return InvalidArgument(op + ": padding must be non-negative");
+      if (st[i] > (int64_t{1} << 31) || dil[i] > (int64_t{1} << 31) || pad[i] > (int64_t{1} << 40) ||
+          pad[i + nd] > (int64_t{1} << 40) || opad[i] > (int64_t{1} << 31))
+        return InvalidArgument(op + ": strides, dilation or padding too large");
+      if (transpose && opad[i] >= std::max(st[i], dil[i]))
+        return InvalidArgument(op + ": output_padding must be smaller than the stride or the dilation");
+    }
+    int64_t groups = IntAttr(attrs, "groups", 1);
+    if (groups <= 0) return InvalidArgument(op + ": groups must be positive");
+    DataType dt = d ? d->dtype() : w ? w->dtype() : DataType::kUnknown;
+    if (const AttrValue* od = attrs.Get("out_dtype"); od && !od->as_string().empty()) {
+      auto p = ParseDataType(od->as_string());
+      if (!p) return InvalidArgument(op + ": unknown out_dtype \"" + od->as_string() + "\"");
+      if (d && d->dtype() != DataType::kUnknown && *p != d->dtype())
+        return InvalidArgument(op + ": out_dtype other than the data's dtype is not supported");
+    }
+    if (!d || !w) return TensorTypeNode::MakeRank(nd + 2, dt);
+    PLIR_ASSIGN_OR_RETURN(dt, SameDType(op, d, w));
+    if ((d->ndim() >= 0 && d->ndim() != nd + 2) || (w->ndim() >= 0 && w->ndim() != nd + 2))
+      return InvalidArgument(op + " expects " + std::to_string(nd + 2) + "-D data and weight, got " + ShapeStr(d) +
+                             " and " + ShapeStr(w));
+    if (!d->has_shape() || !w->has_shape()) return TensorTypeNode::MakeRank(nd + 2, dt);
+    const auto& ds = d->shape();
+    const auto& ws = w->shape();
+    // Channels: plain weight (O, I/groups, k...); transposed (I, O/groups, k...).
+    const Dim& in_c = ds[1];
+    Dim out_c;
+    if (!transpose) {
+      if (ws[0].is_const() && ws[0].value % groups != 0)
+        return InvalidArgument(op + ": " + std::to_string(ws[0].value) + " output channels are not divisible by groups=" +
+                               std::to_string(groups));
+      if (in_c.is_const() && ws[1].is_const() && (!CheckedMul(ws[1].value, groups) || in_c.value != ws[1].value * groups))
+        return InvalidArgument(op + ": data has " + std::to_string(in_c.value) + " input channels, weight " + ShapeStr(w) +
+                               " expects " + std::to_string(ws[1].value) + " x groups=" + std::to_string(groups));
+      out_c = ws[0];
+    } else {
+      if (in_c.is_const() && ws[0].is_const() && in_c.value != ws[0].value)
+        return InvalidArgument(op + ": data has " + std::to_string(in_c.value) + " input channels, weight " + ShapeStr(w) +
+                               " has " + std::to_string(ws[0].value));
+      if (ws[0].is_const() && ws[0].value % groups != 0)
+        return InvalidArgument(op + ": input channels are not divisible by groups=" + std::to_string(groups));
+      if (ws[1].is_const()) {
+        auto oc = CheckedMul(ws[1].value, groups);
+        if (!oc) return InvalidArgument(op + ": output channels overflow");
+        out_c = Dim::Const(*oc);
+      } else {
+        return TensorTypeNode::MakeRank(nd + 2, dt);
+      }
+    }
+    std::vector<Dim> out{ds[0], out_c};
+    for (int i = 0; i < nd; ++i) {
+      const Dim& in = ds[2 + i];
+      const Dim& k = ws[2 + i];
+      if (!in.is_const() || !k.is_const()) return TensorTypeNode::MakeRank(nd + 2, dt);
+      i128 eff = static_cast<i128>(dil[i]) * (k.value - 1) + 1;
+      i128 o;
+      if (!transpose) {
+        i128 padded = static_cast<i128>(in.value) + pad[i] + pad[i + nd];
+        if (padded < eff)
+          return InvalidArgument(op + ": kernel larger than the padded input in " + ShapeStr(d) + " with weight " + ShapeStr(w));
+        o = (padded - eff) / st[i] + 1;
+      } else {
+        o = static_cast<i128>(in.value - 1) * st[i] - pad[i] - pad[i + nd] + eff + opad[i];
+        if (in.value == 0) o = 0;
+        if (o < 0) return InvalidArgument(op + ": the padding is larger than the output");
+      }
+      if (o > std::numeric_limits<int64_t>::max()) return InvalidArgument(op + ": the output size overflows 64 bits");
+      out.push_back(Dim::Const(static_cast<int64_t>(o)));
+    }
+    return TensorTypeNode::Make(std::move(out), dt);
+  };
+}
+
 }  // namespace
 
 void RegisterNnOps(OpRegistry& r) {
-  Add(r, Def("nn.softmax", "softmax along `axis`", 1, 1, InferSoftmax,
-             {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)}}, true, OpPattern::kOpaque));
-  Add(r, Def("nn.conv2d", "2-D convolution, data NCHW (or data_layout), weight OIHW (or kernel_layout)", 2, 2, InferConv2d,
+  Add(r, Def("nn.conv2d", Onnx("2-D convolution, data NCHW (or data_layout), weight OIHW (or kernel_layout)", "Conv"), 2, 2, InferConv2d,
              {{"strides", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(1), AttrValue::Int(1)})},
               {"padding", AttrKind::kIntList, false,
                AttrValue::List({AttrValue::Int(0), AttrValue::Int(0), AttrValue::Int(0), AttrValue::Int(0)})},
@@ -164,6 +271,31 @@ void RegisterNnOps(OpRegistry& r) {
               {"kernel_layout", AttrKind::kString, false, AttrValue::String("OIHW")},
               {"out_layout", AttrKind::kString, false, std::nullopt}},
              true, OpPattern::kOutEWiseFusable));
+  for (int nd = 1; nd <= 3; ++nd) {
+    for (bool transpose : {false, true}) {
+      if (nd == 2 && !transpose) continue;  // nn.conv2d above (with its layouts)
+      std::string name = "nn.conv" + std::to_string(nd) + "d" + (transpose ? "_transpose" : "");
+      std::vector<AttrValue> one(nd, AttrValue::Int(1)), zero(nd, AttrValue::Int(0)), zero2(2 * nd, AttrValue::Int(0));
+      std::vector<AttrSpec> attrs = {{"strides", AttrKind::kIntList, false, AttrValue::List(one)},
+                                     {"padding", AttrKind::kIntList, false, AttrValue::List(zero2)}};
+      if (transpose) attrs.push_back({"output_padding", AttrKind::kIntList, false, AttrValue::List(zero)});
+      attrs.push_back({"dilation", AttrKind::kIntList, false, AttrValue::List(one)});
+      attrs.push_back({"groups", AttrKind::kInt, false, AttrValue::Int(1)});
+      attrs.push_back({"data_layout", AttrKind::kString, false, AttrValue::String(DataLayoutOf(nd))});
+      attrs.push_back({"kernel_layout", AttrKind::kString, false, AttrValue::String(KernelLayoutOf(nd, transpose))});
+      attrs.push_back({"out_layout", AttrKind::kString, false, std::nullopt});
+      attrs.push_back({"out_dtype", AttrKind::kString, false, std::nullopt});
+      std::string dims = std::to_string(nd) + "-D";
+      std::string desc = transpose
+                             ? dims + " transposed convolution (the gradient of conv), data " + DataLayoutOf(nd) +
+                                   ", weight " + KernelLayoutOf(nd, true) + " (in, out/groups, k...)"
+                             : dims + " convolution, data " + std::string(DataLayoutOf(nd)) + ", weight " +
+                                   KernelLayoutOf(nd, false);
+      Add(r, Def(name, Onnx(desc + "; padding 1, n or 2n values (all begins, then all ends)",
+                            transpose ? "ConvTranspose" : "Conv"),
+                 2, 2, InferConvNd(name, nd, transpose), attrs, true, OpPattern::kOutEWiseFusable));
+    }
+  }
 }
 
 }  // namespace plir::internal

@@ -10,6 +10,10 @@ OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry();
     internal::RegisterElementwiseOps(*r);
+    internal::RegisterBinaryOps(*r);
+    internal::RegisterReduceOps(*r);
+    internal::RegisterNormalizationOps(*r);
+    internal::RegisterPoolingOps(*r);
     internal::RegisterNnOps(*r);
     internal::RegisterLinalgOps(*r);
     internal::RegisterDataMovementOps(*r);

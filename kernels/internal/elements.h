@@ -229,6 +229,93 @@ inline StatusOr<DataType> DtypeAttr(const std::string& op, const Attrs& attrs, D
   return *p;
 }
 
+// ---- Helpers of the families added for real models (issue 20) ----
+
+inline int64_t IntAttrOr(const Attrs& attrs, const char* key, int64_t def) {
+  const AttrValue* v = attrs.Get(key);
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_int() : def;
+}
+inline bool BoolAttrOr(const Attrs& attrs, const char* key, bool def) {
+  const AttrValue* v = attrs.Get(key);
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_bool() : def;
+}
+inline double FloatAttrOr(const Attrs& attrs, const char* key, double def) {
+  const AttrValue* v = attrs.Get(key);
+  if (!v) return def;
+  if (v->kind() == AttrValue::Kind::kInt) return static_cast<double>(v->as_int());
+  return v->kind() == AttrValue::Kind::kFloat ? v->as_float() : def;
+}
+inline std::string StringAttrOr(const Attrs& attrs, const char* key, const std::string& def) {
+  const AttrValue* v = attrs.Get(key);
+  return v && v->kind() == AttrValue::Kind::kString ? v->as_string() : def;
+}
+
+inline Status NeedFloat(const std::string& op, const Tensor& t) {
+  if (!IsFloat(t.dtype)) return InvalidArgument(op + " needs a float tensor, got " + std::string(DataTypeName(t.dtype)));
+  return Status::Ok();
+}
+
+// Normalized, sorted, distinct axes (`v` absent: all of them).
+inline StatusOr<std::vector<int64_t>> KernelAxes(const std::string& op, const AttrValue* v, size_t rank) {
+  std::vector<int64_t> axes;
+  if (!v) {
+    for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+    return axes;
+  }
+  if (v->kind() == AttrValue::Kind::kInt) axes.push_back(v->as_int());
+  else v->GetIntList(&axes);
+  std::vector<bool> seen(rank, false);
+  for (int64_t& a : axes) {
+    PLIR_ASSIGN_OR_RETURN(a, KernelAxis(op, a, rank));
+    if (seen[a]) return InvalidArgument(op + ": repeated axis");
+    seen[a] = true;
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+// The element size in bytes and a pointer to element i.
+inline const char* ElemPtr(const Tensor& t, int64_t i) { return t.data->data() + i * DataTypeSize(t.dtype); }
+inline char* MutableData(Tensor& t) { return const_cast<char*>(t.data->data()); }
+
+// Reduction geometry: for a tensor of `shape` reduced over the (sorted)
+// `axes`, each element's "outer" index (its position with the reduced axes
+// dropped) and "inner" index (its position within the reduced axes).
+struct ReduceGeometry {
+  std::vector<int64_t> shape;
+  std::vector<bool> reduced;
+  int64_t outer = 1, inner = 1;
+  ReduceGeometry(const std::vector<int64_t>& s, const std::vector<int64_t>& axes) : shape(s), reduced(s.size(), false) {
+    for (int64_t a : axes) reduced[a] = true;
+    for (size_t i = 0; i < s.size(); ++i) (reduced[i] ? inner : outer) *= s[i];
+  }
+  // Flat index of the element at (outer o, inner k).
+  int64_t Flat(int64_t o, int64_t k) const {
+    int64_t flat = 0, mul = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      int64_t c;
+      if (reduced[i]) { c = k % shape[i]; k /= shape[i]; }
+      else { c = o % shape[i]; o /= shape[i]; }
+      flat += c * mul;
+      mul *= shape[i];
+    }
+    return flat;
+  }
+};
+
+// Fails (ResourceExhausted) if a result of `shape` and `dt` would be larger
+// than MaxTensorBytes() or has a negative dimension: kernels whose result
+// can be larger than their operands (broadcast_to, tile, pad, one_hot, a
+// reduction over a 0-size axis) check before they allocate.
+inline Status CheckResult(const std::string& op, DataType dt, const std::vector<int64_t>& shape) {
+  for (int64_t d : shape)
+    if (d < 0) return InvalidArgument(op + ": negative result dimension " + std::to_string(d));
+  PLIR_ASSIGN_OR_RETURN(int64_t n, ElementCount(shape, op + " result"));
+  auto b = CheckedBytes(n, std::max(1, DataTypeSize(dt)), MaxTensorBytes(), op + " result");
+  if (!b.ok()) return b.status();
+  return Status::Ok();
+}
+
 }  // namespace plir::internal
 
 #endif  // PLIR_KERNELS_INTERNAL_ELEMENTS_H_

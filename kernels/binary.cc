@@ -1,0 +1,227 @@
+// Reference kernels of the binary elementwise ops (NumPy broadcasting):
+// arithmetic, maximum/minimum, power, floor division and the remainders,
+// comparisons, logic, bitwise ops and shifts; and where. Integers are exact
+// (overflow and division by zero are errors), floats compute in double.
+#include "kernels/internal/elements.h"
+#include "kernels/op_kernels.h"
+
+namespace plir::internal {
+namespace {
+
+enum class BinOp {
+  kAdd, kSub, kMul, kDiv, kMax, kMin, kPow, kFloorDiv, kFloorMod, kMod,
+  kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kXor, kBitAnd, kBitOr, kBitXor, kShl, kShr,
+};
+
+bool IsCompare(BinOp k) { return k >= BinOp::kEq && k <= BinOp::kGe; }
+bool IsLogic(BinOp k) { return k >= BinOp::kAnd && k <= BinOp::kXor; }
+bool IsBitwise(BinOp k) { return k >= BinOp::kBitAnd; }
+bool Divides(BinOp k) { return k == BinOp::kDiv || k == BinOp::kFloorDiv || k == BinOp::kFloorMod || k == BinOp::kMod; }
+
+template <typename T>
+bool Compare(BinOp k, T x, T y) {
+  switch (k) {
+    case BinOp::kEq: return x == y;
+    case BinOp::kNe: return x != y;
+    case BinOp::kLt: return x < y;
+    case BinOp::kLe: return x <= y;
+    case BinOp::kGt: return x > y;
+    case BinOp::kGe: return x >= y;
+    default: return false;
+  }
+}
+
+// x^y exactly (y >= 0), false on overflow of i128 or of [lo, hi].
+bool IntPow(i128 x, i128 y, i128 lo, i128 hi, i128* r) {
+  i128 result = 1, base = x;
+  while (y > 0) {
+    if (y & 1) {
+      if (__builtin_mul_overflow(result, base, &result) || result < lo || result > hi) return false;
+    }
+    y >>= 1;
+    // A later bit of y multiplies result by base again: an overflow of base
+    // is an overflow of the result (|x| >= 2 here; 0 and +-1 never overflow).
+    if (y > 0 && __builtin_mul_overflow(base, base, &base)) return false;
+  }
+  *r = result;
+  return true;
+}
+
+// An integer op on x and y; false on overflow. `dt` is the operands' dtype.
+bool IntOp(BinOp k, DataType dt, i128 x, i128 y, i128* r) {
+  i128 lo, hi;
+  IntRange(dt, &lo, &hi);
+  int width = DataTypeSize(dt) * 8;
+  switch (k) {
+    case BinOp::kAdd: return !__builtin_add_overflow(x, y, r);
+    case BinOp::kSub: return !__builtin_sub_overflow(x, y, r);
+    case BinOp::kMul: return !__builtin_mul_overflow(x, y, r);
+    case BinOp::kDiv: *r = x / y; return true;  // truncates toward zero
+    case BinOp::kMax: *r = x > y ? x : y; return true;
+    case BinOp::kMin: *r = x < y ? x : y; return true;
+    case BinOp::kPow:
+      if (y < 0) {
+        if (x == 1) { *r = 1; return true; }
+        if (x == -1) { *r = (y & 1) ? -1 : 1; return true; }
+        return false;
+      }
+      return IntPow(x, y, lo, hi, r);
+    case BinOp::kFloorDiv: {
+      i128 q = x / y;
+      if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+      *r = q;
+      return true;
+    }
+    case BinOp::kFloorMod: {
+      i128 m = x % y;
+      if (m != 0 && ((m < 0) != (y < 0))) m += y;
+      *r = m;
+      return true;
+    }
+    case BinOp::kMod: *r = x % y; return true;
+    case BinOp::kBitAnd: *r = x & y; return true;
+    case BinOp::kBitOr: *r = x | y; return true;
+    case BinOp::kBitXor: *r = x ^ y; return true;
+    case BinOp::kShl: {
+      if (y >= width) { *r = 0; return true; }
+      unsigned __int128 mask = (static_cast<unsigned __int128>(1) << width) - 1;
+      unsigned __int128 v = (static_cast<unsigned __int128>(x) << static_cast<int>(y)) & mask;
+      if (lo < 0 && (v >> (width - 1)) & 1) *r = static_cast<i128>(v) - (static_cast<i128>(1) << width);
+      else *r = static_cast<i128>(v);
+      return true;
+    }
+    case BinOp::kShr:
+      if (y >= width) { *r = x < 0 ? -1 : 0; return true; }
+      *r = x >> static_cast<int>(y);  // arithmetic for negative x
+      return true;
+    default: return false;
+  }
+}
+
+double FloatOp(BinOp k, double x, double y) {
+  switch (k) {
+    case BinOp::kAdd: return x + y;
+    case BinOp::kSub: return x - y;
+    case BinOp::kMul: return x * y;
+    case BinOp::kDiv: return x / y;
+    case BinOp::kMax: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+    case BinOp::kMin: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case BinOp::kPow: return std::pow(x, y);
+    case BinOp::kFloorDiv: return std::floor(x / y);
+    case BinOp::kFloorMod: {
+      double m = std::fmod(x, y);
+      if (m != 0 && ((m < 0) != (y < 0))) m += y;
+      return m;
+    }
+    case BinOp::kMod: return std::fmod(x, y);
+    default: return 0;
+  }
+}
+
+OpEvalFn BinaryKernel(std::string op, BinOp kind) {
+  return [op, kind](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
+    PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
+    const Tensor& a = args[0];
+    const Tensor& b = args[1];
+    if (a.dtype != b.dtype)
+      return InvalidArgument(op + ": dtypes differ (" + std::string(DataTypeName(a.dtype)) + " vs " +
+                             std::string(DataTypeName(b.dtype)) + ")");
+    auto shape_or = BroadcastShape(a.shape, b.shape);
+    if (!shape_or.ok()) return InvalidArgument(op + ": shapes do not broadcast");
+    std::vector<int64_t> shape = *shape_or;
+    PLIR_RETURN_IF_ERROR(CheckResult(op, a.dtype, shape));
+    auto sa = Strides(a.shape), sb = Strides(b.shape);
+    auto ia = [&](int64_t i) { return BroadcastIndex(i, shape, a.shape, sa); };
+    auto ib = [&](int64_t i) { return BroadcastIndex(i, shape, b.shape, sb); };
+    DataType dt = a.dtype;
+    if (IsCompare(kind) || IsLogic(kind)) {
+      bool exact = !IsFloat(dt);
+      return MakeTensor(DataType::kBool, shape, [&](int64_t i) {
+        bool r;
+        if (IsLogic(kind)) {
+          bool x = a.GetDouble(ia(i)) != 0, y = b.GetDouble(ib(i)) != 0;
+          r = kind == BinOp::kAnd ? (x && y) : kind == BinOp::kOr ? (x || y) : (x != y);
+        } else if (exact) {
+          r = Compare(kind, LoadInt(dt, ElemPtr(a, ia(i))), LoadInt(dt, ElemPtr(b, ib(i))));
+        } else {
+          r = Compare(kind, a.GetDouble(ia(i)), b.GetDouble(ib(i)));
+        }
+        return r ? 1.0 : 0.0;
+      });
+    }
+    if (IsBitwise(kind) && IsFloat(dt)) return InvalidArgument(op + " needs integer tensors");
+    if ((kind == BinOp::kShl || kind == BinOp::kShr) && dt == DataType::kBool)
+      return InvalidArgument(op + " needs integer tensors");
+    if ((kind == BinOp::kPow || kind == BinOp::kFloorDiv || kind == BinOp::kFloorMod || kind == BinOp::kMod) &&
+        dt == DataType::kBool)
+      return InvalidArgument(op + " does not take bool");
+    if (IsInteger(dt) || (dt == DataType::kBool && kind != BinOp::kAdd && kind != BinOp::kSub &&
+                          kind != BinOp::kMul && kind != BinOp::kDiv)) {
+      for (int64_t i = 0; Divides(kind) && i < b.NumElements(); ++i)
+        if (LoadInt(dt, ElemPtr(b, i)) == 0) return InvalidArgument(op + ": integer division by zero");
+      for (int64_t i = 0; (kind == BinOp::kShl || kind == BinOp::kShr) && i < b.NumElements(); ++i)
+        if (LoadInt(dt, ElemPtr(b, i)) < 0) return InvalidArgument(op + ": negative shift amount");
+      bool pow_neg = false;
+      StatusOr<Tensor> t = IntTensor(op, dt, shape, [&](int64_t i, i128* r) {
+        i128 x = LoadInt(dt, ElemPtr(a, ia(i))), y = LoadInt(dt, ElemPtr(b, ib(i)));
+        if (kind == BinOp::kPow && y < 0 && x != 1 && x != -1) pow_neg = true;
+        return IntOp(kind, dt, x, y, r);
+      });
+      if (pow_neg) return InvalidArgument(op + ": integer power with a negative exponent");
+      return t;
+    }
+    bool is_bool = dt == DataType::kBool;
+    return MakeTensor(dt, shape, [&](int64_t i) {
+      double x = a.GetDouble(ia(i)), y = b.GetDouble(ib(i));
+      if (is_bool && kind == BinOp::kDiv) return y == 0 ? 0.0 : x / y;
+      return FloatOp(kind, x, y);
+    });
+  };
+}
+
+// where(cond, x, y): x's element where cond is nonzero, else y's (bytes
+// copied: exact for every dtype).
+StatusOr<Tensor> Where(const std::vector<Tensor>& args, const Attrs&) {
+  PLIR_RETURN_IF_ERROR(CheckArgs("where", args, 3));
+  const Tensor& c = args[0];
+  const Tensor& x = args[1];
+  const Tensor& y = args[2];
+  if (x.dtype != y.dtype) return InvalidArgument("where: x and y differ in dtype");
+  auto xy = BroadcastShape(x.shape, y.shape);
+  if (!xy.ok()) return InvalidArgument("where: shapes do not broadcast");
+  auto shape_or = BroadcastShape(c.shape, *xy);
+  if (!shape_or.ok()) return InvalidArgument("where: shapes do not broadcast");
+  std::vector<int64_t> shape = *shape_or;
+  PLIR_RETURN_IF_ERROR(CheckResult("where", x.dtype, shape));
+  Tensor out = NewTensor(x.dtype, shape);
+  auto sc = Strides(c.shape), sx = Strides(x.shape), sy = Strides(y.shape);
+  int size = DataTypeSize(x.dtype);
+  char* dst = MutableData(out);
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    bool take_x = c.GetDouble(BroadcastIndex(i, shape, c.shape, sc)) != 0;
+    const char* src = take_x ? ElemPtr(x, BroadcastIndex(i, shape, x.shape, sx))
+                             : ElemPtr(y, BroadcastIndex(i, shape, y.shape, sy));
+    std::memcpy(dst + i * size, src, size);
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterBinaryKernels(OpKernelTable& t) {
+  struct B { const char* name; BinOp kind; };
+  const B ops[] = {
+      {"add", BinOp::kAdd}, {"subtract", BinOp::kSub}, {"multiply", BinOp::kMul}, {"divide", BinOp::kDiv},
+      {"maximum", BinOp::kMax}, {"minimum", BinOp::kMin}, {"power", BinOp::kPow},
+      {"floor_divide", BinOp::kFloorDiv}, {"floor_mod", BinOp::kFloorMod}, {"mod", BinOp::kMod},
+      {"equal", BinOp::kEq}, {"not_equal", BinOp::kNe}, {"less", BinOp::kLt}, {"less_equal", BinOp::kLe},
+      {"greater", BinOp::kGt}, {"greater_equal", BinOp::kGe}, {"logical_and", BinOp::kAnd},
+      {"logical_or", BinOp::kOr}, {"logical_xor", BinOp::kXor}, {"bitwise_and", BinOp::kBitAnd},
+      {"bitwise_or", BinOp::kBitOr}, {"bitwise_xor", BinOp::kBitXor}, {"left_shift", BinOp::kShl},
+      {"right_shift", BinOp::kShr},
+  };
+  for (const B& b : ops) Set(t, b.name, BinaryKernel(b.name, b.kind));
+  Set(t, "where", Where);
+}
+
+}  // namespace plir::internal

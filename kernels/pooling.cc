@@ -1,0 +1,186 @@
+// Reference kernels of pooling: max / average pooling in 1-3 dimensions and
+// adaptive average / max pooling, channels first or last. Windows are
+// clipped to the input before they are visited (a huge pool_size costs no
+// more than the input), and the result's size is checked before allocation.
+#include "kernels/internal/elements.h"
+#include "kernels/op_kernels.h"
+
+namespace plir::internal {
+namespace {
+
+std::optional<std::vector<int>> Layout(const std::string& layout, int nd) {
+  static const char* first[] = {"NCW", "NCHW", "NCDHW"};
+  static const char* last[] = {"NWC", "NHWC", "NDHWC"};
+  std::vector<int> axes;
+  if (layout == first[nd - 1]) {
+    for (int i = 0; i < nd + 2; ++i) axes.push_back(i);
+  } else if (layout == last[nd - 1]) {
+    axes = {0, nd + 1};
+    for (int i = 0; i < nd; ++i) axes.push_back(i + 1);
+  } else {
+    return std::nullopt;
+  }
+  return axes;
+}
+
+StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key, int n,
+                                       int64_t def, bool pad) {
+  std::vector<int64_t> v = IntList(attrs, key, {def});
+  size_t want = pad ? 2 * n : n;
+  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
+  if (pad && static_cast<int>(v.size()) == n) {
+    std::vector<int64_t> out(v);
+    out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  if (v.size() != want) return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
+  return v;
+}
+
+enum class Pool { kMax, kAvg, kAdaptiveAvg, kAdaptiveMax };
+
+OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
+  return [op, nd, kind](const std::vector<Tensor>& args, const Attrs& attrs) -> StatusOr<Tensor> {
+    PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
+    const Tensor& x = args[0];
+    if (x.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
+    std::string layout = StringAttrOr(attrs, "layout", nd == 1 ? "NCW" : nd == 2 ? "NCHW" : "NCDHW");
+    auto pos = Layout(layout, nd);
+    if (!pos || StringAttrOr(attrs, "out_layout", layout) != layout)
+      return InvalidArgument(op + ": unsupported layout " + layout);
+    if (static_cast<int>(x.shape.size()) != nd + 2)
+      return InvalidArgument(op + ": " + std::to_string(nd + 2) + "-D data needed");
+    bool adaptive = kind == Pool::kAdaptiveAvg || kind == Pool::kAdaptiveMax;
+    bool is_max = kind == Pool::kMax || kind == Pool::kAdaptiveMax;
+    std::vector<int64_t> in(nd), k(nd, 1), s(nd, 1), d(nd, 1), p(2 * nd, 0), out_sp(nd);
+    for (int i = 0; i < nd; ++i) in[i] = x.shape[(*pos)[2 + i]];
+    if (adaptive) {
+      std::vector<int64_t> size = in;
+      if (attrs.Get("output_size")) { PLIR_ASSIGN_OR_RETURN(size, Spatial(op, attrs, "output_size", nd, 1, false)); }
+      for (int i = 0; i < nd; ++i) {
+        if (size[i] <= 0) return InvalidArgument(op + ": output_size must be positive");
+        out_sp[i] = size[i];
+      }
+    } else {
+      PLIR_ASSIGN_OR_RETURN(k, Spatial(op, attrs, "pool_size", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(s, Spatial(op, attrs, "strides", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(d, Spatial(op, attrs, "dilation", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(p, Spatial(op, attrs, "padding", nd, 0, true));
+      bool ceil = BoolAttrOr(attrs, "ceil_mode", false);
+      for (int i = 0; i < nd; ++i) {
+        if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || p[i + nd] < 0 || k[i] > (int64_t{1} << 31) ||
+            s[i] > (int64_t{1} << 31) || d[i] > (int64_t{1} << 31) || p[i] > (int64_t{1} << 40) ||
+            p[i + nd] > (int64_t{1} << 40))
+          return InvalidArgument(op + ": bad pool_size, strides, dilation or padding");
+        int64_t eff = d[i] * (k[i] - 1) + 1, padded = in[i] + p[i] + p[i + nd];
+        if (padded < eff) return InvalidArgument(op + ": the window is larger than the padded input");
+        int64_t o = ceil ? (padded - eff + s[i] - 1) / s[i] + 1 : (padded - eff) / s[i] + 1;
+        if (ceil && (o - 1) * s[i] >= in[i] + p[i]) --o;
+        out_sp[i] = o;
+      }
+    }
+    std::vector<int64_t> shape = x.shape;
+    for (int i = 0; i < nd; ++i) shape[(*pos)[2 + i]] = out_sp[i];
+    PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
+    bool include_pad = BoolAttrOr(attrs, "count_include_pad", false);
+    auto in_strides = Strides(x.shape);
+    auto out_strides = Strides(shape);
+    bool exact = IsInteger(x.dtype) && is_max;
+    i128 lo, hi;
+    if (exact) IntRange(x.dtype, &lo, &hi);
+    // Visits the taps of output element `flat`: f(input flat index); returns
+    // the divisor of the average.
+    auto window = [&](int64_t flat, auto&& f) -> int64_t {
+      int64_t base = 0;
+      std::vector<int64_t> first(nd), last(nd), step(nd);  // tap positions in the input
+      int64_t padded_taps = 1;
+      for (size_t a = 0; a < shape.size(); ++a) {
+        int64_t c = (flat / out_strides[a]) % shape[a];
+        bool spatial = false;
+        for (int i = 0; i < nd; ++i)
+          if ((*pos)[2 + i] == static_cast<int>(a)) {
+            spatial = true;
+            if (adaptive) {
+              first[i] = static_cast<int64_t>(static_cast<i128>(c) * in[i] / out_sp[i]);
+              last[i] = static_cast<int64_t>((static_cast<i128>(c + 1) * in[i] + out_sp[i] - 1) / out_sp[i]) - 1;
+              step[i] = 1;
+              padded_taps *= last[i] - first[i] + 1;
+            } else {
+              int64_t start = c * s[i] - p[i];
+              // Taps j = 0..k-1 at start + j*d; keep those inside [0, in).
+              int64_t jlo = start >= 0 ? 0 : (-start + d[i] - 1) / d[i];
+              int64_t jhi = std::min(k[i] - 1, start > in[i] - 1 ? -1 : (in[i] - 1 - start) / d[i]);
+              first[i] = start + jlo * d[i];
+              last[i] = start + jhi * d[i];
+              step[i] = d[i];
+              if (jhi < jlo) { first[i] = 0; last[i] = -1; }
+              // Taps inside the padded input [-pb, in + pe).
+              int64_t plo = 0;
+              int64_t phi = std::min(k[i] - 1, (in[i] + p[i + nd] - 1 - start) / d[i]);
+              padded_taps *= std::max<int64_t>(0, phi - plo + 1);
+            }
+          }
+        if (!spatial) base += c * in_strides[a];
+      }
+      int64_t count = 1;
+      for (int i = 0; i < nd; ++i) count *= last[i] >= first[i] ? (last[i] - first[i]) / step[i] + 1 : 0;
+      if (count > 0) {
+        std::vector<int64_t> cur(first);
+        while (true) {
+          int64_t off = base;
+          for (int i = 0; i < nd; ++i) off += cur[i] * in_strides[(*pos)[2 + i]];
+          f(off);
+          int i = nd - 1;
+          for (; i >= 0; --i) {
+            cur[i] += step[i];
+            if (cur[i] <= last[i]) break;
+            cur[i] = first[i];
+          }
+          if (i < 0) break;
+        }
+      }
+      return include_pad && !adaptive ? padded_taps : count;
+    };
+    if (exact) {
+      return IntTensor(op, x.dtype, shape, [&](int64_t flat, i128* r) {
+        i128 best = lo;
+        window(flat, [&](int64_t off) { best = std::max(best, LoadInt(x.dtype, ElemPtr(x, off))); });
+        *r = best;
+        return true;
+      });
+    }
+    return MakeTensor(x.dtype, shape, [&](int64_t flat) {
+      double acc = is_max ? -INFINITY : 0;
+      bool nan = false;
+      int64_t n = window(flat, [&](int64_t off) {
+        double v = x.GetDouble(off);
+        if (std::isnan(v)) nan = true;
+        acc = is_max ? std::max(acc, v) : acc + v;
+      });
+      if (nan) return static_cast<double>(NAN);
+      if (is_max) return acc;
+      return n > 0 ? acc / static_cast<double>(n) : 0.0;
+    });
+  };
+}
+
+int64_t PoolWork(const std::vector<Tensor>& args, int64_t out) {
+  if (args.size() != 1 || args[0].shape.size() < 3) return out;
+  int64_t spatial = 1;
+  for (size_t i = 2; i < args[0].shape.size(); ++i) spatial *= std::max<int64_t>(1, args[0].shape[i]);
+  return out * spatial;  // at most every input position per output
+}
+
+}  // namespace
+
+void RegisterPoolingKernels(OpKernelTable& t) {
+  for (int nd = 1; nd <= 3; ++nd) {
+    std::string d = std::to_string(nd) + "d";
+    Set(t, ("nn.max_pool" + d).c_str(), PoolKernel("nn.max_pool" + d, nd, Pool::kMax), PoolWork);
+    Set(t, ("nn.avg_pool" + d).c_str(), PoolKernel("nn.avg_pool" + d, nd, Pool::kAvg), PoolWork);
+    Set(t, ("nn.adaptive_avg_pool" + d).c_str(), PoolKernel("nn.adaptive_avg_pool" + d, nd, Pool::kAdaptiveAvg), PoolWork);
+    Set(t, ("nn.adaptive_max_pool" + d).c_str(), PoolKernel("nn.adaptive_max_pool" + d, nd, Pool::kAdaptiveMax), PoolWork);
+  }
+}
+
+}  // namespace plir::internal
