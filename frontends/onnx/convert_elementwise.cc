@@ -1,0 +1,210 @@
+// Elementwise ONNX ops: arithmetic, comparisons and logic, unary math,
+// activations.
+#include "frontends/onnx/converter.h"
+
+namespace plir::onnx_import {
+namespace {
+
+bool Has(const char* op) { return static_cast<bool>(OpRegistry::Global().Lookup(op)); }
+
+ConverterFn Unary(std::string op) {
+  return [op](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    return c.One(op, {x});
+  };
+}
+
+ConverterFn Binary(std::string op) {
+  return [op](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(1));
+    return c.One(op, {a, b});
+  };
+}
+
+// Sum, Max, Min: the binary op folded over every input.
+ConverterFn Variadic(std::string op) {
+  return [op](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr acc, c.Input(0));
+    for (int i = 1; i < c.num_inputs(); ++i) {
+      PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(i));
+      PLIR_ASSIGN_OR_RETURN(acc, c.Call(op, {acc, x}));
+    }
+    return Outputs{acc};
+  };
+}
+
+// alpha * x, with alpha in x's dtype.
+StatusOr<Expr> Scale(ConvertContext& c, Expr x, double alpha) {
+  PLIR_ASSIGN_OR_RETURN(Expr a, c.Scalar(alpha, c.InputDtype(0)));
+  return c.Call("multiply", {x, a});
+}
+
+}  // namespace
+
+void RegisterElementwiseConverters(ConverterTable& t) {
+  // Binary arithmetic (NumPy broadcasting since opset 7).
+  t.Add("Add", 7, {"add"}, Binary("add"));
+  t.Add("Sub", 7, {"subtract"}, Binary("subtract"));
+  t.Add("Mul", 7, {"multiply"}, Binary("multiply"));
+  t.Add("Div", 7, {"divide"}, Binary("divide"));
+  t.Add("Pow", 7, {"power"}, Binary("power"));
+  t.Add("Sum", 6, {"add"}, Variadic("add"));
+  t.Add("Max", 8, {"maximum"}, Variadic("maximum"));
+  t.Add("Min", 8, {"minimum"}, Variadic("minimum"));
+  t.Add("Mean", 8, {"add", "divide"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Outputs s, Variadic("add")(c));
+    PLIR_ASSIGN_OR_RETURN(Expr n, c.Scalar(c.num_inputs(), c.InputDtype(0)));
+    return c.One("divide", {s[0], n});
+  });
+  t.Add("Mod", 10, {"floor_mod"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    if (c.AttrInt("fmod", 0) != 0) {
+      if (!Has("fmod")) return Unimplemented("Mod with fmod=1 needs the PLIR op fmod");
+      return Binary("fmod")(c);
+    }
+    return Binary("floor_mod")(c);
+  });
+  t.Add("BitShift", 11, {"left_shift", "right_shift"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    return Binary(c.AttrString("direction", "") == "LEFT" ? "left_shift" : "right_shift")(c);
+  });
+
+  // Comparisons and logic.
+  t.Add("Equal", 7, {"equal"}, Binary("equal"));
+  t.Add("Less", 7, {"less"}, Binary("less"));
+  t.Add("Greater", 7, {"greater"}, Binary("greater"));
+  t.Add("LessOrEqual", 12, {"less_equal"}, Binary("less_equal"));
+  t.Add("GreaterOrEqual", 12, {"greater_equal"}, Binary("greater_equal"));
+  t.Add("And", 7, {"logical_and"}, Binary("logical_and"));
+  t.Add("Or", 7, {"logical_or"}, Binary("logical_or"));
+  t.Add("Xor", 7, {"logical_xor"}, Binary("logical_xor"));
+  t.Add("Not", 1, {"logical_not"}, Unary("logical_not"));
+  t.Add("Where", 9, {"where"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr cond, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(1));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Input(2));
+    return c.One("where", {cond, x, y});
+  });
+
+  // Unary math: ONNX op -> PLIR (TVM Relax) op of the same meaning.
+  const std::pair<const char*, const char*> unary[] = {
+      {"Abs", "abs"},     {"Exp", "exp"},       {"Log", "log"},     {"Sqrt", "sqrt"},   {"Erf", "erf"},
+      {"Tanh", "tanh"},   {"Sigmoid", "sigmoid"}, {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"},
+      {"Sin", "sin"},     {"Cos", "cos"},       {"Tan", "tan"},     {"Asin", "asin"},   {"Acos", "acos"},
+      {"Atan", "atan"},   {"Sinh", "sinh"},     {"Cosh", "cosh"},   {"Asinh", "asinh"}, {"Acosh", "acosh"},
+      {"Atanh", "atanh"}, {"Sign", "sign"},     {"IsNaN", "isnan"}, {"BitwiseNot", "bitwise_not"},
+  };
+  for (const auto& [onnx_op, op] : unary) t.Add(onnx_op, 1, {op}, Unary(op));
+  t.Add("Neg", 6, {"subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    if (Has("negative")) return c.One("negative", {x});
+    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
+    return c.One("subtract", {zero, x});
+  });
+  t.Add("Reciprocal", 6, {"divide"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+    return c.One("divide", {one, x});
+  });
+  t.Add("IsInf", 10, {"isinf"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    if (c.AttrInt("detect_negative", 1) != 1 || c.AttrInt("detect_positive", 1) != 1)
+      return Unimplemented("IsInf with detect_negative/detect_positive = 0");
+    return Unary("isinf")(c);
+  });
+
+  // Activations.
+  t.Add("Relu", 6, {"nn.relu"}, Unary("nn.relu"));
+  // relu(x) - alpha * relu(-x): exact for both signs.
+  t.Add("LeakyRelu", 6, {"nn.relu", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));
+    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {negx}));
+    PLIR_ASSIGN_OR_RETURN(Expr sn, Scale(c, neg, c.AttrFloat("alpha", 0.01f)));
+    return c.One("subtract", {pos, sn});
+  });
+  t.Add("PRelu", 7, {"nn.relu", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr slope, c.Input(1));
+    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));
+    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {negx}));
+    PLIR_ASSIGN_OR_RETURN(Expr sn, c.Call("multiply", {neg, slope}));
+    return c.One("subtract", {pos, sn});
+  });
+  // max(0, min(1, alpha * x + beta)) as clip's replacement: relu twice.
+  t.Add("HardSigmoid", 6, {"nn.relu", "subtract", "multiply", "add"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    DataType dt = c.InputDtype(0);
+    PLIR_ASSIGN_OR_RETURN(Expr ax, Scale(c, x, c.AttrFloat("alpha", 0.2f)));
+    PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(c.AttrFloat("beta", 0.5f), dt));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, dt));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {ax, beta}));
+    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {y}));                // max(0, y)
+    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, r}));          // 1 - max(0, y)
+    PLIR_ASSIGN_OR_RETURN(Expr rd, c.Call("nn.relu", {d}));               // max(0, 1 - max(0, y))
+    return c.One("subtract", {one, rd});                                  // min(1, max(0, y))
+  });
+  t.Add("Softsign", 1, {"abs", "add", "divide"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("abs", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("add", {a, one}));
+    return c.One("divide", {x, d});
+  });
+  t.Add("Softplus", 1, {"exp", "log", "add"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr s, c.Call("add", {e, one}));
+    return c.One("log", {s});
+  });
+  // Elu: relu(x) - alpha * relu(1 - exp(x))  (x < 0: alpha * (exp(x) - 1)).
+  t.Add("Elu", 6, {"nn.relu", "exp", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, e}));
+    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {d}));
+    PLIR_ASSIGN_OR_RETURN(Expr s, Scale(c, r, c.AttrFloat("alpha", 1.0f)));
+    return c.One("subtract", {pos, s});
+  });
+  t.Add("Selu", 6, {"nn.relu", "exp", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+    double alpha = c.AttrFloat("alpha", 1.67326319217681884765625f);
+    double gamma = c.AttrFloat("gamma", 1.05070102214813232421875f);
+    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
+    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, e}));
+    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {d}));
+    PLIR_ASSIGN_OR_RETURN(Expr s, Scale(c, r, alpha));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("subtract", {pos, s}));
+    PLIR_ASSIGN_OR_RETURN(Expr out, Scale(c, y, gamma));
+    return Outputs{out};
+  });
+  t.Add("ThresholdedRelu", 10, {"greater", "astype", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Scalar(c.AttrFloat("alpha", 1.0f), c.InputDtype(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr m, c.Call("greater", {x, a}));
+    PLIR_ASSIGN_OR_RETURN(Expr mf, c.Cast(m, c.InputDtype(0)));
+    return c.One("multiply", {x, mf});
+  });
+  t.Add("HardSwish", 14, {"nn.relu", "subtract", "multiply", "add"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    DataType dt = c.InputDtype(0);
+    PLIR_ASSIGN_OR_RETURN(Expr ax, Scale(c, x, 1.0 / 6));
+    PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(0.5, dt));
+    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, dt));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {ax, beta}));
+    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {y}));
+    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, r}));
+    PLIR_ASSIGN_OR_RETURN(Expr rd, c.Call("nn.relu", {d}));
+    PLIR_ASSIGN_OR_RETURN(Expr hs, c.Call("subtract", {one, rd}));
+    return c.One("multiply", {x, hs});
+  });
+}
+
+}  // namespace plir::onnx_import

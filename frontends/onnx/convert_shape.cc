@@ -1,0 +1,461 @@
+// Data movement and shape chains: Reshape, Transpose, Concat, Gather,
+// Slice, Shape, ConstantOfShape, Constant, Cast, Expand, Tile, Pad, ...
+// Values known at import (shape chains) fold through Call.
+#include <cmath>
+#include <numeric>
+
+#include "frontends/onnx/converter.h"
+#include "frontends/onnx/tensor_proto.h"
+
+namespace plir::onnx_import {
+namespace {
+
+Attrs Shape(const std::vector<int64_t>& s) { return MakeAttrs({{Symbol("shape"), IntList(s)}}); }
+Attrs Axis(int64_t a) { return MakeAttrs({{Symbol("axis"), AttrValue::Int(a)}}); }
+
+StatusOr<Expr> Reshape(ConvertContext& c, Expr x, const std::vector<int64_t>& s) {
+  return c.Call("reshape", {x}, Shape(s));
+}
+
+// full(v, shape) in dtype `dt`.
+StatusOr<Expr> Full(ConvertContext& c, double v, DataType dt, const std::vector<int64_t>& shape) {
+  PLIR_ASSIGN_OR_RETURN(Expr fill, c.Scalar(v, dt));
+  return c.Call("full", {fill}, MakeAttrs({{Symbol("shape"), IntList(shape)}}));
+}
+
+StatusOr<Expr> Slice(ConvertContext& c, Expr x, const std::vector<int64_t>& axes, const std::vector<int64_t>& begin,
+                     const std::vector<int64_t>& end, const std::vector<int64_t>& steps) {
+  return c.Call("strided_slice",
+                {x, ConvertContext::IntTuple(axes), ConvertContext::IntTuple(begin), ConvertContext::IntTuple(end),
+                 ConvertContext::IntTuple(steps)});
+}
+
+// The broadcast of two static shapes (NumPy rules).
+StatusOr<std::vector<int64_t>> Broadcast(const ConvertContext& c, std::vector<int64_t> a, std::vector<int64_t> b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  b.insert(b.begin(), a.size() - b.size(), 1);
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i] || b[i] == 1) continue;
+    if (a[i] == 1) { a[i] = b[i]; continue; }
+    return c.Error("shapes do not broadcast");
+  }
+  return a;
+}
+
+// Unsqueeze's positions in the output, sorted.
+StatusOr<Outputs> Unsqueeze(ConvertContext& c, std::vector<int64_t> axes) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  int64_t rank = c.InputRank(0);
+  if (rank < 0) return c.Error("input 0 needs a known rank");
+  for (int64_t& a : axes) { PLIR_ASSIGN_OR_RETURN(a, NormAxis(c, a, rank + static_cast<int64_t>(axes.size()))); }
+  return c.One("expand_dims", {x}, MakeAttrs({{Symbol("axis"), IntList(axes)}}));
+}
+
+StatusOr<Outputs> Squeeze(ConvertContext& c, std::vector<int64_t> axes, bool given) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t rank = static_cast<int64_t>(s.size());
+  std::vector<bool> drop(s.size(), false);
+  if (!given) {
+    for (size_t i = 0; i < s.size(); ++i) drop[i] = s[i] == 1;
+  } else {
+    for (int64_t a : axes) {
+      PLIR_ASSIGN_OR_RETURN(int64_t k, NormAxis(c, a, rank));
+      if (s[k] != 1) return c.Error("cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(s[k]));
+      drop[k] = true;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (!drop[i]) out.push_back(s[i]);
+  PLIR_ASSIGN_OR_RETURN(Expr r, Reshape(c, x, out));
+  return Outputs{r};
+}
+
+StatusOr<Outputs> SliceImpl(ConvertContext& c, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                            std::vector<int64_t> axes, std::vector<int64_t> steps) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  int64_t rank = c.InputRank(0);
+  if (rank < 0) return c.Error("input 0 needs a known rank");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return c.Error("starts, ends, axes and steps differ in length");
+  for (int64_t& a : axes) { PLIR_ASSIGN_OR_RETURN(a, NormAxis(c, a, rank)); }
+  PLIR_ASSIGN_OR_RETURN(Expr r, Slice(c, x, axes, starts, ends, steps));
+  return Outputs{r};
+}
+
+StatusOr<Outputs> SplitImpl(ConvertContext& c, std::vector<int64_t> split) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), static_cast<int64_t>(s.size())));
+  int n = c.node().output_size();
+  if (split.empty()) {
+    int64_t parts = n, len = s[axis];
+    int64_t each = (len + parts - 1) / parts;
+    for (int i = 0; i < n; ++i) split.push_back(std::max<int64_t>(0, std::min(each, len - each * i)));
+  }
+  if (static_cast<int>(split.size()) != n) return c.Error("split has " + std::to_string(split.size()) + " sizes for " + std::to_string(n) + " outputs");
+  Outputs outs;
+  int64_t at = 0;
+  for (int64_t k : split) {
+    PLIR_ASSIGN_OR_RETURN(Expr p, Slice(c, x, {axis}, {at}, {at + k}, {1}));
+    outs.push_back(p);
+    at += k;
+  }
+  return outs;
+}
+
+StatusOr<Outputs> ReshapeImpl(ConvertContext& c, bool allowzero) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, c.RequireInts(1, "the shape"));
+  const TensorTypeNode* t = c.InputType(0);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != 0 || allowzero) continue;
+    if (!t || !t->has_shape() || i >= t->shape().size() || !t->shape()[i].is_const())
+      return c.Error("shape entry 0 (copy the input's dimension) needs the input's static shape");
+    shape[i] = t->shape()[i].value;
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr r, Reshape(c, x, shape));
+  return Outputs{r};
+}
+
+StatusOr<Outputs> ShapeImpl(ConvertContext& c, int64_t start, std::optional<int64_t> end) {
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + r : v, 0, r); };
+  int64_t b = clamp(start), e = end ? clamp(*end) : r;
+  std::vector<int64_t> out;
+  for (int64_t i = b; i < e; ++i) out.push_back(s[i]);
+  PLIR_ASSIGN_OR_RETURN(Expr k, c.Int64s(out));
+  return Outputs{k};
+}
+
+// Pads by taking indices (edge, reflect) or joining fills (constant).
+StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const std::string& mode, double value,
+                          std::optional<Expr> value_expr) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  size_t r = s.size();
+  if (pads.size() != 2 * r) return c.Error("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(r));
+  DataType dt = c.InputDtype(0);
+  for (size_t ax = 0; ax < r; ++ax) {
+    int64_t before = pads[ax], after = pads[ax + r];
+    if (before == 0 && after == 0) continue;
+    // Negative pads crop first.
+    if (before < 0 || after < 0) {
+      int64_t b = before < 0 ? -before : 0, e = s[ax] - (after < 0 ? -after : 0);
+      PLIR_ASSIGN_OR_RETURN(x, Slice(c, x, {static_cast<int64_t>(ax)}, {b}, {e}, {1}));
+      s[ax] = std::max<int64_t>(0, e - b);
+      before = std::max<int64_t>(before, 0);
+      after = std::max<int64_t>(after, 0);
+      if (before == 0 && after == 0) continue;
+    }
+    int64_t n = s[ax];
+    if (mode == "constant") {
+      std::vector<Expr> parts;
+      auto fill = [&](int64_t k) -> StatusOr<Expr> {
+        std::vector<int64_t> fs = s;
+        fs[ax] = k;
+        if (value_expr) return c.Call("full", {*value_expr}, MakeAttrs({{Symbol("shape"), IntList(fs)}}));
+        return Full(c, value, dt, fs);
+      };
+      if (before > 0) { PLIR_ASSIGN_OR_RETURN(Expr f, fill(before)); parts.push_back(f); }
+      parts.push_back(x);
+      if (after > 0) { PLIR_ASSIGN_OR_RETURN(Expr f, fill(after)); parts.push_back(f); }
+      PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
+    } else {
+      if (n == 0) return c.Error("cannot " + mode + "-pad an empty axis");
+      std::vector<int64_t> idx;
+      for (int64_t i = -before; i < n + after; ++i) {
+        int64_t k = i;
+        if (mode == "edge") {
+          k = std::clamp<int64_t>(i, 0, n - 1);
+        } else if (mode == "reflect") {
+          if (n == 1) k = 0;
+          else {
+            int64_t period = 2 * (n - 1);
+            k = ((i % period) + period) % period;
+            if (k >= n) k = period - k;
+          }
+        } else {
+          return Unimplemented("Pad mode '" + mode + "'");
+        }
+        idx.push_back(k);
+      }
+      PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
+      PLIR_ASSIGN_OR_RETURN(x, c.Call("take", {x, ie}, Axis(static_cast<int64_t>(ax))));
+    }
+    s[ax] = n + before + after;
+  }
+  return Outputs{x};
+}
+
+}  // namespace
+
+void RegisterShapeConverters(ConverterTable& t) {
+  t.Add("Identity", 1, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    return Outputs{x};
+  });
+  t.Add("Reshape", 5, {"reshape"}, [](ConvertContext& c) { return ReshapeImpl(c, false); });
+  t.Add("Reshape", 14, {"reshape"}, [](ConvertContext& c) { return ReshapeImpl(c, c.AttrInt("allowzero", 0) != 0); });
+  t.Add("Flatten", 1, {"reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    int64_t r = static_cast<int64_t>(s.size());
+    int64_t axis = c.AttrInt("axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis > r) return c.Error("axis out of range");
+    int64_t a = 1, b = 1;
+    for (int64_t i = 0; i < r; ++i) (i < axis ? a : b) *= s[i];
+    PLIR_ASSIGN_OR_RETURN(Expr y, Reshape(c, x, {a, b}));
+    return Outputs{y};
+  });
+  t.Add("Transpose", 1, {"permute_dims"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    int64_t r = c.InputRank(0);
+    if (r < 0) return c.Error("input 0 needs a known rank");
+    std::vector<int64_t> perm = c.AttrInts("perm");
+    if (perm.empty())
+      for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+    return c.One("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}));
+  });
+  t.Add("Unsqueeze", 1, {"expand_dims"}, [](ConvertContext& c) { return Unsqueeze(c, c.AttrInts("axes")); });
+  t.Add("Unsqueeze", 13, {"expand_dims"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> axes, c.RequireInts(1, "the axes"));
+    return Unsqueeze(c, axes);
+  });
+  t.Add("Squeeze", 1, {"reshape"}, [](ConvertContext& c) { return Squeeze(c, c.AttrInts("axes"), c.HasAttr("axes")); });
+  t.Add("Squeeze", 13, {"reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    if (!c.HasInput(1)) return Squeeze(c, {}, false);
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> axes, c.RequireInts(1, "the axes"));
+    return Squeeze(c, axes, true);
+  });
+  t.Add("Concat", 4, {"concat"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    std::vector<Expr> xs;
+    for (int i = 0; i < c.num_inputs(); ++i) {
+      PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(i));
+      xs.push_back(x);
+    }
+    int64_t rank = c.InputRank(0);
+    int64_t axis = c.AttrInt("axis", 0);
+    if (rank >= 0) { PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank)); }
+    return c.One("concat", {TupleNode::Make(xs)}, Axis(axis));
+  });
+  t.Add("Gather", 1, {"take"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr i, c.Input(1));
+    int64_t rank = c.InputRank(0);
+    int64_t axis = c.AttrInt("axis", 0);
+    if (rank >= 0) { PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank)); }
+    return c.One("take", {x, i}, Axis(axis));
+  });
+  t.Add("Slice", 1, {"strided_slice"}, [](ConvertContext& c) {
+    return SliceImpl(c, c.AttrInts("starts"), c.AttrInts("ends"), c.AttrInts("axes"), {});
+  });
+  t.Add("Slice", 10, {"strided_slice"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> starts, c.RequireInts(1, "starts"));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ends, c.RequireInts(2, "ends"));
+    std::vector<int64_t> axes, steps;
+    if (c.HasInput(3)) { PLIR_ASSIGN_OR_RETURN(axes, c.RequireInts(3, "axes")); }
+    if (c.HasInput(4)) { PLIR_ASSIGN_OR_RETURN(steps, c.RequireInts(4, "steps")); }
+    return SliceImpl(c, starts, ends, axes, steps);
+  });
+  t.Add("Split", 2, {"strided_slice"}, [](ConvertContext& c) { return SplitImpl(c, c.AttrInts("split")); });
+  t.Add("Split", 13, {"strided_slice"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    std::vector<int64_t> split;
+    if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(split, c.RequireInts(1, "split")); }
+    return SplitImpl(c, split);
+  });
+  t.Add("Shape", 1, {}, [](ConvertContext& c) { return ShapeImpl(c, 0, std::nullopt); });
+  t.Add("Shape", 15, {}, [](ConvertContext& c) {
+    std::optional<int64_t> end;
+    if (c.HasAttr("end")) end = c.AttrInt("end", 0);
+    return ShapeImpl(c, c.AttrInt("start", 0), end);
+  });
+  t.Add("Size", 1, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    PLIR_ASSIGN_OR_RETURN(Expr k, c.Scalar(static_cast<double>(n), DataType::kInt64));
+    return Outputs{k};
+  });
+  t.Add("Constant", 1, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    if (c.HasAttr("value")) {
+      PLIR_ASSIGN_OR_RETURN(Tensor v, c.AttrTensor("value"));
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Const(v));
+      return Outputs{e};
+    }
+    if (c.HasAttr("value_float")) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Scalar(c.AttrFloat("value_float", 0), DataType::kFloat32)); return Outputs{e}; }
+    if (c.HasAttr("value_int")) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Scalar(static_cast<double>(c.AttrInt("value_int", 0)), DataType::kInt64)); return Outputs{e}; }
+    if (c.HasAttr("value_ints")) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Int64s(c.AttrInts("value_ints"))); return Outputs{e}; }
+    if (c.HasAttr("value_floats")) {
+      std::vector<float> f = c.AttrFloats("value_floats");
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Const(MakeTensor(DataType::kFloat32, {static_cast<int64_t>(f.size())},
+                                                       [&](int64_t i) { return f[i]; })));
+      return Outputs{e};
+    }
+    return Unimplemented("Constant with a string or sparse value");
+  });
+  t.Add("ConstantOfShape", 9, {"full"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, c.RequireInts(0, "the shape"));
+    Tensor v = MakeTensor(DataType::kFloat32, {}, [](int64_t) { return 0.0; });
+    if (c.HasAttr("value")) {
+      PLIR_ASSIGN_OR_RETURN(v, c.AttrTensor("value"));
+      if (v.NumElements() != 1) return c.Error("value must hold one element");
+      v.shape = {};
+    }
+    PLIR_ASSIGN_OR_RETURN(Expr fill, c.Const(v));
+    return c.One("full", {fill}, MakeAttrs({{Symbol("shape"), IntList(shape)}}));
+  });
+  t.Add("Cast", 6, {"astype"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    int64_t to = c.AttrInt("to", 0);
+    DataType dt = DataTypeFromOnnx(static_cast<int32_t>(to));
+    if (dt == DataType::kUnknown || c.InputDtype(0) == DataType::kUnknown)
+      return Unimplemented("Cast to or from element type " + OnnxTypeName(static_cast<int32_t>(to)));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Cast(x, dt));
+    return Outputs{y};
+  });
+  t.Add("CastLike", 15, {"astype"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    DataType dt = c.InputDtype(1);
+    if (dt == DataType::kUnknown) return Unimplemented("CastLike to an unknown element type");
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Cast(x, dt));
+    return Outputs{y};
+  });
+  t.Add("Expand", 8, {"add", "zeros", "astype"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> target, c.RequireInts(1, "the shape"));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> out, Broadcast(c, s, target));
+    DataType dt = c.InputDtype(0);
+    bool is_bool = dt == DataType::kBool;
+    if (is_bool) { PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kUInt8)); }
+    PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("zeros", {}, MakeAttrs({{Symbol("shape"), IntList(out)},
+                                                               {Symbol("dtype"), AttrValue::String(std::string(DataTypeName(is_bool ? DataType::kUInt8 : dt)))}})));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {x, z}));
+    if (is_bool) { PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kBool)); }
+    return Outputs{y};
+  });
+  t.Add("Tile", 6, {"concat"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> reps, c.RequireInts(1, "the repeats"));
+    if (static_cast<int64_t>(reps.size()) != c.InputRank(0)) return c.Error("repeats must have one entry per axis");
+    for (size_t ax = 0; ax < reps.size(); ++ax) {
+      if (reps[ax] == 1) continue;
+      if (reps[ax] == 0) {
+        PLIR_ASSIGN_OR_RETURN(x, Slice(c, x, {static_cast<int64_t>(ax)}, {0}, {0}, {1}));
+        continue;
+      }
+      std::vector<Expr> parts(static_cast<size_t>(reps[ax]), x);
+      PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
+    }
+    return Outputs{x};
+  });
+  t.Add("Range", 11, {"arange"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Tensor a, c.RequireStatic(0, "start"));
+    PLIR_ASSIGN_OR_RETURN(Tensor b, c.RequireStatic(1, "limit"));
+    PLIR_ASSIGN_OR_RETURN(Tensor d, c.RequireStatic(2, "delta"));
+    double start = a.GetDouble(0), limit = b.GetDouble(0), delta = d.GetDouble(0);
+    if (delta == 0) return c.Error("delta is 0");
+    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    DataType dt = c.InputDtype(0);
+    // start + i * delta in the input dtype (what the reference computes).
+    Tensor out = MakeTensor(dt, {n}, [&](int64_t i) { return start + static_cast<double>(i) * delta; });
+    PLIR_ASSIGN_OR_RETURN(Expr e, c.Const(out));
+    return Outputs{e};
+  });
+  t.Add("Dropout", 7, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    if (c.HasInput(2)) {
+      PLIR_ASSIGN_OR_RETURN(Tensor tm, c.RequireStatic(2, "training_mode"));
+      if (tm.NumElements() == 1 && tm.GetInt(0) != 0) {
+        double ratio = 0.5;
+        if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(Tensor r, c.RequireStatic(1, "ratio")); ratio = r.GetDouble(0); }
+        if (ratio != 0) return Unimplemented("Dropout in training mode (random)");
+      }
+    }
+    Outputs outs{x};
+    if (c.node().output_size() > 1 && !c.node().output(1).empty()) {
+      PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+      PLIR_ASSIGN_OR_RETURN(Expr m, Full(c, 1, DataType::kBool, s));
+      outs.push_back(m);
+    }
+    return outs;
+  });
+  t.Add("Pad", 2, {"concat", "full", "take", "strided_slice"}, [](ConvertContext& c) {
+    return PadImpl(c, c.AttrInts("pads"), c.AttrString("mode", "constant"), c.AttrFloat("value", 0), std::nullopt);
+  });
+  t.Add("Pad", 11, {"concat", "full", "take", "strided_slice"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, c.RequireInts(1, "the pads"));
+    std::optional<Expr> v;
+    if (c.HasInput(2)) {
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(2));
+      const TensorTypeNode* t = c.InputType(2);
+      if (t && t->ndim() != 0) { PLIR_ASSIGN_OR_RETURN(e, c.Call("reshape", {e}, Shape({}))); }
+      v = e;
+    }
+    return PadImpl(c, pads, c.AttrString("mode", "constant"), 0, v);
+  });
+  t.Add("DepthToSpace", 1, {"reshape", "permute_dims"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    if (s.size() != 4) return c.Error("input must be 4-D");
+    int64_t b = c.AttrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
+    bool crd = c.AttrString("mode", "DCR") == "CRD";
+    std::vector<int64_t> s1 = crd ? std::vector<int64_t>{n, ch / (b * b), b, b, h, w} : std::vector<int64_t>{n, b, b, ch / (b * b), h, w};
+    std::vector<int64_t> perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+    PLIR_ASSIGN_OR_RETURN(Expr y, Reshape(c, x, s1));
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+    PLIR_ASSIGN_OR_RETURN(y, Reshape(c, y, {n, ch / (b * b), h * b, w * b}));
+    return Outputs{y};
+  });
+  t.Add("SpaceToDepth", 1, {"reshape", "permute_dims"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    if (s.size() != 4) return c.Error("input must be 4-D");
+    int64_t b = c.AttrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
+    PLIR_ASSIGN_OR_RETURN(Expr y, Reshape(c, x, {n, ch, h / b, b, w / b, b}));
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList({0, 3, 5, 1, 2, 4})}})));
+    PLIR_ASSIGN_OR_RETURN(y, Reshape(c, y, {n, ch * b * b, h / b, w / b}));
+    return Outputs{y};
+  });
+  // Trilu: x times a 0/1 mask known at import.
+  t.Add("Trilu", 14, {"multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    if (s.size() < 2) return c.Error("input must be at least 2-D");
+    int64_t k = 0;
+    if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.RequireInts(1, "k")); k = kv.empty() ? 0 : kv[0]; }
+    bool upper = c.AttrInt("upper", 1) != 0;
+    int64_t rows = s[s.size() - 2], cols = s.back();
+    DataType dt = c.InputDtype(0);
+    bool is_bool = dt == DataType::kBool;
+    DataType mdt = is_bool ? DataType::kUInt8 : dt;
+    Tensor mask = MakeTensor(mdt, {rows, cols}, [&](int64_t i) -> double {
+      int64_t r = i / cols, col = i % cols;
+      return (upper ? (col - r >= k) : (col - r <= k)) ? 1.0 : 0.0;
+    });
+    PLIR_ASSIGN_OR_RETURN(Expr m, c.Const(mask));
+    if (is_bool) { PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, mdt)); }
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("multiply", {x, m}));
+    if (is_bool) { PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kBool)); }
+    return Outputs{y};
+  });
+  t.Add("EyeLike", 9, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+    if (s.size() != 2) return c.Error("input must be 2-D");
+    DataType dt = c.HasAttr("dtype") ? DataTypeFromOnnx(static_cast<int32_t>(c.AttrInt("dtype", 1))) : c.InputDtype(0);
+    if (dt == DataType::kUnknown) return Unimplemented("EyeLike to this element type");
+    int64_t k = c.AttrInt("k", 0), cols = s[1];
+    Tensor e = MakeTensor(dt, s, [&](int64_t i) { return (i % cols) - (i / cols) == k ? 1.0 : 0.0; });
+    PLIR_ASSIGN_OR_RETURN(Expr out, c.Const(e));
+    return Outputs{out};
+  });
+}
+
+}  // namespace plir::onnx_import
