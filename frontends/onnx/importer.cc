@@ -13,6 +13,7 @@
 #include "ir/builder.h"
 #include "ir/verifier.h"
 #include "onnx/checker.h"
+#include "onnx/version_converter/convert.h"
 #include "runtime/safetensors.h"
 
 namespace plir::onnx_import {
@@ -543,6 +544,16 @@ StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& f
       onnx::checker::check_model(model);
     } catch (const std::exception& e) {
       return InvalidArgument(file + ": the model fails onnx::checker: " + e.what());
+    }
+  }
+  // Opsets below 7 go through onnx's version converter to opset 7 first.
+  int opset = DefaultOpset(model);
+  if (opset >= 1 && opset < kMinOpset) {
+    try {
+      model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+    } catch (const std::exception& e) {
+      return InvalidArgument(file + ": opset " + std::to_string(opset) + " is not supported, and onnx's version converter could not convert the model to opset " +
+                             std::to_string(kMinOpset) + ": " + e.what());
     }
   }
   try {
