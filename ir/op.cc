@@ -56,16 +56,6 @@ const AttrSpec* OpNode::FindAttr(std::string_view key) const {
   return nullptr;
 }
 
-OpRegistry& OpRegistry::Global() {
-  static OpRegistry* registry = [] {
-    auto* r = new OpRegistry();
-    internal::RegisterCoreOps(*r);
-    internal::RegisterCoreKernels(*r);
-    return r;
-  }();
-  return *registry;
-}
-
 Status OpRegistry::Validate(const OpDef& def) {
   if (def.name.empty()) return InvalidArgument("op name is empty");
   if (!def.infer) return InvalidArgument("op '" + def.name + "' has no type inference function");
@@ -83,16 +73,6 @@ Status OpRegistry::Register(OpDef def) {
                          " is already registered by " + it->second->def().origin);
   std::string name = def.name;
   ops_.emplace(std::move(name), Op(new (internal::NodeMemory<OpNode>()) OpNode(std::move(def))));
-  return Status::Ok();
-}
-
-Status OpRegistry::SetKernel(std::string_view name, OpEvalFn eval, OpWorkFn work) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
-  auto it = ops_.find(std::string(name));
-  if (it == ops_.end()) return NotFound("no op '" + std::string(name) + "' to attach a kernel to");
-  OpNode* op = const_cast<OpNode*>(it->second.get());  // not yet shared with any reader
-  op->def_.eval = std::move(eval);
-  op->def_.work = std::move(work);
   return Status::Ok();
 }
 
@@ -218,20 +198,8 @@ StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,
   return CheckOpCall(op, args, &checked, sinfo_args);
 }
 
-StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args, Attrs attrs,
-                          std::vector<Type> sinfo_args) {
-  Op op = OpRegistry::Global().Lookup(op_name);
-  if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
-  return MakeOpCall(op, std::move(args), std::move(attrs), std::move(sinfo_args));
-}
-
 StatusOr<Expr> MakeOpCall(const Op& op, ExprSpan args, Attrs attrs, TypeSpan sinfo_args) {
   return MakeOpCall(op, ToVector(args), std::move(attrs), ToVector(sinfo_args));
-}
-
-StatusOr<Expr> MakeOpCall(std::string_view op_name, ExprSpan args, Attrs attrs,
-                          TypeSpan sinfo_args) {
-  return MakeOpCall(op_name, ToVector(args), std::move(attrs), ToVector(sinfo_args));
 }
 
 Expr RebuildCall(const CallNode& old, Expr callee, std::vector<Expr> args) {

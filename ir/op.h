@@ -19,9 +19,12 @@
 #include "ir/attrs.h"
 #include "ir/expr.h"
 #include "ir/status.h"
-#include "ir/tensor.h"
 
 namespace plir {
+
+// A CPU tensor (kernels/tensor.h): ops name it in their optional kernel
+// signature; the IR core never computes with one.
+struct Tensor;
 
 enum class AttrKind { kInt, kFloat, kBool, kString, kIntList, kFloatList, kType, kAny, kStringList, kMap };
 const char* AttrKindName(AttrKind k);
@@ -38,8 +41,9 @@ struct AttrSpec {
 // The operands are spans (calls store them inline).
 using TypeInferFn =
     std::function<StatusOr<Type>(ExprSpan args, const Attrs& attrs, TypeSpan sinfo_args)>;
-// Evaluates a call of the op on concrete tensors (its reference kernel,
-// ir/tensor.h). Errors are values: shape errors, overflow, division by zero.
+// Evaluates a call of the op on concrete tensors. A plugin's op may carry
+// its kernel here; the core ops' reference kernels are in kernels/
+// (kernels/op_kernels.h looks both up). Errors are values: shape errors, overflow, division by zero.
 using OpEvalFn =
     std::function<StatusOr<Tensor>(const std::vector<Tensor>& args, const Attrs& attrs)>;
 // Multiply-adds one call costs, from its arguments and output size (caps
@@ -97,14 +101,11 @@ class OpNode final : public ExprNode {
 };
 using Op = Ref<OpNode>;
 
-class OpRegistry;
-namespace internal {
-void RegisterCoreKernels(OpRegistry& registry);
-}  // namespace internal
-
 class OpRegistry {
  public:
-  // The process-wide registry, holding the core ops.
+  // The process-wide registry, holding the core ops of every family. Defined
+  // by the //ir/ops target (ir/ops/registry.cc), not by the IR core, which
+  // holds only the mechanism: a program gets the core ops by linking them.
   static OpRegistry& Global();
 
   // Registers `def`. Fails (AlreadyExists, naming both origins) if the name is
@@ -118,10 +119,7 @@ class OpRegistry {
   std::vector<std::string> Names() const;
 
  private:
-  friend void internal::RegisterCoreKernels(OpRegistry& registry);
   OpRegistry() = default;
-  // Attaches kernels to a registered op; only before the registry is shared.
-  Status SetKernel(std::string_view name, OpEvalFn eval, OpWorkFn work);
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, Op> ops_;
 };
@@ -169,13 +167,6 @@ std::vector<std::string> ClosestNames(std::string_view name,
                                       const std::vector<std::string>& candidates,
                                       size_t max = 3);
 
-namespace internal {
-// Registers the core ops of the spec into `registry` (called once by Global()).
-void RegisterCoreOps(OpRegistry& registry);
-// Attaches the reference kernels (ir/tensor.cc) to the core ops (called once
-// by Global(), after RegisterCoreOps).
-void RegisterCoreKernels(OpRegistry& registry);
-}  // namespace internal
 
 }  // namespace plir
 

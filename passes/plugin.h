@@ -27,7 +27,7 @@
 #include <functional>
 #include <vector>
 
-#include "ir/kernels.h"
+#include "kernels/extern_kernels.h"
 #include "ir/op.h"
 #include "passes/pass.h"
 #include "passes/plugin_abi.h"

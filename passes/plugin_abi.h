@@ -14,13 +14,13 @@
 
 #ifdef __cplusplus
 #include "ir/expr.h"
-#include "ir/kernels.h"
+#include "kernels/extern_kernels.h"
 #include "ir/op.h"
 #include "ir/module.h"
 #endif
 
 // Bumped on any change to PlirPluginInfo or to the meaning of its fields.
-#define PLIR_PLUGIN_API_VERSION 4u
+#define PLIR_PLUGIN_API_VERSION 5u
 #define PLIR_PLUGIN_ENTRY_SYMBOL "plir_plugin_entry"
 
 #ifdef __cplusplus

@@ -407,7 +407,8 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     PLIR_ASSIGN_OR_RETURN(Tensor out, fn(in, c.type()));
     return Value::OfTensor(std::move(out));
   }
-  if (!op->def().eval) return Unimplemented("op " + name + " has no evaluation kernel");
+  OpEvalFn eval = FindOpKernel(*op);
+  if (!eval) return Unimplemented("op " + name + " has no evaluation kernel");
   // Kernels take tensors: a shape value goes as a 1-D int64 tensor, and a
   // tuple of tensors (concat's operand) as its tensors in order.
   std::vector<Tensor> in;
@@ -432,7 +433,7 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       return InvalidArgument(name + " needs tensor arguments");
     }
   }
-  PLIR_ASSIGN_OR_RETURN(Tensor out, op->def().eval(in, c.attrs()));
+  PLIR_ASSIGN_OR_RETURN(Tensor out, eval(in, c.attrs()));
   if (c.type()->kind() == NodeKind::kShapeType) {  // a shape value: a tuple of ints
     if (out.shape.size() != 1) return Internal(name + ": a shape result must be 1-D");
     std::vector<ValueRef> fields;

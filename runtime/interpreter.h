@@ -1,8 +1,8 @@
 // A reference interpreter for PLIR modules on CPU tensors.
 //
-// Runs every op through the kernel it carries (`OpDef::eval`, ir/tensor.h;
+// Runs every op through the kernel it carries (`FindOpKernel`, kernels/op_kernels.h;
 // plugins' ops too), `call_tir` through the extern kernels of the
-// KernelRegistry (ir/kernels.h; RegisterKernel overrides one for this
+// KernelRegistry (kernels/extern_kernels.h; RegisterKernel overrides one for this
 // interpreter), `call_packed` through registered functions, module function
 // calls and `if`. It counts the bytes of live tensors it allocated (a value
 // is released after its last use) and keeps the peak. The lazy-parameter
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "ir/kernels.h"
-#include "ir/tensor.h"
+#include "kernels/extern_kernels.h"
+#include "kernels/op_kernels.h"
 
 namespace plir {
 

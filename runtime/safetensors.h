@@ -25,7 +25,7 @@
 
 #include "ir/dtype.h"
 #include "ir/status.h"
-#include "ir/tensor.h"
+#include "kernels/tensor.h"
 
 namespace plir {
 

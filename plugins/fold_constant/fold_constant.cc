@@ -15,12 +15,12 @@
 // re-emits it), and a return type that was the body's follows it. The option `max_elements` caps the
 // size of a folded result, and `max_work` the multiply-adds spent on one
 // call (the op's `OpDef::work`: conv2d and matmul "when small"). The kernels
-// are the SDK's (ir/tensor.h), the same the interpreter runs, so folding
+// are the SDK's (kernels/op_kernels.h), the same the interpreter runs, so folding
 // never changes a result.
 //
 // `call_tir(@f, (constants...))` folds anywhere (as TVM's, which builds and
 // runs the PrimFunc) when a kernel is registered for the extern `f`
-// (ir/kernels.h: the SDK's or a plugin's, the kernel plir-run executes),
+// (kernels/extern_kernels.h: the SDK's or a plugin's, the kernel plir-run executes),
 // every argument is a tensor constant and the result type is a tensor, or a
 // tuple of tensors, of constant shape; the caps apply to the result, and a
 // call with no argument folds only up to 1024 elements. An extern without a
@@ -31,11 +31,11 @@
 #include <unordered_set>
 
 #include "ir/analysis/purity.h"
-#include "ir/kernels.h"
+#include "kernels/extern_kernels.h"
 #include "ir/op.h"
 #include "passes/plugin.h"
 #include "ir/rewrite.h"
-#include "ir/tensor.h"
+#include "kernels/op_kernels.h"
 
 namespace {
 
@@ -49,7 +49,9 @@ constexpr int64_t kCreationLimit = 1024;
 // after substitution) within the caps; null if it does not fold.
 Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   auto* op = As<OpNode>(call->callee());
-  if (!op || !op->pure() || !op->def().eval) return Expr();
+  if (!op || !op->pure()) return Expr();
+  OpEvalFn eval = FindOpKernel(*op);
+  if (!eval) return Expr();
   // Kernels take tensors: a static shape value goes as a 1-D int64 tensor,
   // a tuple of constants (concat's operand) as its tensors in order.
   std::vector<Tensor> args;
@@ -76,7 +78,7 @@ Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   if (auto* st = As<ShapeTypeNode>(call->type())) {
     // A shape result (tensor_to_shape of a constant) folds to a shape value.
     if (st->ndim() < 0 || st->ndim() > max_elements) return Expr();
-    StatusOr<Tensor> r = op->def().eval(args, call->attrs());
+    StatusOr<Tensor> r = eval(args, call->attrs());
     if (!r.ok() || r->shape.size() != 1 || r->shape[0] != st->ndim()) return Expr();
     std::vector<Dim> dims;
     for (int64_t i = 0; i < r->shape[0]; ++i) {
@@ -90,9 +92,8 @@ Expr TryFold(const CallNode* call, int64_t max_elements, int64_t max_work) {
   int64_t out_elements = tt->NumElements();
   if (out_elements > max_elements) return Expr();
   if (!reads_tensor && out_elements > kCreationLimit) return Expr();
-  const OpDef& def = op->def();
-  if ((def.work ? def.work(args, out_elements) : out_elements) > max_work) return Expr();
-  StatusOr<Tensor> r = def.eval(args, call->attrs());
+  if (EstimateWork(*op, args, out_elements) > max_work) return Expr();
+  StatusOr<Tensor> r = eval(args, call->attrs());
   if (!r.ok()) return Expr();  // e.g. integer division by zero: leave it to run time
   auto c = r->ToConstant();
   if (!c.ok()) return Expr();

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "ir/parser.h"
-#include "ir/tensor.h"
+#include "kernels/op_kernels.h"
 #include "ir/verifier.h"
 #include "runtime/interpreter.h"
 

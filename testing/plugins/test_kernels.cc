@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "ir/tensor.h"
+#include "kernels/op_kernels.h"
 #include "passes/plugin.h"
 
 namespace {

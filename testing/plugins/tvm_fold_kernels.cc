@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/tensor.h"
+#include "kernels/op_kernels.h"
 #include "passes/plugin.h"
 
 namespace {

@@ -1,14 +1,13 @@
-// CPU tensors and the reference kernels of the core ops (part of the SDK:
-// FoldConstant, the interpreter and plugins use the same code). Row-major,
-// little-endian, any dtype of the spec.
+// CPU tensors (part of the SDK: FoldConstant, the interpreter and plugins
+// use the same code). Row-major, little-endian, any dtype of the spec.
 //
-// Each core op carries its kernel in `OpDef::eval` (ir/op.h); call_tir
-// targets (extern functions) find theirs in the KernelRegistry
-// (ir/kernels.h). Float kernels compute in double and round once into the
+// The core ops' reference kernels are looked up in kernels/op_kernels.h;
+// call_tir targets (extern functions) find theirs in the KernelRegistry
+// (kernels/extern_kernels.h). Float kernels compute in double and round once into the
 // tensor's dtype; integer kernels compute exactly in integers and fail
 // (InvalidArgument, "overflow") when a result does not fit the dtype.
-#ifndef PLIR_IR_TENSOR_H_
-#define PLIR_IR_TENSOR_H_
+#ifndef PLIR_KERNELS_TENSOR_H_
+#define PLIR_KERNELS_TENSOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -65,22 +64,6 @@ Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,
 StatusOr<Tensor> MakeIntTensor(DataType dtype, std::vector<int64_t> shape,
                                const std::function<int64_t(int64_t)>& f);
 
-// Evaluates a registered op on concrete tensors through its kernel
-// (`OpDef::eval`). Fails if the op is unknown or has no kernel, and with the
-// kernel's error (shape errors, integer division by zero, overflow).
-StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args,
-                        const Attrs& attrs);
-// Former name of EvalOp, kept for source compatibility.
-inline StatusOr<Tensor> EvalCoreOp(const std::string& op, const std::vector<Tensor>& args,
-                                   const Attrs& attrs) {
-  return EvalOp(op, args, attrs);
-}
-
-// Multiply-adds a call of `op` costs, from the argument shapes and the
-// output size (the op's `OpDef::work` if it has one, else out_elements).
-// Used to cap constant folding.
-int64_t EstimateWork(const std::string& op, const std::vector<Tensor>& args, int64_t out_elements);
-
 }  // namespace plir
 
-#endif  // PLIR_IR_TENSOR_H_
+#endif  // PLIR_KERNELS_TENSOR_H_

@@ -4,8 +4,8 @@
 // functions of the examples) and by plugins (PluginHost::RegisterExternKernel
 // in passes/plugin.h), and read by the interpreter (plir-run). Kernels for
 // ops are not here: an op carries its own (`OpDef::eval`, ir/op.h).
-#ifndef PLIR_IR_KERNELS_H_
-#define PLIR_IR_KERNELS_H_
+#ifndef PLIR_KERNELS_EXTERN_KERNELS_H_
+#define PLIR_KERNELS_EXTERN_KERNELS_H_
 
 #include <functional>
 #include <memory>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ir/status.h"
-#include "ir/tensor.h"
+#include "kernels/tensor.h"
 #include "ir/type.h"
 
 namespace plir {
@@ -61,4 +61,4 @@ class KernelRegistry {
 
 }  // namespace plir
 
-#endif  // PLIR_IR_KERNELS_H_
+#endif  // PLIR_KERNELS_EXTERN_KERNELS_H_

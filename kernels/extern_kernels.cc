@@ -1,9 +1,10 @@
-#include "ir/kernels.h"
+#include "kernels/extern_kernels.h"
 
 #include <algorithm>
 #include <mutex>
 
 #include "ir/attrs.h"
+#include "kernels/op_kernels.h"
 
 namespace plir {
 namespace {

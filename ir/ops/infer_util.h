@@ -1,0 +1,149 @@
+// Shared helpers of the op families' type inference (internal to ir/ops).
+#ifndef PLIR_IR_OPS_INFER_UTIL_H_
+#define PLIR_IR_OPS_INFER_UTIL_H_
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/checked_math.h"
+#include "ir/op.h"
+
+namespace plir::internal {
+
+using Args = ExprSpan;
+
+// Returns the tensor type of args[i]; nullptr if the argument is an Object
+// (type unknown). Fails if the argument is known not to be a tensor.
+inline StatusOr<const TensorTypeNode*> TensorArg(const std::string& op, const Args& args, size_t i) {
+  const Type& t = args[i]->type();
+  if (t->kind() == NodeKind::kObjectType) return static_cast<const TensorTypeNode*>(nullptr);
+  if (auto* tt = As<TensorTypeNode>(t)) return tt;
+  return InvalidArgument(op + " expects a tensor as argument " + std::to_string(i) +
+                         ", got " + TypeToString(t));
+}
+
+inline Type UnknownTensor(DataType dt = DataType::kUnknown) { return TensorTypeNode::MakeRank(-1, dt); }
+
+inline std::string ShapeStr(const TensorTypeNode* t) { return TypeToString(Type(t)); }
+
+// NumPy broadcasting of two known shapes. Returns nullopt when the result
+// cannot be determined statically (different symbolic dims): rank is known.
+inline StatusOr<std::optional<std::vector<Dim>>> Broadcast(const std::string& op,
+                                                    const TensorTypeNode* a,
+                                                    const TensorTypeNode* b) {
+  const auto& x = a->shape();
+  const auto& y = b->shape();
+  size_t n = std::max(x.size(), y.size());
+  std::vector<Dim> out(n);
+  bool known = true;
+  for (size_t i = 0; i < n; ++i) {
+    const Dim* dx = i < n - x.size() ? nullptr : &x[i - (n - x.size())];
+    const Dim* dy = i < n - y.size() ? nullptr : &y[i - (n - y.size())];
+    if (!dx) { out[i] = *dy; continue; }
+    if (!dy) { out[i] = *dx; continue; }
+    if (*dx == *dy) { out[i] = *dx; continue; }
+    if (dx->is_const() && dx->value == 1) { out[i] = *dy; continue; }
+    if (dy->is_const() && dy->value == 1) { out[i] = *dx; continue; }
+    if (dx->is_const() && dy->is_const())
+      return InvalidArgument(op + ": shapes " + ShapeStr(a) + " and " + ShapeStr(b) +
+                             " do not broadcast (dimension " + std::to_string(i) + ": " +
+                             std::to_string(dx->value) + " vs " + std::to_string(dy->value) + ")");
+    known = false;
+  }
+  if (!known) return std::optional<std::vector<Dim>>();
+  return std::optional<std::vector<Dim>>(std::move(out));
+}
+
+inline StatusOr<DataType> SameDType(const std::string& op, const TensorTypeNode* a,
+                             const TensorTypeNode* b) {
+  DataType x = a->dtype(), y = b->dtype();
+  if (x != DataType::kUnknown && y != DataType::kUnknown && x != y)
+    return InvalidArgument(op + ": operand dtypes differ: " + std::string(DataTypeName(x)) +
+                           " vs " + std::string(DataTypeName(y)));
+  return x != DataType::kUnknown ? x : y;
+}
+
+inline TypeInferFn Elementwise(std::string op) {
+  return [op](const Args& args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+    PLIR_ASSIGN_OR_RETURN(auto b, TensorArg(op, args, 1));
+    if (!a || !b) {
+      DataType dt = a ? a->dtype() : b ? b->dtype() : DataType::kUnknown;
+      return UnknownTensor(dt);
+    }
+    PLIR_ASSIGN_OR_RETURN(DataType dt, SameDType(op, a, b));
+    // Same type on both sides (the common case): share the operand's node.
+    if (a == b || (a->dtype() == b->dtype() && a->has_shape() && b->has_shape() &&
+                   a->shape() == b->shape()))
+      return Type(a);
+    if (a->has_shape() && b->has_shape()) {
+      PLIR_ASSIGN_OR_RETURN(auto shape, Broadcast(op, a, b));
+      if (shape && *shape == a->shape() && dt == a->dtype()) return Type(a);
+      if (shape && *shape == b->shape() && dt == b->dtype()) return Type(b);
+      if (shape) return TensorTypeNode::Make(std::move(*shape), dt);
+      return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+    }
+    if (a->ndim() >= 0 && b->ndim() >= 0)
+      return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+    return UnknownTensor(dt);
+  };
+}
+
+inline StatusOr<Type> InferUnarySame(const std::string& op, const Args& args) {
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+  if (!a) return UnknownTensor();
+  return Type(a);
+}
+
+// Normalizes `axis` against `ndim`; fails if out of range.
+inline StatusOr<int64_t> NormalizeAxis(const std::string& op, int64_t axis, int ndim) {
+  if (axis < -ndim || axis >= ndim)
+    return InvalidArgument(op + ": axis " + std::to_string(axis) + " out of range for rank " +
+                           std::to_string(ndim));
+  return axis < 0 ? axis + ndim : axis;
+}
+
+inline StatusOr<DataType> DTypeAttr(const std::string& op, const Attrs& attrs, DataType def) {
+  const AttrValue* v = attrs.Get("dtype");
+  if (!v) {
+    if (def == DataType::kUnknown) return InvalidArgument(op + " requires attribute dtype");
+    return def;
+  }
+  std::optional<DataType> dt = ParseDataType(v->as_string());
+  if (!dt) return InvalidArgument(op + ": unknown dtype \"" + v->as_string() + "\"");
+  return *dt;
+}
+
+inline bool IsIntDType(DataType dt) {
+  return dt != DataType::kUnknown && dt != DataType::kBool && !IsFloat(dt);
+}
+
+// Registers `def`; core names are distinct, so a failure is a programming error.
+inline void Add(OpRegistry& r, OpDef def) {
+  Status s = r.Register(std::move(def));
+  (void)s;  // core names are distinct; a failure here is a programming error
+}
+
+inline OpDef Def(std::string name, std::string desc, int min_args, int max_args, TypeInferFn infer,
+          std::vector<AttrSpec> attrs = {}, bool pure = true,
+          OpPattern pattern = OpPattern::kOpaque) {
+  OpDef d;
+  d.name = std::move(name);
+  d.description = std::move(desc);
+  d.min_args = min_args;
+  d.max_args = max_args;
+  d.infer = std::move(infer);
+  d.attrs = std::move(attrs);
+  d.pure = pure;
+  d.pattern = pattern;
+  return d;
+}
+
+}  // namespace plir::internal
+
+#endif  // PLIR_IR_OPS_INFER_UTIL_H_
