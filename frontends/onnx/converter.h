@@ -28,7 +28,8 @@
 #include "ir/expr.h"
 #include "ir/op.h"
 #include "ir/status.h"
-#include "ir/tensor.h"
+#include "kernels/op_kernels.h"
+#include "kernels/tensor.h"
 
 namespace plir::onnx_import {
 

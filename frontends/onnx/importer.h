@@ -29,7 +29,7 @@
 
 #include "ir/module.h"
 #include "ir/status.h"
-#include "ir/tensor.h"
+#include "kernels/tensor.h"
 
 namespace onnx {
 class ModelProto;

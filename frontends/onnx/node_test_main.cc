@@ -30,7 +30,7 @@
 #include "frontends/onnx/converter.h"
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/node_tests.h"
-#include "ir/tensor.h"
+#include "kernels/tensor.h"
 
 namespace fs = std::filesystem;
 using plir::onnx_import::NodeTestResult;

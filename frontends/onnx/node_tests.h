@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/tensor.h"
+#include "kernels/tensor.h"
 
 namespace plir::onnx_import {
 

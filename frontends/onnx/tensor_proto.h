@@ -7,7 +7,7 @@
 #include "frontends/onnx/onnx_proto.h"
 #include "ir/dtype.h"
 #include "ir/status.h"
-#include "ir/tensor.h"
+#include "kernels/tensor.h"
 
 namespace plir::onnx_import {
 
