@@ -123,9 +123,18 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Expr sn, Scale(c, neg, c.AttrFloat("alpha", 0.01f)));
     return c.One("subtract", {pos, sn});
   });
-  t.Add("PRelu", 7, {"nn.relu", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+  t.Add("PRelu", 7, {"nn.relu", "subtract", "multiply", "reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     PLIR_ASSIGN_OR_RETURN(Expr slope, c.Input(1));
+    // Models converted from opset 6 give a per-channel slope [C]: as [C, 1, ...].
+    const TensorTypeNode* xt = c.InputType(0);
+    const TensorTypeNode* st = c.InputType(1);
+    if (xt && st && xt->IsStatic() && st->IsStatic() && st->ndim() == 1 && xt->ndim() > 2 &&
+        st->shape()[0].value == xt->shape()[1].value && st->shape()[0].value != xt->shape().back().value) {
+      std::vector<int64_t> shape(static_cast<size_t>(xt->ndim() - 1), 1);
+      shape[0] = st->shape()[0].value;
+      PLIR_ASSIGN_OR_RETURN(slope, c.Call("reshape", {slope}, MakeAttrs({{Symbol("shape"), IntList(shape)}})));
+    }
     PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
     PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
     PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));

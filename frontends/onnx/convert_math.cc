@@ -1,4 +1,4 @@
-// Linear algebra and reductions: MatMul, Gemm.
+// Linear algebra and reductions: MatMul, Gemm, Reduce*.
 #include "frontends/onnx/converter.h"
 
 namespace plir::onnx_import {
@@ -28,6 +28,157 @@ StatusOr<Outputs> Gemm(ConvertContext& c) {
   return Outputs{y};
 }
 
+bool Has(const std::string& op) { return static_cast<bool>(OpRegistry::Global().Lookup(op)); }
+Attrs ShapeAttr(const std::vector<int64_t>& s) { return MakeAttrs({{Symbol("shape"), IntList(s)}}); }
+
+// sum over `axes` (sorted, distinct) of a statically shaped x as a matmul
+// with a column of ones (the kernel accumulates in double, or exactly in
+// integers): the reduced axes moved last, flattened, multiplied.
+StatusOr<Expr> SumByMatmul(ConvertContext& c, Expr x, const std::vector<int64_t>& s, const std::vector<bool>& red,
+                           bool keepdims) {
+  std::vector<int64_t> perm, out_shape;
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (!red[i]) { perm.push_back(static_cast<int64_t>(i)); outer *= s[i]; }
+  for (size_t i = 0; i < s.size(); ++i)
+    if (red[i]) { perm.push_back(static_cast<int64_t>(i)); inner *= s[i]; }
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!red[i]) out_shape.push_back(s[i]);
+    else if (keepdims) out_shape.push_back(1);
+  }
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  DataType dt = As<TensorTypeNode>(x->type())->dtype();
+  if (inner == 0) {
+    PLIR_ASSIGN_OR_RETURN(Expr z, c.Scalar(0, dt));
+    return c.Call("full", {z}, ShapeAttr(out_shape));
+  }
+  if (!identity) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
+  PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, ShapeAttr({outer, inner})));
+  PLIR_ASSIGN_OR_RETURN(Expr ones, c.Const(MakeTensor(dt, {inner, 1}, [](int64_t) { return 1.0; })));
+  PLIR_ASSIGN_OR_RETURN(x, c.Call("matmul", {x, ones}));
+  return c.Call("reshape", {x}, ShapeAttr(out_shape));
+}
+
+}  // namespace
+
+StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& red, bool keepdims, bool mean) {
+  const auto* t = As<TensorTypeNode>(x->type());
+  if (!t || !t->IsStatic()) return c.Error("a reduction needs a static shape");
+  std::vector<int64_t> s, axes;
+  int64_t n = 1;
+  for (size_t i = 0; i < t->shape().size(); ++i) {
+    s.push_back(t->shape()[i].value);
+    if (red[i]) { axes.push_back(static_cast<int64_t>(i)); n *= s.back(); }
+  }
+  const char* op = mean ? "mean" : "sum";
+  if (Has(op))
+    return c.Call(op, {x}, MakeAttrs({{Symbol("axis"), IntList(axes)}, {Symbol("keepdims"), AttrValue::Bool(keepdims)}}));
+  PLIR_ASSIGN_OR_RETURN(Expr y, SumByMatmul(c, x, s, red, keepdims));
+  if (!mean) return y;
+  PLIR_ASSIGN_OR_RETURN(Expr d, c.Scalar(static_cast<double>(n), t->dtype()));
+  return c.Call("divide", {y, d});
+}
+
+namespace {
+
+// CumSum as a matmul with a 0/1 triangle (exact in integers, accumulated
+// in double for floats), the axis moved last.
+StatusOr<Outputs> CumSum(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> av, c.RequireInts(1, "the axis"));
+  if (av.size() != 1) return c.Error("axis must hold one value");
+  int64_t rank = static_cast<int64_t>(s.size());
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, av[0], rank));
+  bool exclusive = c.AttrInt("exclusive", 0) != 0, reverse = c.AttrInt("reverse", 0) != 0;
+  int64_t n = s[axis];
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis) perm.push_back(i);
+  perm.push_back(axis);
+  bool moved = axis != rank - 1;
+  if (moved) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
+  DataType dt = c.InputDtype(0);
+  // out[j] = sum_i x[i] * T[i][j].
+  PLIR_ASSIGN_OR_RETURN(Expr tri, c.Const(MakeTensor(dt, {n, n}, [&](int64_t k) {
+    int64_t i = k / n, j = k % n;
+    bool in = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+    return in ? 1.0 : 0.0;
+  })));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("matmul", {x, tri}));
+  if (moved) {
+    std::vector<int64_t> inv(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+  }
+  return Outputs{y};
+}
+
+enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
+
+// The Reduce* family: axes from the attribute (or, for ReduceSum since
+// opset 13, the second input), keepdims, noop_with_empty_axes.
+ConverterFn ReduceConverter(Reduce kind, bool axes_input) {
+  return [kind, axes_input](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    int64_t rank = c.InputRank(0);
+    if (rank < 0) return c.Error("input 0 needs a known rank");
+    std::vector<int64_t> axes = c.AttrInts("axes");
+    if (axes_input && c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(axes, c.RequireInts(1, "the axes")); }
+    bool keepdims = c.AttrInt("keepdims", 1) != 0;
+    if (axes.empty() && c.AttrInt("noop_with_empty_axes", 0) != 0) return Outputs{x};
+    std::vector<bool> red(static_cast<size_t>(rank), axes.empty());
+    for (int64_t a : axes) {
+      PLIR_ASSIGN_OR_RETURN(int64_t k, NormAxis(c, a, rank));
+      red[k] = true;
+    }
+    std::vector<int64_t> sorted;
+    for (int64_t i = 0; i < rank; ++i)
+      if (red[i]) sorted.push_back(i);
+    // Elementwise before.
+    switch (kind) {
+      case Reduce::kSumSquare:
+      case Reduce::kL2: { PLIR_ASSIGN_OR_RETURN(x, c.Call("multiply", {x, x})); break; }
+      case Reduce::kL1: { PLIR_ASSIGN_OR_RETURN(x, c.Call("abs", {x})); break; }
+      case Reduce::kLogSumExp: { PLIR_ASSIGN_OR_RETURN(x, c.Call("exp", {x})); break; }
+      default: break;
+    }
+    const char* op = "sum";
+    switch (kind) {
+      case Reduce::kMean: op = "mean"; break;
+      case Reduce::kMax: op = "max"; break;
+      case Reduce::kMin: op = "min"; break;
+      case Reduce::kProd: op = "prod"; break;
+      default: break;
+    }
+    Expr y;
+    if (Has(op)) {
+      PLIR_ASSIGN_OR_RETURN(y, c.Call(op, {x}, MakeAttrs({{Symbol("axis"), IntList(sorted)},
+                                                          {Symbol("keepdims"), AttrValue::Bool(keepdims)}})));
+    } else if (kind == Reduce::kMax || kind == Reduce::kMin || kind == Reduce::kProd) {
+      return Unimplemented(std::string("PLIR has no op ") + op);
+    } else {
+      PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+      PLIR_ASSIGN_OR_RETURN(y, SumByMatmul(c, x, s, red, keepdims));
+      if (kind == Reduce::kMean) {
+        int64_t n = 1;
+        for (int64_t i = 0; i < rank; ++i)
+          if (red[i]) n *= s[i];
+        PLIR_ASSIGN_OR_RETURN(Expr d, c.Scalar(static_cast<double>(n), c.InputDtype(0)));
+        PLIR_ASSIGN_OR_RETURN(y, c.Call("divide", {y, d}));
+      }
+    }
+    switch (kind) {
+      case Reduce::kL2: { PLIR_ASSIGN_OR_RETURN(y, c.Call("sqrt", {y})); break; }
+      case Reduce::kLogSum:
+      case Reduce::kLogSumExp: { PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y})); break; }
+      default: break;
+    }
+    return Outputs{y};
+  };
+}
+
 }  // namespace
 
 void RegisterMathConverters(ConverterTable& t) {
@@ -37,6 +188,26 @@ void RegisterMathConverters(ConverterTable& t) {
     return c.One("matmul", {a, b});
   });
   t.Add("Gemm", 7, {"matmul", "permute_dims", "multiply", "add"}, Gemm);
+
+  // Reductions: the PLIR reduction op when registered, else (sum, mean) a
+  // matmul with ones.
+  const std::vector<std::string> base = {"matmul", "reshape", "permute_dims", "full"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.end(), base.begin(), base.end());
+    return more;
+  };
+  t.Add("ReduceSum", 1, base, ReduceConverter(Reduce::kSum, false));
+  t.Add("ReduceSum", 13, base, ReduceConverter(Reduce::kSum, true));
+  t.Add("ReduceMean", 1, with({"divide"}), ReduceConverter(Reduce::kMean, false));
+  t.Add("ReduceSumSquare", 1, with({"multiply"}), ReduceConverter(Reduce::kSumSquare, false));
+  t.Add("ReduceL1", 1, with({"abs"}), ReduceConverter(Reduce::kL1, false));
+  t.Add("ReduceL2", 1, with({"multiply", "sqrt"}), ReduceConverter(Reduce::kL2, false));
+  t.Add("ReduceLogSum", 1, with({"log"}), ReduceConverter(Reduce::kLogSum, false));
+  t.Add("ReduceLogSumExp", 1, with({"exp", "log"}), ReduceConverter(Reduce::kLogSumExp, false));
+  t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
+  t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
+  t.Add("ReduceMin", 1, {"min"}, ReduceConverter(Reduce::kMin, false));
+  t.Add("ReduceProd", 1, {"prod"}, ReduceConverter(Reduce::kProd, false));
 }
 
 }  // namespace plir::onnx_import

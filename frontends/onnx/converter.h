@@ -137,6 +137,10 @@ void RegisterNnConverters(ConverterTable& t);           // convert_nn.cc: conv, 
 void RegisterMathConverters(ConverterTable& t);         // convert_math.cc: matmul, gemm, reductions
 
 // Helpers shared by the family files.
+// Sum (or mean) of a statically shaped `x` over the axes where `red` is
+// true: the PLIR reduction op when registered, else a matmul with ones
+// (convert_math.cc).
+StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& red, bool keepdims, bool mean);
 // Normalizes a possibly negative axis against `rank`.
 StatusOr<int64_t> NormAxis(const ConvertContext& c, int64_t axis, int64_t rank);
 
