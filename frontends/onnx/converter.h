@@ -135,6 +135,7 @@ void RegisterElementwiseConverters(ConverterTable& t);  // convert_elementwise.c
 void RegisterShapeConverters(ConverterTable& t);        // convert_shape.cc: data movement, shape chains
 void RegisterNnConverters(ConverterTable& t);           // convert_nn.cc: conv, pooling, normalization, softmax
 void RegisterMathConverters(ConverterTable& t);         // convert_math.cc: matmul, gemm, reductions
+void RegisterImageConverters(ConverterTable& t);        // convert_image.cc: resize, upsample
 
 // Helpers shared by the family files.
 // Sum (or mean) of a statically shaped `x` over the axes where `red` is

@@ -518,6 +518,7 @@ const ConverterTable& Converters() {
     RegisterShapeConverters(*t);
     RegisterNnConverters(*t);
     RegisterMathConverters(*t);
+    RegisterImageConverters(*t);
     return t;
   }();
   return *table;
