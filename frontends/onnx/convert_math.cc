@@ -115,6 +115,51 @@ StatusOr<Outputs> CumSum(ConvertContext& c) {
   return Outputs{y};
 }
 
+// (x - zero_point) in int32, for the integer matmul and convolution.
+StatusOr<Expr> MinusZeroPoint(ConvertContext& c, int i, int zp, int64_t axis_for_vector) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(i));
+  PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kInt32));
+  if (!c.HasInput(zp)) return x;
+  PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(zp));
+  PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
+  const TensorTypeNode* zt = c.InputType(zp);
+  int64_t r = c.InputRank(i);
+  if (zt && zt->ndim() == 1 && zt->IsStatic() && zt->shape()[0].value > 1 && axis_for_vector >= 0 && r > 0) {
+    std::vector<int64_t> shape(static_cast<size_t>(r), 1);
+    shape[axis_for_vector] = zt->shape()[0].value;
+    PLIR_ASSIGN_OR_RETURN(z, c.Call("reshape", {z}, ShapeAttr(shape)));
+  }
+  return c.Call("subtract", {x, z});
+}
+
+// y = (x - zero_point) * scale, per tensor or per `axis`.
+StatusOr<Outputs> Dequantize(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr scale, c.Input(1));
+  DataType out = c.InputDtype(1);
+  int64_t r = c.InputRank(0);
+  int64_t axis = c.AttrInt("axis", 1);
+  auto per_axis = [&](Expr v, int i) -> StatusOr<Expr> {
+    const TensorTypeNode* t = c.InputType(i);
+    if (t && t->ndim() == 1 && r > 0) {  // per-axis quantization
+      PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, r));
+      std::vector<int64_t> shape(static_cast<size_t>(r), 1);
+      shape[axis] = t->IsStatic() ? t->shape()[0].value : -1;
+      return c.Call("reshape", {v}, ShapeAttr(shape));
+    }
+    return v;
+  };
+  PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, out));
+  if (c.HasInput(2)) {
+    PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(2));
+    PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, out));
+    PLIR_ASSIGN_OR_RETURN(z, per_axis(z, 2));
+    PLIR_ASSIGN_OR_RETURN(x, c.Call("subtract", {x, z}));
+  }
+  PLIR_ASSIGN_OR_RETURN(scale, per_axis(scale, 1));
+  return c.One("multiply", {x, scale});
+}
+
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 // The Reduce* family: axes from the attribute (or, for ReduceSum since
@@ -204,6 +249,14 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("ReduceL2", 1, with({"multiply", "sqrt"}), ReduceConverter(Reduce::kL2, false));
   t.Add("ReduceLogSum", 1, with({"log"}), ReduceConverter(Reduce::kLogSum, false));
   t.Add("ReduceLogSumExp", 1, with({"exp", "log"}), ReduceConverter(Reduce::kLogSumExp, false));
+  t.Add("MatMulInteger", 10, {"matmul", "astype", "subtract", "reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    int64_t ra = c.InputRank(0);
+    PLIR_ASSIGN_OR_RETURN(Expr a, MinusZeroPoint(c, 0, 2, ra >= 2 ? ra - 2 : -1));  // a's zero point per row
+    int64_t rb = c.InputRank(1);
+    PLIR_ASSIGN_OR_RETURN(Expr b, MinusZeroPoint(c, 1, 3, rb >= 1 ? rb - 1 : -1));  // b's per column
+    return c.One("matmul", {a, b});
+  });
+  t.Add("DequantizeLinear", 10, {"astype", "subtract", "multiply", "reshape"}, Dequantize);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
   t.Add("ReduceMin", 1, {"min"}, ReduceConverter(Reduce::kMin, false));

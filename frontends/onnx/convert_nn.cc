@@ -36,43 +36,156 @@ StatusOr<std::vector<int64_t>> ConvPads(ConvertContext& c, const std::vector<int
   return pads;
 }
 
+Attrs Conv2dAttrs(const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                  const std::vector<int64_t>& dil, int64_t groups) {
+  return MakeAttrs({{Symbol("strides"), IntList(strides)},
+                    {Symbol("padding"), IntList(pads)},
+                    {Symbol("dilation"), IntList(dil)},
+                    {Symbol("groups"), AttrValue::Int(groups)}});
+}
+
+StatusOr<std::vector<int64_t>> StaticShapeOf(ConvertContext& c, const Expr& e) {
+  const auto* t = As<TensorTypeNode>(e->type());
+  if (!t || !t->IsStatic()) return c.Error("an intermediate shape is not static");
+  std::vector<int64_t> s;
+  for (const Dim& d : t->shape()) s.push_back(d.value);
+  return s;
+}
+
+// An N-D convolution (N = 1, 2, 3) on nn.conv2d: 1-D as height 1; 3-D as
+// one 2-D convolution per kernel depth over the depth-flattened batch,
+// shifted along depth by a take and summed. `pads` is begins then ends.
+StatusOr<Expr> ConvNd(ConvertContext& c, Expr x, Expr w, std::vector<int64_t> strides, std::vector<int64_t> pads,
+                      std::vector<int64_t> dil, int64_t groups) {
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, StaticShapeOf(c, x));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, StaticShapeOf(c, w));
+  size_t n = xs.size() - 2;
+  if (n == 2) return c.Call("nn.conv2d", {x, w}, Conv2dAttrs(strides, pads, dil, groups));
+  if (n == 1) {
+    PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
+    PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape({ws[0], ws[1], 1, ws[2]})));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.conv2d", {x, w}, Conv2dAttrs({1, strides[0]}, {0, pads[0], 0, pads[1]}, {1, dil[0]}, groups)));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, y));
+    return c.Call("reshape", {y}, Shape({ys[0], ys[1], ys[3]}));
+  }
+  if (n != 3) return Unimplemented("convolution over " + std::to_string(n) + " spatial axes");
+  DataType dt = As<TensorTypeNode>(x->type())->dtype();
+  int64_t N = xs[0], C = xs[1], D = xs[2], H = xs[3], W = xs[4], M = ws[0], kd = ws[2];
+  // Depth padding as zeros.
+  if (pads[0] > 0 || pads[3] > 0) {
+    std::vector<Expr> parts;
+    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+    if (pads[0] > 0) { PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape({N, C, pads[0], H, W}))); parts.push_back(z); }
+    parts.push_back(x);
+    if (pads[3] > 0) { PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape({N, C, pads[3], H, W}))); parts.push_back(z); }
+    PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, MakeAttrs({{Symbol("axis"), AttrValue::Int(2)}})));
+    D += pads[0] + pads[3];
+  }
+  int64_t Do = (D - dil[0] * (kd - 1) - 1) / strides[0] + 1;
+  if (Do <= 0) return c.Error("the kernel is deeper than the padded input");
+  PLIR_ASSIGN_OR_RETURN(Expr xr, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList({0, 2, 1, 3, 4})}})));
+  PLIR_ASSIGN_OR_RETURN(xr, c.Call("reshape", {xr}, Shape({N * D, C, H, W})));
+  Expr sum;
+  for (int64_t i = 0; i < kd; ++i) {
+    PLIR_ASSIGN_OR_RETURN(Expr wi, c.Call("strided_slice", {w, ConvertContext::IntTuple({2}), ConvertContext::IntTuple({i}),
+                                                            ConvertContext::IntTuple({i + 1}), ConvertContext::IntTuple({1})}));
+    PLIR_ASSIGN_OR_RETURN(wi, c.Call("reshape", {wi}, Shape({ws[0], ws[1], ws[3], ws[4]})));
+    PLIR_ASSIGN_OR_RETURN(Expr yi, c.Call("nn.conv2d", {xr, wi}, Conv2dAttrs({strides[1], strides[2]}, {pads[1], pads[2], pads[4], pads[5]},
+                                                                           {dil[1], dil[2]}, groups)));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, yi));
+    PLIR_ASSIGN_OR_RETURN(yi, c.Call("reshape", {yi}, Shape({N, D, M, ys[2], ys[3]})));
+    std::vector<int64_t> idx;
+    for (int64_t o = 0; o < Do; ++o) idx.push_back(o * strides[0] + i * dil[0]);
+    PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
+    PLIR_ASSIGN_OR_RETURN(yi, c.Call("take", {yi, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+    if (!sum) sum = yi;
+    else { PLIR_ASSIGN_OR_RETURN(sum, c.Call("add", {sum, yi})); }
+  }
+  return c.Call("permute_dims", {sum}, MakeAttrs({{Symbol("axes"), IntList({0, 2, 1, 3, 4})}}));
+}
+
+StatusOr<Expr> AddBias(ConvertContext& c, Expr y, int bias_input, int64_t channels, size_t n) {
+  if (!c.HasInput(bias_input)) return y;
+  PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(bias_input));
+  std::vector<int64_t> bs = {1, channels};
+  for (size_t i = 0; i < n; ++i) bs.push_back(1);
+  PLIR_ASSIGN_OR_RETURN(b, c.Call("reshape", {b}, Shape(bs)));
+  return c.Call("add", {y, b});
+}
+
 StatusOr<Outputs> Conv(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
-  if (xs.size() != 3 && xs.size() != 4) return Unimplemented("Conv on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D and 2-D)");
+  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("Conv on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
   size_t n = xs.size() - 2;
   std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
   std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
   std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
   if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
-  int64_t groups = c.AttrInt("group", 1);
-  if (n == 1) {  // as a 2-D convolution of height 1
-    PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
-    PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape({ws[0], ws[1], 1, ws[2]})));
-    strides = {1, strides[0]};
-    dil = {1, dil[0]};
-    pads = {0, pads[0], 0, pads[1]};
+  PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, pads, dil, c.AttrInt("group", 1)));
+  PLIR_ASSIGN_OR_RETURN(y, AddBias(c, y, 2, ws[0], n));
+  return Outputs{y};
+}
+
+// AveragePool (1-D to 3-D) as a depthwise convolution with ones, divided by
+// the number of cells each window counts: a constant, the product of one
+// count per axis (padding counts only with count_include_pad, the extra
+// cells ceil_mode adds never).
+StatusOr<Outputs> AveragePool(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
+  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("AveragePool on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
+  size_t n = xs.size() - 2;
+  std::vector<int64_t> k = c.AttrInts("kernel_shape");
+  if (k.size() != n) return c.Error("kernel_shape needs one entry per spatial axis");
+  std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
+  for (int64_t d : dil)
+    if (d != 1) return Unimplemented("AveragePool with dilations");
+  std::vector<int64_t> in(xs.begin() + 2, xs.end());
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
+  bool ceil_mode = c.AttrInt("ceil_mode", 0) != 0;
+  bool include_pad = c.AttrInt("count_include_pad", 0) != 0;
+  std::vector<int64_t> conv_pads = pads, outs(n);
+  std::vector<std::vector<double>> counts(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t span = in[i] + pads[i] + pads[i + n] - k[i];
+    int64_t out = (ceil_mode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
+    if (ceil_mode && (out - 1) * strides[i] >= in[i] + pads[i]) --out;
+    int64_t extra = std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - (in[i] + pads[i] + pads[i + n]));
+    conv_pads[i + n] += extra;
+    outs[i] = out;
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t cnt = 0;
+      for (int64_t j = 0; j < k[i]; ++j) {
+        int64_t p = o * strides[i] + j - pads[i];  // position in the unpadded input
+        bool inside = p >= 0 && p < in[i];
+        bool padded = p >= -pads[i] && p < in[i] + pads[i + n];
+        cnt += inside || (include_pad && padded);
+      }
+      counts[i].push_back(static_cast<double>(cnt));
+    }
   }
-  Attrs a = MakeAttrs({{Symbol("strides"), IntList(strides)},
-                       {Symbol("padding"), IntList(pads)},
-                       {Symbol("dilation"), IntList(dil)},
-                       {Symbol("groups"), AttrValue::Int(groups)}});
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.conv2d", {x, w}, a));
-  const TensorTypeNode* yt = As<TensorTypeNode>(y->type());
-  if (n == 1) {
-    if (!yt || !yt->IsStatic()) return c.Error("the convolution's output shape is not static");
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape({yt->shape()[0].value, yt->shape()[1].value, yt->shape()[3].value})));
-  }
-  if (c.HasInput(2)) {
-    PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(2));
-    std::vector<int64_t> bs = {1, ws[0]};
-    for (size_t i = 0; i < n; ++i) bs.push_back(1);
-    PLIR_ASSIGN_OR_RETURN(b, c.Call("reshape", {b}, Shape(bs)));
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("add", {y, b}));
-  }
+  DataType dt = c.InputDtype(0);
+  int64_t ch = xs[1];
+  std::vector<int64_t> wshape = {ch, 1};
+  wshape.insert(wshape.end(), k.begin(), k.end());
+  PLIR_ASSIGN_OR_RETURN(Expr w, c.Const(MakeTensor(dt, wshape, [](int64_t) { return 1.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, conv_pads, std::vector<int64_t>(n, 1), ch));
+  std::vector<int64_t> dshape = {1, 1};
+  dshape.insert(dshape.end(), outs.begin(), outs.end());
+  PLIR_ASSIGN_OR_RETURN(Expr div, c.Const(MakeTensor(dt, dshape, [&](int64_t e) {
+    double v = 1;
+    for (size_t i = n; i-- > 0;) {
+      v *= counts[i][e % outs[i]];
+      e /= outs[i];
+    }
+    return v;
+  })));
+  PLIR_ASSIGN_OR_RETURN(y, c.Call("divide", {y, div}));
   return Outputs{y};
 }
 
@@ -115,82 +228,6 @@ StatusOr<Outputs> GlobalAveragePool(ConvertContext& c) {
   std::vector<int64_t> out = {s[0], s[1]};
   for (size_t i = 2; i < s.size(); ++i) out.push_back(1);
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("reshape", {m}, Shape(out)));
-  return Outputs{y};
-}
-
-Attrs Conv2dAttrs(const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
-                  const std::vector<int64_t>& dil, int64_t groups) {
-  return MakeAttrs({{Symbol("strides"), IntList(strides)},
-                    {Symbol("padding"), IntList(pads)},
-                    {Symbol("dilation"), IntList(dil)},
-                    {Symbol("groups"), AttrValue::Int(groups)}});
-}
-
-// AveragePool (1-D and 2-D) as a depthwise convolution with ones, divided
-// by the number of cells each window counts (a constant computed at
-// import: padding counts only with count_include_pad, and the extra cells
-// ceil_mode adds never).
-StatusOr<Outputs> AveragePool(ConvertContext& c) {
-  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
-  if (xs.size() != 3 && xs.size() != 4) return Unimplemented("AveragePool on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D and 2-D)");
-  size_t n = xs.size() - 2;
-  std::vector<int64_t> k = c.AttrInts("kernel_shape");
-  if (k.size() != n) return c.Error("kernel_shape needs one entry per spatial axis");
-  std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
-  std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
-  for (int64_t d : dil)
-    if (d != 1) return Unimplemented("AveragePool with dilations");
-  std::vector<int64_t> in(xs.begin() + 2, xs.end());
-  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
-  bool ceil_mode = c.AttrInt("ceil_mode", 0) != 0;
-  bool include_pad = c.AttrInt("count_include_pad", 0) != 0;
-  std::vector<int64_t> extra(n, 0), full(n);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t span = in[i] + pads[i] + pads[i + n] - k[i];
-    int64_t out = (ceil_mode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
-    if (ceil_mode && (out - 1) * strides[i] >= in[i] + pads[i]) --out;
-    extra[i] = std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - (in[i] + pads[i] + pads[i + n]));
-    full[i] = in[i] + pads[i] + pads[i + n] + extra[i];
-  }
-  // Work in 2-D.
-  std::vector<int64_t> x4 = xs, k2 = k, s2 = strides, pb = {pads[0]}, pe = {pads[n] + extra[0]};
-  std::vector<int64_t> in2 = in, full2 = full, lead = {pads[0]};
-  if (n == 2) { pb = {pads[0], pads[1]}; pe = {pads[2] + extra[0], pads[3] + extra[1]}; lead = pb; }
-  if (n == 1) {
-    x4 = {xs[0], xs[1], 1, xs[2]};
-    PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape(x4)));
-    k2 = {1, k[0]}; s2 = {1, strides[0]}; pb = {0, pb[0]}; pe = {0, pe[0]};
-    in2 = {1, in[0]}; full2 = {1, full[0]}; lead = {0, pads[0]};
-  }
-  DataType dt = c.InputDtype(0);
-  int64_t ch = x4[1];
-  PLIR_ASSIGN_OR_RETURN(Expr w, c.Const(MakeTensor(dt, {ch, 1, k2[0], k2[1]}, [](int64_t) { return 1.0; })));
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.conv2d", {x, w}, Conv2dAttrs(s2, {pb[0], pb[1], pe[0], pe[1]}, {1, 1}, ch)));
-  // The count of each window: a convolution of the mask of counted cells.
-  Tensor mask = MakeTensor(dt, {1, 1, full2[0], full2[1]}, [&](int64_t e) {
-    int64_t r = e / full2[1], col = e % full2[1];
-    bool inside = r >= lead[0] && r < lead[0] + in2[0] && col >= lead[1] && col < lead[1] + in2[1];
-    return inside ? 1.0 : 0.0;
-  });
-  if (include_pad) {
-    // Explicit pads count, the cells ceil_mode adds do not.
-    int64_t end0 = n == 2 ? pads[0] + in[0] + pads[2] : 1;
-    int64_t end1 = n == 2 ? pads[1] + in[1] + pads[3] : pads[0] + in[0] + pads[1];
-    mask = MakeTensor(dt, {1, 1, full2[0], full2[1]}, [&](int64_t e) {
-      int64_t r = e / full2[1], col = e % full2[1];
-      return r < end0 && col < end1 ? 1.0 : 0.0;
-    });
-  }
-  PLIR_ASSIGN_OR_RETURN(Expr m, c.Const(mask));
-  PLIR_ASSIGN_OR_RETURN(Expr ones, c.Const(MakeTensor(dt, {1, 1, k2[0], k2[1]}, [](int64_t) { return 1.0; })));
-  PLIR_ASSIGN_OR_RETURN(Expr count, c.Call("nn.conv2d", {m, ones}, Conv2dAttrs(s2, {0, 0, 0, 0}, {1, 1}, 1)));
-  PLIR_ASSIGN_OR_RETURN(y, c.Call("divide", {y, count}));
-  if (n == 1) {
-    const auto* yt = As<TensorTypeNode>(y->type());
-    if (!yt || !yt->IsStatic()) return c.Error("the pooled shape is not static");
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape({xs[0], xs[1], yt->shape()[3].value})));
-  }
   return Outputs{y};
 }
 
@@ -279,15 +316,15 @@ StatusOr<Outputs> LayerNorm(ConvertContext& c) {
   return Outputs{y, mean, inv};
 }
 
-// ConvTranspose (1-D, 2-D): the input with stride-1 zeros inserted, padded
-// by dilation * (k - 1) - pad, convolved with the flipped kernel whose
-// in/out channels are swapped per group.
+// ConvTranspose (1-D to 3-D): the input with stride - 1 zeros inserted,
+// padded by dilation * (k - 1) - pad (negative amounts crop), convolved
+// with the flipped kernel whose in/out channels are swapped per group.
 StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
-  if (xs.size() != 3 && xs.size() != 4) return Unimplemented("ConvTranspose on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D and 2-D)");
+  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("ConvTranspose on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
   size_t n = xs.size() - 2;
   int64_t g = c.AttrInt("group", 1);
   std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
@@ -309,19 +346,10 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
       else { pads[i] = total - half; pads[i + n] = half; }
     }
   }
-  if (n == 1) {
-    PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
-    PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape({ws[0], ws[1], 1, ws[2]})));
-    xs = {xs[0], xs[1], 1, xs[2]};
-    ws = {ws[0], ws[1], 1, ws[2]};
-    in = {1, in[0]}; k = {1, k[0]}; s = {1, s[0]}; d = {1, d[0]}; op = {0, op[0]};
-    pads = {0, pads[0], 0, pads[1]};
-  }
   DataType dt = c.InputDtype(0);
-  // Zeros between the input's elements.
   std::vector<int64_t> cur = xs;
-  for (int ax = 2; ax < 4; ++ax) {
-    int64_t st = s[ax - 2];
+  for (size_t a = 0; a < n; ++a) {
+    int64_t ax = static_cast<int64_t>(a) + 2, st = s[a];
     if (st == 1) continue;
     PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("expand_dims", {x}, MakeAttrs({{Symbol("axis"), IntList({ax + 1})}})));
     std::vector<int64_t> zs = cur;
@@ -337,47 +365,80 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
                                                        ConvertContext::IntTuple({len}), ConvertContext::IntTuple({1})}));
     cur[ax] = len;
   }
-  // Padding; negative amounts crop.
-  std::vector<int64_t> cpad(4, 0);
-  for (int i = 0; i < 2; ++i) {
+  std::vector<int64_t> cpad(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
     int64_t full = d[i] * (k[i] - 1);
-    int64_t b = full - pads[i], e = full - pads[i + 2] + op[i];
+    int64_t b = full - pads[i], e = full - pads[i + n] + op[i];
     if (b < 0 || e < 0) {
-      int64_t lo = b < 0 ? -b : 0, hi = cur[i + 2] - (e < 0 ? -e : 0);
-      PLIR_ASSIGN_OR_RETURN(x, c.Call("strided_slice", {x, ConvertContext::IntTuple({i + 2}), ConvertContext::IntTuple({lo}),
+      int64_t ax = static_cast<int64_t>(i) + 2;
+      int64_t lo = b < 0 ? -b : 0, hi = cur[ax] - (e < 0 ? -e : 0);
+      PLIR_ASSIGN_OR_RETURN(x, c.Call("strided_slice", {x, ConvertContext::IntTuple({ax}), ConvertContext::IntTuple({lo}),
                                                          ConvertContext::IntTuple({hi}), ConvertContext::IntTuple({1})}));
-      cur[i + 2] = hi - lo;
+      cur[ax] = hi - lo;
       b = std::max<int64_t>(b, 0);
       e = std::max<int64_t>(e, 0);
     }
     cpad[i] = b;
-    cpad[i + 2] = e;
+    cpad[i + n] = e;
   }
-  // The kernel: [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped.
+  // The kernel: [Cin, Cout/g, k...] -> [Cout, Cin/g, k...], flipped.
   int64_t cin = ws[0], coutg = ws[1];
-  PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape({g, cin / g, coutg, k[0], k[1]})));
-  PLIR_ASSIGN_OR_RETURN(w, c.Call("permute_dims", {w}, MakeAttrs({{Symbol("axes"), IntList({0, 2, 1, 3, 4})}})));
-  PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape({g * coutg, cin / g, k[0], k[1]})));
-  PLIR_ASSIGN_OR_RETURN(w, c.Call("strided_slice", {w, ConvertContext::IntTuple({2, 3}), ConvertContext::IntTuple({k[0] - 1, k[1] - 1}),
-                                                     ConvertContext::IntTuple({-k[0] - 1, -k[1] - 1}), ConvertContext::IntTuple({-1, -1})}));
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.conv2d", {x, w}, Conv2dAttrs({1, 1}, cpad, d, g)));
-  const TensorTypeNode* yt = As<TensorTypeNode>(y->type());
-  if (!yt || !yt->IsStatic()) return c.Error("the output shape is not static");
-  if (n == 1) { PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape({yt->shape()[0].value, yt->shape()[1].value, yt->shape()[3].value}))); }
-  if (c.HasInput(2)) {
-    PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(2));
-    std::vector<int64_t> bs = {1, g * coutg};
-    for (size_t i = 0; i < n; ++i) bs.push_back(1);
-    PLIR_ASSIGN_OR_RETURN(b, c.Call("reshape", {b}, Shape(bs)));
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("add", {y, b}));
+  std::vector<int64_t> s5 = {g, cin / g, coutg}, perm = {0, 2, 1}, s4 = {g * coutg, cin / g}, axes, lo, hi, step;
+  for (size_t i = 0; i < n; ++i) {
+    s5.push_back(k[i]);
+    perm.push_back(static_cast<int64_t>(i) + 3);
+    s4.push_back(k[i]);
+    axes.push_back(static_cast<int64_t>(i) + 2);
+    lo.push_back(k[i] - 1);
+    hi.push_back(-k[i] - 1);
+    step.push_back(-1);
   }
+  PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape(s5)));
+  PLIR_ASSIGN_OR_RETURN(w, c.Call("permute_dims", {w}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape(s4)));
+  PLIR_ASSIGN_OR_RETURN(w, c.Call("strided_slice", {w, ConvertContext::IntTuple(axes), ConvertContext::IntTuple(lo),
+                                                     ConvertContext::IntTuple(hi), ConvertContext::IntTuple(step)}));
+  PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, std::vector<int64_t>(n, 1), cpad, d, g));
+  PLIR_ASSIGN_OR_RETURN(y, AddBias(c, y, 2, g * coutg, n));
   return Outputs{y};
 }
 
 }  // namespace
 
 void RegisterNnConverters(ConverterTable& t) {
-  t.Add("Conv", 1, {"nn.conv2d", "reshape", "add"}, Conv);
+  t.Add("Conv", 1, {"nn.conv2d", "reshape", "add", "permute_dims", "take", "strided_slice"}, Conv);
+  // ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in int32.
+  t.Add("ConvInteger", 10, {"nn.conv2d", "reshape", "astype", "subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
+    size_t n = xs.size() - 2;
+    PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kInt32));
+    PLIR_ASSIGN_OR_RETURN(w, c.Cast(w, DataType::kInt32));
+    if (c.HasInput(2)) {
+      PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(2));
+      PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
+      PLIR_ASSIGN_OR_RETURN(x, c.Call("subtract", {x, z}));
+    }
+    if (c.HasInput(3)) {
+      PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(3));
+      PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
+      const TensorTypeNode* zt = c.InputType(3);
+      if (zt && zt->ndim() == 1) {
+        std::vector<int64_t> shape(ws.size(), 1);
+        shape[0] = -1;
+        PLIR_ASSIGN_OR_RETURN(z, c.Call("reshape", {z}, Shape(shape)));
+      }
+      PLIR_ASSIGN_OR_RETURN(w, c.Call("subtract", {w, z}));
+    }
+    std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
+    std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
+    std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
+    PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, pads, dil, c.AttrInt("group", 1)));
+    return Outputs{y};
+  });
   t.Add("Softmax", 1, {"nn.softmax", "reshape"}, [](ConvertContext& c) { return SoftmaxOld(c, false); });
   t.Add("Softmax", 13, {"nn.softmax"}, [](ConvertContext& c) { return Softmax13(c, false); });
   t.Add("LogSoftmax", 1, {"nn.softmax", "reshape", "log"}, [](ConvertContext& c) { return SoftmaxOld(c, true); });

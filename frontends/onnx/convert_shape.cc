@@ -193,6 +193,105 @@ StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const st
   return Outputs{x};
 }
 
+// GatherElements: one take from the flattened data with the indices made
+// flat (a constant base per position plus the index, negatives normalized by
+// a lookup table), the axis moved last in both.
+StatusOr<Outputs> GatherElements(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr idx, c.Input(1));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> is, c.InputShape(1));
+  int64_t r = static_cast<int64_t>(xs.size());
+  if (static_cast<int64_t>(is.size()) != r) return c.Error("data and indices differ in rank");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < r; ++i)
+    if (i != axis) perm.push_back(i);
+  perm.push_back(axis);
+  bool moved = axis != r - 1;
+  Attrs pa = MakeAttrs({{Symbol("axes"), IntList(perm)}});
+  std::vector<int64_t> xp, ip;
+  for (int64_t p : perm) { xp.push_back(xs[p]); ip.push_back(is[p]); }
+  if (moved) {
+    PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, pa));
+    PLIR_ASSIGN_OR_RETURN(idx, c.Call("permute_dims", {idx}, pa));
+  }
+  int64_t n = xp.back();
+  PLIR_ASSIGN_OR_RETURN(idx, c.Cast(idx, DataType::kInt64));
+  // Normalize negatives: table[i + n] = i mod n for i in [-n, n).
+  std::vector<int64_t> table;
+  for (int64_t i = -n; i < n; ++i) table.push_back(i < 0 ? i + n : i);
+  PLIR_ASSIGN_OR_RETURN(Expr tab, c.Int64s(table));
+  PLIR_ASSIGN_OR_RETURN(Expr nn, c.Scalar(static_cast<double>(n), DataType::kInt64));
+  PLIR_ASSIGN_OR_RETURN(Expr shifted, c.Call("add", {idx, nn}));
+  PLIR_ASSIGN_OR_RETURN(idx, c.Call("take", {tab, shifted}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  // base[p] = the flat offset of position p's row in the (permuted) data.
+  std::vector<int64_t> xstride(xp.size(), 1);
+  for (int64_t i = r - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * xp[i + 1];
+  int64_t total = 1;
+  for (int64_t d : ip) total *= d;
+  PLIR_ASSIGN_OR_RETURN(Tensor base, MakeIntTensor(DataType::kInt64, ip, [&](int64_t e) {
+    int64_t off = 0;
+    int64_t rem = e / ip.back();
+    for (int64_t i = r - 2; i >= 0; --i) {
+      off += (rem % ip[i]) * xstride[i];
+      rem /= ip[i];
+    }
+    return off;
+  }));
+  (void)total;
+  PLIR_ASSIGN_OR_RETURN(Expr be, c.Const(base));
+  PLIR_ASSIGN_OR_RETURN(Expr flat, c.Call("add", {idx, be}));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {x, flat}));
+  if (moved) {
+    std::vector<int64_t> inv(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+  }
+  return Outputs{y};
+}
+
+// OneHot: rows of a constant [depth, depth] table of off/on values taken by
+// the indices (negative ones count from the end), the new axis moved.
+StatusOr<Outputs> OneHot(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr idx, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Tensor depth_t, c.RequireStatic(1, "depth"));
+  PLIR_ASSIGN_OR_RETURN(Tensor values, c.RequireStatic(2, "values"));
+  if (values.NumElements() != 2) return c.Error("values must hold [off, on]");
+  int64_t depth = static_cast<int64_t>(depth_t.GetDouble(0));
+  if (depth <= 0) return c.Error("depth must be positive");
+  int64_t r = c.InputRank(0);
+  if (r < 0) return c.Error("indices need a known rank");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", -1), r + 1));
+  double off = values.GetDouble(0), on = values.GetDouble(1);
+  Tensor eye = MakeTensor(values.dtype, {depth, depth}, [&](int64_t e) { return e / depth == e % depth ? on : off; });
+  PLIR_ASSIGN_OR_RETURN(Expr table, c.Const(eye));
+  PLIR_ASSIGN_OR_RETURN(idx, c.Cast(idx, DataType::kInt64));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {table, idx}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  if (axis != r) {
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < r; ++i) {
+      if (i == axis) perm.push_back(r);
+      perm.push_back(i);
+    }
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  }
+  return Outputs{y};
+}
+
+StatusOr<Outputs> Compress(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Tensor cond, c.RequireStatic(1, "the condition"));
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < cond.NumElements(); ++i)
+    if (cond.GetInt(i) != 0) idx.push_back(i);
+  PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
+  if (!c.HasAttr("axis")) return c.One("take", {x, ie});
+  int64_t r = c.InputRank(0);
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
+  return c.One("take", {x, ie}, Axis(axis));
+}
+
 }  // namespace
 
 void RegisterShapeConverters(ConverterTable& t) {
@@ -253,6 +352,9 @@ void RegisterShapeConverters(ConverterTable& t) {
     if (rank >= 0) { PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank)); }
     return c.One("take", {x, i}, Axis(axis));
   });
+  t.Add("GatherElements", 11, {"take", "add", "permute_dims", "astype"}, GatherElements);
+  t.Add("OneHot", 9, {"take", "permute_dims", "astype"}, OneHot);
+  t.Add("Compress", 9, {"take"}, Compress);
   t.Add("Slice", 1, {"strided_slice"}, [](ConvertContext& c) {
     return SliceImpl(c, c.AttrInts("starts"), c.AttrInts("ends"), c.AttrInts("axes"), {});
   });
