@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "ir/internal/name_chars.h"
 #include "ir/op.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -335,6 +336,28 @@ TEST(TextFormatTest, ParseTypeStandalone) {
   EXPECT_EQ(TypeToString(*ParseType("Callable[(), Object, pure=true]")), "Callable[(), Object]");
   EXPECT_FALSE(ParseType("Callable[Object, Object]").ok());
   EXPECT_FALSE(ParseType("Callable[(Object), Object, pure=maybe]").ok());
+}
+
+// TVM's attribute keys are dotted (relax.force_pure, tir.noalias): they read,
+// verify, print and read back, in calls and on functions alike; a key the
+// lexer cannot read as one token is still refused by the verifier.
+TEST(TextFormatTest, DottedAttributeKeysRoundTrip) {
+  const char* text =
+      "def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] "
+      "attrs {relax.force_pure = true, tir.noalias = 1, num_input = 1} {\n"
+      "  %y = nn.softmax(%x, axis=0);\n"
+      "  %y\n"
+      "}\n";
+  ExpectRoundTrip(text, "dotted keys");
+  StatusOr<Module> m = ParseModule(text);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  std::string printed = PrintModule(*m);
+  EXPECT_NE(printed.find("relax.force_pure"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("tir.noalias"), std::string::npos) << printed;
+  EXPECT_FALSE(internal::IsAttrKeyText("relax."));
+  EXPECT_FALSE(internal::IsAttrKeyText("relax..x"));
+  EXPECT_FALSE(internal::IsAttrKeyText(".x"));
+  EXPECT_TRUE(internal::IsAttrKeyText("a.b_2.c"));
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ namespace {
 // What the lexer reads after '@' (any name characters), or as an
 // attribute key (an identifier: not starting with a digit).
 bool IsTextName(std::string_view s, bool is_key = false) {
-  if (s.empty() || (is_key && !internal::IsIdentStart(s[0]))) return false;
+  if (is_key) return internal::IsAttrKeyText(s);  // the lexer's own token rule
+  if (s.empty()) return false;
   return std::all_of(s.begin(), s.end(), internal::IsIdentChar);
 }
 

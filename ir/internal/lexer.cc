@@ -271,15 +271,8 @@ Token Lexer::Next() {
     return t;
   }
   if (IsIdentStart(c)) {
-    size_t p = pos_;
-    while (true) {
-      while (p < src_.size() && IsIdentChar(src_[p])) ++p;
-      if (p + 1 < src_.size() && src_[p] == '.' && IsIdentStart(src_[p + 1])) {
-        ++p;  // dotted op name: nn.conv2d
-        continue;
-      }
-      break;
-    }
+    // A dotted op name or attribute key (nn.conv2d, relax.force_pure).
+    size_t p = pos_ + IdentTokenLength(std::string_view(src_).substr(pos_));
     col_ += static_cast<int>(p - pos_);  // ASCII only: one column per byte
     pos_ = p;
     return Make(Tok::kIdent, start, line, col);
