@@ -292,6 +292,135 @@ StatusOr<Outputs> Compress(ConvertContext& c) {
   return c.One("take", {x, ie}, Axis(axis));
 }
 
+std::vector<int64_t> Strides(const std::vector<int64_t>& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+StatusOr<Expr> Flatten(ConvertContext& c, Expr x, const std::vector<int64_t>& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return c.Call("reshape", {x}, Shape({n}));
+}
+
+// Scatter with indices known at import: target[j] is the flat position
+// update j writes. reduction none: one take from data ++ updates (the last
+// write wins); add: data plus a matmul with the 0/1 scatter matrix.
+StatusOr<Outputs> ScatterFlat(ConvertContext& c, const std::vector<int64_t>& ds, const std::vector<int64_t>& target,
+                              const std::string& reduction) {
+  PLIR_ASSIGN_OR_RETURN(Expr data, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr upd, c.Input(2));
+  int64_t n = 1, u = static_cast<int64_t>(target.size());
+  for (int64_t d : ds) n *= d;
+  PLIR_ASSIGN_OR_RETURN(Expr df, Flatten(c, data, ds));
+  PLIR_ASSIGN_OR_RETURN(Expr uf, c.Call("reshape", {upd}, Shape({u})));
+  for (int64_t t : target)
+    if (t < 0 || t >= n) return c.Error("an index is out of range");
+  if (reduction == "none") {
+    std::vector<int64_t> map(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) map[k] = k;
+    for (int64_t j = 0; j < u; ++j) map[target[j]] = n + j;
+    PLIR_ASSIGN_OR_RETURN(Expr all, c.Call("concat", {TupleNode::Make({df, uf})}, Axis(0)));
+    PLIR_ASSIGN_OR_RETURN(Expr m, c.Int64s(map));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {all, m}, Axis(0)));
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape(ds)));
+    return Outputs{y};
+  }
+  if (reduction != "add") return Unimplemented("scatter with reduction '" + reduction + "'");
+  DataType dt = c.InputDtype(0);
+  PLIR_ASSIGN_OR_RETURN(Expr mat, c.Const(MakeTensor(dt, {u, n}, [&](int64_t e) { return target[e / n] == e % n ? 1.0 : 0.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr row, c.Call("reshape", {uf}, Shape({1, u})));
+  PLIR_ASSIGN_OR_RETURN(Expr add, c.Call("matmul", {row, mat}));
+  PLIR_ASSIGN_OR_RETURN(add, c.Call("reshape", {add}, Shape(ds)));
+  return c.One("add", {data, add});
+}
+
+StatusOr<Outputs> ScatterElements(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ds, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> is, c.InputShape(1));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.RequireInts(1, "the indices"));
+  int64_t r = static_cast<int64_t>(ds.size());
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
+  std::vector<int64_t> dst = Strides(ds), ist = Strides(is), target;
+  for (size_t j = 0; j < idx.size(); ++j) {
+    int64_t off = 0, rem = static_cast<int64_t>(j);
+    for (int64_t a = 0; a < r; ++a) {
+      int64_t coord = rem / ist[a];
+      rem %= ist[a];
+      if (a == axis) {
+        coord = idx[j] < 0 ? idx[j] + ds[a] : idx[j];
+        if (coord < 0 || coord >= ds[a]) return c.Error("index " + std::to_string(idx[j]) + " is out of range");
+      }
+      off += coord * dst[a];
+    }
+    target.push_back(off);
+  }
+  return ScatterFlat(c, ds, target, c.AttrString("reduction", "none"));
+}
+
+StatusOr<Outputs> ScatterND(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ds, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> is, c.InputShape(1));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.RequireInts(1, "the indices"));
+  if (is.empty()) return c.Error("indices must have a last axis");
+  int64_t k = is.back();
+  if (k > static_cast<int64_t>(ds.size())) return c.Error("index tuples are longer than the data's rank");
+  std::vector<int64_t> dst = Strides(ds), target;
+  int64_t slice = 1;
+  for (size_t a = static_cast<size_t>(k); a < ds.size(); ++a) slice *= ds[a];
+  for (size_t q = 0; q + k <= idx.size() && k > 0; q += static_cast<size_t>(k)) {
+    int64_t base = 0;
+    for (int64_t a = 0; a < k; ++a) {
+      int64_t v = idx[q + a] < 0 ? idx[q + a] + ds[a] : idx[q + a];
+      if (v < 0 || v >= ds[a]) return c.Error("index " + std::to_string(idx[q + a]) + " is out of range");
+      base += v * dst[a];
+    }
+    for (int64_t e = 0; e < slice; ++e) target.push_back(base + e);
+  }
+  return ScatterFlat(c, ds, target, c.AttrString("reduction", "none"));
+}
+
+// GatherND with indices known at import: one take from the flattened data.
+StatusOr<Outputs> GatherND(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ds, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> is, c.InputShape(1));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.RequireInts(1, "the indices"));
+  int64_t b = c.AttrInt("batch_dims", 0);
+  if (is.empty()) return c.Error("indices must have a last axis");
+  int64_t k = is.back(), r = static_cast<int64_t>(ds.size());
+  if (b + k > r) return c.Error("index tuples are too long");
+  std::vector<int64_t> dst = Strides(ds);
+  int64_t slice = 1;
+  for (int64_t a = b + k; a < r; ++a) slice *= ds[a];
+  std::vector<int64_t> out_shape(is.begin(), is.end() - 1);
+  for (int64_t a = b + k; a < r; ++a) out_shape.push_back(ds[a]);
+  std::vector<int64_t> qshape(is.begin(), is.end() - 1), qst = Strides(qshape), map;
+  int64_t nq = 1;
+  for (int64_t d : qshape) nq *= d;
+  for (int64_t q = 0; q < nq; ++q) {
+    int64_t base = 0, rem = q;
+    for (int64_t a = 0; a < b; ++a) {  // batch coordinates
+      base += (rem / qst[a]) * dst[a];
+      rem %= qst[a];
+    }
+    for (int64_t a = 0; a < k; ++a) {
+      int64_t v = idx[q * k + a];
+      int64_t dim = ds[b + a];
+      if (v < 0) v += dim;
+      if (v < 0 || v >= dim) return c.Error("index " + std::to_string(idx[q * k + a]) + " is out of range");
+      base += v * dst[b + a];
+    }
+    for (int64_t e = 0; e < slice; ++e) map.push_back(base + e);
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr xf, Flatten(c, x, ds));
+  PLIR_ASSIGN_OR_RETURN(Expr m, c.Int64s(map));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {xf, m}, Axis(0)));
+  PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape(out_shape)));
+  return Outputs{y};
+}
+
 }  // namespace
 
 void RegisterShapeConverters(ConverterTable& t) {
@@ -355,6 +484,25 @@ void RegisterShapeConverters(ConverterTable& t) {
   t.Add("GatherElements", 11, {"take", "add", "permute_dims", "astype"}, GatherElements);
   t.Add("OneHot", 9, {"take", "permute_dims", "astype"}, OneHot);
   t.Add("Compress", 9, {"take"}, Compress);
+  const std::vector<std::string> scatter = {"take", "concat", "reshape", "matmul", "add"};
+  t.Add("ScatterElements", 11, scatter, ScatterElements);
+  t.Add("Scatter", 9, scatter, ScatterElements);
+  t.Add("ScatterND", 11, scatter, ScatterND);
+  t.Add("GatherND", 11, {"take", "reshape"}, GatherND);
+  // NonZero: its output's shape depends on the values, so they must be known.
+  t.Add("NonZero", 9, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Tensor x, c.RequireStatic(0, "the data (the output's shape depends on it)"));
+    std::vector<int64_t> st = Strides(x.shape), hits;
+    for (int64_t e = 0; e < x.NumElements(); ++e)
+      if (IsFloat(x.dtype) ? x.GetDouble(e) != 0 : x.GetInt(e) != 0) hits.push_back(e);
+    int64_t r = static_cast<int64_t>(x.shape.size()), n = static_cast<int64_t>(hits.size());
+    PLIR_ASSIGN_OR_RETURN(Tensor out, MakeIntTensor(DataType::kInt64, {r, n}, [&](int64_t e) {
+      int64_t a = e / n, h = hits[e % n];
+      return (h / st[a]) % x.shape[a];
+    }));
+    PLIR_ASSIGN_OR_RETURN(Expr k, c.Const(out));
+    return Outputs{k};
+  });
   t.Add("Slice", 1, {"strided_slice"}, [](ConvertContext& c) {
     return SliceImpl(c, c.AttrInts("starts"), c.AttrInts("ends"), c.AttrInts("axes"), {});
   });

@@ -136,6 +136,7 @@ void RegisterShapeConverters(ConverterTable& t);        // convert_shape.cc: dat
 void RegisterNnConverters(ConverterTable& t);           // convert_nn.cc: conv, pooling, normalization, softmax
 void RegisterMathConverters(ConverterTable& t);         // convert_math.cc: matmul, gemm, reductions
 void RegisterImageConverters(ConverterTable& t);        // convert_image.cc: resize, upsample
+void RegisterLossConverters(ConverterTable& t);         // convert_loss.cc: NLL, softmax cross entropy
 
 // Helpers shared by the family files.
 // Sum (or mean) of a statically shaped `x` over the axes where `red` is

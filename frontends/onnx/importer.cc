@@ -519,6 +519,7 @@ const ConverterTable& Converters() {
     RegisterNnConverters(*t);
     RegisterMathConverters(*t);
     RegisterImageConverters(*t);
+    RegisterLossConverters(*t);
     return t;
   }();
   return *table;
