@@ -20,9 +20,9 @@
 #include <unordered_set>
 
 #include "bench/workloads.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"

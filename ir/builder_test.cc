@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/builder.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 
 namespace plir {

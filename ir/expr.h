@@ -72,6 +72,10 @@ class NameHint {
   uint32_t number_ = kNoNumber;
 };
 
+namespace text_internal {
+class TextParser;
+}  // namespace text_internal
+
 // A local variable: `%name` (ordinary) or a dataflow variable (bound in a
 // dataflow block and not listed in its `output` line).
 //
@@ -96,7 +100,7 @@ class VarNode final : public ExprNode {
   uint32_t index() const { return index_.load(std::memory_order_relaxed); }
 
  private:
-  friend class TextParser;  // fixes the dataflow flag when it reads `output`
+  friend class text_internal::TextParser;  // fixes the dataflow flag when it reads `output`
   friend class FunctionNode;  // numbers variables that have no index yet
   // Sets the index hint if there is none yet (first writer wins; a hint,
   // never part of the IR's meaning: structural equality and hashing ignore

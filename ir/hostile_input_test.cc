@@ -7,9 +7,9 @@
 
 #include "ir/checked_math.h"
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/serialize.h"
 #include "ir/verifier.h"
 
 namespace plir {

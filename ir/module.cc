@@ -1,4 +1,5 @@
 #include "ir/module.h"
+#include "ir/support/fnv.h"
 
 #include <algorithm>
 #include <bit>
@@ -37,8 +38,7 @@ using TriePtr = std::shared_ptr<const ItemTrieNode>;
 using IndexPtr = std::shared_ptr<const NameIndexNode>;
 
 uint64_t NameHash(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  uint64_t h = Fnv1a64(s);
   return h ^ (h >> 32);
 }
 

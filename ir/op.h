@@ -19,6 +19,7 @@
 #include "ir/attrs.h"
 #include "ir/expr.h"
 #include "ir/status.h"
+#include "ir/support/closest_names.h"  // ClosestNames, for op and attribute names
 
 namespace plir {
 
@@ -161,11 +162,6 @@ StatusOr<Expr> MakeValueCall(Expr callee, std::vector<Expr> args);
 enum class OpDocFormat { kText, kMarkdown };
 std::string RenderOpDocs(const OpRegistry& registry, OpDocFormat format);
 
-// Returns up to `max` names from `candidates` closest to `name` by edit
-// distance ("did you mean"), best first.
-std::vector<std::string> ClosestNames(std::string_view name,
-                                      const std::vector<std::string>& candidates,
-                                      size_t max = 3);
 
 
 }  // namespace plir

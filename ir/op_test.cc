@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/op.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 namespace plir {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "testing/random_module.h"
 

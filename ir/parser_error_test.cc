@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 namespace plir {
 namespace {

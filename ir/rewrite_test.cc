@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"

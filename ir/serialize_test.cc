@@ -1,7 +1,8 @@
 // JSON and binary round trips: structural equality, variable identity and
 // sharing preserved, versioned headers, clean errors; binary version 1 files
 // still load; the checksum is the published FNV-1a-64; files load mapped.
-#include "ir/serialize.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +11,10 @@
 #include <cstring>
 #include <fstream>
 
-#include "ir/internal/node_table.h"
+#include "ir/serialize/node_table.h"
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"

@@ -4,10 +4,10 @@
 
 #include <cstring>
 
-#include "ir/internal/name_chars.h"
+#include "ir/text_rules.h"
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
@@ -354,10 +354,10 @@ TEST(TextFormatTest, DottedAttributeKeysRoundTrip) {
   std::string printed = PrintModule(*m);
   EXPECT_NE(printed.find("relax.force_pure"), std::string::npos) << printed;
   EXPECT_NE(printed.find("tir.noalias"), std::string::npos) << printed;
-  EXPECT_FALSE(internal::IsAttrKeyText("relax."));
-  EXPECT_FALSE(internal::IsAttrKeyText("relax..x"));
-  EXPECT_FALSE(internal::IsAttrKeyText(".x"));
-  EXPECT_TRUE(internal::IsAttrKeyText("a.b_2.c"));
+  EXPECT_FALSE(IsAttrKeyText("relax."));
+  EXPECT_FALSE(IsAttrKeyText("relax..x"));
+  EXPECT_FALSE(IsAttrKeyText(".x"));
+  EXPECT_TRUE(IsAttrKeyText("a.b_2.c"));
 }
 
 }  // namespace

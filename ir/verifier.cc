@@ -4,12 +4,11 @@
 #include <unordered_map>
 #include <utility>
 
-#include "ir/internal/name_chars.h"
+#include "ir/text_rules.h"
 #include "ir/internal/name_table.h"
 #include "ir/internal/pointer_map.h"
 #include "ir/internal/radix_sort.h"
 #include "ir/op.h"
-#include "ir/parser.h"
 #include "ir/parallel.h"
 #include "ir/var_map.h"
 #include "ir/visitor.h"
@@ -20,9 +19,9 @@ namespace {
 // What the lexer reads after '@' (any name characters), or as an
 // attribute key (an identifier: not starting with a digit).
 bool IsTextName(std::string_view s, bool is_key = false) {
-  if (is_key) return internal::IsAttrKeyText(s);  // the lexer's own token rule
+  if (is_key) return IsAttrKeyText(s);  // the lexer's own token rule
   if (s.empty()) return false;
-  return std::all_of(s.begin(), s.end(), internal::IsIdentChar);
+  return std::all_of(s.begin(), s.end(), IsIdentChar);
 }
 
 // For messages: control bytes escaped.

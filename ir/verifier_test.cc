@@ -4,7 +4,7 @@
 
 #include "ir/builder.h"
 #include "ir/op.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "passes/unified_diff.h"

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/visitor.h"
 #include "passes/instruments.h"

@@ -79,10 +79,7 @@ class PluginHost {
 // layouts has a different hash and is refused before its code runs.
 constexpr uint64_t PlirBoundaryLayoutHash() {
   uint64_t h = PlirIrLayoutHash();
-  auto mix = [&h](uint64_t v) {
-    h ^= v;
-    h *= 1099511628211ull;
-  };
+  auto mix = [&h](uint64_t v) { h = plir::Fnv1aMix(h, v); };
 #define PLIR_MIX_TYPE(...) mix(sizeof(__VA_ARGS__)); mix(alignof(__VA_ARGS__))
   PLIR_MIX_TYPE(plir::PassDef);
   PLIR_MIX_TYPE(plir::PassInfo);

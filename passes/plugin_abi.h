@@ -14,6 +14,7 @@
 
 #ifdef __cplusplus
 #include "ir/expr.h"
+#include "ir/support/fnv.h"
 #include "kernels/extern_kernels.h"
 #include "ir/op.h"
 #include "ir/module.h"
@@ -73,11 +74,8 @@ typedef const PlirPluginInfo* (*PlirPluginEntryFn)(void);
 // the code that includes this header: a plugin built against headers whose
 // node layouts differ from the host's gets a different hash.
 constexpr uint64_t PlirIrLayoutHash() {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t v) {
-    h ^= v;
-    h *= 1099511628211ull;
-  };
+  uint64_t h = plir::kFnv64OffsetBasis;
+  auto mix = [&h](uint64_t v) { h = plir::Fnv1aMix(h, v); };
   mix(PLIR_PLUGIN_API_VERSION);
   mix(static_cast<uint64_t>(plir::NodeKind::kExternFunc));
   mix(sizeof(plir::Node)); mix(alignof(plir::Node));

@@ -4,7 +4,7 @@
 // manager). Plugins are loaded from their built .so files.
 #include <gtest/gtest.h>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"

@@ -16,7 +16,8 @@
 #include <iterator>
 #include <vector>
 
-#include "ir/serialize.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
 
 namespace plir {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <random>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"

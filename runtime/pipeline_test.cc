@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "testing/ir_test_util.h"
 
 namespace plir {

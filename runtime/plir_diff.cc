@@ -7,8 +7,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/serialize/module_file.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "passes/unified_diff.h"
 
@@ -27,12 +28,12 @@ int Run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  auto ma = plir::ParseModuleFile(a);
+  auto ma = plir::LoadModuleFile(a);
   if (!ma.ok()) {
     std::cerr << ma.status().message() << "\n";
     return 2;
   }
-  auto mb = plir::ParseModuleFile(b);
+  auto mb = plir::LoadModuleFile(b);
   if (!mb.ok()) {
     std::cerr << mb.status().message() << "\n";
     return 2;

@@ -31,9 +31,10 @@
 #include <vector>
 
 #include "ir/parallel.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"

@@ -34,8 +34,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ir/printer.h"
-#include "ir/serialize.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "runtime/file_util.h"

@@ -41,7 +41,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "ir/parser.h"
+#include "ir/serialize/module_file.h"
+#include "ir/support/fnv.h"
+#include "ir/text/parser.h"
 #include "runtime/file_util.h"
 #include "runtime/interpreter.h"
 #include "runtime/plugin_loader.h"
@@ -109,8 +111,7 @@ void PrintValue(const ValueRef& v, const std::string& indent) {
     return;
   }
   const Tensor& t = v->tensor;
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : *t.data) h = (h ^ c) * 1099511628211ull;
+  uint64_t h = Fnv1a64(*t.data);
   std::cout << indent << DataTypeName(t.dtype) << "[";
   for (size_t i = 0; i < t.shape.size(); ++i) std::cout << (i ? ", " : "") << t.shape[i];
   char buf[32];
@@ -258,7 +259,7 @@ int Run(const Options& o) {
     auto l = loader.LoadPath(p);
     if (!l.ok()) return Fail(l.status());
   }
-  auto m = ParseModuleFile(o.file);
+  auto m = LoadModuleFile(o.file);
   if (!m.ok()) {
     std::cerr << m.status().message() << "\n";
     return 1;

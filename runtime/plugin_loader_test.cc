@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "passes/pass_manager.h"
 #include "testing/ir_test_util.h"
 

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"

@@ -15,8 +15,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "passes/unified_diff.h"
 #include "runtime/file_util.h"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 namespace plir::testing {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <random>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 #include "runtime/interpreter.h"
 #include "testing/plugin_test_util.h"

@@ -9,9 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/serialize/module_file.h"
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
@@ -65,7 +66,7 @@ Module RunPass(const Module& m) {
 // Runs the pass on `input` and compares with the upstream expected file.
 void Check(const Module& input, const std::string& expected_file) {
   Module out = RunPass(input);
-  auto expected = ParseModuleFile("plugins/to_basic_block_normal_form/tests/relay/" + expected_file);
+  auto expected = LoadModuleFile("plugins/to_basic_block_normal_form/tests/relay/" + expected_file);
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   auto mm = FindFirstMismatch(*expected, out, /*map_free_vars=*/true);
   EXPECT_FALSE(mm) << mm->ToString() << "\nexpected:\n"
@@ -209,7 +210,7 @@ TEST(RelayBasicBlockNormalForm, Function) {
 TEST(RelayBasicBlockNormalForm, Let) {
   // test_let1, test_let1_1 and test_let3: programs already in basic block
   // normal form are unchanged (parsed, they share nothing).
-  auto in = ParseModuleFile("plugins/to_basic_block_normal_form/tests/relay/let.expected_upstream.plir");
+  auto in = LoadModuleFile("plugins/to_basic_block_normal_form/tests/relay/let.expected_upstream.plir");
   ASSERT_TRUE(in.ok()) << in.status().message();
   Module out = RunPass(*in);
   EXPECT_TRUE(out.same_as(*in));

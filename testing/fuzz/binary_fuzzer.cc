@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "ir/serialize.h"
+#include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 
 namespace {

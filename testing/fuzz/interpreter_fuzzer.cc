@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "kernels/op_kernels.h"
 #include "ir/verifier.h"
 #include "runtime/interpreter.h"

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ir/serialize.h"
+#include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

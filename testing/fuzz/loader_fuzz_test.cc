@@ -6,9 +6,9 @@
 #include <cstring>
 #include <random>
 
-#include "ir/internal/node_table.h"
-#include "ir/parser.h"
-#include "ir/serialize.h"
+#include "ir/serialize/node_table.h"
+#include "ir/text/parser.h"
+#include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 #include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"

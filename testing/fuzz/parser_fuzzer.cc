@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/parser.h"
-#include "ir/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/serialize/serialize.h"
 #include "testing/fuzz/mutate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
 

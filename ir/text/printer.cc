@@ -1,6 +1,6 @@
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 
-#include "ir/internal/name_chars.h"
+#include "ir/text_rules.h"
 
 #include <algorithm>
 #include <charconv>
@@ -156,10 +156,10 @@ class TextPrinter {
   static NameHint CleanName(const NameHint& hint) {
     if (hint.empty()) return NameHint("v");
     const std::string& prefix = hint.prefix().str();
-    if (std::all_of(prefix.begin(), prefix.end(), internal::IsIdentChar)) return hint;
+    if (std::all_of(prefix.begin(), prefix.end(), IsIdentChar)) return hint;
     std::string s = hint.str();
     for (char& c : s)
-      if (!internal::IsIdentChar(c)) c = '_';
+      if (!IsIdentChar(c)) c = '_';
     return NameHint(s);
   }
 

@@ -1,6 +1,6 @@
-#include "ir/internal/lexer.h"
+#include "ir/text/lexer.h"
 
-#include "ir/internal/name_chars.h"
+#include "ir/text_rules.h"
 
 #include <cstring>
 

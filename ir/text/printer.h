@@ -1,10 +1,10 @@
-// The text-format printer (spec: ../shared/spec/text-format.md).
+// The text-format printer (the format: docs/text-format.md).
 //
 // Output is deterministic, prints a type on every binding and parameter and
 // a return type on every function, and makes variable names unique within a
 // function (%lv1, %lv1_1). Printing is iterative: any nesting depth.
-#ifndef PLIR_IR_PRINTER_H_
-#define PLIR_IR_PRINTER_H_
+#ifndef PLIR_IR_TEXT_PRINTER_H_
+#define PLIR_IR_TEXT_PRINTER_H_
 
 #include <string>
 #include <vector>
@@ -35,4 +35,4 @@ std::string PrintExpr(const Expr& e, const PrintOptions& options = {});
 
 }  // namespace plir
 
-#endif  // PLIR_IR_PRINTER_H_
+#endif  // PLIR_IR_TEXT_PRINTER_H_

@@ -1,4 +1,4 @@
-#include "ir/internal/node_table.h"
+#include "ir/serialize/node_table.h"
 
 #include <functional>
 #include <unordered_map>

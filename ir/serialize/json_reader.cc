@@ -1,4 +1,4 @@
-// The JSON format (schema: docs/serialization.md).
+// The JSON format's reader (schema: docs/serialization.md).
 //
 // Reading uses simdjson (Debian libsimdjson-dev): it parses at GB/s, which
 // the JSON-load target (>= 200 MB/s of module text) needs; a DOM library
@@ -6,15 +6,7 @@
 // its On Demand API, building each node while it walks the text: simdjson's
 // DOM would first write a tape of every value (for a 1M-binding module,
 // hundreds of MB of freshly faulted memory), which cost 25% of loading.
-// Writing is a small hand-written emitter: the output is a fixed, flat
-// schema whose only escaping is that of strings, and building a library DOM
-// first would double the time and memory of saving.
-#include <fcntl.h>
-#include <atomic>
 #include <simdjson.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -22,175 +14,16 @@
 #include <cstring>
 
 #include "ir/attrs.h"
-#include "ir/internal/node_table.h"
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/serialize.h"
+#include "ir/serialize/internal.h"
+#include "ir/serialize/node_table.h"
+#include "ir/serialize/serialize.h"
 
 namespace plir {
 namespace {
 
 using internal::Record;
 using internal::RecordAttr;
-
-void JsonString(std::string_view s, std::string* out) { AppendQuoted(s, out, QuoteStyle::kJson); }
-
-// Floats: a JSON number when finite, else the string "inf", "-inf", "nan".
-void JsonFloat(double v, std::string* out) {
-  if (!std::isfinite(v)) {
-    out->append(std::isnan(v) ? "\"nan\"" : v < 0 ? "\"-inf\"" : "\"inf\"");
-    return;
-  }
-  AppendFloat(v, out);  // always has '.' or 'e': "-0.0" keeps its sign
-}
-
-class Writer : public internal::RecordSink {
- public:
-  Writer() { out_ = "{\"format\":\"plir\",\"version\":1,\"nodes\":[\n"; }
-
-  void Write(const Record& r) override {
-    if (count_++) out_.append(",\n");
-    out_.append("{\"k\":\"").append(internal::RecordKindName(r.kind)).push_back('"');
-    if (!r.children.empty()) {
-      out_.append(",\"c\":[");
-      for (size_t i = 0; i < r.children.size(); ++i) {
-        if (i) out_.push_back(',');
-        out_.append(std::to_string(r.children[i]));
-      }
-      out_.push_back(']');
-    }
-    switch (r.kind) {
-      case NodeKind::kTensorType:
-      case NodeKind::kShapeType:
-      case NodeKind::kShapeExpr:  // flag is always set: {"k":"ShapeExpr","shape":[2,"n"]}
-      case NodeKind::kPrimExpr:   // {"k":"PrimExpr","shape":["n + 1"]}
-        if (r.kind == NodeKind::kTensorType && r.dtype != DataType::kUnknown)
-          out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
-        if (r.flag) {
-          out_.append(",\"shape\":[");
-          for (size_t i = 0; i < r.dims.size(); ++i) {
-            if (i) out_.push_back(',');
-            if (r.dims[i].sym.empty()) out_.append(std::to_string(r.dims[i].value));
-            else JsonString(r.dims[i].sym, &out_);
-          }
-          out_.push_back(']');
-        } else {
-          out_.append(",\"ndim\":").append(std::to_string(r.ndim));
-        }
-        break;
-      case NodeKind::kPrimType:
-        if (r.dtype != DataType::kUnknown)
-          out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
-        if (r.flag && r.dims.size() == 1) {  // a known value: "shape": [value]
-          out_.append(",\"shape\":[");
-          if (r.dims[0].sym.empty()) out_.append(std::to_string(r.dims[0].value));
-          else JsonString(r.dims[0].sym, &out_);
-          out_.push_back(']');
-        }
-        break;
-      case NodeKind::kFuncType:
-        if (!r.flag) out_.append(",\"pure\":false");
-        break;
-      case NodeKind::kVar:
-        out_.append(",\"n\":");
-        JsonString(r.name, &out_);
-        if (r.flag) out_.append(",\"dataflow\":true");
-        break;
-      case NodeKind::kGlobalVar:
-      case NodeKind::kOp:
-      case NodeKind::kStringImm:
-        out_.append(",\"n\":");
-        JsonString(r.name, &out_);
-        break;
-      case NodeKind::kTupleGetItem: out_.append(",\"i\":").append(std::to_string(r.i)); break;
-      case NodeKind::kPrimValue:
-        out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).append("\",\"v\":");
-        if (r.dtype == DataType::kFloat64) JsonFloat(r.f, &out_);
-        else if (r.dtype == DataType::kBool) out_.append(r.i ? "true" : "false");
-        else out_.append(std::to_string(r.i));
-        break;
-      case NodeKind::kConstant: {
-        static const char* kHex = "0123456789abcdef";
-        out_.append(",\"hex\":\"");
-        for (unsigned char b : r.bytes) {
-          out_.push_back(kHex[b >> 4]);
-          out_.push_back(kHex[b & 15]);
-        }
-        out_.push_back('"');
-        break;
-      }
-      case NodeKind::kCall:
-        out_.append(",\"nargs\":").append(std::to_string(r.n_args));
-        out_.append(",\"nsinfo\":").append(std::to_string(r.n_sinfo));
-        Attrs(r.attrs);
-        break;
-      case NodeKind::kBindingBlock:
-        if (r.flag) out_.append(",\"dataflow\":true");
-        break;
-      case NodeKind::kFunction:
-      case NodeKind::kExternFunc:
-        out_.append(",\"n\":");
-        JsonString(r.name, &out_);
-        Attrs(r.attrs);
-        break;
-      default: break;
-    }
-    out_.push_back('}');
-  }
-
-  std::string Finish(const std::vector<uint32_t>& items) {
-    out_.append("\n],\"items\":[");
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i) out_.push_back(',');
-      out_.append(std::to_string(items[i]));
-    }
-    out_.append("]}\n");
-    return std::move(out_);
-  }
-
- private:
-  void Attr(const RecordAttr& a) {
-    switch (a.kind) {
-      case AttrValue::Kind::kInt: out_.append("{\"int\":").append(std::to_string(a.i)).push_back('}'); break;
-      case AttrValue::Kind::kBool: out_.append(a.i ? "{\"bool\":true}" : "{\"bool\":false}"); break;
-      case AttrValue::Kind::kFloat: out_.append("{\"float\":"); JsonFloat(a.f, &out_); out_.push_back('}'); break;
-      case AttrValue::Kind::kString: out_.append("{\"str\":"); JsonString(a.s, &out_); out_.push_back('}'); break;
-      case AttrValue::Kind::kType: out_.append("{\"type\":").append(std::to_string(a.type_id)).push_back('}'); break;
-      case AttrValue::Kind::kList:
-        out_.append("{\"list\":[");
-        for (size_t i = 0; i < a.list.size(); ++i) {
-          if (i) out_.push_back(',');
-          Attr(a.list[i]);
-        }
-        out_.append("]}");
-        break;
-      case AttrValue::Kind::kMap:
-        out_.append("{\"map\":{");
-        for (size_t i = 0; i < a.list.size(); ++i) {
-          if (i) out_.push_back(',');
-          JsonString(a.list[i].key, &out_);
-          out_.push_back(':');
-          Attr(a.list[i]);
-        }
-        out_.append("}}");
-        break;
-    }
-  }
-  void Attrs(const std::vector<RecordAttr>& attrs) {
-    if (attrs.empty()) return;
-    out_.append(",\"attrs\":{");
-    for (size_t i = 0; i < attrs.size(); ++i) {
-      if (i) out_.push_back(',');
-      JsonString(attrs[i].key, &out_);
-      out_.push_back(':');
-      Attr(attrs[i]);
-    }
-    out_.push_back('}');
-  }
-
-  std::string out_;
-  size_t count_ = 0;
-};
 
 Status Bad(size_t node, const std::string& what) {
   return InvalidArgument("invalid JSON module: node " + std::to_string(node) + ": " + what);
@@ -912,7 +745,11 @@ class JsonLoader {
 
 // Parses `text`, which must be followed by SIMDJSON_PADDING readable bytes if
 // `padded` (else it is copied into a padded buffer first).
-StatusOr<Module> LoadJsonImpl(std::string_view text, bool padded) {
+
+}  // namespace
+
+namespace internal {
+StatusOr<Module> LoadJsonText(std::string_view text, bool padded) {
   simdjson::padded_string copy;
   simdjson::padded_string_view view;
   if (padded) {
@@ -928,167 +765,8 @@ StatusOr<Module> LoadJsonImpl(std::string_view text, bool padded) {
   return JsonLoader().Load(doc);
 }
 
-}  // namespace
+}  // namespace internal
 
-std::string SaveJson(const Module& m) {
-  Writer w;
-  std::vector<uint32_t> items = internal::FlattenModule(m, w);
-  return w.Finish(items);
-}
-
-StatusOr<Module> LoadJson(std::string_view text) { return LoadJsonImpl(text, false); }
-
-ModuleFormat DetectFormat(std::string_view contents) {
-  if (contents.size() >= 8 && std::memcmp(contents.data(), kBinaryMagic, 8) == 0) return ModuleFormat::kBinary;
-  size_t i = contents.find_first_not_of(" \t\r\n");
-  if (i != std::string_view::npos && contents[i] == '{') return ModuleFormat::kJson;
-  return ModuleFormat::kText;
-}
-
-StatusOr<Module> LoadModule(std::string_view contents, const std::string& name) {
-  switch (DetectFormat(contents)) {
-    case ModuleFormat::kBinary: {
-      auto m = LoadBinary(contents);
-      if (!m.ok()) return m.status().WithPrefix(name);
-      return m;
-    }
-    case ModuleFormat::kJson: {
-      auto m = LoadJson(contents);
-      if (!m.ok()) return m.status().WithPrefix(name);
-      return m;
-    }
-    case ModuleFormat::kText: {
-      ParseOptions o;
-      o.filename = name;
-      return ParseModule(contents, o);
-    }
-  }
-  return Internal("unreachable");
-}
-
-// ---------------------------------------------------------------------------
-// Files.
-
-ModuleFile::ModuleFile(ModuleFile&& o) noexcept { *this = std::move(o); }
-
-ModuleFile& ModuleFile::operator=(ModuleFile&& o) noexcept {
-  if (this == &o) return *this;
-  Release();
-  mapped_ = o.mapped_;
-  map_size_ = o.map_size_;
-  size_ = o.size_;
-  padding_ = o.padding_;
-  buffer_ = std::move(o.buffer_);
-  data_ = mapped_ ? o.data_ : buffer_.data();
-  o.data_ = nullptr;
-  o.size_ = o.padding_ = o.map_size_ = 0;
-  o.mapped_ = false;
-  return *this;
-}
-
-ModuleFile::~ModuleFile() { Release(); }
-
-void ModuleFile::Release() {
-  if (mapped_) munmap(const_cast<char*>(data_), map_size_);
-  mapped_ = false;
-  data_ = nullptr;
-  size_ = padding_ = map_size_ = 0;
-  std::string().swap(buffer_);
-}
-
-namespace {
-std::atomic<uint64_t> g_max_input_bytes{ModuleFile::kDefaultMaxBytes};
-}  // namespace
-
-void ModuleFile::SetMaxBytes(uint64_t max_bytes) { g_max_input_bytes.store(max_bytes); }
-uint64_t ModuleFile::MaxBytes() { return g_max_input_bytes.load(); }
-
-StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
-  ModuleFile f;
-  int fd = 0;
-  struct stat st {};
-  const uint64_t max_bytes = MaxBytes();
-  auto too_large = [&]() {
-    return ResourceExhausted((path == "-" ? std::string("<stdin>") : path) +
-                             ": input larger than the limit of " + std::to_string(max_bytes) +
-                             " bytes (--max-input-bytes)");
-  };
-  if (path != "-") {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return NotFound(path + ": cannot open file: " + std::strerror(errno));
-    if (fstat(fd, &st) != 0) {
-      int err = errno;
-      close(fd);
-      return Internal(path + ": cannot stat file: " + std::strerror(err));
-    }
-    // Regular files, pipes and sockets only: a directory or a device
-    // (/dev/zero, /dev/urandom, a terminal) is not a module.
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
-      close(fd);
-      return InvalidArgument(path + (S_ISDIR(st.st_mode) ? ": is a directory, not a file"
-                                                         : ": is a device, not a regular file"));
-    }
-    // Blocking reads from here on (O_NONBLOCK only kept open() of a FIFO
-    // without a writer from hanging).
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
-      close(fd);
-      return too_large();
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-      size_t size = static_cast<size_t>(st.st_size);
-      void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-      if (p != MAP_FAILED) {
-        close(fd);
-        long page = sysconf(_SC_PAGESIZE);
-        f.data_ = static_cast<const char*>(p);
-        f.size_ = f.map_size_ = size;
-        f.mapped_ = true;
-        // The rest of the last page reads as zeros.
-        f.padding_ = page > 0 && size % page ? page - size % page : 0;
-        return f;
-      }
-    }
-  }
-  // Pipes, devices, files that report no size (/proc), or mmap failed: read.
-  if (S_ISREG(st.st_mode) && st.st_size > 0)
-    f.buffer_.reserve(static_cast<size_t>(st.st_size) + simdjson::SIMDJSON_PADDING);
-  char chunk[1 << 16];
-  while (true) {
-    ssize_t n = read(fd, chunk, sizeof chunk);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      if (fd != 0) close(fd);
-      return Internal((path == "-" ? std::string("<stdin>") : path) + ": read error: " + std::strerror(err));
-    }
-    if (f.buffer_.size() + static_cast<uint64_t>(n) > max_bytes) {  // endless input
-      if (fd != 0) close(fd);
-      return too_large();
-    }
-    f.buffer_.append(chunk, static_cast<size_t>(n));
-  }
-  if (fd != 0) close(fd);
-  f.size_ = f.buffer_.size();
-  f.buffer_.append(simdjson::SIMDJSON_PADDING, '\0');
-  f.padding_ = simdjson::SIMDJSON_PADDING;
-  f.data_ = f.buffer_.data();
-  return f;
-}
-
-StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
-  if (DetectFormat(file) == ModuleFormat::kJson && file.padding() >= simdjson::SIMDJSON_PADDING) {
-    auto m = LoadJsonImpl(file.contents(), /*padded=*/true);  // in place, no copy
-    if (!m.ok()) return m.status().WithPrefix(name);
-    return m;
-  }
-  return LoadModule(file.contents(), name);
-}
-
-StatusOr<Module> LoadModuleFile(const std::string& path) {
-  PLIR_ASSIGN_OR_RETURN(ModuleFile f, ModuleFile::Open(path));
-  return LoadModule(f, path == "-" ? "<stdin>" : path);
-}
+StatusOr<Module> LoadJson(std::string_view text) { return internal::LoadJsonText(text, false); }
 
 }  // namespace plir

@@ -1,21 +1,20 @@
-// The text-format parser (spec: ../shared/spec/text-format.md).
+// The text-format parser (the format: docs/text-format.md).
 //
 // Every error reports "file:line:column: message" (what was expected and what
 // was found), followed by the offending source line and a caret. The parser
 // never crashes or hangs on any input, and limits nesting to
 // kMaxNestingDepth levels (deeper input is a clean error).
-#ifndef PLIR_IR_PARSER_H_
-#define PLIR_IR_PARSER_H_
+#ifndef PLIR_IR_TEXT_PARSER_H_
+#define PLIR_IR_TEXT_PARSER_H_
 
 #include <string>
 #include <string_view>
 
 #include "ir/module.h"
 #include "ir/status.h"
+#include "ir/text_rules.h"  // kMaxNestingDepth
 
 namespace plir {
-
-inline constexpr int kMaxNestingDepth = 1000;
 
 struct ParseOptions {
   // Name used in error messages.
@@ -26,11 +25,9 @@ struct ParseOptions {
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options = {});
-// Reads and parses `path` ("-" reads standard input).
-StatusOr<Module> ParseModuleFile(const std::string& path);
 // Parses a single type, e.g. "Tensor[(2, n), float32]".
 StatusOr<Type> ParseType(std::string_view text, const ParseOptions& options = {});
 
 }  // namespace plir
 
-#endif  // PLIR_IR_PARSER_H_
+#endif  // PLIR_IR_TEXT_PARSER_H_

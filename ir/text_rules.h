@@ -1,13 +1,20 @@
-// The characters of names in the text format, in one place: the lexer reads
-// them, the printer writes only them, and the verifier refuses names (from
-// JSON or binary files) made of others.
-#ifndef PLIR_IR_INTERNAL_NAME_CHARS_H_
-#define PLIR_IR_INTERNAL_NAME_CHARS_H_
+// The rules of the text format that more than the parser must know, in one
+// place: the lexer reads names and keys by them, the printer writes only
+// what they allow, and the verifier refuses (in modules loaded from JSON or
+// binary, or built by a pass) what the text could not hold.
+// The format itself: docs/text-format.md.
+#ifndef PLIR_IR_TEXT_RULES_H_
+#define PLIR_IR_TEXT_RULES_H_
 
 #include <cstddef>
 #include <string_view>
 
-namespace plir::internal {
+namespace plir {
+
+// The parser reads at most this many levels of nesting (deeper input is a
+// clean error); the verifier refuses a module whose text would be deeper.
+inline constexpr int kMaxNestingDepth = 1000;
+
 
 // May start an identifier (an attribute key, a word).
 inline bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -36,6 +43,6 @@ inline bool IsAttrKeyText(std::string_view key) {
   return !key.empty() && IdentTokenLength(key) == key.size();
 }
 
-}  // namespace plir::internal
+}  // namespace plir
 
-#endif  // PLIR_IR_INTERNAL_NAME_CHARS_H_
+#endif  // PLIR_IR_TEXT_RULES_H_

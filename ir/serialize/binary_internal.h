@@ -1,0 +1,71 @@
+// The binary format's layout, shared by its reader and writer (internal to
+// ir/serialize/; docs/serialization.md describes it).
+//
+// Version 2 (written by SaveBinary) is laid out for loading: a fixed header
+// with every section's count and size, then a string table (one blob and
+// end offsets), a type table, a table of distinct attribute sets, the other
+// nodes in post-order, and the items. Records refer to strings, types,
+// attribute sets and earlier nodes by index, so the loader makes one linear
+// pass and builds each node straight from its record. Version 1 (LEB128
+// records through the shared node table, node_table.h) is still read
+// (binary_v1.cc).
+#ifndef PLIR_IR_SERIALIZE_BINARY_INTERNAL_H_
+#define PLIR_IR_SERIALIZE_BINARY_INTERNAL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ir/expr.h"
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace plir::internal::binary {
+
+constexpr size_t kHeaderSize = 32;          // magic, version, flags, length, checksum
+constexpr size_t kSectionTableSize = 80;    // 5 x (u64 count, u64 bytes)
+constexpr size_t kPreambleSize = kHeaderSize + kSectionTableSize;
+enum Section { kStrings, kTypes, kAttrSets, kNodes, kItems, kNumSections };
+const char* const kSectionNames[kNumSections] = {"string", "type", "attribute", "node", "item"};
+constexpr uint8_t kShapeUnknown = 0;  // type records: rank only (maybe -1)
+constexpr uint8_t kShapeKnown = 1;    // type records: the dims follow
+
+// Appends little-endian integers and LEB128 varints to a string.
+class Out {
+ public:
+  std::string bytes;
+  void Byte(uint8_t b) { bytes.push_back(static_cast<char>(b)); }
+  void Raw(const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); }
+  void Var(uint64_t v) {
+    if (v < 0x80) return Byte(static_cast<uint8_t>(v));
+    char buf[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+      buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    buf[n++] = static_cast<char>(v);
+    bytes.append(buf, n);
+  }
+  void Signed(int64_t v) { Var((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void F64(double d) { Raw(&d, 8); }
+  void U32(uint32_t v) { Raw(&v, 4); }
+  void U64(uint64_t v) { Raw(&v, 8); }
+};
+
+// The node children of `n` that the node table refers to (types and
+
+// The node children of `n` that the node table refers to (types and
+// attribute sets live in their own tables): the i-th, or null past the end.
+const Node* NodeChild(const Node* n, size_t i);
+
+// Version 2: the whole file (header included) from a module, and back.
+std::string WriteV2(const Module& m);
+StatusOr<Module> ReadV2(std::string_view bytes);
+// Version 1: the payload after the 32-byte header.
+// Checks the checksum (either offset basis PLIR ever wrote it with).
+StatusOr<Module> ReadV1(std::string_view payload, uint64_t checksum);
+
+}  // namespace plir::internal::binary
+
+#endif  // PLIR_IR_SERIALIZE_BINARY_INTERNAL_H_

@@ -1,0 +1,478 @@
+// Version 2 of the binary format: the writer (layout: binary_internal.h).
+#include <cstring>
+#include <functional>
+#include <unordered_map>
+
+#include "ir/internal/pointer_map.h"
+#include "ir/internal/radix_sort.h"
+#include "ir/op.h"
+#include "ir/serialize/binary_internal.h"
+#include "ir/serialize/node_table.h"
+#include "ir/serialize/serialize.h"
+#include "ir/support/fnv.h"
+#include "ir/var_map.h"
+
+namespace plir::internal::binary {
+
+const Node* NodeChild(const Node* n, size_t i) {
+  switch (n->kind()) {
+    case NodeKind::kTuple: {
+      const auto& f = static_cast<const TupleNode*>(n)->fields();
+      return i < f.size() ? f[i].get() : nullptr;
+    }
+    case NodeKind::kTupleGetItem: return i == 0 ? static_cast<const TupleGetItemNode*>(n)->tuple().get() : nullptr;
+    case NodeKind::kCall: {
+      auto* c = static_cast<const CallNode*>(n);
+      if (i == 0) return c->callee().get();
+      return i - 1 < c->args().size() ? c->args()[i - 1].get() : nullptr;
+    }
+    case NodeKind::kIf: {
+      auto* f = static_cast<const IfNode*>(n);
+      return i == 0 ? static_cast<const Node*>(f->cond().get())
+             : i == 1 ? f->then_body().get()
+             : i == 2 ? f->else_body().get()
+                      : nullptr;
+    }
+    case NodeKind::kSeqExpr: {
+      auto* s = static_cast<const SeqExprNode*>(n);
+      if (i < s->blocks().size()) return s->blocks()[i].get();
+      return i == s->blocks().size() ? s->result().get() : nullptr;
+    }
+    case NodeKind::kBindingBlock: {
+      const auto& b = static_cast<const BindingBlockNode*>(n)->bindings();
+      return i < b.size() ? b[i].get() : nullptr;
+    }
+    case NodeKind::kVarBinding: {
+      auto* b = static_cast<const VarBindingNode*>(n);
+      return i == 0 ? static_cast<const Node*>(b->var().get()) : i == 1 ? b->value().get() : nullptr;
+    }
+    case NodeKind::kFunction:
+    case NodeKind::kExternFunc: {
+      auto* f = static_cast<const ItemNode*>(n);
+      if (i < f->params().size()) return f->params()[i].get();
+      if (i == f->params().size() && n->kind() == NodeKind::kFunction)
+        return static_cast<const FunctionNode*>(n)->body().get();
+      return nullptr;
+    }
+    case NodeKind::kLocalFn: {
+      auto* f = static_cast<const LocalFnNode*>(n);
+      if (i < f->params().size()) return f->params()[i].get();
+      return i == f->params().size() ? f->body().get() : nullptr;
+    }
+    default: return nullptr;
+  }
+}
+
+namespace {
+
+class Writer {
+ public:
+  std::string Save(const Module& m) {
+    for (const Item& item : m.items()) {
+      item_vars_.Clear();
+      items_.Var(Flatten(item.get()));
+    }
+    if (!exact_vars_ && AnyVariableEmittedTwice()) {
+      // A variable shared by two items (an ill-formed module): write again,
+      // keeping every variable in the module-wide table, so that its
+      // identity survives the round trip.
+      Writer exact;
+      exact.exact_vars_ = true;
+      return exact.Save(m);
+    }
+    // Assemble: header, section table, sections.
+    size_t string_bytes = 4 * string_ends_.size() + blob_.size();
+    const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes, &nodes_.bytes,
+                                                 &items_.bytes};
+    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_, m.items().size()};
+    uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(), nodes_.bytes.size(),
+                                    items_.bytes.size()};
+    size_t total = kPreambleSize;
+    for (uint64_t s : sizes) total += s;
+    std::string file;
+    file.reserve(total);
+    Out h;
+    h.Raw(kBinaryMagic, 8);
+    h.U32(kBinaryFormatVersion);
+    h.U32(0);  // flags
+    h.U64(total - kHeaderSize);
+    h.U64(0);  // checksum, filled in below
+    for (int s = 0; s < kNumSections; ++s) {
+      h.U64(counts[s]);
+      h.U64(sizes[s]);
+    }
+    file.append(h.bytes);
+    file.append(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size());
+    file.append(blob_);
+    for (int s = 1; s < kNumSections; ++s) file.append(*sections[s]);
+    uint64_t sum = Fnv1a64(std::string_view(file).substr(kHeaderSize));
+    std::memcpy(&file[24], &sum, 8);
+    return file;
+  }
+
+ private:
+  // Returns the index of `s` in the string table, adding it if new. `s`
+  // must outlive the writer (it points into the module or the interner).
+  uint32_t Str(std::string_view s) {
+    auto [it, inserted] = string_index_.try_emplace(s, static_cast<uint32_t>(string_ends_.size()));
+    if (inserted) {
+      blob_.append(s);
+      string_ends_.push_back(static_cast<uint32_t>(blob_.size()));
+    }
+    return it->second;
+  }
+
+  // Returns the index of `t` in the type table: structurally equal types
+  // are written once. Iterative (tuple types may nest deeply).
+  uint32_t TypeIndex(const TypeNode* root) {
+    if (const uint32_t* id = type_ptr_.Find(root)) return *id;
+    struct Frame {
+      const TypeNode* t;  // a tuple or Callable type
+      const std::vector<Type>* fields;
+      size_t next;
+      size_t ids_base;
+    };
+    std::vector<Frame> stack;
+    std::vector<uint32_t> ids;
+    const TypeNode* t = root;
+    while (true) {
+      // Descend into `t` until a leaf or a memoized type gives an id.
+      uint32_t id;
+      if (const uint32_t* known = type_ptr_.Find(t)) {
+        id = *known;
+      } else if (t->kind() == NodeKind::kTupleType) {
+        stack.push_back({t, &static_cast<const TupleTypeNode*>(t)->fields(), 0, ids.size()});
+        id = UINT32_MAX;
+      } else if (t->kind() == NodeKind::kFuncType) {
+        stack.push_back({t, &static_cast<const FuncTypeNode*>(t)->fields(), 0, ids.size()});
+        id = UINT32_MAX;
+      } else {
+        id = InternType(t, nullptr);
+      }
+      if (id != UINT32_MAX) {
+        if (stack.empty()) return id;
+        ids.push_back(id);
+      }
+      // Finish every tuple whose fields are done; descend into the next field.
+      while (true) {
+        Frame& f = stack.back();
+        if (f.next < f.fields->size()) {
+          t = (*f.fields)[f.next++].get();
+          break;
+        }
+        uint32_t tid = InternType(f.t, ids.data() + f.ids_base);
+        ids.resize(f.ids_base);
+        stack.pop_back();
+        if (stack.empty()) return tid;
+        ids.push_back(tid);
+      }
+    }
+  }
+
+  // Encodes a type record (`fields`: the field type ids of a tuple) and
+  // returns its id, reusing an equal record's.
+  uint32_t InternType(const TypeNode* t, const uint32_t* fields) {
+    Out& r = scratch_;
+    r.bytes.clear();
+    r.Byte(static_cast<uint8_t>(t->kind()));
+    auto shape = [&](bool known, int ndim, const std::vector<Dim>& dims) {
+      if (!known) {
+        r.Byte(kShapeUnknown);
+        r.Signed(ndim);
+        return;
+      }
+      r.Byte(kShapeKnown);
+      r.Var(dims.size());
+      for (const Dim& d : dims)
+        r.Var(d.is_const() ? static_cast<uint64_t>(d.value) << 1 : (uint64_t{Str(d.sym.str())} << 1) | 1);
+    };
+    switch (t->kind()) {
+      case NodeKind::kTensorType: {
+        auto* x = static_cast<const TensorTypeNode*>(t);
+        r.Byte(static_cast<uint8_t>(x->dtype()));
+        shape(x->has_shape(), x->ndim(), x->shape());
+        break;
+      }
+      case NodeKind::kTupleType: {
+        size_t n = static_cast<const TupleTypeNode*>(t)->fields().size();
+        r.Var(n);
+        for (size_t i = 0; i < n; ++i) r.Var(fields[i]);
+        break;
+      }
+      case NodeKind::kPrimType: {
+        // With a known value (Prim[int64, value=n]): dtype | 0x80, then a
+        // known shape holding the one dimension.
+        auto* x = static_cast<const PrimTypeNode*>(t);
+        r.Byte(static_cast<uint8_t>(x->dtype()) | (x->has_value() ? 0x80 : 0));
+        if (x->has_value()) shape(true, 1, {x->value()});
+        break;
+      }
+      case NodeKind::kShapeType: {
+        auto* x = static_cast<const ShapeTypeNode*>(t);
+        shape(x->has_values(), x->ndim(), x->values());
+        break;
+      }
+      case NodeKind::kFuncType: {  // the parameter types and the return type, then purity
+        auto* x = static_cast<const FuncTypeNode*>(t);
+        size_t n = x->fields().size();
+        r.Var(n);
+        for (size_t i = 0; i < n; ++i) r.Var(fields[i]);
+        r.Byte(x->pure());
+        break;
+      }
+      default: break;  // ObjectType: the kind alone
+    }
+    auto [it, inserted] = type_content_.try_emplace(r.bytes, n_types_);
+    if (inserted) {
+      types_.bytes.append(r.bytes);
+      ++n_types_;
+    }
+    if (t->use_count() > 1) type_ptr_.Insert(t, it->second);
+    return it->second;
+  }
+
+  // Returns 0 for no attributes, else 1 + the index of the attribute set.
+  uint64_t AttrSet(const Attrs& a) {
+    if (a.empty()) return 0;
+    const void* key = &a.entries();  // shared by copies of `a`
+    if (const uint32_t* id = attrs_ptr_.Find(key)) return *id;
+    // Intern the types first: TypeIndex uses the scratch buffer.
+    std::vector<uint32_t> type_ids;
+    std::function<void(const AttrValue&)> intern = [&](const AttrValue& v) {
+      if (v.kind() == AttrValue::Kind::kType) type_ids.push_back(TypeIndex(v.as_type().get()));
+      if (v.kind() == AttrValue::Kind::kList)
+        for (const AttrValue& e : v.as_list()) intern(e);
+      if (v.kind() == AttrValue::Kind::kMap)
+        for (const auto& [mk, e] : v.as_map()) intern(e);
+    };
+    for (const auto& [k, v] : a.entries()) intern(v);
+    size_t next_type = 0;
+    Out r;
+    // A list or map: its size, then its elements (a map's each after its key).
+    std::function<void(const AttrValue&)> value = [&](const AttrValue& v) {
+      r.Byte(static_cast<uint8_t>(v.kind()));
+      switch (v.kind()) {
+        case AttrValue::Kind::kInt: r.Signed(v.as_int()); break;
+        case AttrValue::Kind::kFloat: r.F64(v.as_float()); break;
+        case AttrValue::Kind::kBool: r.Byte(v.as_bool()); break;
+        case AttrValue::Kind::kString: r.Var(Str(v.as_string())); break;
+        case AttrValue::Kind::kType: r.Var(type_ids[next_type++]); break;
+        case AttrValue::Kind::kList:
+          r.Var(v.as_list().size());
+          for (const AttrValue& e : v.as_list()) value(e);
+          break;
+        case AttrValue::Kind::kMap:
+          r.Var(v.as_map().size());
+          for (const auto& [mk, e] : v.as_map()) {
+            r.Var(Str(mk));
+            value(e);
+          }
+          break;
+      }
+    };
+    r.Var(a.size());
+    for (const auto& [k, v] : a.entries()) {
+      r.Var(Str(k.str()));
+      value(v);
+    }
+    auto [it, inserted] = attrs_content_.try_emplace(std::move(r.bytes), n_attrs_ + 1);
+    if (inserted) {
+      attrs_.bytes.append(it->first);
+      ++n_attrs_;
+    }
+    attrs_ptr_.Insert(key, it->second);
+    return it->second;
+  }
+
+  // Writes the nodes of `root` that are not written yet, children first;
+  // returns root's id. Iterative.
+  uint32_t Flatten(const Node* root) {
+    if (const uint32_t* id = node_ptr_.Find(root)) return *id;
+    stack_.clear();
+    ids_.clear();
+    stack_.push_back({root, 0, 0});
+    while (true) {
+      Frame& f = stack_.back();
+      if (const Node* c = NodeChild(f.n, f.next)) {
+        ++f.next;
+        if (const uint32_t* id = SharedId(c)) ids_.push_back(*id);
+        else stack_.push_back({c, 0, ids_.size()});
+        continue;
+      }
+      uint32_t id = Emit(f.n, ids_.data() + f.ids_base);
+      ids_.resize(f.ids_base);
+      stack_.pop_back();
+      if (stack_.empty()) return id;
+      ids_.push_back(id);
+    }
+  }
+
+  // Writes the record of `n`, whose node children have ids `kids`.
+  uint32_t Emit(const Node* n, const uint32_t* kids) {
+    uint32_t id = n_nodes_++;
+    Out& o = nodes_;
+    auto ref = [&](size_t i) { o.Var(id - kids[i]); };
+    auto type = [&](const Type& t) { o.Var(TypeIndex(t.get())); };
+    o.Byte(static_cast<uint8_t>(n->kind()));
+    switch (n->kind()) {
+      case NodeKind::kVar: {
+        // The name as its parts (an interned prefix, which outlives the
+        // writer, and the number + 1, 0 for none): a million generated names
+        // share a few strings.
+        auto* v = static_cast<const VarNode*>(n);
+        NameHint h = v->hint();
+        o.Var(Str(h.prefix().str()));
+        o.Var(h.number() == NameHint::kNoNumber ? 0 : uint64_t{h.number()} + 1);
+        type(v->type());
+        o.Byte(v->is_dataflow());
+        break;
+      }
+      case NodeKind::kGlobalVar: o.Var(Str(static_cast<const GlobalVarNode*>(n)->name())); break;
+      case NodeKind::kOp: o.Var(Str(static_cast<const OpNode*>(n)->name())); break;
+      case NodeKind::kTuple: {
+        size_t k = static_cast<const TupleNode*>(n)->fields().size();
+        o.Var(k);
+        for (size_t i = 0; i < k; ++i) ref(i);
+        break;
+      }
+      case NodeKind::kTupleGetItem: {
+        auto* t = static_cast<const TupleGetItemNode*>(n);
+        ref(0);
+        o.Signed(t->index());
+        type(t->type());
+        break;
+      }
+      case NodeKind::kPrimValue: {
+        auto* p = static_cast<const PrimValueNode*>(n);
+        o.Byte(static_cast<uint8_t>(p->dtype()));
+        if (p->dtype() == DataType::kFloat64) o.F64(p->float_value());
+        else if (p->dtype() == DataType::kBool) o.Byte(p->int_value() != 0);
+        else o.Signed(p->int_value());
+        break;
+      }
+      case NodeKind::kStringImm: o.Var(Str(static_cast<const StringImmNode*>(n)->value())); break;
+      case NodeKind::kShapeExpr: type(static_cast<const ShapeExprNode*>(n)->type()); break;  // Shape[(...)]: the values
+      case NodeKind::kPrimExpr: type(static_cast<const PrimExprNode*>(n)->type()); break;  // Prim[int64, value=...]
+      case NodeKind::kConstant: {
+        auto* c = static_cast<const ConstantNode*>(n);
+        type(c->type());
+        o.Var(c->data().size());
+        o.bytes.append(c->data());
+        break;
+      }
+      case NodeKind::kCall: {
+        auto* c = static_cast<const CallNode*>(n);
+        ref(0);
+        o.Var(c->args().size());
+        for (size_t i = 0; i < c->args().size(); ++i) ref(1 + i);
+        o.Var(c->sinfo_args().size());
+        for (const Type& t : c->sinfo_args()) type(t);
+        type(c->type());
+        o.Var(AttrSet(c->attrs()));
+        break;
+      }
+      case NodeKind::kIf:
+        ref(0);
+        ref(1);
+        ref(2);
+        type(static_cast<const IfNode*>(n)->type());
+        break;
+      case NodeKind::kSeqExpr: {
+        size_t k = static_cast<const SeqExprNode*>(n)->blocks().size();
+        o.Var(k);
+        for (size_t i = 0; i <= k; ++i) ref(i);  // the blocks, then the result
+        break;
+      }
+      case NodeKind::kVarBinding:
+        ref(0);
+        ref(1);
+        break;
+      case NodeKind::kBindingBlock: {
+        auto* b = static_cast<const BindingBlockNode*>(n);
+        o.Byte(b->is_dataflow());
+        o.Var(b->bindings().size());
+        for (size_t i = 0; i < b->bindings().size(); ++i) ref(i);
+        break;
+      }
+      case NodeKind::kLocalFn: {
+        auto* f = static_cast<const LocalFnNode*>(n);
+        size_t k = f->params().size();
+        o.Var(k);
+        for (size_t i = 0; i < k; ++i) ref(i);
+        type(f->ret_type());
+        ref(k);
+        break;
+      }
+      case NodeKind::kFunction:
+      case NodeKind::kExternFunc: {
+        auto* f = static_cast<const ItemNode*>(n);
+        o.Var(Str(f->name()));
+        size_t k = f->params().size();
+        o.Var(k);
+        for (size_t i = 0; i < k; ++i) ref(i);
+        type(f->ret_type());
+        if (n->kind() == NodeKind::kFunction) ref(k);
+        o.Var(AttrSet(f->attrs()));
+        break;
+      }
+      default: break;  // types never reach the node table
+    }
+    if (n->kind() == NodeKind::kVar && !exact_vars_) {
+      // Variables are per item: a table indexed by their dense number,
+      // cleared per item, instead of the module-wide hash table.
+      item_vars_.Insert(static_cast<const VarNode*>(n), id);
+      emitted_vars_.push_back(static_cast<const VarNode*>(n));
+    } else if (n->use_count() > 1) {
+      node_ptr_.Insert(n, id);
+    }
+    return id;
+  }
+
+  std::string blob_;
+  std::vector<uint32_t> string_ends_;
+  std::unordered_map<std::string_view, uint32_t> string_index_;
+  Out types_, attrs_, nodes_, items_, scratch_;
+  uint32_t n_types_ = 0, n_attrs_ = 0, n_nodes_ = 0;
+  internal::PointerMap<uint32_t> type_ptr_, attrs_ptr_, node_ptr_;
+  VarMap<uint32_t> item_vars_;                // the current item's variables
+  std::vector<const VarNode*> emitted_vars_;  // every variable record, in order
+  bool exact_vars_ = false;  // variables in node_ptr_ too (a variable spans items)
+
+  // The id of `c` if it was already written and may be shared, else null.
+  const uint32_t* SharedId(const Node* c) {
+    if (c->use_count() <= 1) return nullptr;
+    if (c->kind() == NodeKind::kVar && !exact_vars_) return item_vars_.Find(static_cast<const VarNode*>(c));
+    return node_ptr_.Find(c);
+  }
+  // True iff some variable got two records (it appears in two items).
+  bool AnyVariableEmittedTwice() {
+    if (emitted_vars_.size() < 2) return false;
+    std::vector<const VarNode*> sorted = emitted_vars_;
+    internal::RadixSortByAddress(sorted, [](const VarNode* v) { return v; });
+    return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  }
+  std::unordered_map<std::string, uint32_t> type_content_, attrs_content_;
+  struct Frame {
+    const Node* n;
+    size_t next;
+    size_t ids_base;
+  };
+  std::vector<Frame> stack_;
+  std::vector<uint32_t> ids_;
+};
+
+// Reads a version 2 file in one pass: each section in order, each record
+// straight into its node. Every count is checked against its section's size
+// before anything is reserved, and every index against what exists.
+
+}  // namespace
+
+std::string WriteV2(const Module& m) { return Writer().Save(m); }
+
+}  // namespace plir::internal::binary
+
+namespace plir {
+
+std::string SaveBinary(const Module& m) { return internal::binary::WriteV2(m); }
+
+}  // namespace plir

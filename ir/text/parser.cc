@@ -1,0 +1,461 @@
+// Recursive-descent parser with a nesting limit. Two passes: the first reads
+// every item's signature and skips bodies (items may refer to globals defined
+// later), the second parses the bodies. A call of a function whose return
+// type is not written and not yet known parses that function first.
+//
+// The class and its sublanguage files: parser_impl.h.
+#include "ir/text/parser_impl.h"
+
+namespace plir::text_internal {
+
+// Formats "file:line:col: message", then the source line and a caret.
+Status FormatError(std::string_view src, const std::string& filename, const ParseFailure& f) {
+  std::string msg = filename + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) +
+                    ": " + f.message;
+  size_t pos = 0;
+  for (int l = 1; l < f.line && pos != std::string_view::npos; ++l) {
+    pos = src.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  if (pos != std::string_view::npos && pos <= src.size()) {
+    size_t end = src.find('\n', pos);
+    std::string_view line = src.substr(pos, end == std::string_view::npos ? end : end - pos);
+    if (!line.empty() && line.size() <= 200) {
+      std::string caret;
+      int col = 1;
+      for (char ch : line) {
+        if (col >= f.col) break;
+        if ((static_cast<unsigned char>(ch) & 0xc0) != 0x80) {
+          caret.push_back(ch == '\t' ? '\t' : ' ');
+          ++col;
+        }
+      }
+      msg += "\n  " + std::string(line) + "\n  " + caret + "^";
+    }
+  }
+  return InvalidArgument(msg);
+}
+
+Module TextParser::ParseModuleText(int threads) {
+  ParseVersion();
+  while (c_.cur.kind != Tok::kEof) ParseItemHeader();
+  std::vector<ItemInfo*> rest;
+  size_t rest_bytes = 0;
+  for (auto& item : items_) {
+    if (item->state != ItemInfo::kPending) continue;
+    if (!item->declared_ret) {
+      ParseItemBody(*item);
+    } else {
+      rest.push_back(item.get());
+      rest_bytes += item->body_bytes;
+    }
+  }
+  // Threads pay off from about a megabyte of bodies.
+  if (rest_bytes < (1u << 20)) threads = 1;
+  size_t nthreads = ParallelThreads(rest.size(), threads);
+  if (nthreads <= 1) {
+    for (ItemInfo* item : rest)
+      if (item->state == ItemInfo::kPending) ParseItemBody(*item);
+  } else {
+    std::vector<std::unique_ptr<TextParser>> workers(nthreads);
+    std::vector<std::optional<ParseFailure>> failures(rest.size());
+    std::atomic<size_t> first_failure{rest.size()};
+    bool out_of_memory = false;
+    std::mutex mu;
+    ParallelFor(rest.size(), threads, [&](size_t i, size_t w) {
+      if (i > first_failure.load(std::memory_order_relaxed)) return;  // moot now
+      try {
+        if (!workers[w]) workers[w] = std::make_unique<TextParser>(*this);
+        workers[w]->ParseItemBody(*rest[i]);
+      } catch (ParseFailure& f) {
+        failures[i] = std::move(f);
+        size_t cur = first_failure.load();
+        while (i < cur && !first_failure.compare_exchange_weak(cur, i)) {}
+      } catch (const std::bad_alloc&) {
+        std::lock_guard<std::mutex> lock(mu);
+        out_of_memory = true;
+      }
+    });
+    if (out_of_memory) throw std::bad_alloc();
+    size_t f = first_failure.load();
+    if (f < rest.size()) throw std::move(*failures[f]);
+  }
+  std::vector<Item> out;
+  out.reserve(items_.size());
+  for (auto& item : items_) out.push_back(item->result);
+  auto m = Module::Make(std::move(out));
+  if (!m.ok()) Fail(m.status().message(), Loc{1, 1});
+  return *m;
+}
+
+Type TextParser::ParseStandaloneType() {
+  Type t = ParseTypeAt(0);
+  if (c_.cur.kind != Tok::kEof) FailExpected("end of input");
+  return t;
+}
+
+void TextParser::Advance() {
+  if (c_.peek) {
+    c_.cur = std::move(*c_.peek);
+    c_.peek.reset();
+  } else {
+    c_.cur = c_.lex.Next();
+  }
+  if (c_.cur.kind == Tok::kError) Fail(std::string(c_.cur.text), LocOf(c_.cur));
+}
+
+const Token& TextParser::PeekNext() {
+  if (!c_.peek) {
+    c_.peek = c_.lex.Next();
+    // An error in the peeked token is reported when it becomes current.
+  }
+  return *c_.peek;
+}
+
+void TextParser::Expect(Tok k, const char* what) {
+  if (!Is(k)) FailExpected(what);
+  Advance();
+}
+
+bool TextParser::Accept(Tok k) {
+  if (!Is(k)) return false;
+  Advance();
+  return true;
+}
+
+void TextParser::ExpectIdent(std::string_view s) {
+  if (!IsIdent(s)) FailExpected("'" + std::string(s) + "'");
+  Advance();
+}
+
+void TextParser::CheckDepth(int depth) {
+  if (depth > kMaxNestingDepth)
+    Fail("nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", Here());
+}
+
+void TextParser::ParseVersion() {
+  if (!Is(Tok::kHash)) return;
+  Advance();
+  Expect(Tok::kLBracket, "'[' after '#'");
+  ExpectIdent("version");
+  Expect(Tok::kEq, "'='");
+  if (!Is(Tok::kString)) FailExpected("a version string");
+  if (c_.cur.value != "1")
+    Fail("unsupported format version \"" + std::string(c_.cur.value) +
+             "\"; this parser reads version \"1\"",
+         Here());
+  Advance();
+  Expect(Tok::kRBracket, "']'");
+}
+
+void TextParser::ParseItemHeader() {
+  auto item = std::make_unique<ItemInfo>();
+  if (IsIdent("def")) {
+    item->is_def = true;
+  } else if (!IsIdent("extern")) {
+    FailExpected("'def' or 'extern'");
+  }
+  Advance();
+  if (!Is(Tok::kGlobal)) FailExpected("a global name (@name)");
+  item->name = std::string(c_.cur.text);
+  item->loc = Here();
+  auto dup = item_index_.find(item->name);
+  if (dup != item_index_.end()) {
+    const Loc& prev = items_[dup->second]->loc;
+    Fail("@" + item->name + " is already defined at " + std::to_string(prev.line) + ":" +
+             std::to_string(prev.col),
+         Here());
+  }
+  Advance();
+  Expect(Tok::kLParen, "'(' to start the parameter list");
+  std::unordered_map<std::string, Loc> seen;
+  if (!Is(Tok::kRParen)) {
+    while (true) {
+      if (!Is(Tok::kLocal)) FailExpected("a parameter (%name: Type)");
+      std::string_view name = c_.cur.text;
+      Loc loc = Here();
+      if (seen.count(std::string(name)))
+        Fail("parameter %" + std::string(name) + " is declared twice", loc);
+      seen.emplace(name, loc);
+      Advance();
+      Expect(Tok::kColon, "':' and the parameter's type");
+      Type t = ParseTypeAt(0);
+      // Parameters are the function's first variables: indices 0..n-1.
+      item->params.push_back(VarNode::Make(NameHint(name), t, false,
+                                           static_cast<uint32_t>(item->params.size())));
+      item->param_locs.push_back(loc);
+      if (Accept(Tok::kComma)) continue;
+      break;
+    }
+  }
+  Expect(Tok::kRParen, "',' or ')' in the parameter list");
+  if (Accept(Tok::kArrow)) {
+    item->declared_ret = ParseTypeAt(0);
+    item->ret = item->declared_ret;
+  } else if (!item->is_def) {
+    FailExpected("'->' and the return type of the extern");
+  }
+  if (IsIdent("attrs")) {
+    Advance();
+    item->attrs = ParseAttrMap();
+  }
+  if (item->is_def) {
+    if (!Is(Tok::kLBrace)) FailExpected("'{' to start the function body");
+    item->body = c_;
+    size_t body_start = c_.lex.offset();
+    SkipBracedBlock();
+    item->body_bytes = c_.lex.offset() - body_start;
+  } else {
+    item->state = ItemInfo::kDone;
+    item->result = ExternFuncNode::Make(item->name, item->params, item->ret, item->attrs);
+  }
+  item_index_.emplace(item->name, items_.size());
+  items_.push_back(std::move(item));
+}
+
+void TextParser::SkipBracedBlock() {
+  Loc open = Here();
+  Cursor at_brace = c_;
+  c_.peek.reset();
+  if (c_.lex.SkipBracedBody()) {
+    Advance();
+    return;
+  }
+  // Unterminated: tokenize from the brace, so that a bad token inside
+  // (an unterminated string, say) is what gets reported.
+  c_ = std::move(at_brace);
+  int depth = 0;
+  do {
+    if (Is(Tok::kEof)) Fail("unterminated function body: no '}' matches this '{'", open);
+    if (Is(Tok::kLBrace)) ++depth;
+    if (Is(Tok::kRBrace)) --depth;
+    Advance();
+  } while (depth > 0);
+}
+
+Attrs TextParser::ParseAttrMap() {
+  Expect(Tok::kLBrace, "'{' to start the attributes");
+  std::vector<Attrs::Entry> entries;
+  std::unordered_map<std::string, Loc> seen;
+  if (!Is(Tok::kRBrace)) {
+    while (true) {
+      if (!Is(Tok::kIdent)) FailExpected("an attribute name");
+      std::string key(c_.cur.text);
+      if (seen.count(key)) Fail("attribute '" + key + "' given twice", Here());
+      seen.emplace(key, Here());
+      Advance();
+      Expect(Tok::kEq, "'=' after the attribute name");
+      entries.emplace_back(Symbol(key), ParseAttrValue());
+      if (Accept(Tok::kComma)) continue;
+      break;
+    }
+  }
+  Expect(Tok::kRBrace, "',' or '}' in the attributes");
+  return *Attrs::Make(std::move(entries));
+}
+
+void TextParser::ParseItemBody(ItemInfo& item) {
+  if (++on_demand_depth_ > 64)
+    Fail("too many nested functions without a return type; write '-> Type' on @" + item.name,
+         item.loc);
+  item.state = ItemInfo::kParsing;
+  Cursor saved = c_;
+  FuncCtx* saved_ctx = ctx_;
+  FuncCtx ctx{&item, {}, {}, {}, 0};
+  ctx_ = &ctx;
+  c_ = *item.body;
+  c_.lex.DetachStorage();  // bodies may be parsed on several threads
+  ctx.scope_marks.push_back(0);
+  for (size_t i = 0; i < item.params.size(); ++i)
+    Define(item.params[i], item.params[i]->hint(), item.param_locs[i]);
+  ctx.next_index = static_cast<uint32_t>(item.params.size());
+  Loc body_loc = Here();
+  SeqExpr body = ParseBody(1);
+  if (item.declared_ret && !TypeCompatible(item.declared_ret, body->type()))
+    Fail("@" + item.name + " returns " + TypeToString(body->type()) +
+             ", which does not match its declared return type " +
+             TypeToString(item.declared_ret),
+         body_loc);
+  item.result = FunctionNode::Make(item.name, item.params, item.declared_ret, body, item.attrs);
+  item.ret = item.result->ret_type();
+  item.state = ItemInfo::kDone;
+  ctx_ = saved_ctx;
+  c_ = std::move(saved);
+  --on_demand_depth_;
+}
+
+void TextParser::CheckNotVisible(const NameHint& name, Loc loc) {
+  const LocalName* n = ctx_->names.Find(name);
+  if (n && n->state == LocalName::kVisible)
+    Fail("%" + name.str() + " is already defined at " + std::to_string(n->loc.line) +
+             ":" + std::to_string(n->loc.col),
+         loc);
+}
+
+void TextParser::Define(const Var& v, const NameHint& name, Loc loc) {
+  auto [entry, inserted] = ctx_->names.Insert(name, LocalName{v, loc});
+  if (!inserted) {
+    if (entry->state == LocalName::kVisible)
+      Fail("%" + name.str() + " is already defined at " +
+               std::to_string(entry->loc.line) + ":" + std::to_string(entry->loc.col),
+           loc);
+    *entry = LocalName{v, loc};
+  }
+  ctx_->scope_names.push_back(name);
+}
+
+Var TextParser::LookupLocal(const Token& t) {
+  const LocalName* n = ctx_->names.Find(NameHint(t.text));
+  if (n && n->state == LocalName::kVisible) return n->var;
+  std::string name(t.text);
+  if (n && n->state == LocalName::kDeadDataflow)
+    Fail("%" + name + " is a dataflow variable of the block at " +
+             std::to_string(n->loc.line) + ":" + std::to_string(n->loc.col) +
+             " and is not visible outside it (list it in the block's output line)",
+         LocOf(t));
+  if (n)
+    Fail("%" + name + " (defined at " + std::to_string(n->loc.line) + ":" +
+             std::to_string(n->loc.col) + ") is not visible here: it is local to an if branch or a local function",
+         LocOf(t));
+  Fail("undefined variable %" + name, LocOf(t));
+}
+
+SeqExpr TextParser::ParseBody(int depth) {
+  CheckDepth(depth);
+  Expect(Tok::kLBrace, "'{'");
+  ctx_->scope_marks.push_back(ctx_->scope_names.size());
+  std::vector<Block> blocks;
+  std::vector<Binding> ordinary;
+  auto flush = [&]() {
+    if (!ordinary.empty()) blocks.push_back(BindingBlockNode::Make(std::move(ordinary), false));
+    ordinary.clear();
+  };
+  while (true) {
+    if (Is(Tok::kLocal)) {
+      Tok next = PeekNext().kind;
+      if (next == Tok::kColon || next == Tok::kEq) {
+        ordinary.push_back(ParseBinding(depth, false));
+        continue;
+      }
+    }
+    if (IsIdent("dataflow") && PeekNext().kind == Tok::kLBrace) {
+      flush();
+      blocks.push_back(ParseDataflowBlock(depth));
+      continue;
+    }
+    break;
+  }
+  flush();
+  if (Is(Tok::kRBrace)) FailExpected("a result expression before '}'");
+  Expr result = ParseExpr(depth + 1);
+  Expect(Tok::kRBrace, "'}' after the result expression (a body ends with one expression)");
+  for (size_t i = ctx_->scope_marks.back(); i < ctx_->scope_names.size(); ++i) {
+    LocalName* n = ctx_->names.Find(ctx_->scope_names[i]);
+    if (n && n->state == LocalName::kVisible) n->state = LocalName::kOutOfScope;
+  }
+  ctx_->scope_names.resize(ctx_->scope_marks.back());
+  ctx_->scope_marks.pop_back();
+  return SeqExprNode::Make(std::move(blocks), std::move(result));
+}
+
+Binding TextParser::ParseBinding(int depth, bool in_dataflow) {
+  NameHint name(c_.cur.text);
+  Loc loc = Here();
+  CheckNotVisible(name, loc);
+  Advance();
+  Type annotation;
+  Loc ann_loc;
+  if (Accept(Tok::kColon)) {
+    ann_loc = Here();
+    annotation = ParseTypeAt(depth + 1);
+  }
+  Expect(Tok::kEq, "'=' in the binding");
+  Loc value_loc = Here();
+  Expr value = ParseExpr(depth + 1);
+  Expect(Tok::kSemi, "';' after the binding");
+  if (annotation && !TypeCompatible(annotation, value->type()))
+    Fail("the annotation " + TypeToString(annotation) + " of %" + name.str() +
+             " is incompatible with its value's type " + TypeToString(value->type()),
+         ann_loc);
+  (void)value_loc;
+  // An annotation equal to the inferred type shares the inferred type's
+  // node: one type node instead of two per binding.
+  if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
+  Var v = VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow,
+                        ctx_->next_index++);
+  Define(v, name, loc);
+  return VarBindingNode::Make(v, std::move(value));
+}
+
+Block TextParser::ParseDataflowBlock(int depth) {
+  Loc block_loc = Here();
+  Advance();  // dataflow
+  Expect(Tok::kLBrace, "'{'");
+  std::vector<Binding> bindings;
+  // Variables numbered from here on are this block's (or of bodies nested
+  // in it, which are out of scope again by the output line).
+  uint32_t first_index = ctx_->next_index;
+  while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, true));
+  if (IsIdent("output")) {
+    Advance();
+    if (!Is(Tok::kSemi)) {
+      while (true) {
+        if (!Is(Tok::kLocal)) FailExpected("a variable of this block in the output line");
+        std::string_view name = c_.cur.text;
+        const LocalName* n = ctx_->names.Find(NameHint(name));
+        if (!n || n->state != LocalName::kVisible || n->var->index() < first_index)
+          Fail("%" + std::string(name) + " in the output line is not bound in this dataflow block",
+               Here());
+        if (!n->var->is_dataflow())
+          Fail("%" + std::string(name) + " is listed twice in the output line", Here());
+        n->var->set_dataflow(false);
+        Advance();
+        if (Accept(Tok::kComma)) continue;
+        break;
+      }
+    }
+    Expect(Tok::kSemi, "',' or ';' in the output line");
+  }
+  if (!Is(Tok::kRBrace)) {
+    if (Is(Tok::kLocal)) FailExpected("'}' (bindings must come before the output line)");
+    FailExpected("a binding, the output line, or '}' in the dataflow block");
+  }
+  Advance();
+  (void)block_loc;
+  for (const Binding& b : bindings) {
+    if (!b->var()->is_dataflow()) continue;
+    LocalName* n = ctx_->names.Find(b->var()->hint());
+    if (n && n->state == LocalName::kVisible) n->state = LocalName::kDeadDataflow;
+  }
+  return BindingBlockNode::Make(std::move(bindings), true);
+}
+
+}  // namespace plir::text_internal
+
+namespace plir {
+
+using text_internal::FormatError;
+using text_internal::ParseFailure;
+using text_internal::TextParser;
+
+StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options) {
+  try {
+    TextParser p(text, options.filename);
+    return p.ParseModuleText(options.threads);
+  } catch (const ParseFailure& f) {
+    return FormatError(text, options.filename, f);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted(options.filename + ": out of memory while parsing");
+  }
+}
+
+StatusOr<Type> ParseType(std::string_view text, const ParseOptions& options) {
+  try {
+    TextParser p(text, options.filename);
+    return p.ParseStandaloneType();
+  } catch (const ParseFailure& f) {
+    return FormatError(text, options.filename, f);
+  }
+}
+
+}  // namespace plir

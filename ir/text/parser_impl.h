@@ -1,0 +1,254 @@
+// The text parser's class, shared by its files (internal to ir/text/): one
+// recursive-descent parser whose methods are split by sublanguage, as
+// MLIR's AsmParser is:
+//   parser.cc        token handling, module structure, function bodies, the API
+//   parse_exprs.cc   expressions, calls, constants
+//   parse_attrs.cc   attribute values
+//   parse_types.cc   types and dimension expressions
+//
+// Errors are thrown as ParseFailure inside these files only and turned into
+// a Status at the API boundary (ParseModule, ParseType); nothing escapes.
+#ifndef PLIR_IR_TEXT_PARSER_IMPL_H_
+#define PLIR_IR_TEXT_PARSER_IMPL_H_
+
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/checked_math.h"
+#include "ir/internal/name_table.h"
+#include "ir/op.h"
+#include "ir/parallel.h"
+#include "ir/text/lexer.h"
+#include "ir/text/parser.h"
+
+namespace plir::text_internal {
+
+using internal::Lexer;
+using internal::Tok;
+using internal::Token;
+
+struct ParseFailure {
+  std::string message;
+  int line;
+  int col;
+};
+
+struct Loc {
+  int line = 0;
+  int col = 0;
+};
+
+// Parser position: a lexer snapshot plus the current and peeked tokens.
+struct Cursor {
+  Lexer lex;
+  Token cur;
+  std::optional<Token> peek;
+};
+
+struct ItemInfo {
+  std::string name;
+  bool is_def = false;
+  Loc loc;
+  std::vector<Var> params;
+  std::vector<Loc> param_locs;
+  Type declared_ret;  // null if not written
+  Type ret;           // known return type (declared or inferred)
+  Attrs attrs;
+  std::optional<Cursor> body;  // positioned at the body's '{'
+  size_t body_bytes = 0;
+  enum State { kPending, kParsing, kDone } state = kPending;
+  Item result;
+};
+
+// What a local name means at the current point of a function body: the
+// variable it names now, or why it is no longer visible.
+struct LocalName {
+  enum State : uint8_t { kVisible, kDeadDataflow, kOutOfScope };
+  Var var;
+  Loc loc;  // where the variable was defined
+  State state = kVisible;
+};
+
+// Formats "file:line:col: message", then the source line and a caret.
+Status FormatError(std::string_view src, const std::string& filename, const ParseFailure& f);
+
+
+// The items of the module being parsed: written by the first pass (headers)
+// and by the serial part of the second; read-only while bodies are parsed in
+// parallel, when each worker writes only the item it parses.
+struct ModuleItems {
+  std::vector<std::unique_ptr<ItemInfo>> items;
+  std::unordered_map<std::string, size_t> index;
+};
+
+class TextParser {
+ public:
+  TextParser(std::string_view src, std::string filename)
+      : src_(src), filename_(std::move(filename)), c_{Lexer(src), Token(), std::nullopt},
+        module_(std::make_shared<ModuleItems>()), items_(module_->items),
+        item_index_(module_->index) {
+    Advance();
+  }
+  // A worker that parses bodies of `main`'s items on another thread.
+  explicit TextParser(const TextParser& main)
+      : src_(main.src_), filename_(main.filename_), c_{Lexer(main.src_), Token(), std::nullopt},
+        module_(main.module_), items_(module_->items), item_index_(module_->index) {}
+
+  // Parses the whole module. Bodies are parsed in two steps: first, in
+  // order, the functions without a written return type (a call of one needs
+  // its body's type, so they may parse each other on demand); then all the
+  // others, on up to `threads` threads (each body only reads the now-known
+  // signatures). The result and the error reported (the first step's first,
+  // else that of the earliest failing function) do not depend on `threads`.
+  Module ParseModuleText(int threads);
+
+  Type ParseStandaloneType();
+
+ private:
+  // ----- token handling -------------------------------------------------
+  void Advance();
+  const Token& PeekNext();
+  static Loc LocOf(const Token& t) { return Loc{t.line, t.col}; }
+  Loc Here() const { return LocOf(c_.cur); }
+
+  [[noreturn]] void Fail(std::string message, Loc loc) {
+    throw ParseFailure{std::move(message), loc.line, loc.col};
+  }
+  [[noreturn]] void FailExpected(const std::string& what) {
+    Fail("expected " + what + ", found " + internal::DescribeToken(c_.cur), Here());
+  }
+  bool Is(Tok k) const { return c_.cur.kind == k; }
+  bool IsIdent(std::string_view s) const { return c_.cur.kind == Tok::kIdent && c_.cur.text == s; }
+  void Expect(Tok k, const char* what);
+  bool Accept(Tok k);
+  void ExpectIdent(std::string_view s);
+  void CheckDepth(int depth);
+
+  // ----- module structure ------------------------------------------------
+  void ParseVersion();
+
+  void ParseItemHeader();
+
+  // Skips from '{' to its matching '}' with a raw byte scan (strings and
+  // comments respected); the body is tokenized once, in the second pass.
+  void SkipBracedBlock();
+
+  Attrs ParseAttrMap();
+
+  // ----- function bodies -------------------------------------------------
+  // Per function body. One table holds every local name with its state (a
+  // quarter of a large function's parse time went to four node-based string
+  // maps); generated names index arrays (internal/name_table.h).
+  struct FuncCtx {
+    ItemInfo* item;
+    internal::NameTable<LocalName> names;
+    std::vector<NameHint> scope_names;  // names defined, innermost scope last
+    std::vector<size_t> scope_marks;            // scope_names size at each scope's start
+    uint32_t next_index = 0;                    // the next variable's dense index
+  };
+
+  void ParseItemBody(ItemInfo& item);
+
+  void CheckNotVisible(const NameHint& name, Loc loc);
+
+  // Makes `name` name `v` from here on.
+  void Define(const Var& v, const NameHint& name, Loc loc);
+
+  Var LookupLocal(const Token& t);
+
+  // body := '{' (binding | dataflow-block)* expr '}'
+  SeqExpr ParseBody(int depth);
+
+  Binding ParseBinding(int depth, bool in_dataflow);
+
+  Block ParseDataflowBlock(int depth);
+
+  // ----- expressions -----------------------------------------------------
+  Expr ParseExpr(int depth);
+
+  int64_t ParseInt64(const Token& t);
+
+  double ParseDouble(const Token& t);
+
+  bool IsFloatWord() const { return IsIdent("inf") || IsIdent("nan"); }
+
+  Expr ParsePrimary(int depth);
+
+  // Returns the item named by the global token `t`; fails if there is none.
+  ItemInfo& GlobalInfo(const Token& t);
+
+  Expr ParseGlobalRef(int depth);
+
+  struct CallArgs {
+    std::vector<Expr> args;
+    std::vector<Loc> arg_locs;
+    std::vector<Attrs::Entry> attrs;
+    Loc first_attr;
+    std::vector<Type> sinfo;
+  };
+
+  CallArgs ParseCallArgs(int depth);
+
+  Expr ParseOpCall(int depth);
+
+  Expr ParseIf(int depth);
+
+  // fn '(' (%name ':' type),* ')' ('->' type)? body
+  Expr ParseLocalFn(int depth);
+
+  // const<Type>[elems] | const<Type>x"hex"
+  Expr ParseConstant();
+
+  template <typename T>
+  void PutRaw(T v, std::string* out);
+
+  void AppendElement(DataType dt, std::string* out);
+
+  // ----- attribute values ------------------------------------------------
+  bool AtTypeStart() const;
+
+  AttrValue ParseAttrScalar();
+
+  // A scalar, a list `[v, ...]` or a map `{key = v, ...}` (keys are names or
+  // strings), nested at most AttrValue::kMaxAttrDepth deep.
+  AttrValue ParseAttrValue(int depth = 0);
+
+  // ----- types -----------------------------------------------------------
+  // A dimension: an integer, a name, or an expression over them with `+`,
+  // `-`, `*` and parentheses (`n + 1`, `(r + 1) * 8`).
+  Dim ParseDimSum(int depth);
+  Dim ParseDimProduct(int depth);
+  Dim ParseDimAtom(int depth);
+
+  std::vector<Dim> ParseDims();
+
+  DataType ParseDTypeName();
+
+  int ParseNdim();
+
+  Type ParseTypeAt(int depth);
+
+  std::string_view src_;
+  std::string filename_;
+  Cursor c_;
+  std::shared_ptr<ModuleItems> module_;
+  std::vector<std::unique_ptr<ItemInfo>>& items_;
+  std::unordered_map<std::string, size_t>& item_index_;
+  FuncCtx* ctx_ = nullptr;
+  int on_demand_depth_ = 0;
+  std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
+  int dim_terms_ = 0;  // operands of the dimension expression being read
+};
+
+}  // namespace plir::text_internal
+
+#endif  // PLIR_IR_TEXT_PARSER_IMPL_H_
