@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "frontends/onnx/onnx_proto.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "runtime/safetensors.h"
 
 namespace plir::onnx_import {

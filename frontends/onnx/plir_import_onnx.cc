@@ -15,8 +15,8 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_proto.h"
-#include "ir/printer.h"
-#include "ir/serialize.h"
+#include "ir/text/printer.h"
+#include "ir/serialize/serialize.h"
 #include "runtime/file_util.h"
 
 namespace {
