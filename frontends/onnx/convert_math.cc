@@ -1,5 +1,9 @@
 // Linear algebra and reductions: MatMul, Gemm, Reduce*.
+#include <cmath>
+#include <map>
+
 #include "frontends/onnx/converter.h"
+#include "frontends/onnx/tensor_proto.h"
 
 namespace plir::onnx_import {
 namespace {
@@ -160,6 +164,171 @@ StatusOr<Outputs> Dequantize(ConvertContext& c) {
   return c.One("multiply", {x, scale});
 }
 
+// Hann, Hamming and Blackman windows of a size known at import.
+ConverterFn Window(int kind) {
+  return [kind](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> sz, c.RequireInts(0, "the size"));
+    if (sz.size() != 1 || sz[0] < 0) return c.Error("size must be one non-negative integer");
+    int64_t n = sz[0];
+    double np = c.AttrInt("periodic", 1) != 0 ? static_cast<double>(n) : static_cast<double>(n - 1);
+    DataType dt = DataTypeFromOnnx(static_cast<int32_t>(c.AttrInt("output_datatype", 1)));
+    if (dt == DataType::kUnknown) return Unimplemented("this output_datatype");
+    const double pi = 3.14159265358979323846;
+    PLIR_ASSIGN_OR_RETURN(Expr w, c.Const(MakeTensor(dt, {n}, [&](int64_t i) {
+      double a = 2 * pi * static_cast<double>(i) / np;
+      if (kind == 0) return 0.5 - 0.5 * std::cos(a);
+      if (kind == 1) return 25.0 / 46 - 21.0 / 46 * std::cos(a);
+      return 0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a);
+    })));
+    return Outputs{w};
+  };
+}
+
+// Einsum of one or two operands without repeated labels in an operand:
+// labels only one operand has are summed out, then a batched matmul over
+// [batch, free, contracted] layouts, then the output's order.
+StatusOr<Outputs> Einsum(ConvertContext& c) {
+  std::string eq;
+  for (char ch : c.AttrString("equation", ""))
+    if (ch != ' ') eq.push_back(ch);
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t p = 0;;) {
+    size_t q = lhs.find(',', p);
+    terms.push_back(lhs.substr(p, q == std::string::npos ? std::string::npos : q - p));
+    if (q == std::string::npos) break;
+    p = q + 1;
+  }
+  int n = static_cast<int>(terms.size());
+  if (n != c.num_inputs() || n < 1 || n > 2) return Unimplemented("Einsum of " + std::to_string(n) + " operands");
+  // Expand "..." to upper-case labels (ONNX labels are letters; ellipsis dims first).
+  std::vector<Expr> xs;
+  std::vector<std::vector<int64_t>> shapes;
+  int ell = 0;
+  for (int i = 0; i < n; ++i) {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(i));
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(i));
+    xs.push_back(x);
+    shapes.push_back(s);
+    size_t e = terms[i].find("...");
+    if (e != std::string::npos) {
+      int k = static_cast<int>(s.size()) - static_cast<int>(terms[i].size() - 3);
+      ell = std::max(ell, k);
+    }
+  }
+  std::string ell_labels;
+  for (int k = 0; k < ell; ++k) ell_labels.push_back(static_cast<char>('0' + k));
+  for (int i = 0; i < n; ++i) {
+    size_t e = terms[i].find("...");
+    if (e == std::string::npos) continue;
+    int k = static_cast<int>(shapes[i].size()) - static_cast<int>(terms[i].size() - 3);
+    terms[i] = terms[i].substr(0, e) + ell_labels.substr(ell - k) + terms[i].substr(e + 3);
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = eq.substr(arrow + 2);
+    size_t e = out.find("...");
+    if (e != std::string::npos) out = out.substr(0, e) + ell_labels + out.substr(e + 3);
+  } else {
+    std::map<char, int> count;
+    for (const auto& t : terms) for (char ch : t) count[ch]++;
+    out = ell_labels;
+    for (auto& [ch, k] : count)
+      if (k == 1 && !(ch >= '0' && ch <= '9')) out.push_back(ch);
+  }
+  // A label repeated in one operand takes the diagonal: both axes moved
+  // last, flattened, and a take of the indices j * (n + 1).
+  for (int i = 0; i < n; ++i) {
+    if (terms[i].size() != shapes[i].size()) return c.Error("operand " + std::to_string(i) + "'s labels do not match its rank");
+    for (size_t b = 0; b < terms[i].size(); ++b) {
+      size_t a = terms[i].find(terms[i][b]);
+      if (a == b) continue;
+      int64_t d = shapes[i][a];
+      if (shapes[i][b] != d) return c.Error("a repeated label's dimensions differ");
+      std::vector<int64_t> perm, ns;
+      std::string rest;
+      for (size_t k = 0; k < terms[i].size(); ++k)
+        if (k != a && k != b) { perm.push_back(static_cast<int64_t>(k)); ns.push_back(shapes[i][k]); rest.push_back(terms[i][k]); }
+      perm.push_back(static_cast<int64_t>(a));
+      perm.push_back(static_cast<int64_t>(b));
+      PLIR_ASSIGN_OR_RETURN(Expr x, c.Call("permute_dims", {xs[i]}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+      std::vector<int64_t> flat = ns;
+      flat.push_back(d * d);
+      PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, ShapeAttr(flat)));
+      std::vector<int64_t> diag;
+      for (int64_t j = 0; j < d; ++j) diag.push_back(j * (d + 1));
+      PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(diag));
+      PLIR_ASSIGN_OR_RETURN(xs[i], c.Call("take", {x, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(static_cast<int64_t>(ns.size()))}})));
+      ns.push_back(d);
+      shapes[i] = ns;
+      terms[i] = rest + terms[i][a];
+      b = 0;  // look again from the start
+    }
+  }
+  std::map<char, int64_t> size;
+  for (int i = 0; i < n; ++i) {
+    for (size_t a = 0; a < terms[i].size(); ++a) {
+      char ch = terms[i][a];
+      if (size.count(ch) && size[ch] != shapes[i][a]) return Unimplemented("Einsum with broadcast dimensions");
+      size[ch] = shapes[i][a];
+    }
+  }
+  auto in_str = [](const std::string& s, char ch) { return s.find(ch) != std::string::npos; };
+  // Sum out labels only one operand has that the output lacks.
+  for (int i = 0; i < n; ++i) {
+    std::vector<bool> red(terms[i].size(), false);
+    std::string kept;
+    bool any = false;
+    for (size_t a = 0; a < terms[i].size(); ++a) {
+      char ch = terms[i][a];
+      bool other = n == 2 && in_str(terms[1 - i], ch);
+      red[a] = !in_str(out, ch) && !other;
+      any = any || red[a];
+      if (!red[a]) kept.push_back(ch);
+    }
+    if (any) {
+      PLIR_ASSIGN_OR_RETURN(xs[i], ReduceSumOf(c, xs[i], red, false, false));
+      terms[i] = kept;
+    }
+  }
+  auto permute_to = [&](Expr x, const std::string& from, const std::string& to) -> StatusOr<Expr> {
+    std::vector<int64_t> perm;
+    for (char ch : to) perm.push_back(static_cast<int64_t>(from.find(ch)));
+    bool identity = true;
+    for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+    if (identity) return x;
+    return c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}));
+  };
+  if (n == 1) {
+    PLIR_ASSIGN_OR_RETURN(Expr y, permute_to(xs[0], terms[0], out));
+    return Outputs{y};
+  }
+  std::string batch, fa, fb, k;
+  for (char ch : terms[0]) {
+    if (in_str(terms[1], ch)) (in_str(out, ch) ? batch : k).push_back(ch);
+    else fa.push_back(ch);
+  }
+  for (char ch : terms[1])
+    if (!in_str(terms[0], ch)) fb.push_back(ch);
+  auto prod = [&](const std::string& ls) {
+    int64_t p = 1;
+    for (char ch : ls) p *= size[ch];
+    return p;
+  };
+  PLIR_ASSIGN_OR_RETURN(Expr a, permute_to(xs[0], terms[0], batch + fa + k));
+  PLIR_ASSIGN_OR_RETURN(a, c.Call("reshape", {a}, ShapeAttr({prod(batch), prod(fa), prod(k)})));
+  PLIR_ASSIGN_OR_RETURN(Expr b, permute_to(xs[1], terms[1], batch + k + fb));
+  PLIR_ASSIGN_OR_RETURN(b, c.Call("reshape", {b}, ShapeAttr({prod(batch), prod(k), prod(fb)})));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("matmul", {a, b}));
+  std::string have = batch + fa + fb;
+  std::vector<int64_t> ys;
+  for (char ch : have) ys.push_back(size[ch]);
+  PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, ShapeAttr(ys)));
+  PLIR_ASSIGN_OR_RETURN(y, permute_to(y, have, out));
+  return Outputs{y};
+}
+
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 // The Reduce* family: axes from the attribute (or, for ReduceSum since
@@ -257,6 +426,10 @@ void RegisterMathConverters(ConverterTable& t) {
     return c.One("matmul", {a, b});
   });
   t.Add("DequantizeLinear", 10, {"astype", "subtract", "multiply", "reshape"}, Dequantize);
+  t.Add("HannWindow", 17, {}, Window(0));
+  t.Add("HammingWindow", 17, {}, Window(1));
+  t.Add("BlackmanWindow", 17, {}, Window(2));
+  t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
   t.Add("ReduceMin", 1, {"min"}, ReduceConverter(Reduce::kMin, false));

@@ -447,6 +447,24 @@ void RegisterNnConverters(ConverterTable& t) {
   t.Add("AveragePool", 7, {"nn.conv2d", "divide", "reshape"}, AveragePool);
   t.Add("BatchNormalization", 7, {"reshape", "subtract", "add", "sqrt", "divide", "multiply"}, BatchNorm);
   t.Add("InstanceNormalization", 6, {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, InstanceNorm);
+  // MeanVarianceNormalization: (x - mean) / sqrt(mean((x - mean)^2)) over `axes`.
+  t.Add("MeanVarianceNormalization", 9, {"subtract", "multiply", "sqrt", "divide", "matmul", "reshape"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          int64_t r = c.InputRank(0);
+          if (r < 0) return c.Error("input 0 needs a known rank");
+          std::vector<bool> red(static_cast<size_t>(r), false);
+          for (int64_t a : c.AttrInts("axes", {0, 2, 3})) {
+            PLIR_ASSIGN_OR_RETURN(int64_t k, NormAxis(c, a, r));
+            red[k] = true;
+          }
+          PLIR_ASSIGN_OR_RETURN(Expr mean, ReduceSumOf(c, x, red, true, true));
+          PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {x, mean}));
+          PLIR_ASSIGN_OR_RETURN(Expr d2, c.Call("multiply", {d, d}));
+          PLIR_ASSIGN_OR_RETURN(Expr var, ReduceSumOf(c, d2, red, true, true));
+          PLIR_ASSIGN_OR_RETURN(Expr sd, c.Call("sqrt", {var}));
+          return c.One("divide", {d, sd});
+        });
   t.Add("LayerNormalization", 17, {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, LayerNorm);
   t.Add("ConvTranspose", 1, {"nn.conv2d", "reshape", "permute_dims", "strided_slice", "concat", "full", "expand_dims"},
         ConvTranspose);

@@ -10,8 +10,8 @@
 //
 // Names: every ONNX value name becomes a PLIR name by one rule (SanitizeName,
 // docs/onnx-import.md); the original names of the parameters are kept in the
-// function attribute `onnx_names` (a map PLIR name -> ONNX name) and in the
-// weights file's metadata; `onnx_outputs` lists the graph outputs' names.
+// function attribute `onnx_names` (a map PLIR name -> ONNX name);
+// `onnx_outputs` lists the graph outputs' names.
 //
 // Errors are values naming the file and the node: a malformed protobuf, a
 // model onnx::checker rejects, an opset outside 7..17, unsupported ops (all
@@ -90,8 +90,8 @@ StatusOr<ImportResult> ImportModelFile(const std::string& path, ImportOptions op
 // verdict: empty if supported at the model's opset, else why not.
 std::vector<std::pair<std::string, std::string>> UnsupportedOps(const onnx::ModelProto& model);
 
-// Writes the weights to a safetensors file at `path` (atomically), with
-// metadata "onnx:<PLIR name>" = ONNX name for each.
+// Writes the weights to a safetensors file at `path` (atomically), under
+// their PLIR names, in parameter order.
 Status WriteWeights(const ImportResult& result, const std::string& path);
 
 }  // namespace plir::onnx_import
