@@ -145,14 +145,19 @@ StatusOr<Outputs> ResizeImpl(ConvertContext& c, const ResizeSpec& r, std::vector
     for (int64_t i = 0; i < rank; ++i) scales.push_back(static_cast<double>(sizes[i]) / static_cast<double>(s[i]));
   } else {
     if (static_cast<int64_t>(scales.size()) != rank) return c.Error("scales needs one entry per axis");
-    for (int64_t i = 0; i < rank; ++i) sizes.push_back(static_cast<int64_t>(scales[i] * static_cast<double>(s[i])));
+    for (int64_t i = 0; i < rank; ++i) {
+      double v = scales[i] * static_cast<double>(s[i]);
+      if (!(v >= 0 && v < static_cast<double>(ConvertContext::kMaxImportElements))) return c.Error("scale " + std::to_string(scales[i]) + " gives an output size out of range");
+      sizes.push_back(static_cast<int64_t>(v));
+    }
   }
   if (roi.size() != static_cast<size_t>(2 * rank)) {
     roi.assign(static_cast<size_t>(2 * rank), 0.0);
     for (int64_t i = 0; i < rank; ++i) roi[rank + i] = 1.0;
   }
   for (int64_t a = rank - 1; a >= 0; --a) {
-    if (s[a] == 0 || sizes[a] <= 0) return c.Error("cannot resize an empty axis");
+    if (s[a] == 0 || sizes[a] <= 0 || !(scales[a] > 0)) return c.Error("cannot resize an empty axis or by a scale that is not positive");
+    PLIR_RETURN_IF_ERROR(c.Limit({s[a], sizes[a]}, "the resize matrix"));
     std::vector<Row> rows = AxisMap(r, s[a], sizes[a], scales[a], roi[a], roi[rank + a]);
     PLIR_ASSIGN_OR_RETURN(x, ApplyAxis(c, x, a, rank, r, rows, s[a]));
   }

@@ -27,6 +27,7 @@ StatusOr<Expr> NllLoss(ConvertContext& c, Expr logp, int target_input, int weigh
   bool has_ignore = c.HasAttr("ignore_index");
   int64_t ii = c.AttrInt("ignore_index", 0);
   int64_t lo = has_ignore ? std::min<int64_t>(0, ii) : 0, hi = has_ignore ? std::max<int64_t>(C, ii + 1) : C;
+  PLIR_RETURN_IF_ERROR(c.Limit({hi - lo}, "the ignore_index table"));
   // Target -> class to read (ignored: class 0), and -> weight slot (ignored: C, a zero).
   std::vector<int64_t> cls, slot;
   for (int64_t v = lo; v < hi; ++v) {

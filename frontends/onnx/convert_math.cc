@@ -53,6 +53,7 @@ StatusOr<Expr> SumByMatmul(ConvertContext& c, Expr x, const std::vector<int64_t>
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
   DataType dt = As<TensorTypeNode>(x->type())->dtype();
+  PLIR_RETURN_IF_ERROR(c.Limit({inner}, "the column of ones"));
   if (inner == 0) {
     PLIR_ASSIGN_OR_RETURN(Expr z, c.Scalar(0, dt));
     return c.Call("full", {z}, ShapeAttr(out_shape));
@@ -97,6 +98,7 @@ StatusOr<Outputs> CumSum(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, av[0], rank));
   bool exclusive = c.AttrInt("exclusive", 0) != 0, reverse = c.AttrInt("reverse", 0) != 0;
   int64_t n = s[axis];
+  PLIR_RETURN_IF_ERROR(c.Limit({n, n}, "the cumulative-sum triangle"));
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < rank; ++i)
     if (i != axis) perm.push_back(i);
@@ -170,6 +172,7 @@ ConverterFn Window(int kind) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> sz, c.RequireInts(0, "the size"));
     if (sz.size() != 1 || sz[0] < 0) return c.Error("size must be one non-negative integer");
     int64_t n = sz[0];
+    PLIR_RETURN_IF_ERROR(c.Limit({n}, "the window"));
     double np = c.AttrInt("periodic", 1) != 0 ? static_cast<double>(n) : static_cast<double>(n - 1);
     DataType dt = DataTypeFromOnnx(static_cast<int32_t>(c.AttrInt("output_datatype", 1)));
     if (dt == DataType::kUnknown) return Unimplemented("this output_datatype");

@@ -59,7 +59,9 @@ StatusOr<Expr> ConvNd(ConvertContext& c, Expr x, Expr w, std::vector<int64_t> st
                       std::vector<int64_t> dil, int64_t groups) {
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, StaticShapeOf(c, x));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, StaticShapeOf(c, w));
+  if (xs.size() < 3 || ws.size() != xs.size()) return c.Error("data and kernel ranks do not match");
   size_t n = xs.size() - 2;
+  if (strides.size() != n || dil.size() != n || pads.size() != 2 * n) return c.Error("attribute lengths do not match the spatial rank");
   if (n == 2) return c.Call("nn.conv2d", {x, w}, Conv2dAttrs(strides, pads, dil, groups));
   if (n == 1) {
     PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
@@ -119,11 +121,15 @@ StatusOr<Outputs> Conv(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
   if (xs.size() < 3 || xs.size() > 5) return Unimplemented("Conv on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
+  if (ws.size() != xs.size()) return c.Error("data and kernel ranks do not match");
   size_t n = xs.size() - 2;
   std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
   std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
   std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
   if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
+  PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
+  PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
+  PLIR_RETURN_IF_ERROR(c.Positive({c.AttrInt("group", 1)}, "group"));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
   PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, pads, dil, c.AttrInt("group", 1)));
   PLIR_ASSIGN_OR_RETURN(y, AddBias(c, y, 2, ws[0], n));
@@ -143,12 +149,22 @@ StatusOr<Outputs> AveragePool(ConvertContext& c) {
   if (k.size() != n) return c.Error("kernel_shape needs one entry per spatial axis");
   std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
   std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
+  if (strides.size() != n) return c.Error("strides needs one entry per spatial axis");
+  PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
+  PLIR_RETURN_IF_ERROR(c.Positive(k, "kernel_shape"));
   for (int64_t d : dil)
     if (d != 1) return Unimplemented("AveragePool with dilations");
   std::vector<int64_t> in(xs.begin() + 2, xs.end());
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
   bool ceil_mode = c.AttrInt("ceil_mode", 0) != 0;
   bool include_pad = c.AttrInt("count_include_pad", 0) != 0;
+  for (int64_t p : pads)
+    if (p < 0) return c.Error("pads must not be negative");
+  {
+    std::vector<int64_t> wdims = {xs[1]};
+    wdims.insert(wdims.end(), k.begin(), k.end());
+    PLIR_RETURN_IF_ERROR(c.Limit(wdims, "the pooling kernel"));
+  }
   std::vector<int64_t> conv_pads = pads, outs(n);
   std::vector<std::vector<double>> counts(n);
   for (size_t i = 0; i < n; ++i) {
@@ -158,6 +174,8 @@ StatusOr<Outputs> AveragePool(ConvertContext& c) {
     int64_t extra = std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - (in[i] + pads[i] + pads[i + n]));
     conv_pads[i + n] += extra;
     outs[i] = out;
+    if (out <= 0) return c.Error("the pooling window is larger than the padded input");
+    PLIR_RETURN_IF_ERROR(c.Limit({out, k[i]}, "the pooling counts"));
     for (int64_t o = 0; o < out; ++o) {
       int64_t cnt = 0;
       for (int64_t j = 0; j < k[i]; ++j) {
@@ -221,6 +239,7 @@ StatusOr<Outputs> GlobalAveragePool(ConvertContext& c) {
   if (s.size() < 3) return c.Error("input must have spatial axes");
   int64_t hw = 1;
   for (size_t i = 2; i < s.size(); ++i) hw *= s[i];
+  PLIR_RETURN_IF_ERROR(c.Limit({hw}, "the averaging column"));
   DataType dt = c.InputDtype(0);
   PLIR_ASSIGN_OR_RETURN(Expr flat, c.Call("reshape", {x}, Shape({s[0], s[1], hw})));
   PLIR_ASSIGN_OR_RETURN(Expr col, c.Const(MakeTensor(dt, {hw, 1}, [&](int64_t) { return 1.0 / static_cast<double>(hw); })));
@@ -325,6 +344,7 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
   if (xs.size() < 3 || xs.size() > 5) return Unimplemented("ConvTranspose on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
+  if (ws.size() != xs.size()) return c.Error("data and kernel ranks do not match");
   size_t n = xs.size() - 2;
   int64_t g = c.AttrInt("group", 1);
   std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
@@ -335,6 +355,11 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   std::vector<int64_t> out_shape = c.AttrInts("output_shape");
   std::string ap = c.AttrString("auto_pad", "NOTSET");
   if (s.size() != n || d.size() != n || op.size() != n || pads.size() != 2 * n) return c.Error("attribute lengths do not match the spatial rank");
+  PLIR_RETURN_IF_ERROR(c.Positive(s, "strides"));
+  PLIR_RETURN_IF_ERROR(c.Positive(d, "dilations"));
+  PLIR_RETURN_IF_ERROR(c.Positive({g}, "group"));
+  PLIR_RETURN_IF_ERROR(c.Positive(k, "kernel dimensions"));
+  if (ws[0] % g != 0) return c.Error("the kernel's input channels are not a multiple of group");
   if (out_shape.size() > n) out_shape.erase(out_shape.begin(), out_shape.end() - n);
   if (out_shape.empty() && (ap == "SAME_UPPER" || ap == "SAME_LOWER"))
     for (size_t i = 0; i < n; ++i) out_shape.push_back(in[i] * s[i]);
@@ -413,6 +438,7 @@ void RegisterNnConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
+    if (xs.size() < 3 || xs.size() > 5 || ws.size() != xs.size()) return Unimplemented("ConvInteger on this rank");
     size_t n = xs.size() - 2;
     PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kInt32));
     PLIR_ASSIGN_OR_RETURN(w, c.Cast(w, DataType::kInt32));
@@ -435,6 +461,9 @@ void RegisterNnConverters(ConverterTable& t) {
     std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
     std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
     std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
+    if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
+    PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
+    PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
     PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, pads, dil, c.AttrInt("group", 1)));
     return Outputs{y};

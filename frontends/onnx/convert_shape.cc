@@ -154,6 +154,8 @@ StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const st
       if (before == 0 && after == 0) continue;
     }
     int64_t n = s[ax];
+    PLIR_RETURN_IF_ERROR(c.Limit({before, after, 1}, "the padding"));
+    PLIR_RETURN_IF_ERROR(c.Limit({n + before + after}, "the padded axis"));
     if (mode == "constant") {
       std::vector<Expr> parts;
       auto fill = [&](int64_t k) -> StatusOr<Expr> {
@@ -263,6 +265,7 @@ StatusOr<Outputs> OneHot(ConvertContext& c) {
   int64_t r = c.InputRank(0);
   if (r < 0) return c.Error("indices need a known rank");
   PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", -1), r + 1));
+  PLIR_RETURN_IF_ERROR(c.Limit({depth, depth}, "the one-hot table"));
   double off = values.GetDouble(0), on = values.GetDouble(1);
   Tensor eye = MakeTensor(values.dtype, {depth, depth}, [&](int64_t e) { return e / depth == e % depth ? on : off; });
   PLIR_ASSIGN_OR_RETURN(Expr table, c.Const(eye));
@@ -328,6 +331,7 @@ StatusOr<Outputs> ScatterFlat(ConvertContext& c, const std::vector<int64_t>& ds,
     return Outputs{y};
   }
   if (reduction != "add") return Unimplemented("scatter with reduction '" + reduction + "'");
+  PLIR_RETURN_IF_ERROR(c.Limit({u, n}, "the scatter matrix"));
   DataType dt = c.InputDtype(0);
   PLIR_ASSIGN_OR_RETURN(Expr mat, c.Const(MakeTensor(dt, {u, n}, [&](int64_t e) { return target[e / n] == e % n ? 1.0 : 0.0; })));
   PLIR_ASSIGN_OR_RETURN(Expr row, c.Call("reshape", {uf}, Shape({1, u})));
@@ -601,6 +605,9 @@ void RegisterShapeConverters(ConverterTable& t) {
         PLIR_ASSIGN_OR_RETURN(x, Slice(c, x, {static_cast<int64_t>(ax)}, {0}, {0}, {1}));
         continue;
       }
+      if (reps[ax] < 0) return c.Error("repeats must not be negative");
+      std::vector<int64_t> grown = c.InputShape(0).ok() ? *c.InputShape(0) : std::vector<int64_t>{};
+      PLIR_RETURN_IF_ERROR(c.Limit({reps[ax], grown.empty() ? 1 : grown[ax]}, "the tiled axis"));
       std::vector<Expr> parts(static_cast<size_t>(reps[ax]), x);
       PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
     }
@@ -612,7 +619,10 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Tensor d, c.RequireStatic(2, "delta"));
     double start = a.GetDouble(0), limit = b.GetDouble(0), delta = d.GetDouble(0);
     if (delta == 0) return c.Error("delta is 0");
-    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    double count = std::ceil((limit - start) / delta);
+    if (!(count < static_cast<double>(ConvertContext::kMaxImportElements))) count = static_cast<double>(ConvertContext::kMaxImportElements) + 1;
+    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
+    PLIR_RETURN_IF_ERROR(c.Limit({n}, "the range"));
     DataType dt = c.InputDtype(0);
     // start + i * delta in the input dtype (what the reference computes).
     Tensor out = MakeTensor(dt, {n}, [&](int64_t i) { return start + static_cast<double>(i) * delta; });
@@ -656,6 +666,7 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
     if (s.size() != 4) return c.Error("input must be 4-D");
     int64_t b = c.AttrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
+    PLIR_RETURN_IF_ERROR(c.Positive({b}, "blocksize"));
     bool crd = c.AttrString("mode", "DCR") == "CRD";
     std::vector<int64_t> s1 = crd ? std::vector<int64_t>{n, ch / (b * b), b, b, h, w} : std::vector<int64_t>{n, b, b, ch / (b * b), h, w};
     std::vector<int64_t> perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
@@ -669,6 +680,7 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
     if (s.size() != 4) return c.Error("input must be 4-D");
     int64_t b = c.AttrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
+    PLIR_RETURN_IF_ERROR(c.Positive({b}, "blocksize"));
     PLIR_ASSIGN_OR_RETURN(Expr y, Reshape(c, x, {n, ch, h / b, b, w / b, b}));
     PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList({0, 3, 5, 1, 2, 4})}})));
     PLIR_ASSIGN_OR_RETURN(y, Reshape(c, y, {n, ch * b * b, h / b, w / b}));
@@ -683,6 +695,7 @@ void RegisterShapeConverters(ConverterTable& t) {
     if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.RequireInts(1, "k")); k = kv.empty() ? 0 : kv[0]; }
     bool upper = c.AttrInt("upper", 1) != 0;
     int64_t rows = s[s.size() - 2], cols = s.back();
+    PLIR_RETURN_IF_ERROR(c.Limit({rows, cols}, "the triangle mask"));
     DataType dt = c.InputDtype(0);
     bool is_bool = dt == DataType::kBool;
     DataType mdt = is_bool ? DataType::kUInt8 : dt;
@@ -702,6 +715,7 @@ void RegisterShapeConverters(ConverterTable& t) {
     DataType dt = c.HasAttr("dtype") ? DataTypeFromOnnx(static_cast<int32_t>(c.AttrInt("dtype", 1))) : c.InputDtype(0);
     if (dt == DataType::kUnknown) return Unimplemented("EyeLike to this element type");
     int64_t k = c.AttrInt("k", 0), cols = s[1];
+    PLIR_RETURN_IF_ERROR(c.Limit(s, "the eye-like constant"));
     Tensor e = MakeTensor(dt, s, [&](int64_t i) { return (i % cols) - (i / cols) == k ? 1.0 : 0.0; });
     PLIR_ASSIGN_OR_RETURN(Expr out, c.Const(e));
     return Outputs{out};

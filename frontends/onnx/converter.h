@@ -75,6 +75,13 @@ class ConvertContext {
   std::vector<float> AttrFloats(const std::string& name) const;
   StatusOr<Tensor> AttrTensor(const std::string& name) const;
 
+  // Guards for values read from the model: every entry positive (strides,
+  // kernel sizes, block sizes), and a constant the converter builds at
+  // import (tables, matrices, index lists) no larger than kMaxImportElements.
+  Status Positive(const std::vector<int64_t>& v, const std::string& what) const;
+  Status Limit(const std::vector<int64_t>& dims, const std::string& what) const;
+  static constexpr int64_t kMaxImportElements = int64_t{1} << 22;
+
   // Emitting. Call builds an op call; when every operand is known it is
   // evaluated at import with the op's kernel (static shape chains fold) and
   // a constant is returned instead of a binding.

@@ -333,6 +333,25 @@ StatusOr<std::vector<int64_t>> ConvertContext::RequireInts(int i, const std::str
   return out;
 }
 
+Status ConvertContext::Positive(const std::vector<int64_t>& v, const std::string& what) const {
+  for (int64_t x : v)
+    if (x <= 0) return Error(what + " must be positive, got " + std::to_string(x));
+  return Status::Ok();
+}
+
+Status ConvertContext::Limit(const std::vector<int64_t>& dims, const std::string& what) const {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return Error(what + ": negative size " + std::to_string(d));
+    if (d != 0 && n > kMaxImportElements / d)
+      return ResourceExhausted(imp_->file() + ": " + Where() + ": " + what + " would be too large to build at import");
+    n *= d;
+  }
+  if (n > kMaxImportElements)
+    return ResourceExhausted(imp_->file() + ": " + Where() + ": " + what + " would be too large to build at import");
+  return Status::Ok();
+}
+
 const onnx::AttributeProto* ConvertContext::Attr(const std::string& name) const {
   for (const auto& a : node_.attribute())
     if (a.name() == name) return &a;

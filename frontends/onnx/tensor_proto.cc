@@ -107,11 +107,23 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
     t.data = std::move(s);
     return t;
   }
-  auto out = std::make_shared<std::string>(bytes, '\0');
   auto mismatch = [&](size_t have) {
     return InvalidArgument(what + ": holds " + std::to_string(have) + " values, its shape needs " +
                            std::to_string(count));
   };
+  {  // the value count first, so that a lying shape allocates nothing
+    size_t have = 0;
+    switch (dt) {
+      case DataType::kFloat32: have = p.float_data_size(); break;
+      case DataType::kFloat64: have = p.double_data_size(); break;
+      case DataType::kInt64: have = p.int64_data_size(); break;
+      case DataType::kUInt32:
+      case DataType::kUInt64: have = p.uint64_data_size(); break;
+      default: have = p.int32_data_size(); break;
+    }
+    if (have != count) return mismatch(have);
+  }
+  auto out = std::make_shared<std::string>(bytes, '\0');
   switch (dt) {
     case DataType::kFloat32:
       if (static_cast<size_t>(p.float_data_size()) != count) return mismatch(p.float_data_size());
