@@ -27,7 +27,7 @@
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 
 namespace plir::bench {
 namespace {
@@ -305,7 +305,7 @@ void PlirOptStartup(benchmark::State& state) {
   if (n <= 0) return state.SkipWithError("no /proc/self/exe");
   buf[n] = '\0';
   std::string dir = std::string(buf).substr(0, std::string(buf).rfind('/'));
-  std::string opt = dir + "/../runtime/plir-opt";
+  std::string opt = dir + "/../cli/plir-opt";
   std::vector<std::string> plugins;
   for (const char* p : {"canonicalize_bindings", "common_subexpression_elimination", "dead_code_elimination",
                         "fold_constant", "lazy_transform_params", "lift_transform_params",

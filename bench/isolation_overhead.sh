@@ -21,8 +21,8 @@ SIZE="${SIZE:-1000000}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/plir-iso.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [ -z "${PLIR_OPT:-}" ]; then
-  bazel build -c opt //runtime:plir-opt > /dev/null 2>&1
-  PLIR_OPT=$(bazel info -c opt bazel-bin 2>/dev/null)/runtime/plir-opt
+  bazel build -c opt //cli:plir-opt > /dev/null 2>&1
+  PLIR_OPT=$(bazel info -c opt bazel-bin 2>/dev/null)/cli/plir-opt
 fi
 mkdir -p "$work/one" "$work/many"
 python3 bench/peer_compare.py gen "$SIZE" one 1000 "$work/one" > /dev/null

@@ -27,10 +27,10 @@ work=$(mktemp -d "$dir/plir-lazy-rss.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 mode="${BENCH_MODE:-opt}"
-bazel build -c "$mode" //runtime:plir-opt //runtime:plir-run //bench:make_weights 2> "$work/build.log" \
+bazel build -c "$mode" //cli:plir-opt //cli:plir-run //bench:make_weights 2> "$work/build.log" \
   || { cat "$work/build.log"; exit 1; }
 bin="$(bazel info -c "$mode" bazel-bin 2> /dev/null)"
-opt="$bin/runtime/plir-opt"; run="$bin/runtime/plir-run"; mk="$bin/bench/make_weights"
+opt="$bin/cli/plir-opt"; run="$bin/cli/plir-run"; mk="$bin/bench/make_weights"
 
 weight_bytes=$((dim * dim * 4))
 echo "lazy_rss: $count weights of ${dim}x${dim} float32 ($((weight_bytes >> 20)) MiB each) in $work"

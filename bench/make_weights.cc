@@ -17,7 +17,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 
 int main(int argc, char** argv) {
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {

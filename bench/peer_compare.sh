@@ -22,7 +22,7 @@
 # Raw runs go to a CSV, and bench/peer_chart.py draws bench/peers.png.
 #
 # Environment:
-#   PLIR_OPT=path     plir-opt to use (default: bazel build -c opt //runtime:plir-opt)
+#   PLIR_OPT=path     plir-opt to use (default: bazel build -c opt //cli:plir-opt)
 #   PLIR_PLUGIN_PATH  where that plir-opt finds its pass plugins, when they are
 #                     not next to it (../plugins) -- needed by the cleanup case
 #   MLIR_OPT=path     default /usr/lib/llvm-22/bin/mlir-opt (Debian mlir-22-tools)
@@ -66,8 +66,8 @@ if [ -n "${PLIR_OPT:-}" ]; then
   [ -x "$PLIR_OPT" ] || die "PLIR_OPT=$PLIR_OPT is not an executable"
   PLIR_OPT="$(readlink -f "$PLIR_OPT")"
 else
-  bazel build -c opt //runtime:plir-opt >&2
-  PLIR_OPT="$(readlink -f bazel-bin)/runtime/plir-opt"
+  bazel build -c opt //cli:plir-opt >&2
+  PLIR_OPT="$(readlink -f bazel-bin)/cli/plir-opt"
 fi
 
 case " $CASES " in

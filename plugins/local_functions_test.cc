@@ -10,7 +10,7 @@
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
 #include "passes/registry.h"
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 #include "testing/random_module.h"
 
 namespace plir {

@@ -8,7 +8,7 @@
 #include "ir/structural.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "runtime/pipeline.h"
+#include "driver/pipeline.h"
 
 namespace plir::testing {
 namespace {

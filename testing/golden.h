@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 
 namespace plir::testing {
 

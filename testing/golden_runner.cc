@@ -19,7 +19,7 @@
 #include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "passes/unified_diff.h"
-#include "runtime/file_util.h"
+#include "driver/file_util.h"
 #include "testing/golden.h"
 
 namespace plir::testing {

@@ -12,7 +12,7 @@
 #include <iostream>
 #include <optional>
 
-#include "runtime/file_util.h"
+#include "driver/file_util.h"
 #include "testing/golden.h"
 
 namespace fs = std::filesystem;

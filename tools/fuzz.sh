@@ -14,12 +14,12 @@ seconds="${2:-60}"
 out=$(mktemp -d)
 srcs=$(ls ir/*.cc ir/internal/*.cc ir/analysis/*.cc | grep -v _test.cc)
 libs="-lsimdjson"
-if [ "$target" = safetensors ]; then srcs="$srcs runtime/safetensors.cc"; fi
+if [ "$target" = safetensors ]; then srcs="$srcs interpreter/safetensors.cc"; fi
 if [ "$target" = interpreter ]; then
-  srcs="$srcs runtime/interpreter.cc"
+  srcs="$srcs interpreter/interpreter.cc"
 fi
 if [ "$target" = yaml ]; then
-  srcs="$srcs $(ls passes/*.cc | grep -v _test.cc) runtime/pipeline.cc runtime/plugin_loader.cc runtime/file_util.cc runtime/supervisor.cc"
+  srcs="$srcs $(ls passes/*.cc | grep -v _test.cc) driver/pipeline.cc driver/plugin_loader.cc driver/file_util.cc driver/supervisor.cc"
   libs="$libs -lyaml-cpp -ldl -lcrypto -lre2"
 fi
 clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
@@ -33,13 +33,13 @@ elif [ "$target" = reprint ]; then
   # The spec examples in both forms, after the byte that picks the loader.
   for f in examples/spec/*.plir; do
     b=$(basename "$f")
-    bazel-bin/runtime/plir-opt "$f" --emit binary -o "$out/$b.bin" 2>/dev/null && { printf '\0'; cat "$out/$b.bin"; } > "$corpus/$b.bin"
-    bazel-bin/runtime/plir-opt "$f" --emit json -o "$out/$b.json" 2>/dev/null && { printf '\1'; cat "$out/$b.json"; } > "$corpus/$b.json"
+    bazel-bin/cli/plir-opt "$f" --emit binary -o "$out/$b.bin" 2>/dev/null && { printf '\0'; cat "$out/$b.bin"; } > "$corpus/$b.bin"
+    bazel-bin/cli/plir-opt "$f" --emit json -o "$out/$b.json" 2>/dev/null && { printf '\1'; cat "$out/$b.json"; } > "$corpus/$b.json"
   done
 elif [ "$target" != yaml ] && [ "$target" != safetensors ]; then
   # Seed with the spec examples in the target's format.
   for f in examples/spec/*.plir; do
-    bazel-bin/runtime/plir-opt "$f" --emit "$target" -o "$corpus/$(basename "$f").$target" 2>/dev/null || true
+    bazel-bin/cli/plir-opt "$f" --emit "$target" -o "$corpus/$(basename "$f").$target" 2>/dev/null || true
   done
 fi
 # -rss_limit_mb: a YAML alias bomb or a huge shape must fail fast, not grow.

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "ir/op.h"
-#include "runtime/file_util.h"
-#include "runtime/plugin_loader.h"
+#include "driver/file_util.h"
+#include "driver/plugin_loader.h"
 
 int main(int argc, char** argv) {
   std::string check;

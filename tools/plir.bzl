@@ -106,7 +106,7 @@ def plir_pass_plugin(name, srcs, deps = [], plugin_deps = [], **kwargs):
     # for tests/CASE.plir, written by hand: `upstream_CASE` checks that the
     # generated golden is structurally equal to it (plir-diff), so that a
     # regenerated golden cannot drift from TVM.
-    plir_diff = str(Label("//runtime:plir-diff"))
+    plir_diff = str(Label("//cli:plir-diff"))
     for up in native.glob(["tests/upstream/*.expected_upstream.plir"]):
         stem = up[len("tests/upstream/"):-len(".expected_upstream.plir")]
         golden = native.glob(["tests/" + stem + ".expected.plir"])

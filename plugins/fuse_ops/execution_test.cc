@@ -10,7 +10,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verifier.h"
-#include "runtime/interpreter.h"
+#include "interpreter/interpreter.h"
 #include "testing/plugin_test_util.h"
 
 namespace plir {

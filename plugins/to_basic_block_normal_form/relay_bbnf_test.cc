@@ -16,7 +16,7 @@
 #include "ir/structural.h"
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 
 namespace plir {
 

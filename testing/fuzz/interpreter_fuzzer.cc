@@ -9,7 +9,7 @@
 #include "ir/text/parser.h"
 #include "kernels/op_kernels.h"
 #include "ir/verifier.h"
-#include "runtime/interpreter.h"
+#include "interpreter/interpreter.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plir::SetMaxTensorBytes(1 << 20);

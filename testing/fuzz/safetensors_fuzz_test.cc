@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 #include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"
 

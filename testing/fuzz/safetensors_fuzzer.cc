@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "passes/registry.h"
-#include "runtime/pipeline.h"
-#include "runtime/plugin_loader.h"
+#include "driver/pipeline.h"
+#include "driver/plugin_loader.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Passes that take the process down in every way a plugin can: a segfault,
 // abort(), an endless loop, a stack overflow, exit(), unbounded memory, and
 // a crash on one pattern only (for plir-reduce). plir-opt must survive them
-// all (runtime/isolation_test.sh). Never installed.
+// all (cli/isolation_test.sh). Never installed.
 #include <cstdlib>
 #include <cstring>
 #include <vector>

@@ -1,7 +1,7 @@
 // Reproducer manifests read back what was written, control characters
 // included (a failure message or a command-line argument with carriage
 // returns: yaml-cpp would write them as plain scalars and lose them).
-#include "runtime/reproducer.h"
+#include "driver/reproducer.h"
 
 #include <gtest/gtest.h>
 

@@ -15,8 +15,8 @@
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "runtime/interpreter.h"
-#include "runtime/plugin_loader.h"
+#include "interpreter/interpreter.h"
+#include "driver/plugin_loader.h"
 
 namespace plir {
 namespace {

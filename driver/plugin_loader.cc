@@ -1,4 +1,4 @@
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -16,7 +16,7 @@
 #include <set>
 
 #include "passes/plugin.h"
-#include "runtime/file_util.h"
+#include "driver/file_util.h"
 
 namespace plir {
 namespace {

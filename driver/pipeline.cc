@@ -1,4 +1,4 @@
-#include "runtime/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
@@ -11,9 +11,9 @@
 
 #include "ir/op.h"
 #include "passes/instruments.h"
-#include "runtime/file_util.h"
-#include "runtime/supervisor.h"
-#include "runtime/yaml_text.h"
+#include "driver/file_util.h"
+#include "driver/supervisor.h"
+#include "driver/yaml_text.h"
 
 namespace plir {
 namespace {

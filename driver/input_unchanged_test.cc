@@ -9,7 +9,7 @@
 #include "ir/structural.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 #include "testing/ir_test_util.h"
 
 namespace plir {

@@ -1,5 +1,5 @@
 // The loader's checks, each with its own error, and the single-copy rule.
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

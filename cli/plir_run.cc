@@ -44,10 +44,10 @@
 #include "ir/serialize/module_file.h"
 #include "ir/support/fnv.h"
 #include "ir/text/parser.h"
-#include "runtime/file_util.h"
-#include "runtime/interpreter.h"
-#include "runtime/plugin_loader.h"
-#include "runtime/safetensors.h"
+#include "driver/file_util.h"
+#include "interpreter/interpreter.h"
+#include "driver/plugin_loader.h"
+#include "interpreter/safetensors.h"
 
 namespace plir {
 namespace {
@@ -262,6 +262,9 @@ int Run(const Options& o) {
   auto m = LoadModuleFile(o.file);
   if (!m.ok()) {
     std::cerr << m.status().message() << "\n";
+    // An op no loaded library registers is usually a plugin's.
+    if (m.status().message().find("unknown op") != std::string::npos)
+      std::cerr << "plir-run: if a plugin registers this op, load it first with --plugin PATH\n";
     return 1;
   }
   Function f = m->LookupFunction(o.entry);
@@ -433,10 +436,13 @@ int ParseAndRun(int argc, char** argv) {
   }
   CLI::App app{"plir-run: execute a PLIR function with the reference interpreter"};
   plir::Options o;
-  app.add_option("module", o.file, "module file (.plir)")->required();
+  app.add_option("module", o.file, "module file: text, JSON or binary (.plir, .json, .plirb)")->required();
   app.add_option("--entry", o.entry, "function to run (default main)");
-  app.add_option("--inputs", o.inputs, "one spec per parameter: zeros, ones, random[:SEED], file:PATH")
-      ->allow_extra_args(false);
+  // Several values after one --inputs (`--inputs a b c`, as the help says)
+  // or one per repeated --inputs; the module comes first.
+  app.add_option("--inputs", o.inputs,
+                 "one spec per parameter, in order: zeros, ones, random[:SEED], file:PATH")
+      ->allow_extra_args(true);
   app.add_option("--params", o.params,
                  "safetensors file: the parameters (eager) or what get_item loads (lazy, read on demand)");
   app.add_option("--save-outputs", o.save_outputs,

@@ -1,4 +1,4 @@
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

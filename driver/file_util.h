@@ -1,6 +1,6 @@
 // File helpers for the command-line tools.
-#ifndef PLIR_RUNTIME_FILE_UTIL_H_
-#define PLIR_RUNTIME_FILE_UTIL_H_
+#ifndef PLIR_DRIVER_FILE_UTIL_H_
+#define PLIR_DRIVER_FILE_UTIL_H_
 
 #include <string>
 #include <span>
@@ -53,4 +53,4 @@ Status WriteFileAtomically(const std::string& path, std::span<const std::string_
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_FILE_UTIL_H_
+#endif  // PLIR_DRIVER_FILE_UTIL_H_

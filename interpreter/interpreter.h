@@ -10,8 +10,8 @@
 // parameter i (e.g. read from a weights file into tracked memory),
 // `set_item(i, v)` hands v to the output sink (e.g. written to a file; the
 // interpreter then drops it), and `vm.kill_object(%v)` releases %v at once.
-#ifndef PLIR_RUNTIME_INTERPRETER_H_
-#define PLIR_RUNTIME_INTERPRETER_H_
+#ifndef PLIR_INTERPRETER_INTERPRETER_H_
+#define PLIR_INTERPRETER_INTERPRETER_H_
 
 #include <atomic>
 #include <functional>
@@ -129,4 +129,4 @@ Status CheckMatch(const ValueRef& v, const Type& t);
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_INTERPRETER_H_
+#endif  // PLIR_INTERPRETER_INTERPRETER_H_

@@ -1,4 +1,4 @@
-#include "runtime/reproducer.h"
+#include "driver/reproducer.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "runtime/file_util.h"
-#include "runtime/yaml_text.h"
+#include "driver/file_util.h"
+#include "driver/yaml_text.h"
 
 namespace plir {
 

@@ -38,11 +38,11 @@
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "runtime/file_util.h"
-#include "runtime/pipeline.h"
-#include "runtime/plugin_loader.h"
-#include "runtime/reproducer.h"
-#include "runtime/supervisor.h"
+#include "driver/file_util.h"
+#include "driver/pipeline.h"
+#include "driver/plugin_loader.h"
+#include "driver/reproducer.h"
+#include "driver/supervisor.h"
 
 namespace plir {
 namespace {

@@ -7,8 +7,8 @@
 // with the parent, so that when the child dies (a signal, an exit() from a
 // plugin, a memory or time limit) the parent can say what was running and
 // what killed it.
-#ifndef PLIR_RUNTIME_SUPERVISOR_H_
-#define PLIR_RUNTIME_SUPERVISOR_H_
+#ifndef PLIR_DRIVER_SUPERVISOR_H_
+#define PLIR_DRIVER_SUPERVISOR_H_
 
 #include <sys/types.h>
 
@@ -102,4 +102,4 @@ std::string Printable(std::string_view s);
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_SUPERVISOR_H_
+#endif  // PLIR_DRIVER_SUPERVISOR_H_

@@ -1,4 +1,4 @@
-#include "runtime/interpreter.h"
+#include "interpreter/interpreter.h"
 
 #include <gtest/gtest.h>
 

@@ -2,10 +2,10 @@
 // string with control characters (a carriage return in a pipeline name, a
 // command-line argument, a failure message) as a plain scalar, and reading
 // it back loses them: such strings are written double-quoted, with escapes.
-// Used for canonical pipelines (runtime/pipeline.cc) and reproducer
-// manifests (runtime/reproducer.cc).
-#ifndef PLIR_RUNTIME_YAML_TEXT_H_
-#define PLIR_RUNTIME_YAML_TEXT_H_
+// Used for canonical pipelines (driver/pipeline.cc) and reproducer
+// manifests (driver/reproducer.cc).
+#ifndef PLIR_DRIVER_YAML_TEXT_H_
+#define PLIR_DRIVER_YAML_TEXT_H_
 
 #include <yaml-cpp/yaml.h>
 
@@ -22,4 +22,4 @@ inline void EmitYamlText(YAML::Emitter& out, const std::string& s) {
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_YAML_TEXT_H_
+#endif  // PLIR_DRIVER_YAML_TEXT_H_

@@ -26,8 +26,8 @@
 // through the given PluginLoader before pass names are resolved; a pass
 // named but not yet registered is looked for as the plugin of its
 // snake_case name.
-#ifndef PLIR_RUNTIME_PIPELINE_H_
-#define PLIR_RUNTIME_PIPELINE_H_
+#ifndef PLIR_DRIVER_PIPELINE_H_
+#define PLIR_DRIVER_PIPELINE_H_
 
 #include <map>
 #include <optional>
@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "passes/pass_manager.h"
-#include "runtime/plugin_loader.h"
+#include "driver/plugin_loader.h"
 
 namespace plir {
 
@@ -108,4 +108,4 @@ void AddInstruments(const InstrumentOptions& opts, std::ostream* out, PassContex
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_PIPELINE_H_
+#endif  // PLIR_DRIVER_PIPELINE_H_

@@ -6,8 +6,8 @@
 // calling any C++ code of the plugin, the loader checks the entry symbol,
 // the API version and the build fingerprint. Registration is staged and then
 // committed as a whole. Every error names the file.
-#ifndef PLIR_RUNTIME_PLUGIN_LOADER_H_
-#define PLIR_RUNTIME_PLUGIN_LOADER_H_
+#ifndef PLIR_DRIVER_PLUGIN_LOADER_H_
+#define PLIR_DRIVER_PLUGIN_LOADER_H_
 
 #include <functional>
 #include <map>
@@ -123,4 +123,4 @@ std::string DescribeFingerprint(const PlirBuildFingerprint& f);
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_PLUGIN_LOADER_H_
+#endif  // PLIR_DRIVER_PLUGIN_LOADER_H_

@@ -8,8 +8,8 @@
 //   DIR/reproducer.yaml the manifest: input, pipeline, plugins (path, name,
 //                       version, sha256), opt level, threads, limits, the
 //                       command line, and the failure as reported
-#ifndef PLIR_RUNTIME_REPRODUCER_H_
-#define PLIR_RUNTIME_REPRODUCER_H_
+#ifndef PLIR_DRIVER_REPRODUCER_H_
+#define PLIR_DRIVER_REPRODUCER_H_
 
 #include <cstdint>
 #include <string>
@@ -55,4 +55,4 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir);
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_REPRODUCER_H_
+#endif  // PLIR_DRIVER_REPRODUCER_H_

@@ -1,4 +1,4 @@
-#include "runtime/supervisor.h"
+#include "driver/supervisor.h"
 
 #include <poll.h>
 #include <signal.h>

@@ -13,8 +13,8 @@
 //
 // "File order" is the order of the tensors' data in the file (what the
 // reference writer also uses for the header).
-#ifndef PLIR_RUNTIME_SAFETENSORS_H_
-#define PLIR_RUNTIME_SAFETENSORS_H_
+#ifndef PLIR_INTERPRETER_SAFETENSORS_H_
+#define PLIR_INTERPRETER_SAFETENSORS_H_
 
 #include <cstdint>
 #include <memory>
@@ -127,4 +127,4 @@ Status WriteSafetensors(const std::string& path,
 
 }  // namespace plir
 
-#endif  // PLIR_RUNTIME_SAFETENSORS_H_
+#endif  // PLIR_INTERPRETER_SAFETENSORS_H_

@@ -1,4 +1,4 @@
-#include "runtime/file_util.h"
+#include "driver/file_util.h"
 
 #include <fcntl.h>
 #include <signal.h>

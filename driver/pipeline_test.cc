@@ -1,6 +1,6 @@
 // YAML pipelines: every error with its position, includes, properties, and
 // the canonical round trip.
-#include "runtime/pipeline.h"
+#include "driver/pipeline.h"
 
 #include <gtest/gtest.h>
 

@@ -39,8 +39,8 @@
 #include "ir/serialize/serialize.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
-#include "runtime/file_util.h"
-#include "runtime/supervisor.h"
+#include "driver/file_util.h"
+#include "driver/supervisor.h"
 
 namespace plir {
 namespace {
