@@ -14,7 +14,7 @@
 #include "ir/verifier.h"
 #include "onnx/checker.h"
 #include "onnx/version_converter/convert.h"
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 
 namespace plir::onnx_import {
 

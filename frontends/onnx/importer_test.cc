@@ -13,7 +13,7 @@
 
 #include "frontends/onnx/onnx_proto.h"
 #include "ir/text/printer.h"
-#include "runtime/safetensors.h"
+#include "interpreter/safetensors.h"
 
 namespace plir::onnx_import {
 namespace {

@@ -10,7 +10,7 @@
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/onnx_proto.h"
 #include "frontends/onnx/tensor_proto.h"
-#include "runtime/interpreter.h"
+#include "interpreter/interpreter.h"
 
 namespace plir::onnx_import {
 namespace {

@@ -17,7 +17,7 @@
 #include "frontends/onnx/tensor_proto.h"
 #include "ir/text/printer.h"
 #include "ir/serialize/serialize.h"
-#include "runtime/file_util.h"
+#include "driver/file_util.h"
 
 namespace {
 
