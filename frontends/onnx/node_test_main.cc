@@ -30,6 +30,7 @@
 #include "frontends/onnx/converter.h"
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/node_tests.h"
+#include "onnx/defs/schema.h"
 #include "kernels/tensor.h"
 
 namespace fs = std::filesystem;
@@ -169,19 +170,52 @@ std::string Lower(std::string s) {
   return out;
 }
 
-// The op a node test tests: the graph's only op, else the op whose name
-// starts the test's name (test_layer_normalization_* -> LayerNormalization,
-// the longest match), else every op of the graph.
+// ONNX's op names (default domain), lowercase without '_' -> name, plus the
+// test families named otherwise (test_sce_*, test_nllloss_*, ...).
+const std::map<std::string, std::string>& OpKeys() {
+  static const std::map<std::string, std::string>* keys = [] {
+    auto* m = new std::map<std::string, std::string>;
+    for (const auto& schema : onnx::OpSchemaRegistry::get_all_schemas())
+      if (schema.domain().empty() || schema.domain() == "ai.onnx") (*m)[Lower(schema.Name())] = schema.Name();
+    const std::pair<const char*, const char*> aliases[] = {
+        {"sce", "SoftmaxCrossEntropyLoss"}, {"nllloss", "NegativeLogLikelihoodLoss"}, {"mvn", "MeanVarianceNormalization"},
+        {"batchnorm", "BatchNormalization"}, {"instancenorm", "InstanceNormalization"},
+        {"strnorm", "StringNormalizer"}, {"trainingdropout", "Dropout"}, {"basicconvinteger", "ConvInteger"},
+        {"logsoftmax", "LogSoftmax"}, {"reducelogsumexp", "ReduceLogSumExp"}};
+    for (const auto& [k, v] : aliases) (*m)[k] = v;
+    return m;
+  }();
+  return *keys;
+}
+
+// The op a node test tests: the graph's only op, else the ONNX op whose
+// name starts the test's name (test_layer_normalization_* and its
+// _expanded function form -> LayerNormalization; the longest match), else
+// every op of the graph.
 std::vector<std::string> TestedOps(const Record& r) {
   std::vector<std::string> ops = r.ops.empty() ? std::vector<std::string>{} : Split(r.ops, ',');
   if (ops.size() <= 1) return ops;
   std::string key = Lower(r.name.substr(r.name.find('/') + 1));
   if (key.rfind("test", 0) == 0) key = key.substr(4);
-  std::string best;
-  for (const std::string& op : ops)
-    if (key.rfind(Lower(op), 0) == 0 && op.size() > best.size()) best = op;
+  std::string best, best_key;
+  for (const auto& [k, op] : OpKeys())
+    if (key.rfind(k, 0) == 0 && k.size() > best_key.size()) { best = op; best_key = k; }
   if (!best.empty()) return {best};
   return ops;
+}
+
+// A reason as the doc shows it: without the file name, spaces collapsed,
+// at most 160 characters, no '|'.
+std::string DocReason(std::string why) {
+  for (size_t p; (p = why.find("model.onnx: ")) != std::string::npos;) why.erase(p, 12);
+  std::string out;
+  for (char ch : why) {
+    if (ch == '|') ch = '/';
+    if (ch == ' ' && !out.empty() && out.back() == ' ') continue;
+    out.push_back(ch);
+  }
+  if (out.size() > 160) out = out.substr(0, 157) + "...";
+  return out;
 }
 
 std::string Kind(const Record& r) {
@@ -206,10 +240,7 @@ std::string DocText(const std::vector<Record>& recs) {
       else if (k == "unsupported") row.unsupported++;
       else row.fail++;
       if (k != "pass" && row.why.empty()) {
-        std::string why = r.reason;
-        if (why.size() > 160) why = why.substr(0, 157) + "...";
-        for (size_t p; (p = why.find('|')) != std::string::npos;) why.replace(p, 1, "/");
-        row.why = "`" + r.name.substr(5) + "`: " + why;
+        row.why = "`" + r.name.substr(5) + "`: " + DocReason(r.reason);
       }
     }
   }
@@ -242,10 +273,7 @@ std::string DocText(const std::vector<Record>& recs) {
   s += "\n## Model tests (pytorch-converted, pytorch-operator, simple)\n\n| test | result | why |\n|---|---|---|\n";
   for (const Record& r : recs) {
     if (r.name.rfind("node/", 0) == 0) continue;
-    std::string why = r.reason;
-    if (why.size() > 160) why = why.substr(0, 157) + "...";
-    for (size_t p; (p = why.find('|')) != std::string::npos;) why.replace(p, 1, "/");
-    s += "| " + r.name + " | " + Kind(r) + " | " + why + " |\n";
+    s += "| " + r.name + " | " + Kind(r) + " | " + DocReason(r.reason) + " |\n";
   }
   return s;
 }
