@@ -1,5 +1,9 @@
 // Elementwise ONNX ops: arithmetic, comparisons and logic, unary math,
 // activations.
+#include <algorithm>
+#include <functional>
+#include <optional>
+
 #include "frontends/onnx/converter.h"
 
 namespace plir::onnx_import {
@@ -31,6 +35,78 @@ ConverterFn Variadic(std::string op) {
       PLIR_ASSIGN_OR_RETURN(acc, c.Call(op, {acc, x}));
     }
     return Outputs{acc};
+  };
+}
+
+// Shape chains without the PLIR op: when every input is a small integer or
+// bool tensor known at import (shape values: torch's exports compare and
+// select them with Equal and Where before Expand or Reshape), the node is
+// evaluated here with NumPy broadcasting. With the op registered, Call
+// folds through its kernel instead.
+constexpr int64_t kShapeFoldElements = 4096;
+
+std::optional<std::vector<Tensor>> SmallIntInputs(ConvertContext& c) {
+  std::vector<Tensor> in;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    std::optional<Tensor> t = c.StaticInput(i);
+    if (!t || !(IsInt(t->dtype) || t->dtype == DataType::kBool) || t->NumElements() > kShapeFoldElements) return std::nullopt;
+    in.push_back(*t);
+  }
+  return in;
+}
+
+StatusOr<Expr> FoldBroadcast(ConvertContext& c, const std::vector<Tensor>& in, DataType out_dt,
+                             const std::function<int64_t(const std::vector<int64_t>&)>& f) {
+  size_t rank = 0;
+  for (const Tensor& t : in) rank = std::max(rank, t.shape.size());
+  std::vector<int64_t> shape(rank, 1);
+  for (const Tensor& t : in)
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      int64_t& d = shape[rank - t.shape.size() + i];
+      if (t.shape[i] == d || t.shape[i] == 1) continue;
+      if (d != 1) return c.Error("shapes do not broadcast");
+      d = t.shape[i];
+    }
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n > kShapeFoldElements) return c.Error("too large to evaluate at import");
+  PLIR_ASSIGN_OR_RETURN(Tensor out, MakeIntTensor(out_dt, shape, [&](int64_t e) {
+    std::vector<int64_t> args;
+    for (const Tensor& t : in) {
+      int64_t off = 0, rem = e, stride = 1;
+      std::vector<int64_t> coord(rank);
+      for (size_t i = rank; i-- > 0;) { coord[i] = rem % shape[i]; rem /= shape[i]; }
+      size_t lead = rank - t.shape.size();
+      for (size_t i = t.shape.size(); i-- > 0;) {
+        off += (t.shape[i] == 1 ? 0 : coord[lead + i]) * stride;
+        stride *= t.shape[i];
+      }
+      args.push_back(t.GetInt(off));
+    }
+    return f(args);
+  }));
+  return c.Const(out);
+}
+
+// A converter that uses PLIR op `op` when registered, else evaluates shape
+// values known at import with `f` (result dtype `out_dt`, or the first
+// input's when kUnknown).
+ConverterFn WithShapeFold(std::string op, DataType out_dt, std::function<int64_t(const std::vector<int64_t>&)> f) {
+  return [op, out_dt, f](ConvertContext& c) -> StatusOr<Outputs> {
+    if (!Has(op.c_str())) {
+      std::optional<std::vector<Tensor>> in = SmallIntInputs(c);
+      if (!in)
+        return Unimplemented("PLIR has no op " + op + " (only shape values known at import are evaluated without it)");
+      DataType dt = out_dt == DataType::kUnknown ? (*in)[c.num_inputs() == 3 ? 1 : 0].dtype : out_dt;
+      PLIR_ASSIGN_OR_RETURN(Expr e, FoldBroadcast(c, *in, dt, f));
+      return Outputs{e};
+    }
+    std::vector<Expr> args;
+    for (int i = 0; i < c.num_inputs(); ++i) {
+      PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(i));
+      args.push_back(x);
+    }
+    return c.One(op, args);
   };
 }
 
@@ -69,21 +145,17 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   });
 
   // Comparisons and logic.
-  t.Add("Equal", 7, {"equal"}, Binary("equal"));
-  t.Add("Less", 7, {"less"}, Binary("less"));
-  t.Add("Greater", 7, {"greater"}, Binary("greater"));
+  using V = const std::vector<int64_t>&;
+  t.Add("Equal", 7, {}, WithShapeFold("equal", DataType::kBool, [](V a) -> int64_t { return a[0] == a[1]; }));
+  t.Add("Less", 7, {}, WithShapeFold("less", DataType::kBool, [](V a) -> int64_t { return a[0] < a[1]; }));
+  t.Add("Greater", 7, {}, WithShapeFold("greater", DataType::kBool, [](V a) -> int64_t { return a[0] > a[1]; }));
   t.Add("LessOrEqual", 12, {"less_equal"}, Binary("less_equal"));
   t.Add("GreaterOrEqual", 12, {"greater_equal"}, Binary("greater_equal"));
   t.Add("And", 7, {"logical_and"}, Binary("logical_and"));
   t.Add("Or", 7, {"logical_or"}, Binary("logical_or"));
   t.Add("Xor", 7, {"logical_xor"}, Binary("logical_xor"));
-  t.Add("Not", 1, {"logical_not"}, Unary("logical_not"));
-  t.Add("Where", 9, {"where"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr cond, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(1));
-    PLIR_ASSIGN_OR_RETURN(Expr y, c.Input(2));
-    return c.One("where", {cond, x, y});
-  });
+  t.Add("Not", 1, {}, WithShapeFold("logical_not", DataType::kBool, [](V a) -> int64_t { return !a[0]; }));
+  t.Add("Where", 9, {}, WithShapeFold("where", DataType::kUnknown, [](V a) { return a[0] ? a[1] : a[2]; }));
 
   // Unary math: ONNX op -> PLIR (TVM Relax) op of the same meaning.
   const std::pair<const char*, const char*> unary[] = {

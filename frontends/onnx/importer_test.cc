@@ -272,5 +272,47 @@ TEST(ImporterTest, StaticShapeChainsFold) {
   EXPECT_EQ(text.find("concat("), std::string::npos) << text;
 }
 
+onnx::TensorProto* AddInt64s(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> v) {
+  onnx::TensorProto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(v.size()));
+  for (int64_t x : v) t->add_int64_data(x);
+  return t;
+}
+
+// Shape -> Equal -> Where -> Reshape (torch's pattern before Expand and
+// Reshape) folds at import whether or not PLIR has equal and where.
+onnx::ModelProto WhereModel(std::vector<int64_t> probe, std::vector<int64_t> pick) {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddInput(g, "x", {2, 3});
+  AddInt64s(g, "probe", probe);
+  AddInt64s(g, "pick", pick);
+  AddNode(g, "Shape", {"x"}, {"s"});                    // [2, 3]
+  AddNode(g, "Equal", {"s", "probe"}, {"eq"});
+  AddNode(g, "Where", {"eq", "pick", "s"}, {"shape"});  // pick where equal, else the shape
+  AddNode(g, "Reshape", {"x", "shape"}, {"y"});
+  AddInput(g, "y", {3, 2}, onnx::TensorProto::FLOAT, true);
+  return m;
+}
+
+TEST(ImporterTest, EqualAndWhereOnShapesFold) {
+  ImportOptions o;
+  o.weights_as_constants = true;
+  onnx::ModelProto m = WhereModel({2, 3}, {3, 2});  // both equal: [3, 2]
+  auto r = ImportModel(m, "w.onnx", o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string text = PrintModule(r->module);
+  EXPECT_NE(text.find("reshape(%x, shape=[3, 2])"), std::string::npos) << text;
+  EXPECT_EQ(text.find("where"), std::string::npos) << text;
+  EXPECT_EQ(text.find("equal"), std::string::npos) << text;
+  // [2, 7]: only the first is equal, so [3, 3], which 6 elements do not fill.
+  onnx::ModelProto bad = WhereModel({2, 7}, {3, 2});
+  auto e = ImportModel(bad, "w.onnx", o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("Reshape"), std::string::npos) << e.status().message();
+}
+
 }  // namespace
 }  // namespace plir::onnx_import
