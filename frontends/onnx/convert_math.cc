@@ -1,6 +1,7 @@
 // Linear algebra and reductions: MatMul, Gemm, Reduce*.
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "frontends/onnx/converter.h"
 #include "frontends/onnx/tensor_proto.h"
@@ -332,6 +333,97 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
   return Outputs{y};
 }
 
+// DFT (opset 17) as matmuls with constant cosine and sine matrices over
+// the signal axis (moved last); the last input axis holds [re] or [re, im].
+StatusOr<Outputs> Dft(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r < 2 || (s.back() != 1 && s.back() != 2)) return c.Error("the last axis must hold 1 (real) or 2 (complex) values");
+  DataType dt = c.InputDtype(0);
+  if (!IsFloat(dt)) return c.Error("DFT needs floating-point data");
+  int64_t axis = c.AttrInt("axis", 1);  // negative: from the back of all r axes ([-r, -2])
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r - 2) return c.Error("axis " + std::to_string(c.AttrInt("axis", 1)) + " is out of range");
+  bool inverse = c.AttrInt("inverse", 0) != 0, onesided = c.AttrInt("onesided", 0) != 0;
+  int64_t n = s[axis], len = n;
+  if (c.HasInput(1)) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> l, c.RequireInts(1, "dft_length"));
+    if (l.size() != 1 || l[0] <= 0) return c.Error("dft_length must be one positive integer");
+    len = l[0];
+  }
+  int64_t k = onesided ? len / 2 + 1 : len;
+  PLIR_RETURN_IF_ERROR(c.Limit({len, k}, "the DFT matrix"));
+  std::vector<int64_t> sig(s.begin(), s.end() - 1);
+  auto part = [&](int64_t i) -> StatusOr<Expr> {
+    PLIR_ASSIGN_OR_RETURN(Expr p, c.Call("strided_slice", {x, ConvertContext::IntTuple({r - 1}), ConvertContext::IntTuple({i}),
+                                                            ConvertContext::IntTuple({i + 1}), ConvertContext::IntTuple({1})}));
+    return c.Call("reshape", {p}, ShapeAttr(sig));
+  };
+  PLIR_ASSIGN_OR_RETURN(Expr xr, part(0));
+  std::optional<Expr> xi;
+  if (s.back() == 2) { PLIR_ASSIGN_OR_RETURN(Expr e, part(1)); xi = e; }
+  int64_t rr = r - 1;
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rr; ++i)
+    if (i != axis) perm.push_back(i);
+  perm.push_back(axis);
+  bool moved = axis != rr - 1;
+  Attrs pa = MakeAttrs({{Symbol("axes"), IntList(perm)}});
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+  // The signal axis last, cut or zero-padded to len.
+  auto prep = [&](Expr v) -> StatusOr<Expr> {
+    if (moved) { PLIR_ASSIGN_OR_RETURN(v, c.Call("permute_dims", {v}, pa)); }
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> vs, [&]() -> StatusOr<std::vector<int64_t>> {
+      const auto* t = As<TensorTypeNode>(v->type());
+      std::vector<int64_t> out;
+      for (const Dim& d : t->shape()) out.push_back(d.value);
+      return out;
+    }());
+    if (len < n) {
+      PLIR_ASSIGN_OR_RETURN(v, c.Call("strided_slice", {v, ConvertContext::IntTuple({rr - 1}), ConvertContext::IntTuple({0}),
+                                                         ConvertContext::IntTuple({len}), ConvertContext::IntTuple({1})}));
+    } else if (len > n) {
+      vs.back() = len - n;
+      PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+      PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, ShapeAttr(vs)));
+      PLIR_ASSIGN_OR_RETURN(v, c.Call("concat", {TupleNode::Make({v, z})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr - 1)}})));
+    }
+    return v;
+  };
+  PLIR_ASSIGN_OR_RETURN(xr, prep(xr));
+  if (xi) { PLIR_ASSIGN_OR_RETURN(Expr e, prep(*xi)); xi = e; }
+  const double pi = 3.14159265358979323846;
+  double scale = inverse ? 1.0 / static_cast<double>(len) : 1.0;
+  PLIR_ASSIGN_OR_RETURN(Expr cm, c.Const(MakeTensor(dt, {len, k}, [&](int64_t e) {
+    return std::cos(2 * pi * static_cast<double>((e / k) * (e % k) % len) / static_cast<double>(len)) * scale;
+  })));
+  // Forward: e^{-i theta}; inverse: e^{+i theta}. sm = -sin (forward) or +sin.
+  PLIR_ASSIGN_OR_RETURN(Expr sm, c.Const(MakeTensor(dt, {len, k}, [&](int64_t e) {
+    double v = std::sin(2 * pi * static_cast<double>((e / k) * (e % k) % len) / static_cast<double>(len)) * scale;
+    return inverse ? v : -v;
+  })));
+  // re = xr.C - xi.S', im = xr.S' + xi.C (S' = sm).
+  PLIR_ASSIGN_OR_RETURN(Expr re, c.Call("matmul", {xr, cm}));
+  PLIR_ASSIGN_OR_RETURN(Expr im, c.Call("matmul", {xr, sm}));
+  if (xi) {
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("matmul", {*xi, sm}));
+    PLIR_ASSIGN_OR_RETURN(re, c.Call("subtract", {re, a}));
+    PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("matmul", {*xi, cm}));
+    PLIR_ASSIGN_OR_RETURN(im, c.Call("add", {im, b}));
+  }
+  if (moved) {
+    Attrs ia = MakeAttrs({{Symbol("axes"), IntList(inv)}});
+    PLIR_ASSIGN_OR_RETURN(re, c.Call("permute_dims", {re}, ia));
+    PLIR_ASSIGN_OR_RETURN(im, c.Call("permute_dims", {im}, ia));
+  }
+  Attrs last = MakeAttrs({{Symbol("axis"), IntList({rr})}});
+  PLIR_ASSIGN_OR_RETURN(re, c.Call("expand_dims", {re}, last));
+  PLIR_ASSIGN_OR_RETURN(im, c.Call("expand_dims", {im}, last));
+  return c.One("concat", {TupleNode::Make({re, im})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr)}}));
+}
+
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 // The Reduce* family: axes from the attribute (or, for ReduceSum since
@@ -432,6 +524,7 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("HannWindow", 17, {}, Window(0));
   t.Add("HammingWindow", 17, {}, Window(1));
   t.Add("BlackmanWindow", 17, {}, Window(2));
+  t.Add("DFT", 17, {"matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Dft);
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
