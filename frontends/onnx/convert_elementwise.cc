@@ -26,6 +26,26 @@ ConverterFn Binary(std::string op) {
   };
 }
 
+// Before opset 7: `broadcast = 1` with `axis` aligns B's axes with A's
+// from `axis` on (B reshaped with trailing 1s); without `axis` the
+// alignment is NumPy's.
+ConverterFn LegacyBinary(std::string op) {
+  return [op](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Input(0));
+    PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(1));
+    if (c.AttrInt("broadcast", 0) != 0 && c.HasAttr("axis")) {
+      int64_t ra = c.InputRank(0);
+      PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> bs, c.InputShape(1));
+      PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), ra));
+      int64_t trailing = ra - axis - static_cast<int64_t>(bs.size());
+      if (trailing < 0) return c.Error("B does not fit A from axis " + std::to_string(axis));
+      for (int64_t i = 0; i < trailing; ++i) bs.push_back(1);
+      PLIR_ASSIGN_OR_RETURN(b, c.Call("reshape", {b}, MakeAttrs({{Symbol("shape"), IntList(bs)}})));
+    }
+    return c.One(op, {a, b});
+  };
+}
+
 // Sum, Max, Min: the binary op folded over every input.
 ConverterFn Variadic(std::string op) {
   return [op](ConvertContext& c) -> StatusOr<Outputs> {
@@ -120,15 +140,19 @@ StatusOr<Expr> Scale(ConvertContext& c, Expr x, double alpha) {
 
 void RegisterElementwiseConverters(ConverterTable& t) {
   // Binary arithmetic (NumPy broadcasting since opset 7).
+  t.Add("Add", 1, {"add", "reshape"}, LegacyBinary("add"));
+  t.Add("Sub", 1, {"subtract", "reshape"}, LegacyBinary("subtract"));
+  t.Add("Mul", 1, {"multiply", "reshape"}, LegacyBinary("multiply"));
+  t.Add("Div", 1, {"divide", "reshape"}, LegacyBinary("divide"));
   t.Add("Add", 7, {"add"}, Binary("add"));
   t.Add("Sub", 7, {"subtract"}, Binary("subtract"));
   t.Add("Mul", 7, {"multiply"}, Binary("multiply"));
   t.Add("Div", 7, {"divide"}, Binary("divide"));
   t.Add("Pow", 7, {"power"}, Binary("power"));
   t.Add("Sum", 6, {"add"}, Variadic("add"));
-  t.Add("Max", 8, {"maximum"}, Variadic("maximum"));
-  t.Add("Min", 8, {"minimum"}, Variadic("minimum"));
-  t.Add("Mean", 8, {"add", "divide"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+  t.Add("Max", 6, {"maximum"}, Variadic("maximum"));
+  t.Add("Min", 6, {"minimum"}, Variadic("minimum"));
+  t.Add("Mean", 6, {"add", "divide"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Outputs s, Variadic("add")(c));
     PLIR_ASSIGN_OR_RETURN(Expr n, c.Scalar(c.num_inputs(), c.InputDtype(0)));
     return c.One("divide", {s[0], n});

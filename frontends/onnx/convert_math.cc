@@ -496,7 +496,7 @@ void RegisterMathConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(1));
     return c.One("matmul", {a, b});
   });
-  t.Add("Gemm", 7, {"matmul", "permute_dims", "multiply", "add"}, Gemm);
+  t.Add("Gemm", 6, {"matmul", "permute_dims", "multiply", "add"}, Gemm);
 
   // Reductions: the PLIR reduction op when registered, else (sum, mean) a
   // matmul with ones.

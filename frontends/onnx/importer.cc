@@ -116,9 +116,9 @@ StatusOr<ImportResult> Importer::Run() {
   // The opset.
   int opset = DefaultOpset(model_);
   if (opset < 0) return InvalidArgument(file_ + ": the model imports no opset of the default ONNX domain");
-  if (opset < kMinOpset || opset > kMaxOpset)
-    return InvalidArgument(file_ + ": opset " + std::to_string(opset) + " is not supported (PLIR imports opsets " +
-                           std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+  if (opset < 1 || opset > kMaxOpset)
+    return InvalidArgument(file_ + ": opset " + std::to_string(opset) + " is not supported (PLIR imports opsets 7 to " + std::to_string(kMaxOpset) +
+                           ", and older ones through onnx's version converter or the converters that cover them)");
   result.opset = opset;
   onnx::GraphProto& g = *model_.mutable_graph();
 
@@ -570,11 +570,11 @@ StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& f
   // Opsets below 7 go through onnx's version converter to opset 7 first.
   int opset = DefaultOpset(model);
   if (opset >= 1 && opset < kMinOpset) {
+    // When it cannot (its adapters reject some legacy broadcasts), the model
+    // is imported at its own opset by the converters that cover it.
     try {
       model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
-    } catch (const std::exception& e) {
-      return InvalidArgument(file + ": opset " + std::to_string(opset) + " is not supported, and onnx's version converter could not convert the model to opset " +
-                             std::to_string(kMinOpset) + ": " + e.what());
+    } catch (const std::exception&) {
     }
   }
   try {
