@@ -207,6 +207,27 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     return Unary("isinf")(c);
   });
 
+  // Clip: max(min(x, hi), lo) with maximum and minimum (exact); bounds from
+  // attributes before opset 11, optional inputs since.
+  auto clip = [](ConvertContext& c, std::optional<Expr> lo, std::optional<Expr> hi) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Input(0));
+    if (lo) { PLIR_ASSIGN_OR_RETURN(y, c.Call("maximum", {y, *lo})); }
+    if (hi) { PLIR_ASSIGN_OR_RETURN(y, c.Call("minimum", {y, *hi})); }
+    return Outputs{y};
+  };
+  t.Add("Clip", 6, {"maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
+    DataType dt = c.InputDtype(0);
+    PLIR_ASSIGN_OR_RETURN(Expr lo, c.Scalar(c.AttrFloat("min", -3.402823466e+38f), dt));
+    PLIR_ASSIGN_OR_RETURN(Expr hi, c.Scalar(c.AttrFloat("max", 3.402823466e+38f), dt));
+    return clip(c, lo, hi);
+  });
+  t.Add("Clip", 11, {"maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
+    std::optional<Expr> lo, hi;
+    if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(1)); lo = e; }
+    if (c.HasInput(2)) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(2)); hi = e; }
+    return clip(c, lo, hi);
+  });
+
   // Activations.
   t.Add("Relu", 6, {"nn.relu"}, Unary("nn.relu"));
   // relu(x) - alpha * relu(-x): exact for both signs.

@@ -79,7 +79,8 @@ StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& r
   }
   const char* op = mean ? "mean" : "sum";
   if (Has(op))
-    return c.Call(op, {x}, MakeAttrs({{Symbol("axis"), IntList(axes)}, {Symbol("keepdims"), AttrValue::Bool(keepdims)}}));
+    return c.Call(op, {x}, MakeAttrs({{Symbol(OpAttrName(op, {"axis", "axes"})), IntList(axes)},
+                                      {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})), AttrValue::Bool(keepdims)}}));
   PLIR_ASSIGN_OR_RETURN(Expr y, SumByMatmul(c, x, s, red, keepdims));
   if (!mean) return y;
   PLIR_ASSIGN_OR_RETURN(Expr d, c.Scalar(static_cast<double>(n), t->dtype()));
@@ -424,6 +425,22 @@ StatusOr<Outputs> Dft(ConvertContext& c) {
   return c.One("concat", {TupleNode::Make({re, im})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr)}}));
 }
 
+// ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims)), int64.
+ConverterFn ArgConverter(std::string op) {
+  return [op](ConvertContext& c) -> StatusOr<Outputs> {
+    if (c.AttrInt("select_last_index", 0) != 0) return Unimplemented(op + " with select_last_index = 1");
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    int64_t r = c.InputRank(0);
+    if (r < 0) return c.Error("input 0 needs a known rank");
+    PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
+    bool keepdims = c.AttrInt("keepdims", 1) != 0;
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call(op, {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                                              {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})), AttrValue::Bool(keepdims)}})));
+    PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kInt64));
+    return Outputs{y};
+  };
+}
+
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 // The Reduce* family: axes from the attribute (or, for ReduceSum since
@@ -463,8 +480,8 @@ ConverterFn ReduceConverter(Reduce kind, bool axes_input) {
     }
     Expr y;
     if (Has(op)) {
-      PLIR_ASSIGN_OR_RETURN(y, c.Call(op, {x}, MakeAttrs({{Symbol("axis"), IntList(sorted)},
-                                                          {Symbol("keepdims"), AttrValue::Bool(keepdims)}})));
+      PLIR_ASSIGN_OR_RETURN(y, c.Call(op, {x}, MakeAttrs({{Symbol(OpAttrName(op, {"axis", "axes"})), IntList(sorted)},
+                                                          {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})), AttrValue::Bool(keepdims)}})));
     } else if (kind == Reduce::kMax || kind == Reduce::kMin || kind == Reduce::kProd) {
       return Unimplemented(std::string("PLIR has no op ") + op);
     } else {
@@ -527,6 +544,8 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("DFT", 17, {"matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Dft);
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
+  t.Add("ArgMax", 1, {"argmax", "astype"}, ArgConverter("argmax"));
+  t.Add("ArgMin", 1, {"argmin", "astype"}, ArgConverter("argmin"));
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
   t.Add("ReduceMin", 1, {"min"}, ReduceConverter(Reduce::kMin, false));
   t.Add("ReduceProd", 1, {"prod"}, ReduceConverter(Reduce::kProd, false));

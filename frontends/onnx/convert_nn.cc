@@ -250,6 +250,47 @@ StatusOr<Outputs> GlobalAveragePool(ConvertContext& c) {
   return Outputs{y};
 }
 
+// MaxPool (1-D to 3-D) on the PLIR pooling op (TVM's nn.max_pool2d:
+// pool_size, strides, padding (begins then ends), dilation, ceil_mode); 1-D
+// as height 1.
+StatusOr<Outputs> MaxPool(ConvertContext& c) {
+  for (int k = 1; k < c.node().output_size(); ++k)
+    if (!c.node().output(k).empty()) return Unimplemented("MaxPool's Indices output");
+  if (c.AttrInt("storage_order", 0) != 0) return Unimplemented("MaxPool with storage_order = 1");
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
+  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("MaxPool on " + std::to_string(xs.size() - 2) + "-D data");
+  size_t n = xs.size() - 2;
+  std::vector<int64_t> k = c.AttrInts("kernel_shape");
+  if (k.size() != n) return c.Error("kernel_shape needs one entry per spatial axis");
+  std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
+  if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
+  PLIR_RETURN_IF_ERROR(c.Positive(k, "kernel_shape"));
+  PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
+  PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
+  std::vector<int64_t> in(xs.begin() + 2, xs.end());
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
+  bool ceil_mode = c.AttrInt("ceil_mode", 0) != 0;
+  std::string op = n == 3 ? "nn.max_pool3d" : "nn.max_pool2d";
+  if (!Has(op.c_str())) return Unimplemented("PLIR has no op " + op);
+  if (n == 1) {
+    PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
+    k = {1, k[0]}; strides = {1, strides[0]}; dil = {1, dil[0]}; pads = {0, pads[0], 0, pads[1]};
+  }
+  Attrs a = MakeAttrs({{Symbol(OpAttrName(op, {"pool_size", "kernel_size"})), IntList(k)},
+                       {Symbol("strides"), IntList(strides)},
+                       {Symbol(OpAttrName(op, {"padding", "pads"})), IntList(pads)},
+                       {Symbol(OpAttrName(op, {"dilation", "dilations"})), IntList(dil)},
+                       {Symbol("ceil_mode"), AttrValue::Bool(ceil_mode)}});
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call(op, {x}, a));
+  if (n == 1) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, y));
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape({ys[0], ys[1], ys[3]})));
+  }
+  return Outputs{y};
+}
+
 // A per-channel parameter [C] as [1, C, 1, ...] for data of rank `rank`.
 StatusOr<Expr> PerChannel(ConvertContext& c, int i, int64_t rank) {
   PLIR_ASSIGN_OR_RETURN(Expr p, c.Input(i));
@@ -473,6 +514,16 @@ void RegisterNnConverters(ConverterTable& t) {
   t.Add("LogSoftmax", 1, {"nn.softmax", "reshape", "log"}, [](ConvertContext& c) { return SoftmaxOld(c, true); });
   t.Add("LogSoftmax", 13, {"nn.softmax", "log"}, [](ConvertContext& c) { return Softmax13(c, true); });
   t.Add("GlobalAveragePool", 1, {"reshape", "matmul"}, GlobalAveragePool);
+  t.Add("MaxPool", 1, {"nn.max_pool2d", "reshape"}, MaxPool);
+  t.Add("GlobalMaxPool", 1, {"max"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    int64_t r = c.InputRank(0);
+    if (r < 3) return c.Error("input must have spatial axes");
+    std::vector<int64_t> axes;
+    for (int64_t i = 2; i < r; ++i) axes.push_back(i);
+    return c.One("max", {x}, MakeAttrs({{Symbol(OpAttrName("max", {"axis", "axes"})), IntList(axes)},
+                                        {Symbol(OpAttrName("max", {"keepdims", "keep_dims"})), AttrValue::Bool(true)}}));
+  });
   t.Add("AveragePool", 7, {"nn.conv2d", "divide", "reshape"}, AveragePool);
   t.Add("BatchNormalization", 7, {"reshape", "subtract", "add", "sqrt", "divide", "multiply"}, BatchNorm);
   t.Add("InstanceNormalization", 6, {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, InstanceNorm);

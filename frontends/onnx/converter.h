@@ -146,6 +146,10 @@ void RegisterImageConverters(ConverterTable& t);        // convert_image.cc: res
 void RegisterLossConverters(ConverterTable& t);         // convert_loss.cc: NLL, softmax cross entropy
 
 // Helpers shared by the family files.
+// The first of `candidates` that op `op`'s attribute schema declares (ops
+// added by other families name attributes their own way: axis or axes), or
+// the first candidate when the op or none of them is found.
+std::string OpAttrName(const std::string& op, const std::vector<std::string>& candidates);
 // Sum (or mean) of a statically shaped `x` over the axes where `red` is
 // true: the PLIR reduction op when registered, else a matmul with ones
 // (convert_math.cc).

@@ -480,6 +480,14 @@ Attrs MakeAttrs(std::vector<Attrs::Entry> entries) {
   return a.ok() ? *a : Attrs();
 }
 
+std::string OpAttrName(const std::string& op, const std::vector<std::string>& candidates) {
+  Op o = OpRegistry::Global().Lookup(op);
+  if (o)
+    for (const std::string& n : candidates)
+      if (o->FindAttr(n)) return n;
+  return candidates.empty() ? "" : candidates[0];
+}
+
 StatusOr<int64_t> NormAxis(const ConvertContext& c, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return c.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
