@@ -100,16 +100,20 @@ class Loader {
     Fail(file, node, msg);
   }
 
+  // The keys of a pipeline file; an included file may have them all too.
+  static inline const std::vector<std::string> kPipelineKeys = {
+      "version", "name",   "plugins",  "plugin_path", "opt_level", "required", "disabled",
+      "config",  "passes", "instruments", "limits",   "extend"};
+
   Pipeline LoadRoot(const std::string& file, const YAML::Node& root) {
     Pipeline p;
     p.file = file;
     files_.push_back(file);
     if (!root.IsMap()) Fail(file, root, "a pipeline file must be a map of keys (version, passes, ...)");
-    static const std::vector<std::string> kKeys = {"version", "name", "plugins", "plugin_path",
-                                                   "opt_level", "required", "disabled", "config",
-                                                   "passes", "instruments", "limits"};
-    CheckKeys(file, root, kKeys, "pipeline");
+    CheckKeys(file, root, kPipelineKeys, "pipeline");
     CheckVersion(file, root);
+    if (root["extend"]) p = Base(file, root["extend"]);
+    p.file = file;
     if (root["name"]) p.name = Scalar(file, root["name"], "the pipeline name");
     if (root["plugin_path"]) {
       for (const auto& [node, dir] : StringList(file, root["plugin_path"], "plugin_path")) {
@@ -130,7 +134,8 @@ class Loader {
       if (level < 0 || level > 3) Fail(file, root["opt_level"], "opt_level must be 0, 1, 2 or 3");
       p.opt_level = static_cast<int>(level);
     }
-    if (root["passes"]) p.steps = Steps(file, root["passes"], 0);
+    if (root["passes"])  // after a base pipeline's steps (extend:)
+      for (auto& step : Steps(file, root["passes"], 0)) p.steps.push_back(std::move(step));
     if (root["required"])
       for (const auto& [node, name] : StringList(file, root["required"], "required"))
         p.required.push_back(KnownPass(file, node, name));
@@ -487,6 +492,26 @@ class Loader {
     return steps;
   }
 
+  // `extend: BASE.yaml`: this pipeline is BASE (its passes, plugins and
+  // settings) with this file's passes appended and its settings on top.
+  Pipeline Base(const std::string& file, const YAML::Node& node) {
+    std::string path = Resolve(file, Scalar(file, node, "extend"));
+    std::string canonical = fs::weakly_canonical(path).string();
+    if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
+    for (size_t i = 0; i < stack_.size(); ++i) {
+      if (stack_[i] == canonical) {
+        std::string chain;
+        for (size_t j = i; j < stack_.size(); ++j) chain += stack_[j] + " -> ";
+        Fail(file, node, "extend cycle: " + chain + canonical);
+      }
+    }
+    YAML::Node root = LoadYaml(path, &file, &node);
+    stack_.push_back(canonical);
+    Pipeline base = LoadRoot(path, root);
+    stack_.pop_back();
+    return base;
+  }
+
   std::vector<PipelineStep> Include(const std::string& file, const YAML::Node& node, int depth) {
     std::string path = Resolve(file, Scalar(file, node, "include"));
     std::string canonical = fs::weakly_canonical(path).string();
@@ -500,8 +525,16 @@ class Loader {
     if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
     YAML::Node root = LoadYaml(path, &file, &node);
     if (!root.IsMap()) Fail(path, root, "an included file must be a map with 'passes'");
-    CheckKeys(path, root, {"version", "name", "plugins", "passes"}, "included file");
+    // A full pipeline (configs/O2.yaml) may be included: it contributes its
+    // passes, plugins and plugin_path; its settings (opt_level, instruments,
+    // limits, ...) stay the including pipeline's (`extend:` inherits them).
+    CheckKeys(path, root, kPipelineKeys, "included file");
     CheckVersion(path, root);
+    if (root["extend"])
+      Fail(path, root["extend"], "an included file cannot extend another pipeline (include that one too)");
+    if (root["plugin_path"])
+      for (const auto& [dir_node, dir] : StringList(path, root["plugin_path"], "plugin_path"))
+        plugins_.AddSearchDir(Resolve(path, dir));
     stack_.push_back(canonical);
     Pipeline dummy;
     LoadPlugins(path, root, &dummy);
@@ -723,39 +756,6 @@ std::string PipelineToYaml(const Pipeline& p) {
   }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
-}
-
-Status CheckProperties(const std::vector<PipelineStep>& steps, const PassRegistry& registry) {
-  std::set<std::string> provided;
-  // Iterative walk in pipeline order (repeat groups are entered in place).
-  std::vector<std::pair<const std::vector<PipelineStep>*, size_t>> stack{{&steps, 0}};
-  while (!stack.empty()) {
-    auto& [list, i] = stack.back();
-    if (i == list->size()) {
-      stack.pop_back();
-      continue;
-    }
-    const PipelineStep& s = (*list)[i++];
-    if (s.kind == PipelineStep::Kind::kRepeat) {
-      stack.emplace_back(&s.steps, 0);
-      continue;
-    }
-    if (s.kind != PipelineStep::Kind::kPass) continue;
-    auto def = registry.Lookup(s.pass);
-    if (!def) continue;
-    for (const std::string& req : def->info.requires_properties) {
-      if (provided.count(req)) continue;
-      std::string providers;
-      for (const std::string& n : registry.Names())
-        for (const std::string& p : registry.Lookup(n)->info.provides_properties)
-          if (p == req) providers += (providers.empty() ? "" : ", ") + n;
-      return FailedPrecondition(s.loc.ToString() + ": pass " + s.pass + " requires property '" + req +
-                                "', which no earlier pass provides" +
-                                (providers.empty() ? "" : " (provided by: " + providers + ")"));
-    }
-    for (const std::string& p : def->info.provides_properties) provided.insert(p);
-  }
-  return Status::Ok();
 }
 
 void AddInstruments(const InstrumentOptions& o, std::ostream* out, PassContext& ctx) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "passes/pass_manager.h"
+#include "passes/properties.h"  // CheckProperties
 #include "driver/plugin_loader.h"
 
 namespace plir {
@@ -99,9 +100,6 @@ Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoade
 // Canonical YAML: keys in a fixed order, includes expanded, options sorted.
 std::string PipelineToYaml(const Pipeline& p);
 
-// Checks that every pass's required properties are provided by an earlier
-// pass; the error names the pass's position.
-Status CheckProperties(const std::vector<PipelineStep>& steps, const PassRegistry& registry);
 
 // Adds the instruments `opts` asks for to `ctx` (output to `out`).
 void AddInstruments(const InstrumentOptions& opts, std::ostream* out, PassContext& ctx);

@@ -258,5 +258,51 @@ TEST_F(PipelineTest, RunsOnAModule) {
       << printed;
 }
 
+// "A base pipeline plus my pass" is one file: `extend: BASE.yaml` starts from
+// the base (its passes, plugins and settings), appends this file's passes and
+// lets its settings override.
+TEST_F(PipelineTest, ExtendInheritsABasePipeline) {
+  const std::string common_header =
+      "version: 1\nplugin_path: [../../plugins]\nplugins: [test_good, test_misbehaving]\n";
+  Write("common/base.yaml", common_header +
+                                "opt_level: 3\npasses:\n  - TestBindResult\n  - extension_point: end\n"
+                                "instruments: {verify: each, timing: true}\n");
+  auto p = Load(Write("p.yaml", "version: 1\nextend: common/base.yaml\nname: mine\n"
+                                "passes: [TestNeedsResultBound]\n"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->steps.size(), 3u);
+  EXPECT_EQ(p->steps[0].pass, "TestBindResult");
+  EXPECT_EQ(p->steps[2].pass, "TestNeedsResultBound");  // its property comes from the base
+  EXPECT_EQ(p->opt_level, 3);
+  EXPECT_EQ(p->instruments.verify, "each");
+  EXPECT_TRUE(p->instruments.timing);
+  EXPECT_EQ(p->name, "mine");
+  EXPECT_EQ(p->file, dir_ + "/p.yaml");
+  // Its own settings win.
+  auto q = Load(Write("q.yaml", "version: 1\nextend: common/base.yaml\nopt_level: 1\n"));
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->opt_level, 1);
+  EXPECT_EQ(q->steps.size(), 2u);
+}
+TEST_F(PipelineTest, ExtendErrorsArePrecise) {
+  ExpectError("version: 1\nextend: nope.yaml\n", 2, 9, "cannot open included file");
+  Write("common/a.yaml", "version: 1\nextend: b.yaml\n");
+  Write("common/b.yaml", "version: 1\nextend: a.yaml\n");
+  auto r = Load(Write("p.yaml", "version: 1\nextend: common/a.yaml\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("common/b.yaml:2:9: extend cycle: "), std::string::npos)
+      << r.status().message();
+}
+// A full pipeline file may be included: its passes (and plugins) run there.
+TEST_F(PipelineTest, IncludesAFullPipeline) {
+  Write("common/full.yaml", std::string("version: 1\nplugin_path: [../../plugins]\nplugins: [test_good, test_misbehaving]\n") +
+                                "opt_level: 2\npasses: [TestBindResult]\ninstruments: {verify: each}\n");
+  auto p = Load(Write("p.yaml", "version: 1\npasses:\n  - include: common/full.yaml\n  - TestNeedsResultBound\n"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->steps.size(), 2u);
+  EXPECT_EQ(p->steps[0].pass, "TestBindResult");
+  EXPECT_FALSE(p->opt_level.has_value());  // settings stay the includer's
+}
+
 }  // namespace
 }  // namespace plir

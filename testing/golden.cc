@@ -1,5 +1,7 @@
 #include "testing/golden.h"
 
+#include "passes/properties.h"
+
 #include <filesystem>
 #include <sstream>
 
@@ -114,8 +116,13 @@ StatusOr<CaseResult> RunCase(const GoldenCase& c, const std::string& case_file,
     for (const std::string& pass : default_passes) {
       auto s = MakePassStep(PassRegistry::Global(), pass);
       if (!s.ok()) return s.status();
+      // Errors about this step name the case (as plir-opt names the line).
+      s->loc = SourceLoc{case_file, c.first_line, 1};
       steps.push_back(*s);
     }
+    // The same check plir-opt makes: a pass that requires a property no
+    // earlier pass provides is refused here too, not only by plir-opt.
+    if (Status s = CheckProperties(steps, PassRegistry::Global()); !s.ok()) return s;
   }
 
   PassContext ctx;

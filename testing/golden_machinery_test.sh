@@ -10,7 +10,7 @@
 #    differs;
 #  - plir-diff exits 0 on equal modules and 1 with a diff otherwise.
 set -uo pipefail
-runner="$1"; update="$2"; plugin="$3"; diff_tool="$4"
+runner="$1"; update="$2"; plugin="$3"; diff_tool="$4"; misbehaving="$5"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 fail=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
@@ -22,6 +22,13 @@ check "wrong expected file fails" '[ $rc -eq 1 ]'
 check "failure names the case" 'grep -q "FAIL \] testing/testdata/wrong.plir:1 (case 1 of 1)" "$tmp/out"'
 check "failure gives the first mismatch path" 'grep -q "first mismatch: @main, body, block 0, binding 0 (%out), value, argument 0: expected constant" "$tmp/out"'
 check "failure shows a unified diff" 'grep -q "^-    %out: Tensor\[(2, 2), float32\] = add(const<Tensor\[(2, 2), float32\]>\[4.5, 4.5, 1.375, 2.75\], %x);" "$tmp/out" && grep -q "^+    %out: .*2.5\], %x);" "$tmp/out"'
+
+# A plugin's own pass that requires a property no earlier pass provides is
+# refused by the golden runner as plir-opt refuses it, naming the case.
+"$runner" --plugin "$misbehaving" --case testing/testdata/wrong.plir \
+  --expected testing/testdata/wrong.expected.plir > "$tmp/props" 2>&1; rc=$?
+check "the runner checks required properties as plir-opt does" \
+  '[ $rc -ne 0 ] && grep -q "testing/testdata/wrong.plir:1:1: pass TestNeedsResultBound requires property .result_bound." "$tmp/props"'
 
 # A scratch workspace for update_goldens.
 ws="$tmp/ws"
