@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "frontends/onnx/onnx_proto.h"
+#include "ir/structural.h"
+#include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "ir/serialize/serialize.h"
 #include "interpreter/safetensors.h"
 
 namespace plir::onnx_import {
@@ -109,6 +112,23 @@ TEST(ImporterTest, SignatureInputsThenInitializers) {
   EXPECT_EQ(r->weights[0].first, "conv1_weight");
   EXPECT_EQ(r->weights[2].first, "onnx__Add_3");
   EXPECT_EQ(r->output_names, std::vector<std::string>{"out.0"});
+}
+
+// The imported module prints, parses back and loads from binary and JSON
+// as the same module (the names are valid PLIR names).
+TEST(ImporterTest, RoundTripsThroughEveryFormat) {
+  onnx::ModelProto m = SignatureModel();
+  auto r = ImportModel(m, "sig.onnx", {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto text = ParseModule(PrintModule(r->module));
+  ASSERT_TRUE(text.ok()) << text.status().message() << "\n" << PrintModule(r->module);
+  EXPECT_TRUE(StructuralEqual(*text, r->module));
+  auto bin = LoadBinary(SaveBinary(r->module));
+  ASSERT_TRUE(bin.ok()) << bin.status().message();
+  EXPECT_TRUE(StructuralEqual(*bin, r->module));
+  auto json = LoadJson(SaveJson(r->module));
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  EXPECT_TRUE(StructuralEqual(*json, r->module));
 }
 
 TEST(ImporterTest, WeightsFileHoldsParametersInOrder) {

@@ -11,6 +11,9 @@
 #include "frontends/onnx/onnx_proto.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "interpreter/interpreter.h"
+#include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 
 namespace plir::onnx_import {
 namespace {
@@ -147,6 +150,18 @@ NodeTestResult RunNodeTest(const std::string& dir) {
       r.unsupported = imp.status().code() == StatusCode::kUnimplemented;
       r.reason = (r.unsupported ? "unsupported: " : "import: ") + OneLine(m, strip);
       return r;
+    }
+    // The module reads back from its text as the same module.
+    {
+      auto back = ParseModule(PrintModule(imp->module));
+      if (!back.ok()) {
+        r.reason = "text round trip: " + OneLine(back.status().message(), strip);
+        return r;
+      }
+      if (!StructuralEqual(*back, imp->module)) {
+        r.reason = "text round trip: the parsed module differs";
+        return r;
+      }
     }
     std::vector<ValueRef> args;
     for (const std::string& name : imp->input_names) {
