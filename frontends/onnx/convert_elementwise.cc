@@ -228,6 +228,22 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     return clip(c, lo, hi);
   });
 
+  // Shrink with bias = lambd (soft shrinkage): relu(x - l) - relu(-x - l).
+  t.Add("Shrink", 9, {"nn.relu", "subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    double lambd = c.AttrFloat("lambd", 0.5f), bias = c.AttrFloat("bias", 0.0f);
+    if (lambd != bias) return Unimplemented("Shrink with bias != lambd (PLIR has no comparison op)");
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    DataType dt = c.InputDtype(0);
+    PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
+    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("subtract", {x, l}));
+    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {a}));
+    PLIR_ASSIGN_OR_RETURN(Expr nx, c.Call("subtract", {zero, x}));
+    PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("subtract", {nx, l}));
+    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {b}));
+    return c.One("subtract", {pos, neg});
+  });
+
   // Activations.
   t.Add("Relu", 6, {"nn.relu"}, Unary("nn.relu"));
   // relu(x) - alpha * relu(-x): exact for both signs.

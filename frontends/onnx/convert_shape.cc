@@ -428,6 +428,13 @@ StatusOr<Outputs> GatherND(ConvertContext& c) {
 }  // namespace
 
 void RegisterShapeConverters(ConverterTable& t) {
+  // If with a condition known at import: the taken branch, inlined.
+  t.Add("If", 1, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Tensor cond, c.RequireStatic(0, "the condition"));
+    if (cond.NumElements() != 1) return c.Error("the condition must hold one value");
+    bool taken = IsFloat(cond.dtype) ? cond.GetDouble(0) != 0 : cond.GetInt(0) != 0;
+    return c.Subgraph(taken ? "then_branch" : "else_branch");
+  });
   t.Add("Identity", 1, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     return Outputs{x};

@@ -74,6 +74,9 @@ class ConvertContext {
   std::vector<int64_t> AttrInts(const std::string& name, std::vector<int64_t> def = {}) const;
   std::vector<float> AttrFloats(const std::string& name) const;
   StatusOr<Tensor> AttrTensor(const std::string& name) const;
+  // Converts the graph attribute `name` (If's branches) in the current
+  // scope and returns its outputs.
+  StatusOr<Outputs> Subgraph(const std::string& name) const;
 
   // Guards for values read from the model: every entry positive (strides,
   // kernel sizes, block sizes), and a constant the converter builds at

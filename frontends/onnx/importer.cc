@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -73,8 +74,14 @@ class Importer {
       opt_.needs_constant->push_back(input);
   }
   std::string current_hint;
+  // Converts a subgraph's nodes in the current scope (its names are unique
+  // in the model) and returns its outputs.
+  StatusOr<Outputs> ConvertSubgraph(const onnx::GraphProto& g);
 
  private:
+  Status ConvertNodes(const onnx::GraphProto& g);
+  int opset_ = 0;
+  int depth_ = 0;
   std::string UniqueName(const std::string& onnx_name);
   StatusOr<Type> TypeOf(const onnx::ValueInfoProto& vi);
 
@@ -85,6 +92,46 @@ class Importer {
   std::set<std::string> used_names_;
   BlockBuilder bb_;
 };
+
+Status Importer::ConvertNodes(const onnx::GraphProto& g) {
+  if (++depth_ > 32) return ResourceExhausted(file_ + ": subgraphs nest more than 32 deep");
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    const Converter* conv = Converters().Find(n.op_type(), opset_);
+    ConvertContext c(this, n, opset_);
+    if (!conv) return Unimplemented(file_ + ": " + c.Where() + ": no converter");
+    for (int k = 0; k < n.input_size(); ++k)
+      if (!n.input(k).empty() && !values_.count(n.input(k)))
+        return InvalidArgument(file_ + ": " + c.Where() + ": input '" + n.input(k) + "' is not defined before the node");
+    current_hint = n.output_size() > 0 ? SanitizeName(n.output(0)) : "lv";
+    StatusOr<Outputs> outs = conv->fn(c);
+    if (!outs.ok()) {
+      const std::string& m = outs.status().message();
+      if (m.rfind(file_ + ":", 0) == 0) return outs.status();
+      return Status(outs.status().code(), file_ + ": " + c.Where() + ": " + m);
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (n.output(k).empty()) continue;
+      if (k >= static_cast<int>(outs->size()) || !(*outs)[k])
+        return Unimplemented(file_ + ": " + c.Where() + ": output " + std::to_string(k) + " ('" + n.output(k) +
+                             "') is not supported");
+      values_[n.output(k)] = Value{(*outs)[k], ""};
+    }
+  }
+  --depth_;
+  return Status::Ok();
+}
+
+StatusOr<Outputs> Importer::ConvertSubgraph(const onnx::GraphProto& g) {
+  PLIR_RETURN_IF_ERROR(ConvertNodes(g));
+  Outputs outs;
+  for (const auto& vi : g.output()) {
+    const Value* v = Find(vi.name());
+    if (!v) return InvalidArgument(file_ + ": subgraph output '" + vi.name() + "' is never computed");
+    outs.push_back(v->expr);
+  }
+  return outs;
+}
 
 std::string Importer::UniqueName(const std::string& onnx_name) {
   std::string base = SanitizeName(onnx_name), name = base;
@@ -126,19 +173,28 @@ StatusOr<ImportResult> Importer::Run() {
   {
     struct Missing { int count = 0; std::string first, why; };
     std::map<std::string, Missing> missing;
-    for (int i = 0; i < g.node_size(); ++i) {
-      const auto& n = g.node(i);
-      std::string why;
-      std::string key = n.op_type();
-      if (!IsDefaultDomain(n.domain())) {
-        key = n.domain() + "." + n.op_type();
-        why = "domain " + n.domain() + " is not supported";
-      } else if (Converters().Find(n.op_type(), opset, &why)) {
-        continue;
+    // Subgraphs (If's branches, Loop's body) too.
+    std::function<void(const onnx::GraphProto&, int)> walk = [&](const onnx::GraphProto& graph, int depth) {
+      if (depth > 32) return;
+      for (int i = 0; i < graph.node_size(); ++i) {
+        const auto& n = graph.node(i);
+        for (const auto& a : n.attribute()) {
+          if (a.has_g()) walk(a.g(), depth + 1);
+          for (const auto& sg : a.graphs()) walk(sg, depth + 1);
+        }
+        std::string why;
+        std::string key = n.op_type();
+        if (!IsDefaultDomain(n.domain())) {
+          key = n.domain() + "." + n.op_type();
+          why = "domain " + n.domain() + " is not supported";
+        } else if (Converters().Find(n.op_type(), opset, &why)) {
+          continue;
+        }
+        Missing& m = missing[key];
+        if (m.count++ == 0) { m.first = NodeLabel(n, i); m.why = why; }
       }
-      Missing& m = missing[key];
-      if (m.count++ == 0) { m.first = NodeLabel(n, i); m.why = why; }
-    }
+    };
+    walk(g, 0);
     if (!missing.empty()) {
       std::string msg = file_ + ": " + std::to_string(missing.size()) + " unsupported op" +
                         (missing.size() == 1 ? "" : "s") + " (opset " + std::to_string(opset) + "):";
@@ -199,28 +255,8 @@ StatusOr<ImportResult> Importer::Run() {
 
   // The nodes, in order (ONNX graphs are topologically sorted).
   bb_.BeginDataflowBlock();
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    const Converter* conv = Converters().Find(n.op_type(), opset);
-    ConvertContext c(this, n, opset);
-    for (int k = 0; k < n.input_size(); ++k)
-      if (!n.input(k).empty() && !values_.count(n.input(k)))
-        return InvalidArgument(file_ + ": " + c.Where() + ": input '" + n.input(k) + "' is not defined before the node");
-    current_hint = n.output_size() > 0 ? SanitizeName(n.output(0)) : "lv";
-    StatusOr<Outputs> outs = conv->fn(c);
-    if (!outs.ok()) {
-      const std::string& m = outs.status().message();
-      if (m.rfind(file_ + ":", 0) == 0) return outs.status();
-      return Status(outs.status().code(), file_ + ": " + c.Where() + ": " + m);
-    }
-    for (int k = 0; k < n.output_size(); ++k) {
-      if (n.output(k).empty()) continue;
-      if (k >= static_cast<int>(outs->size()) || !(*outs)[k])
-        return Unimplemented(file_ + ": " + c.Where() + ": output " + std::to_string(k) + " ('" + n.output(k) +
-                             "') is not supported");
-      values_[n.output(k)] = Value{(*outs)[k], ""};
-    }
-  }
+  opset_ = opset;
+  PLIR_RETURN_IF_ERROR(ConvertNodes(g));
 
   // The result.
   std::vector<Expr> outs;
@@ -380,6 +416,12 @@ std::vector<float> ConvertContext::AttrFloats(const std::string& name) const {
   if (!a) return {};
   return std::vector<float>(a->floats().begin(), a->floats().end());
 }
+StatusOr<Outputs> ConvertContext::Subgraph(const std::string& name) const {
+  const auto* a = Attr(name);
+  if (!a || !a->has_g()) return Error("attribute '" + name + "' is not a graph");
+  return imp_->ConvertSubgraph(a->g());
+}
+
 StatusOr<Tensor> ConvertContext::AttrTensor(const std::string& name) const {
   const auto* a = Attr(name);
   if (!a || !a->has_t()) return Error("attribute '" + name + "' is not a tensor");
