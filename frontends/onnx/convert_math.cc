@@ -336,23 +336,11 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
 
 // DFT (opset 17) as matmuls with constant cosine and sine matrices over
 // the signal axis (moved last); the last input axis holds [re] or [re, im].
-StatusOr<Outputs> Dft(ConvertContext& c) {
-  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, int64_t axis, bool inverse,
+                     bool onesided, int64_t len) {
   int64_t r = static_cast<int64_t>(s.size());
-  if (r < 2 || (s.back() != 1 && s.back() != 2)) return c.Error("the last axis must hold 1 (real) or 2 (complex) values");
-  DataType dt = c.InputDtype(0);
-  if (!IsFloat(dt)) return c.Error("DFT needs floating-point data");
-  int64_t axis = c.AttrInt("axis", 1);  // negative: from the back of all r axes ([-r, -2])
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis > r - 2) return c.Error("axis " + std::to_string(c.AttrInt("axis", 1)) + " is out of range");
-  bool inverse = c.AttrInt("inverse", 0) != 0, onesided = c.AttrInt("onesided", 0) != 0;
-  int64_t n = s[axis], len = n;
-  if (c.HasInput(1)) {
-    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> l, c.RequireInts(1, "dft_length"));
-    if (l.size() != 1 || l[0] <= 0) return c.Error("dft_length must be one positive integer");
-    len = l[0];
-  }
+  DataType dt = As<TensorTypeNode>(x->type())->dtype();
+  int64_t n = s[axis];
   int64_t k = onesided ? len / 2 + 1 : len;
   PLIR_RETURN_IF_ERROR(c.Limit({len, k}, "the DFT matrix"));
   std::vector<int64_t> sig(s.begin(), s.end() - 1);
@@ -422,7 +410,65 @@ StatusOr<Outputs> Dft(ConvertContext& c) {
   Attrs last = MakeAttrs({{Symbol("axis"), IntList({rr})}});
   PLIR_ASSIGN_OR_RETURN(re, c.Call("expand_dims", {re}, last));
   PLIR_ASSIGN_OR_RETURN(im, c.Call("expand_dims", {im}, last));
-  return c.One("concat", {TupleNode::Make({re, im})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr)}}));
+  return c.Call("concat", {TupleNode::Make({re, im})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr)}}));
+}
+
+StatusOr<Outputs> Dft(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r < 2 || (s.back() != 1 && s.back() != 2)) return c.Error("the last axis must hold 1 (real) or 2 (complex) values");
+  if (!IsFloat(c.InputDtype(0))) return c.Error("DFT needs floating-point data");
+  int64_t axis = c.AttrInt("axis", 1);  // negative: from the back of all r axes ([-r, -2])
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r - 2) return c.Error("axis " + std::to_string(c.AttrInt("axis", 1)) + " is out of range");
+  int64_t len = s[axis];
+  if (c.HasInput(1)) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> l, c.RequireInts(1, "dft_length"));
+    if (l.size() != 1 || l[0] <= 0) return c.Error("dft_length must be one positive integer");
+    len = l[0];
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr y, DftOf(c, x, s, axis, c.AttrInt("inverse", 0) != 0, c.AttrInt("onesided", 0) != 0, len));
+  return Outputs{y};
+}
+
+// STFT (opset 17): frames taken with constant indices, times the window,
+// then the DFT of each frame.
+StatusOr<Outputs> Stft(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  if (s.size() != 3 || (s[2] != 1 && s[2] != 2)) return c.Error("the signal must be [batch, length, 1 or 2]");
+  if (!IsFloat(c.InputDtype(0))) return c.Error("STFT needs floating-point data");
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> step, c.RequireInts(1, "frame_step"));
+  if (step.size() != 1 || step[0] <= 0) return c.Error("frame_step must be one positive integer");
+  int64_t fl = -1;
+  if (c.HasInput(3)) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> f, c.RequireInts(3, "frame_length"));
+    if (f.size() != 1) return c.Error("frame_length must be one integer");
+    fl = f[0];
+  }
+  if (fl < 0 && c.HasInput(2)) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(2));
+    if (ws.size() != 1) return c.Error("the window must be 1-D");
+    fl = ws[0];
+  }
+  if (fl <= 0 || fl > s[1]) return c.Error("frame_length must be in 1..signal length");
+  int64_t frames = (s[1] - fl) / step[0] + 1;
+  PLIR_RETURN_IF_ERROR(c.Limit({frames, fl}, "the frame indices"));
+  std::vector<int64_t> idx;
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t t = 0; t < fl; ++t) idx.push_back(f * step[0] + t);
+  PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {x, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+  std::vector<int64_t> fs = {s[0], frames, fl, s[2]};
+  PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, ShapeAttr(fs)));
+  if (c.HasInput(2)) {
+    PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(2));
+    PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, ShapeAttr({1, 1, fl, 1})));
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("multiply", {y, w}));
+  }
+  PLIR_ASSIGN_OR_RETURN(y, DftOf(c, y, fs, 2, false, c.AttrInt("onesided", 1) != 0, fl));
+  return Outputs{y};
 }
 
 // ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims)), int64.
@@ -542,6 +588,7 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("HammingWindow", 17, {}, Window(1));
   t.Add("BlackmanWindow", 17, {}, Window(2));
   t.Add("DFT", 17, {"matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Dft);
+  t.Add("STFT", 17, {"take", "multiply", "matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Stft);
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("ArgMax", 1, {"argmax", "astype"}, ArgConverter("argmax"));
