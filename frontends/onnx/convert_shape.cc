@@ -425,6 +425,84 @@ StatusOr<Outputs> GatherND(ConvertContext& c) {
   return Outputs{y};
 }
 
+// out.flat[k] = src.flat[map[k]], src = x flattened with a zero appended
+// (map[k] = size(x) reads the zero).
+StatusOr<Expr> GatherFlat(ConvertContext& c, Expr x, const std::vector<int64_t>& xs, const std::vector<int64_t>& map,
+                          const std::vector<int64_t>& out_shape) {
+  PLIR_ASSIGN_OR_RETURN(Expr xf, Flatten(c, x, xs));
+  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Const(MakeTensor(As<TensorTypeNode>(x->type())->dtype(), {1}, [](int64_t) { return 0.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr src, c.Call("concat", {TupleNode::Make({xf, zero})}, Axis(0)));
+  PLIR_ASSIGN_OR_RETURN(Expr m, c.Int64s(map));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {src, m}, Axis(0)));
+  return c.Call("reshape", {y}, Shape(out_shape));
+}
+
+StatusOr<Outputs> ReverseSequence(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> lens, c.RequireInts(1, "sequence_lens"));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r < 2) return c.Error("input must be at least 2-D");
+  PLIR_ASSIGN_OR_RETURN(int64_t ba, NormAxis(c, c.AttrInt("batch_axis", 1), r));
+  PLIR_ASSIGN_OR_RETURN(int64_t ta, NormAxis(c, c.AttrInt("time_axis", 0), r));
+  if (static_cast<int64_t>(lens.size()) != s[ba]) return c.Error("sequence_lens needs one length per batch entry");
+  PLIR_RETURN_IF_ERROR(c.Limit(s, "the reverse map"));
+  std::vector<int64_t> st = Strides(s), map;
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t b = (e / st[ba]) % s[ba], t = (e / st[ta]) % s[ta], len = lens[b];
+    if (len < 0 || len > s[ta]) return c.Error("a sequence length is out of range");
+    map.push_back(t < len ? e + (len - 1 - 2 * t) * st[ta] : e);
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr y, GatherFlat(c, x, s, map, s));
+  return Outputs{y};
+}
+
+// MaxUnpool: each value to the flat position its index names, zeros elsewhere.
+StatusOr<Outputs> MaxUnpool(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.RequireInts(1, "the indices"));
+  size_t n = xs.size() - 2;
+  // The indices are flat positions in the default unpooled shape; an
+  // explicit output_shape places those coordinates in a larger tensor.
+  std::vector<int64_t> k = c.AttrInts("kernel_shape"), st = c.AttrInts("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> pads = c.AttrInts("pads", std::vector<int64_t>(2 * n, 0));
+  if (k.size() != n || st.size() != n || pads.size() != 2 * n) return c.Error("attribute lengths do not match the spatial rank");
+  std::vector<int64_t> def = {xs[0], xs[1]};
+  for (size_t i = 0; i < n; ++i) def.push_back((xs[i + 2] - 1) * st[i] + k[i] - pads[i] - pads[i + n]);
+  PLIR_RETURN_IF_ERROR(c.Limit(def, "the unpooled output"));
+  std::vector<int64_t> out = def;
+  if (c.HasInput(2)) {
+    PLIR_ASSIGN_OR_RETURN(out, c.RequireInts(2, "output_shape"));
+    if (out.size() != def.size()) return c.Error("output_shape has the wrong rank");
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i] < def[i]) return c.Error("output_shape is smaller than the unpooled shape");
+  }
+  std::vector<int64_t> dst = Strides(def), ost = Strides(out);
+  int64_t def_total = 1;
+  for (int64_t d : def) def_total *= d;
+  for (int64_t& v : idx) {
+    if (v < 0 || v >= def_total) return c.Error("index " + std::to_string(v) + " is out of range");
+    int64_t off = 0;
+    for (size_t a = 0; a < def.size(); ++a) off += ((v / dst[a]) % def[a]) * ost[a];
+    v = off;
+  }
+  PLIR_RETURN_IF_ERROR(c.Limit(out, "the unpooled output"));
+  int64_t total = 1, in = 1;
+  for (int64_t d : out) total *= d;
+  for (int64_t d : xs) in *= d;
+  if (static_cast<int64_t>(idx.size()) != in) return c.Error("indices and data differ in size");
+  std::vector<int64_t> map(static_cast<size_t>(total), in);
+  for (int64_t j = 0; j < in; ++j) {
+    if (idx[j] < 0 || idx[j] >= total) return c.Error("index " + std::to_string(idx[j]) + " is out of range");
+    map[idx[j]] = j;
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr y, GatherFlat(c, x, xs, map, out));
+  return Outputs{y};
+}
+
 }  // namespace
 
 void RegisterShapeConverters(ConverterTable& t) {
@@ -499,6 +577,8 @@ void RegisterShapeConverters(ConverterTable& t) {
   t.Add("ScatterElements", 11, scatter, ScatterElements);
   t.Add("Scatter", 9, scatter, ScatterElements);
   t.Add("ScatterND", 11, scatter, ScatterND);
+  t.Add("ReverseSequence", 10, {"take", "concat", "reshape"}, ReverseSequence);
+  t.Add("MaxUnpool", 9, {"take", "concat", "reshape"}, MaxUnpool);
   t.Add("GatherND", 11, {"take", "reshape"}, GatherND);
   // NonZero: its output's shape depends on the values, so they must be known.
   t.Add("NonZero", 9, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
