@@ -487,6 +487,35 @@ ConverterFn ArgConverter(std::string op) {
   };
 }
 
+// Hardmax (opset 13): the rows of a constant identity taken at argmax over
+// the axis (moved last).
+StatusOr<Outputs> Hardmax(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r == 0) return c.Error("input must not be 0-d");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", -1), r));
+  int64_t n = s[axis];
+  PLIR_RETURN_IF_ERROR(c.Limit({n, n}, "the identity"));
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < r; ++i)
+    if (i != axis) perm.push_back(i);
+  perm.push_back(axis);
+  bool moved = axis != r - 1;
+  if (moved) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
+  PLIR_ASSIGN_OR_RETURN(Expr i, c.Call("argmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(r - 1)},
+                                                                  {Symbol(OpAttrName("argmax", {"keepdims", "keep_dims"})), AttrValue::Bool(false)}})));
+  PLIR_ASSIGN_OR_RETURN(i, c.Cast(i, DataType::kInt64));
+  PLIR_ASSIGN_OR_RETURN(Expr eye, c.Const(MakeTensor(c.InputDtype(0), {n, n}, [&](int64_t e) { return e / n == e % n ? 1.0 : 0.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {eye, i}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  if (moved) {
+    std::vector<int64_t> inv(perm.size());
+    for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = static_cast<int64_t>(k);
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+  }
+  return Outputs{y};
+}
+
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 // The Reduce* family: axes from the attribute (or, for ReduceSum since
@@ -591,6 +620,7 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("STFT", 17, {"take", "multiply", "matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Stft);
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
+  t.Add("Hardmax", 13, {"argmax", "take", "permute_dims", "astype"}, Hardmax);
   t.Add("ArgMax", 1, {"argmax", "astype"}, ArgConverter("argmax"));
   t.Add("ArgMin", 1, {"argmin", "astype"}, ArgConverter("argmin"));
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
