@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> constant_inputs;
   bool weights_as_constants = false;
   app.add_option("model", model, "the .onnx file")->required();
-  app.add_option("-o,--output", output, "the module: .plir (text), .plirb (binary) or .json")->required();
+  app.add_option("-o,--output", output, "the module: .plir (text), .plirb (binary) or .json; - for standard output (text)")->required();
   app.add_option("--weights", weights, "the weights file (default: OUTPUT's name with .safetensors)");
   app.add_option("--constant-input", constant_inputs,
                  "NAME=FILE.pb: bind graph input NAME to the TensorProto in FILE.pb as a constant");
@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
   else if (EndsWith(output, ".json")) text = plir::SaveJson(result->module);
   else text = plir::PrintModule(result->module);
 
+  bool to_stdout = output == "-";
   if (!result->weights.empty()) {
+    if (weights.empty() && to_stdout) return Fail("the model has weights: with -o -, give --weights W.safetensors");
     if (weights.empty()) {
       size_t dot = output.find_last_of('.');
       size_t slash = output.find_last_of('/');
@@ -71,6 +73,11 @@ int main(int argc, char** argv) {
     }
     plir::Status s = plir::onnx_import::WriteWeights(*result, weights);
     if (!s.ok()) return Fail("writing " + weights + ": " + s.message());
+  }
+  if (to_stdout) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      return Fail("error writing to standard output");
+    return 0;
   }
   plir::Status s = plir::WriteFileAtomically(output, text);
   if (!s.ok()) {

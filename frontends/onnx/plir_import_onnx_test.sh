@@ -18,6 +18,8 @@ check "json output" 'head -c 1 "$out/add.json" | grep -q "{"'
 "$tool" "$data/node/test_add/model.onnx" -o "$out/add.plirb"
 check "binary output" '[ -s "$out/add.plirb" ] && ! cmp -s "$out/add.plirb" "$out/add.plir"'
 check "no weights file without weights" '[ ! -e "$out/add.safetensors" ]'
+"$tool" "$data/node/test_add/model.onnx" -o - > "$out/stdout.plir"
+check "-o - writes the text to standard output" 'cmp -s "$out/stdout.plir" "$out/add.plir"'
 
 "$tool" "$data/pytorch-converted/test_Conv2d/model.onnx" -o "$out/conv.plir"
 check "weights beside the output by default" '[ -s "$out/conv.safetensors" ] && grep -q "num_input = 1" "$out/conv.plir"'
