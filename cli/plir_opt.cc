@@ -39,6 +39,7 @@
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
 #include "driver/file_util.h"
+#include "driver/pass_resolver.h"
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
@@ -211,26 +212,18 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   }
   if (!f.passes.empty()) {
     for (const std::string& name : SplitList(f.passes, ',')) {
-      if (!PassRegistry::Global().Lookup(name)) {
-        // Load the conventional plugin, then everything on the path.
-        std::string snake = PluginNameForPass(name);
-        if (loader.Find(snake)) {
-          auto r = loader.LoadByName(snake);
-          if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
-        }
-        if (!PassRegistry::Global().Lookup(name)) {
-          Status s = loader.LoadAll();
-          if (!s.ok() && !PassRegistry::Global().Lookup(name))
-            std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(s.message()) << "\n";
-        }
+      std::string warning;
+      auto known = ResolvePassName(name, loader, PassRegistry::Global(), {.load_all_plugins = true},
+                                   &warning);
+      if (!warning.empty())
+        std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(warning) << "\n";
+      if (!known.ok()) {
+        if (known.status().code() != StatusCode::kNotFound)
+          return Error("plir-opt: " + Printable(known.status().message()));
+        return Error("plir-opt: --passes: " + Printable(known.status().message()));
       }
       auto step = MakePassStep(PassRegistry::Global(), name);
-      if (!step.ok()) {
-        std::string msg = "plir-opt: --passes: unknown pass '" + Printable(name) + "'";
-        auto close = PassRegistry::Global().Suggest(name);
-        if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
-        return Error(msg);
-      }
+      if (!step.ok()) return Error("plir-opt: --passes: " + Printable(step.status().message()));
       pipeline.steps.push_back(std::move(step).value());
     }
     if (Status s = CheckProperties(pipeline.steps, PassRegistry::Global()); !s.ok())
@@ -239,11 +232,9 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   print_loader_warnings();
   // --print-after names are checked like the pipeline's.
   for (const std::string& p : f.print_after) {
-    if (p == "all" || PassRegistry::Global().Lookup(p)) continue;
-    std::string msg = "plir-opt: --print-after: unknown pass '" + Printable(p) + "'";
-    auto close = PassRegistry::Global().Suggest(p);
-    if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
-    return Error(msg);
+    if (p == "all") continue;
+    auto known = ResolvePassName(p, loader, PassRegistry::Global());
+    if (!known.ok()) return Error("plir-opt: --print-after: " + Printable(known.status().message()));
   }
   if (f.emit_pipeline) {
     std::cout << PipelineToYaml(pipeline);

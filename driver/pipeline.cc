@@ -12,6 +12,7 @@
 #include "ir/op.h"
 #include "passes/instruments.h"
 #include "driver/file_util.h"
+#include "driver/pass_resolver.h"
 #include "driver/supervisor.h"
 #include "driver/yaml_text.h"
 
@@ -378,23 +379,9 @@ class Loader {
   }
 
   std::string KnownPass(const std::string& file, const YAML::Node& node, const std::string& name) {
-    if (registry_.Lookup(name)) return name;
-    // Not registered yet: try the plugin of the conventional name.
-    if (plugins_.Find(PluginNameForPass(name))) {
-      auto r = plugins_.LoadByName(PluginNameForPass(name));
-      if (!r.ok()) Fail(file, node, r.status().message());
-      if (registry_.Lookup(name)) return name;
-    }
-    std::string msg = "unknown pass '" + name + "'";
-    auto close = registry_.Suggest(name);
-    if (!close.empty()) {
-      msg += "; did you mean";
-      for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", '" : " '") + close[i] + "'";
-      msg += "?";
-    } else {
-      msg += " (is its plugin listed under 'plugins'?)";
-    }
-    Fail(file, node, msg);
+    auto r = ResolvePassName(name, plugins_, registry_);
+    if (!r.ok()) Fail(file, node, r.status().message());
+    return *r;
   }
 
   std::vector<PipelineStep> Steps(const std::string& file, const YAML::Node& list, int depth) {
@@ -646,10 +633,14 @@ void EmitList(YAML::Emitter& out, const char* key, const std::vector<std::string
 
 }  // namespace
 
-StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
-                                const PassRegistry& registry, const PipelineLoadOptions& options) {
+namespace {
+// The loader's failures (positioned messages, and yaml-cpp's own exceptions)
+// become Status values here, at the one place they can surface: nothing
+// thrown inside this file escapes it.
+template <typename F>
+auto AsStatus(const std::string& file, F&& body) -> decltype(body()) {
   try {
-    return Loader(loader, registry, options).Load(file);
+    return body();
   } catch (const YamlFailure& f) {
     return InvalidArgument(f.message);
   } catch (const YAML::Exception& e) {
@@ -657,18 +648,21 @@ StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
 }
+}  // namespace
+
+StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
+                                const PassRegistry& registry, const PipelineLoadOptions& options) {
+  return AsStatus(file, [&]() -> StatusOr<Pipeline> {
+    return Loader(loader, registry, options).Load(file);
+  });
+}
 
 StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& text,
                                     PluginLoader& loader, const PassRegistry& registry,
                                     const PipelineLoadOptions& options) {
-  try {
+  return AsStatus(name, [&]() -> StatusOr<Pipeline> {
     return Loader(loader, registry, options).LoadText(name, text);
-  } catch (const YamlFailure& f) {
-    return InvalidArgument(f.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(name + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  });
 }
 
 namespace {
@@ -694,7 +688,7 @@ int InsertAtPoint(std::vector<PipelineStep>& list, const std::string& point,
 
 Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoader& loader,
                       const PassRegistry& registry) {
-  try {
+  return AsStatus(fragment_file, [&]() -> Status {
     PipelineLoadOptions options;
     Loader l(loader, registry, options);
     YAML::Node point_node;
@@ -708,12 +702,7 @@ Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoade
                    "' (it has: " + (known.empty() ? "none" : known) + ")");
     }
     return CheckProperties(p.steps, registry);
-  } catch (const YamlFailure& f) {
-    return InvalidArgument(f.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(fragment_file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  });
 }
 
 std::string PipelineToYaml(const Pipeline& p) {

@@ -66,29 +66,26 @@ Status OpRegistry::Validate(const OpDef& def) {
 
 Status OpRegistry::Register(OpDef def) {
   PLIR_RETURN_IF_ERROR(Validate(def));
-  std::unique_lock<std::shared_mutex> lock(mu_);
-  auto it = ops_.find(def.name);
-  if (it != ops_.end())
+  auto taken_message = [&](const Op& taken) {
     return AlreadyExists("op '" + def.name + "' registered by " + def.origin +
-                         " is already registered by " + it->second->def().origin);
+                         " is already registered by " + taken->def().origin);
+  };
+  // Checked before the node is made: an op node is immortal, so one made
+  // for a taken name would never be freed. (Plugins register one at a time;
+  // Insert still refuses the name if two raced here.)
+  if (Op taken = ops_.Lookup(def.name)) return taken_message(taken);
   std::string name = def.name;
-  ops_.emplace(std::move(name), Op(new (internal::NodeMemory<OpNode>()) OpNode(std::move(def))));
+  std::string origin = def.origin;
+  Op op(new (internal::NodeMemory<OpNode>()) OpNode(std::move(def)));
+  if (Op taken = ops_.Insert(name, op))
+    return AlreadyExists("op '" + name + "' registered by " + origin +
+                         " is already registered by " + taken->def().origin);
   return Status::Ok();
 }
 
-Op OpRegistry::Lookup(std::string_view name) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  auto it = ops_.find(std::string(name));
-  return it == ops_.end() ? Op() : it->second;
-}
+Op OpRegistry::Lookup(std::string_view name) const { return ops_.Lookup(name); }
 
-std::vector<std::string> OpRegistry::Names() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  std::vector<std::string> names;
-  for (const auto& [n, op] : ops_) names.push_back(n);
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> OpRegistry::Names() const { return ops_.Names(); }
 
 namespace {
 // Checks `v` against `spec`, coercing ints to floats where floats are wanted.

@@ -20,6 +20,7 @@
 #include "ir/expr.h"
 #include "ir/status.h"
 #include "ir/support/closest_names.h"  // ClosestNames, for op and attribute names
+#include "ir/support/registry.h"
 
 namespace plir {
 
@@ -121,8 +122,7 @@ class OpRegistry {
 
  private:
   OpRegistry() = default;
-  mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, Op> ops_;
+  Registry<Op> ops_;
 };
 
 // Builds a call of `op`, checking arity and attributes and inferring its type.

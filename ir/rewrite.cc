@@ -2,12 +2,115 @@
 #include "ir/rewrite.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <unordered_set>
 
 #include "ir/analysis/def_use.h"
+#include "ir/analysis/free_vars.h"
+#include "ir/analysis/unused_bindings.h"
 #include "ir/visitor.h"
 
 namespace plir {
+
+// ---------------------------------------------------------------------------
+// BindingMutator.
+
+Status BindingMutator::TooDeep() const {
+  return InvalidArgument(pass_name_ + ": expressions nest deeper than " + std::to_string(max_depth_) +
+                         " levels");
+}
+
+StatusOr<Function> BindingMutator::MutateFunction(const Function& f) {
+  PLIR_ASSIGN_OR_RETURN(SeqExpr body, MutateBody(f->body()));
+  if (body.get() == f->body().get()) return f;
+  return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
+}
+
+StatusOr<SeqExpr> BindingMutator::MutateBody(const SeqExpr& seq) {
+  if (++depth_ > max_depth_) {
+    --depth_;
+    return TooDeep();
+  }
+  StatusOr<SeqExpr> r = VisitSeqExpr(seq);
+  --depth_;
+  return r;
+}
+
+StatusOr<Expr> BindingMutator::Mutate(const Expr& e) {
+  if (++depth_ > max_depth_) {
+    --depth_;
+    return TooDeep();
+  }
+  StatusOr<Expr> r = VisitExpr(e);
+  --depth_;
+  return r;
+}
+
+StatusOr<SeqExpr> BindingMutator::VisitSeqExpr(const SeqExpr& seq) {
+  const auto& blocks = seq->blocks();
+  std::vector<Block> out;  // empty while every block is unchanged
+  bool changed = false;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    PLIR_ASSIGN_OR_RETURN(Block b, VisitBindingBlock(blocks[i]));
+    if (!changed && b.get() == blocks[i].get()) continue;
+    if (!changed) {
+      changed = true;
+      out.reserve(blocks.size());
+      out.assign(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (b) out.push_back(std::move(b));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr result, Mutate(seq->result()));
+  if (!changed && result.get() == seq->result().get()) return seq;
+  if (!changed) out = blocks;
+  return SeqExprNode::Make(std::move(out), std::move(result));
+}
+
+StatusOr<Block> BindingMutator::VisitBindingBlock(const Block& block) {
+  const auto& bindings = block->bindings();
+  std::vector<Binding> out;
+  bool changed = false;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    PLIR_ASSIGN_OR_RETURN(Binding b, VisitBinding(bindings[i]));
+    if (!changed && b.get() == bindings[i].get()) continue;
+    if (!changed) {
+      changed = true;
+      out.reserve(bindings.size());
+      out.assign(bindings.begin(), bindings.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (b) out.push_back(std::move(b));
+  }
+  if (!changed) return block;
+  if (out.empty()) return Block();
+  return BindingBlockNode::Make(std::move(out), block->is_dataflow());
+}
+
+StatusOr<Binding> BindingMutator::VisitBinding(const Binding& binding) {
+  PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(binding->value()));
+  return Rebind(binding, binding->var(), std::move(value));
+}
+
+StatusOr<Expr> BindingMutator::VisitExpr(const Expr& e) {
+  if (e->kind() == NodeKind::kVar) return VisitVarUse(e);
+  return VisitChildren(e);
+}
+
+Expr BindingMutator::VisitVarUse(const Expr& var) {
+  if (remap_.empty()) return var;
+  auto it = remap_.find(static_cast<const VarNode*>(var.get()));
+  return it == remap_.end() ? var : it->second;
+}
+
+StatusOr<Expr> BindingMutator::VisitChildren(const Expr& e) {
+  return RewriteChildren(
+      e, [&](const Expr& c) { return Mutate(c); }, [&](const SeqExpr& s) { return VisitNestedBody(s); });
+}
+
+Binding BindingMutator::Rebind(const Binding& binding, Var var, Expr value) {
+  if (var.get() == binding->var().get() && value.get() == binding->value().get()) return binding;
+  return VarBindingNode::Make(std::move(var), std::move(value));
+}
 
 // ---------------------------------------------------------------------------
 // Replacing uses.
@@ -103,6 +206,15 @@ bool MatchCallTir(const Expr& e, CallTirMatch* m) {
   return true;
 }
 
+StatusOr<Type> InferOpType(const Op& op, std::span<const Type> types, const Attrs& attrs,
+                           TypeSpan sinfo_args) {
+  std::vector<Expr> args;  // placeholders of the given types: inference reads only types
+  args.reserve(types.size());
+  for (const Type& t : types) args.push_back(VarNode::Make("arg", t));
+  return InferOpCallType(op, args, attrs, sinfo_args);
+}
+
+
 OpPattern KernelPattern(const ItemNode& kernel) {
   const AttrValue* v = kernel.attrs().Get("op_pattern");
   if (!v || v->kind() != AttrValue::Kind::kInt) return OpPattern::kOpaque;
@@ -117,33 +229,100 @@ const Expr* RewriteContext::Definition(const VarNode* v) const {
   return it == values_.end() ? nullptr : &it->second;
 }
 
+size_t RewriteContext::NumUses(const VarNode* v) const {
+  auto it = uses_.find(v);
+  return it == uses_.end() ? 0 : it->second;
+}
+
+bool RewriteContext::IsVisible(const Expr& e) const {
+  for (const Var& v : FreeVars(e)) {
+    if (!defined_.count(v.get())) return false;
+    if (!v->is_dataflow()) continue;
+    auto it = dataflow_block_.find(v.get());
+    if (it == dataflow_block_.end() ||
+        std::find(blocks_.begin(), blocks_.end(), it->second) == blocks_.end())
+      return false;
+  }
+  return true;
+}
+
+const CallNode* RewriteContext::MatchOperand(const CallNode& call, size_t i,
+                                             std::string_view op_name) const {
+  if (i >= call.args().size()) return nullptr;
+  const Expr* e = &call.args()[i];
+  for (int hops = 0; hops < 64 && (*e)->kind() == NodeKind::kVar; ++hops) {
+    e = Definition(static_cast<const VarNode*>(e->get()));
+    if (!e) return nullptr;
+  }
+  return MatchOpCall(*e, op_name);
+}
+
+namespace {
+
+// The patterns, highest benefit first, with what the sweeps share: the
+// per-pattern counts, the diagnostics, the trace.
+struct PatternSet {
+  std::vector<const RewritePattern*> sorted;
+  std::vector<size_t> stat_index;  // sorted[k]'s entry in result->stats
+  std::vector<std::string> names;  // sorted[k]->name()
+  GreedyRewriteResult* result = nullptr;
+  std::function<void(const PatternEvent&)> trace;
+  std::unordered_set<std::string> reported;  // diagnostics already given
+};
+
+}  // namespace
+
 class PatternDriver : public ExprMutator {
  public:
-  PatternDriver(std::vector<const RewritePattern*> patterns, const Module* module)
-      : patterns_(std::move(patterns)) {
+  PatternDriver(PatternSet* set, const Module* module, const Function& f) : set_(set) {
     ctx_.module_ = module;
+    for (const VarNode* v : CollectVarUses(f.get())) ++ctx_.uses_[v];
   }
   int rewrites = 0;
+  // The variables whose uses the rewrites dropped (UnusedBindingRemover's
+  // candidates).
+  std::unordered_set<const VarNode*> dropped;
 
  protected:
+  void EnterBlock(const BindingBlockNode& b) override { ctx_.blocks_.push_back(&b); }
+  void LeaveBlock(const BindingBlockNode&) override { ctx_.blocks_.pop_back(); }
+  Var RewriteVarDef(const Var& v) override {
+    Define(v.get());
+    return v;
+  }
+
   Ref<Node> Rewrite(const Ref<Node>& n) override {
     auto* b = As<VarBindingNode>(n);
     if (!b) return n;
+    ctx_.binding_ = b;
     Expr value = b->value();
     int applied = 0;
     for (int round = 0; round < 64; ++round) {
       bool any = false;
-      for (const RewritePattern* p : patterns_) {
-        std::optional<Expr> r = p->MatchAndRewrite(value, ctx_);
-        if (r && *r && r->get() != value.get()) {
-          value = std::move(*r);
-          any = true;
-          ++applied;
-          break;
+      for (size_t k = 0; k < set_->sorted.size() && !any; ++k) {
+        std::optional<Expr> r = set_->sorted[k]->MatchAndRewrite(value, ctx_);
+        if (!r || !*r || r->get() == value.get()) continue;
+        PatternStats& stats = set_->result->stats[set_->stat_index[k]];
+        if (!ctx_.IsVisible(*r)) {
+          ++stats.refused;
+          Report(k, b->var().get(), false, "its replacement names a variable not visible here "
+                                           "(a dataflow variable outside its block)");
+          continue;
         }
+        ++stats.applied;
+        Report(k, b->var().get(), true, "");
+        for (const VarNode* v : CollectVarUses(value.get())) {
+          --ctx_.uses_[v];
+          dropped.insert(v);
+        }
+        for (const VarNode* v : CollectVarUses(r->get())) ++ctx_.uses_[v];
+        value = std::move(*r);
+        any = true;
+        ++applied;
       }
       if (!any) break;
     }
+    ctx_.binding_ = nullptr;
     Var var = b->var();
     if (applied == 0) {
       ctx_.values_[var.get()] = value;
@@ -153,6 +332,8 @@ class PatternDriver : public ExprMutator {
     if (!TypeEqual(var->type(), value->type())) {
       Var nv = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
       RemapVar(var.get(), nv);
+      Define(nv.get());
+      ctx_.uses_[nv.get()] = ctx_.NumUses(var.get());
       var = nv;
     }
     ctx_.values_[var.get()] = value;
@@ -160,27 +341,66 @@ class PatternDriver : public ExprMutator {
   }
 
  private:
-  std::vector<const RewritePattern*> patterns_;
+  void Define(const VarNode* v) {
+    ctx_.defined_.insert(v);
+    if (v->is_dataflow())
+      ctx_.dataflow_block_[v] = ctx_.blocks_.empty() ? nullptr : ctx_.blocks_.back();
+  }
+
+  void Report(size_t k, const VarNode* var, bool applied, std::string_view reason) {
+    const std::string& name = set_->names[k];
+    if (!applied) {
+      std::string d = "pattern " + name + " at %" + var->name_hint() + ": " + std::string(reason);
+      if (set_->reported.insert(d).second) set_->result->diagnostics.push_back(std::move(d));
+    }
+    if (set_->trace) set_->trace(PatternEvent{name, var, applied, reason});
+  }
+
+  PatternSet* set_;
   RewriteContext ctx_;
 };
 
 GreedyRewriteResult ApplyPatternsGreedily(const Function& f,
                                           std::span<const RewritePattern* const> patterns,
                                           const GreedyRewriteOptions& options) {
-  std::vector<const RewritePattern*> sorted(patterns.begin(), patterns.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const RewritePattern* a, const RewritePattern* b) {
-    return a->benefit() > b->benefit();
-  });
   GreedyRewriteResult r;
+  PatternSet set;
+  set.result = &r;
+  set.sorted.assign(patterns.begin(), patterns.end());
+  std::stable_sort(set.sorted.begin(), set.sorted.end(),
+                   [](const RewritePattern* a, const RewritePattern* b) {
+                     return a->benefit() > b->benefit();
+                   });
+  for (const RewritePattern* p : patterns) r.stats.push_back(PatternStats{p->name()});
+  for (const RewritePattern* p : set.sorted) {
+    set.stat_index.push_back(static_cast<size_t>(std::find(patterns.begin(), patterns.end(), p) -
+                                                 patterns.begin()));
+    set.names.push_back(p->name());
+  }
+  set.trace = options.trace;
+  const char* env = std::getenv("PLIR_PATTERN_TRACE");
+  if (!set.trace && env && *env && std::string_view(env) != "0") {
+    set.trace = [](const PatternEvent& e) {
+      std::fprintf(stderr, "plir: pattern %.*s %s at %%%s%s%.*s\n", static_cast<int>(e.pattern.size()),
+                   e.pattern.data(), e.applied ? "applied" : "refused", e.var->name_hint().c_str(),
+                   e.applied ? "" : ": ", static_cast<int>(e.reason.size()), e.reason.data());
+    };
+  }
   r.function = f;
   while (r.iterations < options.max_iterations) {
-    PatternDriver d(sorted, options.module);
+    PatternDriver d(&set, options.module, r.function);
     Function next = d.MutateFunction(r.function);
     ++r.iterations;
     r.rewrites += d.rewrites;
     if (d.rewrites == 0) {
       r.converged = true;
       break;
+    }
+    if (options.erase_unused && !d.dropped.empty()) {
+      UnusedBindingRemover remover(options.module);
+      remover.RestrictTo(&d.dropped);
+      next = remover.Remove(next);
+      r.erased += static_cast<int>(remover.erased());
     }
     r.function = next;
   }

@@ -4,11 +4,18 @@
 //   or nested body from its rewritten children, for walkers that keep their
 //   own scopes;
 // - ReplaceAllUses: substitute variables in a function or expression;
+// - BindingMutator: a scoped mutator with body, block and binding hooks
+//   (TVM's VisitBindingBlock_ / VisitBinding_), so that a pass overrides one
+//   binding or one block and the SDK rebuilds what holds it;
 // - BlockRewriter: replace, erase and insert bindings of one block, sharing
 //   what is unchanged;
-// - op-call matching (MatchOpCall, MatchCallTir);
+// - op-call matching (MatchOpCall, MatchCallTir) and type inference from
+//   types (InferOpType);
 // - a pattern-rewrite driver (RewritePattern, ApplyPatternsGreedily):
-//   patterns with a benefit, applied to a fixpoint;
+//   patterns with a benefit, applied to a fixpoint, with current use counts,
+//   the dataflow-scope rule and operand matching through variables at the
+//   binding being rewritten, unused producers erased, and a per-pattern
+//   trace;
 // - outlining bindings into a new module function (OutlineFunction,
 //   OutlineBindings).
 // Every helper shares unchanged nodes: a rewrite that changes nothing
@@ -17,12 +24,14 @@
 #define PLIR_IR_REWRITE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -160,6 +169,88 @@ RewriteResult RewriteEach(std::span<const T> list, std::vector<T>* out, Fn&& fn,
   return changed ? RewriteResult::kChanged : RewriteResult::kSame;
 }
 
+
+// ---------------------------------------------------------------------------
+// A mutator with binding and block hooks.
+
+// Walks a function body in scope order: each body (SeqExpr) block by block,
+// each block binding by binding, then the body's result; nested bodies (an
+// `if`'s branches, a local function's body) are visited where they occur,
+// inside the binding that holds them. Override the hook of the level a pass
+// cares about; the defaults rebuild, copy-on-change, what holds a changed
+// node, so a pass that changes nothing gets its input back pointer-equal.
+//
+//   VisitSeqExpr(seq)       every block (VisitBindingBlock), then the result
+//                           (Mutate); a block returned null is dropped;
+//   VisitBindingBlock(b)    every binding (VisitBinding); a binding returned
+//                           null is erased; a block left empty is dropped;
+//   VisitBinding(b)         the value (Mutate), rebound to b's variable;
+//   VisitExpr(e)            a variable: VisitVarUse; anything else: its
+//                           children (VisitChildren);
+//   VisitVarUse(v)          the replacement RemapVar recorded, else v;
+//   VisitNestedBody(seq)    an `if` branch, a local function's body or a
+//                           nested body: MutateBody(seq).
+//
+// Recursion follows the nesting of the input, bounded by `max_depth`: past
+// it, Mutate and MutateBody fail with "<pass>: expressions nest deeper than
+// <max_depth> levels" (the parser and the verifier refuse half that
+// already).
+class BindingMutator {
+ public:
+  virtual ~BindingMutator() = default;
+
+  // Rewrites f's body. Returns f itself iff the body is unchanged; otherwise
+  // a function with the same name, parameters, return type and attributes.
+  StatusOr<Function> MutateFunction(const Function& f);
+  // The entries the hooks recurse through: they count the depth, then call
+  // VisitSeqExpr / VisitExpr.
+  StatusOr<SeqExpr> MutateBody(const SeqExpr& seq);
+  StatusOr<Expr> Mutate(const Expr& e);
+
+ protected:
+  // `pass_name` prefixes the too-deep error.
+  explicit BindingMutator(std::string pass_name, int max_depth = 2000)
+      : pass_name_(std::move(pass_name)), max_depth_(max_depth) {}
+
+  virtual StatusOr<SeqExpr> VisitSeqExpr(const SeqExpr& seq);
+  virtual StatusOr<Block> VisitBindingBlock(const Block& block);
+  virtual StatusOr<Binding> VisitBinding(const Binding& binding);
+  virtual StatusOr<Expr> VisitExpr(const Expr& e);
+  virtual Expr VisitVarUse(const Expr& var);
+  virtual StatusOr<SeqExpr> VisitNestedBody(const SeqExpr& seq) { return MutateBody(seq); }
+
+  // The default of VisitExpr for a non-variable: RewriteChildren with Mutate
+  // and VisitNestedBody.
+  StatusOr<Expr> VisitChildren(const Expr& e);
+  // `binding` itself if `var` and `value` are its own, else a new binding.
+  static Binding Rebind(const Binding& binding, Var var, Expr value);
+
+  // Makes every later use of `from` (VisitVarUse) read `to`; UnmapVar undoes
+  // it. Remapped(v): the replacement, or null.
+  void RemapVar(const VarNode* from, Expr to) { remap_[from] = std::move(to); }
+  void UnmapVar(const VarNode* from) { remap_.erase(from); }
+  const Expr* Remapped(const VarNode* v) const {
+    auto it = remap_.find(v);
+    return it == remap_.end() ? nullptr : &it->second;
+  }
+  // Reserves room for `n` replacements.
+  void ReserveRemaps(size_t n) { remap_.reserve(n); }
+
+  // How deep the walk is: 0 in the function's body, one more per Mutate and
+  // MutateBody. A helper mutator run on a nested body (a local function
+  // with a scope of its own) continues from its caller's depth.
+  int depth() const { return depth_; }
+  void ContinueDepthOf(const BindingMutator& outer) { depth_ = outer.depth_; }
+  // The error past max_depth.
+  Status TooDeep() const;
+
+ private:
+  std::string pass_name_;
+  int max_depth_;
+  int depth_ = -1;
+  std::unordered_map<const VarNode*, Expr> remap_;
+};
+
 // ---------------------------------------------------------------------------
 // Replacing uses.
 
@@ -211,6 +302,7 @@ class BlockRewriter {
   bool changed_ = false;
 };
 
+
 // ---------------------------------------------------------------------------
 // Matching op calls.
 
@@ -221,6 +313,22 @@ const CallNode* MatchOpCall(const Expr& e, std::string_view op_name, size_t narg
 // A call of a pure op whose pattern kind is at most `max` (e.g. kBroadcast:
 // elementwise or broadcast ops).
 const CallNode* MatchOpCallWithPattern(const Expr& e, OpPattern max);
+
+// The type a call of `op` would have on arguments of types `types` with
+// `attrs` and `sinfo_args`, checked as MakeOpCall checks a call (arity,
+// attributes, the op's inference): for a pattern that must know whether
+// its replacement types before building it. Fails as MakeOpCall would
+// (an unknown op name: NotFound).
+StatusOr<Type> InferOpType(const Op& op, std::span<const Type> types, const Attrs& attrs = Attrs(),
+                           TypeSpan sinfo_args = {});
+// (Inline: the global registry is the op families' (//ir/ops), which the IR
+// core does not link.)
+inline StatusOr<Type> InferOpType(std::string_view op_name, std::span<const Type> types,
+                                  const Attrs& attrs = Attrs(), TypeSpan sinfo_args = {}) {
+  Op op = OpRegistry::Global().Lookup(op_name);
+  if (!op) return NotFound("unknown op '" + std::string(op_name) + "'");
+  return InferOpType(op, types, attrs, sinfo_args);
+}
 
 // `call_tir(@kernel, (args...)[, tir_vars], sinfo_args=[...])`, taken apart.
 struct CallTirMatch {
@@ -239,8 +347,9 @@ OpPattern KernelPattern(const ItemNode& kernel);
 // ---------------------------------------------------------------------------
 // Pattern rewriting.
 
-// What a pattern sees besides the value it matches: the values bound to
-// variables of the function (so that it can look through operands).
+// What a pattern sees at the binding being rewritten, besides its value:
+// the values bound to earlier variables (to look through operands), how
+// often each variable is used now, and which variables may be named here.
 class RewriteContext {
  public:
   // The value currently bound to `v` in the function being rewritten
@@ -249,9 +358,33 @@ class RewriteContext {
   // The module the function belongs to, if the driver was given one.
   const Module* module() const { return module_; }
 
+  // The binding being rewritten (its value as the driver has it may differ:
+  // patterns see the current value as MatchAndRewrite's argument).
+  const VarBindingNode* binding() const { return binding_; }
+  // How many times `v` is used in the function now: counted when the sweep
+  // began and kept current as patterns replace values (a replaced value's
+  // uses go, its replacement's come). 0 for an unknown variable.
+  size_t NumUses(const VarNode* v) const;
+  // True iff every variable `e` names may be named at the binding being
+  // rewritten: defined before it, and, for a dataflow variable, defined in
+  // the dataflow block being rewritten or one enclosing it (a dataflow
+  // variable must not be named outside its block). The driver refuses a
+  // replacement that is not visible (and says which pattern made it).
+  bool IsVisible(const Expr& e) const;
+  // Operand `i` of `call` if it is a call of `op_name` or a variable bound
+  // (through copies `%b = %a`) to one, else null. The call returned may
+  // name variables not visible here: check what the replacement takes from
+  // it with IsVisible (the driver checks it too).
+  const CallNode* MatchOperand(const CallNode& call, size_t i, std::string_view op_name) const;
+
  private:
   friend class PatternDriver;
   std::unordered_map<const VarNode*, Expr> values_;
+  std::unordered_map<const VarNode*, size_t> uses_;
+  std::unordered_map<const VarNode*, const BindingBlockNode*> dataflow_block_;  // a dataflow variable's block
+  std::unordered_set<const VarNode*> defined_;
+  std::vector<const BindingBlockNode*> blocks_;  // the blocks being rewritten, outermost first
+  const VarBindingNode* binding_ = nullptr;
   const Module* module_ = nullptr;
 };
 
@@ -262,6 +395,7 @@ class RewritePattern {
   explicit RewritePattern(int benefit = 1) : benefit_(benefit) {}
   virtual ~RewritePattern() = default;
   int benefit() const { return benefit_; }
+  // Names the pattern in the driver's diagnostics and trace.
   virtual std::string name() const { return "pattern"; }
   // Returns the replacement of `value`, or nullopt if the pattern does not
   // apply. The replacement must have a type compatible with the value's
@@ -273,20 +407,46 @@ class RewritePattern {
   int benefit_;
 };
 
+// One application of a pattern (GreedyRewriteOptions::trace).
+struct PatternEvent {
+  std::string_view pattern;     // its name()
+  const VarNode* var = nullptr;  // the variable of the binding rewritten
+  bool applied = false;         // false: refused (see `reason`)
+  std::string_view reason;      // why it was refused
+};
+
 struct GreedyRewriteOptions {
   int max_iterations = 10;  // sweeps over the function
   const Module* module = nullptr;
+  // Erase the pure bindings the rewrites left unused (the producers a
+  // pattern looked through), and those only them used, after each sweep
+  // that applied a pattern. Bindings unused before are kept.
+  bool erase_unused = true;
+  // Called on every application and refusal, in order. Unset, and the
+  // environment variable PLIR_PATTERN_TRACE is set (to anything but "0"):
+  // one line per event on stderr, "plir: pattern <name> applied at %<var>".
+  std::function<void(const PatternEvent&)> trace;
+};
+struct PatternStats {
+  std::string name;
+  int applied = 0;
+  int refused = 0;  // replacements refused (a variable not visible there)
 };
 struct GreedyRewriteResult {
   Function function;
   bool converged = false;  // a sweep applied no pattern
   int iterations = 0;      // sweeps made
   int rewrites = 0;        // patterns applied in all
+  int erased = 0;          // bindings erased as left unused (erase_unused)
+  std::vector<PatternStats> stats;       // per pattern, in the order given
+  std::vector<std::string> diagnostics;  // "pattern <name> at %<var>: <why>", refusals first seen
 };
 // Applies `patterns` to every binding value of `f` (nested bodies too),
 // sweep after sweep, until a sweep changes nothing (a fixpoint) or
 // max_iterations sweeps were made. Each value is rewritten repeatedly
-// within a sweep while some pattern applies (at most 64 times).
+// within a sweep while some pattern applies (at most 64 times). A
+// replacement naming a variable not visible at its binding is refused
+// (the next pattern is tried) and reported in `diagnostics`.
 GreedyRewriteResult ApplyPatternsGreedily(
     const Function& f, std::span<const RewritePattern* const> patterns,
     const GreedyRewriteOptions& options = {});

@@ -1,9 +1,16 @@
-// The SDK's rewriting helpers: replacing uses, the block rewriter, op-call
-// matching, the greedy pattern driver and outlining.
+// The SDK's rewriting helpers: the binding mutator, replacing uses, the
+// block rewriter, unused-binding removal, op-call matching and type
+// inference from types, the greedy pattern driver (use counts, visibility,
+// operand matching, erasure, diagnostics, trace) and outlining.
 #include "ir/rewrite.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/analysis/unused_bindings.h"
 #include "ir/text/printer.h"
 #include "ir/structural.h"
 #include "ir/verifier.h"
@@ -280,10 +287,13 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   MulToAdd to_add(1);
   MulToSub to_sub(5);
   const RewritePattern* patterns[] = {&to_add, &relu, &to_sub};
-  GreedyRewriteResult r = ApplyPatternsGreedily(f, patterns);
+  GreedyRewriteOptions keep;
+  keep.erase_unused = false;
+  GreedyRewriteResult r = ApplyPatternsGreedily(f, patterns, keep);
   EXPECT_TRUE(r.converged);
   EXPECT_EQ(r.rewrites, 3);  // %b, %c (through the rewritten %b), %d
   EXPECT_EQ(r.iterations, 2);
+  EXPECT_EQ(r.erased, 0);
   ExpectFunction(r.function, R"(
 def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   dataflow {
@@ -298,13 +308,379 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
 )");
   // No pattern applies: converged after one sweep, the same function.
   const RewritePattern* none[] = {&relu};
-  GreedyRewriteResult same = ApplyPatternsGreedily(r.function, none);
+  GreedyRewriteResult same = ApplyPatternsGreedily(r.function, none, keep);
   EXPECT_TRUE(same.converged);
   EXPECT_EQ(same.function.get(), r.function.get());
   // An iteration limit that stops it early is reported.
   GreedyRewriteOptions once;
   once.max_iterations = 1;
   EXPECT_FALSE(ApplyPatternsGreedily(f, patterns, once).converged);
+}
+
+// By default the driver erases the producers its rewrites left unused (%b,
+// then %a, which only %b used), not a binding that was unused before (%u).
+TEST(PatternDriverTest, ErasesProducersLeftUnused) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %u = add(%x, %x);
+    %a = nn.relu(%x);
+    %b = nn.relu(%a);
+    %c = nn.relu(%b);
+    output %c;
+  }
+  %c
+}
+)");
+  ReluIdempotent relu;
+  const RewritePattern* patterns[] = {&relu};
+  GreedyRewriteResult r = ApplyPatternsGreedily(m.LookupFunction("main"), patterns);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.erased, 2);
+  ExpectFunction(r.function, R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %u = add(%x, %x);
+    %c = nn.relu(%x);
+    output %c;
+  }
+  %c
+}
+)");
+}
+
+// A pattern that records what the context says at each binding it sees.
+class Probe : public RewritePattern {
+ public:
+  std::string name() const override { return "Probe"; }
+  std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext& ctx) const override {
+    const std::string& at = ctx.binding()->var()->name_hint();
+    if (watch) uses[at] = ctx.NumUses(watch);
+    for (size_t i = 0; i < probes.size(); ++i)
+      if (probes[i].first == at) visible[i] = ctx.IsVisible(probes[i].second);
+    return std::nullopt;
+  }
+  const VarNode* watch = nullptr;  // uses[binding] = NumUses(watch) there
+  mutable std::map<std::string, size_t> uses;
+  std::vector<std::pair<std::string, Expr>> probes;  // at binding `first`, is `second` visible?
+  mutable std::map<size_t, bool> visible;
+};
+
+// relu(relu(y)) -> the inner call itself, the way a new user writes it:
+// MatchOperand looks through the variable; the pattern checks no scope.
+class ReluOfReluToOperand : public RewritePattern {
+ public:
+  std::string name() const override { return "ReluOfReluToOperand"; }
+  std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext& ctx) const override {
+    const CallNode* outer = MatchOpCall(v, "nn.relu", 1);
+    if (!outer) return std::nullopt;
+    const CallNode* inner = ctx.MatchOperand(*outer, 0, "nn.relu");
+    if (!inner) return std::nullopt;
+    return Expr(inner);
+  }
+};
+
+TEST(PatternDriverTest, UseCountsStayCurrent) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = nn.relu(%x);
+  %b = nn.relu(%a);
+  %c = add(%a, %b);
+  %d = add(%c, %c);
+  %d
+}
+)");
+  Function f = m.LookupFunction("main");
+  ReluIdempotent relu;  // rewrites %b = relu(%a) into relu(%x): %a loses a use
+  Probe probe;
+  probe.watch = Binding(f, "a")->var().get();
+  const RewritePattern* patterns[] = {&relu, &probe};
+  GreedyRewriteOptions one;
+  one.max_iterations = 1;
+  ApplyPatternsGreedily(f, patterns, one);
+  EXPECT_EQ(probe.uses["a"], 2u);  // %b and %c use it
+  EXPECT_EQ(probe.uses["c"], 1u);  // %b's use went when %b was rewritten
+}
+
+// IsVisible: a dataflow variable may be named in its block only, and no
+// variable before its definition.
+TEST(PatternDriverTest, IsVisibleFollowsTheDataflowScope) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %lv = nn.relu(%x);
+    %a = add(%lv, %x);
+    output %a;
+  }
+  %b = add(%a, %x);
+  %b
+}
+)");
+  Function f = m.LookupFunction("main");
+  Expr lv = Binding(f, "lv")->var();
+  Expr a = Binding(f, "a")->var();
+  Probe probe;
+  probe.probes = {{"a", lv}, {"b", lv}, {"b", a}, {"lv", a}, {"b", f->params()[0]}};
+  const RewritePattern* patterns[] = {&probe};
+  ApplyPatternsGreedily(f, patterns);
+  ASSERT_EQ(probe.visible.size(), 5u);
+  EXPECT_TRUE(probe.visible[0]);   // %lv in its block
+  EXPECT_FALSE(probe.visible[1]);  // %lv outside it
+  EXPECT_TRUE(probe.visible[2]);   // an output, after its block
+  EXPECT_FALSE(probe.visible[3]);  // %a before its definition
+  EXPECT_TRUE(probe.visible[4]);   // a parameter
+}
+
+// The driver refuses a replacement that would name a dataflow variable
+// outside its block, says which pattern made it, and traces it.
+TEST(PatternDriverTest, RefusesInvisibleReplacementsAndNamesThePattern) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %lv = add(%x, %x);
+    %a = nn.relu(%lv);
+    %c = nn.relu(%a);
+    output %a, %c;
+  }
+  %b = nn.relu(%a);
+  %d = add(%b, %c);
+  %d
+}
+)");
+  ReluOfReluToOperand pattern;
+  const RewritePattern* patterns[] = {&pattern};
+  std::vector<std::string> events;
+  GreedyRewriteOptions o;
+  o.trace = [&](const PatternEvent& e) {
+    events.push_back(std::string(e.pattern) + (e.applied ? " applied at %" : " refused at %") +
+                     e.var->name_hint());
+  };
+  GreedyRewriteResult r = ApplyPatternsGreedily(m.LookupFunction("main"), patterns, o);
+  // %c = relu(%a) becomes relu(%lv), in the block; %b = relu(%a) would
+  // become relu(%lv) outside it: refused, in both sweeps.
+  EXPECT_TRUE(r.converged);
+  ASSERT_EQ(r.stats.size(), 1u);
+  EXPECT_EQ(r.stats[0].name, "ReluOfReluToOperand");
+  EXPECT_EQ(r.stats[0].applied, 1);
+  EXPECT_EQ(r.stats[0].refused, 2);
+  ASSERT_EQ(r.diagnostics.size(), 1u);  // reported once
+  EXPECT_EQ(r.diagnostics[0].rfind("pattern ReluOfReluToOperand at %b: ", 0), 0u) << r.diagnostics[0];
+  std::vector<std::string> want = {"ReluOfReluToOperand applied at %c",
+                                   "ReluOfReluToOperand refused at %b",
+                                   "ReluOfReluToOperand refused at %b"};
+  EXPECT_EQ(events, want);
+  ExpectFunction(r.function, R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %lv = add(%x, %x);
+    %a = nn.relu(%lv);
+    %c = nn.relu(%lv);
+    output %a, %c;
+  }
+  %b = nn.relu(%a);
+  %d = add(%b, %c);
+  %d
+}
+)");
+}
+
+// MatchOperand looks through variables and copies, and only at calls of
+// the op asked for.
+TEST(PatternDriverTest, MatchOperandLooksThroughVariables) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 4), float32]) -> Tensor[(3, 4), float32] {
+  %t = permute_dims(%x);
+  %u = %t;
+  %m = matmul(%u, %y);
+  %m
+}
+)");
+  class Check : public RewritePattern {
+   public:
+    std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext& ctx) const override {
+      const CallNode* mm = MatchOpCall(v, "matmul", 2);
+      if (!mm) return std::nullopt;
+      found = ctx.MatchOperand(*mm, 0, "permute_dims");
+      wrong_op = ctx.MatchOperand(*mm, 0, "add");
+      param = ctx.MatchOperand(*mm, 1, "permute_dims");
+      out_of_range = ctx.MatchOperand(*mm, 2, "permute_dims");
+      return std::nullopt;
+    }
+    mutable const CallNode *found = nullptr, *wrong_op = nullptr, *param = nullptr,
+                           *out_of_range = nullptr;
+  } check;
+  const RewritePattern* patterns[] = {&check};
+  Function f = m.LookupFunction("main");
+  ApplyPatternsGreedily(f, patterns);
+  EXPECT_EQ(check.found, Binding(f, "t")->value().get());
+  EXPECT_EQ(check.wrong_op, nullptr);
+  EXPECT_EQ(check.param, nullptr);
+  EXPECT_EQ(check.out_of_range, nullptr);
+}
+
+TEST(InferOpTypeTest, InfersFromTypesAlone) {
+  Type a = TensorTypeNode::Make({Dim::Const(2), Dim::Const(3)}, DataType::kFloat32);
+  Type b = TensorTypeNode::Make({Dim::Const(3), Dim::Const(4)}, DataType::kFloat32);
+  Type ab[] = {a, b};
+  StatusOr<Type> t = InferOpType("matmul", ab);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(TypeEqual(*t, TensorTypeNode::Make({Dim::Const(2), Dim::Const(4)}, DataType::kFloat32)));
+  Type aa[] = {a, a};
+  EXPECT_FALSE(InferOpType("matmul", aa).ok());  // contraction dimensions differ
+  EXPECT_EQ(InferOpType("no.such_op", aa).status().code(), StatusCode::kNotFound);
+  Type one[] = {a};
+  Attrs attrs = *Attrs::Make({{Symbol("axes"), AttrValue::List({AttrValue::Int(1), AttrValue::Int(0)})}});
+  StatusOr<Type> p = InferOpType("permute_dims", one, attrs);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(TypeEqual(*p, TensorTypeNode::Make({Dim::Const(3), Dim::Const(2)}, DataType::kFloat32)));
+}
+
+// RemoveUnusedBindings: unused pure bindings go, in nested bodies too;
+// impure ones and what they use stay.
+TEST(RemoveUnusedBindingsTest, ErasesUnusedPureBindings) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float32] {
+  %a = add(%x, %x);
+  %b = multiply(%a, %x);
+  %k = nn.relu(%x);
+  %p = call_packed("side_effect", %k, sinfo_args=[Tensor[(2,), float32]]);
+  %i = if (%c) {
+    %dead = add(%x, %x);
+    %x
+  } else {
+    %x
+  };
+  %i
+}
+)");
+  Function f = m.LookupFunction("main");
+  UnusedBindingRemover remover(&m);
+  Function out = remover.Remove(f);
+  EXPECT_EQ(remover.erased(), 3u);  // %b, %a, %dead
+  ExpectFunction(out, R"(
+def @main(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float32] {
+  %k = nn.relu(%x);
+  %p = call_packed("side_effect", %k, sinfo_args=[Tensor[(2,), float32]]);
+  %i = if (%c) {
+    %x
+  } else {
+    %x
+  };
+  %i
+}
+)");
+  EXPECT_EQ(RemoveUnusedBindings(out, &m).get(), out.get());  // nothing left: the same function
+}
+
+// BindingMutator: a pass overrides one binding; the SDK rebuilds blocks and
+// bodies (nested ones too), sharing what is unchanged.
+class AddToSubtract : public BindingMutator {
+ public:
+  AddToSubtract() : BindingMutator("AddToSubtract") {}
+
+ protected:
+  StatusOr<plir::Binding> VisitBinding(const plir::Binding& b) override {
+    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(b->value()));
+    if (const CallNode* c = MatchOpCall(value, "add", 2)) {
+      PLIR_ASSIGN_OR_RETURN(value, MakeOpCall("subtract", c->args()));
+    }
+    if (MatchOpCall(value, "nn.relu", 1)) return plir::Binding();  // erased (none is used here)
+    return Rebind(b, b->var(), std::move(value));
+  }
+};
+
+TEST(BindingMutatorTest, BindingHookRebuildsWhatHoldsIt) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float32] {
+  dataflow {
+    %r = nn.relu(%x);
+    output %r;
+  }
+  %m = multiply(%x, %x);
+  %i = if (%c) {
+    %a = add(%x, %m);
+    %a
+  } else {
+    %x
+  };
+  %i
+}
+)");
+  Function f = m.LookupFunction("main");
+  AddToSubtract pass;
+  StatusOr<Function> out = pass.MutateFunction(f);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ExpectFunction(*out, R"(
+def @main(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float32] {
+  %m = multiply(%x, %x);
+  %i = if (%c) {
+    %a = subtract(%x, %m);
+    %a
+  } else {
+    %x
+  };
+  %i
+}
+)");
+  // The unchanged binding is shared.
+  EXPECT_EQ(Binding(*out, "m"), Binding(f, "m"));
+  // Nothing to do: the function itself.
+  StatusOr<Function> again = AddToSubtract().MutateFunction(*out);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), out->get());
+}
+
+// A block hook and remapping: a pass renames every use through RemapVar
+// and counts blocks; nesting past max_depth is an error naming the pass.
+class CopyPropagation : public BindingMutator {
+ public:
+  explicit CopyPropagation(int max_depth = 2000) : BindingMutator("CopyPropagation", max_depth) {}
+  int blocks = 0;
+
+ protected:
+  StatusOr<Block> VisitBindingBlock(const Block& b) override {
+    ++blocks;
+    return BindingMutator::VisitBindingBlock(b);
+  }
+  StatusOr<plir::Binding> VisitBinding(const plir::Binding& b) override {
+    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(b->value()));
+    if (value->kind() == NodeKind::kVar && TypeEqual(value->type(), b->var()->type())) {
+      RemapVar(b->var().get(), value);
+      return plir::Binding();
+    }
+    return Rebind(b, b->var(), std::move(value));
+  }
+};
+
+TEST(BindingMutatorTest, BlockHookRemapAndDepth) {
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %a = %x;
+    %b = add(%a, %a);
+    output %b;
+  }
+  %c = %b;
+  %c
+}
+)");
+  CopyPropagation pass;
+  StatusOr<Function> out = pass.MutateFunction(m.LookupFunction("main"));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(pass.blocks, 2);
+  ExpectFunction(*out, R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  dataflow {
+    %b = add(%x, %x);
+    output %b;
+  }
+  %b
+}
+)");
+  CopyPropagation shallow(1);  // body 0, value 1, its arguments 2
+  StatusOr<Function> deep = shallow.MutateFunction(m.LookupFunction("main"));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().message(), "CopyPropagation: expressions nest deeper than 1 levels");
 }
 
 TEST(OutlineTest, OutlinesBindingsIntoAFunctionAndCallsIt) {

@@ -223,10 +223,12 @@ Ref<Node> ExprMutator::Mutate(const Ref<Node>& root) {
   if (MutChildren(root.get(), false) == 0) return leaf(root.get(), false);
   std::vector<Frame> stack;
   stack.push_back({root.get(), false, 0, MutChildren(root.get(), false), false, {}});
+  if (root->kind() == NodeKind::kBindingBlock) EnterBlock(*static_cast<const BindingBlockNode*>(root.get()));
   Ref<Node> result;
   while (true) {
     Frame& f = stack.back();
     if (f.next == f.count) {
+      if (f.n->kind() == NodeKind::kBindingBlock) LeaveBlock(*static_cast<const BindingBlockNode*>(f.n));
       Ref<Node> built = f.changed ? Rebuild(f.n, f.kids) : Ref<Node>(f.n);
       Ref<Node> out = Rewrite(built);
       stack.pop_back();
@@ -249,6 +251,8 @@ Ref<Node> ExprMutator::Mutate(const Ref<Node>& root) {
     } else {
       stack.push_back({c.node, c.is_def, 0, k, false, {}});
       stack.back().kids.reserve(k);
+      if (c.node->kind() == NodeKind::kBindingBlock)
+        EnterBlock(*static_cast<const BindingBlockNode*>(c.node));
     }
   }
   return result;

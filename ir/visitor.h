@@ -85,6 +85,10 @@ class ExprMutator {
   virtual Var RewriteVarDef(const Var& v) { return v; }
   // Makes every later use of `from` read `to` instead.
   void RemapVar(const VarNode* from, Expr to) { remap_[from] = std::move(to); }
+  // Scope hooks: called (pre-order) before the first binding of a block is
+  // rewritten, and after its last one, before Rewrite of the block.
+  virtual void EnterBlock(const BindingBlockNode& block) {}
+  virtual void LeaveBlock(const BindingBlockNode& block) {}
 
  private:
   Ref<Node> RewriteUse(const Node* n);

@@ -43,28 +43,18 @@ KernelRegistry& KernelRegistry::Global() {
 Status KernelRegistry::Register(ExternKernelDef def) {
   if (def.name.empty()) return InvalidArgument("an extern kernel from " + def.origin + " has no name");
   if (!def.fn && !def.tuple_fn) return InvalidArgument("extern kernel @" + def.name + " from " + def.origin + " has no function");
-  std::unique_lock<std::shared_mutex> lock(mu_);
-  auto it = kernels_.find(def.name);
-  if (it != kernels_.end())
-    return AlreadyExists("extern kernel @" + def.name + " from " + def.origin +
-                         " is already registered by " + it->second->origin);
-  std::string name = def.name;
-  kernels_.emplace(std::move(name), std::make_shared<const ExternKernelDef>(std::move(def)));
+  std::string name = def.name, origin = def.origin;
+  auto taken = kernels_.Insert(name, std::make_shared<const ExternKernelDef>(std::move(def)));
+  if (taken)
+    return AlreadyExists("extern kernel @" + name + " from " + origin + " is already registered by " +
+                         taken->origin);
   return Status::Ok();
 }
 
 std::shared_ptr<const ExternKernelDef> KernelRegistry::Lookup(const std::string& name) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  auto it = kernels_.find(name);
-  return it == kernels_.end() ? nullptr : it->second;
+  return kernels_.Lookup(name);
 }
 
-std::vector<std::string> KernelRegistry::Names() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  std::vector<std::string> names;
-  for (const auto& [n, d] : kernels_) names.push_back(n);
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> KernelRegistry::Names() const { return kernels_.Names(); }
 
 }  // namespace plir

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/status.h"
+#include "ir/support/registry.h"
 #include "kernels/tensor.h"
 #include "ir/type.h"
 
@@ -55,8 +56,7 @@ class KernelRegistry {
   KernelRegistry() = default;  // tests may use private registries
 
  private:
-  mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const ExternKernelDef>> kernels_;
+  Registry<std::shared_ptr<const ExternKernelDef>> kernels_;
 };
 
 }  // namespace plir

@@ -19,16 +19,13 @@ OpKernelTable& OpKernelTable::Global() {
 
 Status OpKernelTable::Register(std::string op, OpKernel kernel) {
   if (!kernel.eval) return InvalidArgument("kernel of op '" + op + "' has no eval function");
-  std::unique_lock<std::shared_mutex> lock(mu_);
-  if (kernels_.count(op)) return AlreadyExists("op '" + op + "' already has a kernel");
-  kernels_.emplace(std::move(op), std::make_unique<const OpKernel>(std::move(kernel)));
+  if (kernels_.Insert(op, std::make_shared<const OpKernel>(std::move(kernel))))
+    return AlreadyExists("op '" + op + "' already has a kernel");
   return Status::Ok();
 }
 
 const OpKernel* OpKernelTable::Lookup(std::string_view op) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  auto it = kernels_.find(std::string(op));
-  return it == kernels_.end() ? nullptr : it->second.get();
+  return kernels_.Lookup(op).get();  // entries live as long as the table
 }
 
 OpEvalFn FindOpKernel(const OpNode& op) {

@@ -17,6 +17,7 @@
 
 #include "ir/op.h"
 #include "ir/status.h"
+#include "ir/support/registry.h"
 #include "kernels/tensor.h"
 
 namespace plir {
@@ -43,8 +44,7 @@ class OpKernelTable {
   OpKernelTable() = default;  // tests may use private tables
 
  private:
-  mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<const OpKernel>> kernels_;
+  Registry<std::shared_ptr<const OpKernel>> kernels_;
 };
 
 // The kernel that computes `op`: the op's own (`OpDef::eval`, a plugin's

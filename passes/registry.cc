@@ -15,13 +15,11 @@ PassRegistry& PassRegistry::Global() {
 Status PassRegistry::Register(PassDef def) {
   PLIR_RETURN_IF_ERROR(Validate(def));
   const PassInfo& info = def.info;
-  std::unique_lock<std::shared_mutex> lock(mu_);
-  auto it = passes_.find(info.name);
-  if (it != passes_.end())
-    return AlreadyExists("pass " + info.name + " from " + info.origin +
-                         " is already registered by " + it->second->info.origin);
-  std::string name = info.name;
-  passes_.emplace(std::move(name), std::make_shared<const PassDef>(std::move(def)));
+  std::string name = info.name, origin = info.origin;
+  auto taken = passes_.Insert(name, std::make_shared<const PassDef>(std::move(def)));
+  if (taken)
+    return AlreadyExists("pass " + name + " from " + origin + " is already registered by " +
+                         taken->info.origin);
   return Status::Ok();
 }
 
@@ -42,21 +40,13 @@ Status PassRegistry::Validate(const PassDef& def) {
 }
 
 std::shared_ptr<const PassDef> PassRegistry::Lookup(const std::string& name) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  auto it = passes_.find(name);
-  return it == passes_.end() ? nullptr : it->second;
+  return passes_.Lookup(name);
 }
 
-std::vector<std::string> PassRegistry::Names() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  std::vector<std::string> names;
-  for (const auto& [n, d] : passes_) names.push_back(n);
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> PassRegistry::Names() const { return passes_.Names(); }
 
 std::vector<std::string> PassRegistry::Suggest(const std::string& name) const {
-  return ClosestNames(name, Names(), 3);
+  return passes_.Suggest(name, 3);
 }
 
 }  // namespace plir

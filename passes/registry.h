@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/support/registry.h"
 #include "passes/pass.h"
 
 namespace plir {
@@ -35,8 +36,7 @@ class PassRegistry {
   PassRegistry() = default;  // tests may use private registries
 
  private:
-  mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const PassDef>> passes_;
+  Registry<std::shared_ptr<const PassDef>> passes_;
 };
 
 }  // namespace plir

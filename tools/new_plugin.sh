@@ -83,19 +83,36 @@ BUILD
 
 cat > "$dir/$name.cc" <<CC
 // $pass: TODO: say what this pass does and how (its algorithm).
-#include "ir/op.h"
-#include "ir/visitor.h"
+#include <optional>
+#include <string>
+
+#include "ir/rewrite.h"
 #include "passes/plugin.h"
 
 namespace {
 
 using namespace plir;
 
-// Rewrites nodes bottom-up. Return the node itself to keep it: an unchanged
-// function comes back pointer-equal, and unchanged parts stay shared.
-class Rewriter : public ExprMutator {
- protected:
-  Ref<Node> Rewrite(const Ref<Node>& n) override { return n; }
+// One local rewrite of a binding's value (docs/writing-a-plugin.md, section
+// 2): return the replacement, or nullopt to leave the value as it is. The
+// driver, ApplyPatternsGreedily, applies it to every binding until nothing
+// changes; it refuses a replacement that would name a dataflow variable
+// outside its block and erases the pure bindings the rewrites leave unused,
+// so the pattern does neither. At the binding being rewritten,
+// ctx.MatchOperand(*call, i, "op") looks through operand i's variable to
+// the call bound to it, and ctx.NumUses(var) counts the uses left.
+class TodoPattern : public RewritePattern {
+ public:
+  // Names the pattern in the driver's diagnostics and in its trace
+  // (PLIR_PATTERN_TRACE=1 plir-opt ...).
+  std::string name() const override { return "TodoPattern"; }
+
+  std::optional<Expr> MatchAndRewrite(const Expr& value,
+                                      [[maybe_unused]] const RewriteContext& ctx) const override {
+    const CallNode* call = MatchOpCall(value, "TODO.op", 2);
+    if (!call) return std::nullopt;
+    return std::nullopt;  // TODO: build the replacement from call->args() (MakeOpCall)
+  }
 };
 
 Status Register(PluginHost& host) {
@@ -104,7 +121,9 @@ Status Register(PluginHost& host) {
   def.info.description = "TODO: one line for --list-passes";
   def.info.kind = PassKind::kFunction;  // runs over functions in parallel
   def.function_fn = [](const Function& f, const PassCallContext&) -> StatusOr<Function> {
-    return Rewriter().MutateFunction(f);
+    TodoPattern pattern;
+    const RewritePattern* patterns[] = {&pattern};
+    return ApplyPatternsGreedily(f, patterns).function;
   };
   return host.RegisterPass(std::move(def));
 }

@@ -20,6 +20,7 @@ check "in-tree generation succeeds" '[ $rc -eq 0 ]'
 check "BUILD uses the macro" 'grep -q "plir_pass_plugin(" "$fake/plugins/drop_twice/BUILD" && grep -q "//tools:plir.bzl" "$fake/plugins/drop_twice/BUILD"'
 check "the pass is CamelCase" 'grep -q "def.info.name = \"DropTwice\"" "$fake/plugins/drop_twice/drop_twice.cc"'
 check "one golden case" '[ -f "$fake/plugins/drop_twice/tests/basic.plir" ]'
+check "the skeleton is a pattern run by the greedy driver" 'grep -q "class TodoPattern : public RewritePattern" "$fake/plugins/drop_twice/drop_twice.cc" && grep -q "ApplyPatternsGreedily(f, patterns)" "$fake/plugins/drop_twice/drop_twice.cc"'
 check "registered as in-tree plugin" 'grep -q "\"drop_twice\"" "$fake/plugins/plugins.bzl"'
 BUILD_WORKSPACE_DIRECTORY="$fake" bash "$gen" drop_twice > /dev/null 2>&1; rc=$?
 check "refuses to overwrite" '[ $rc -ne 0 ]'

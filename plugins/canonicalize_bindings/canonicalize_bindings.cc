@@ -27,8 +27,9 @@
 // source's type (`%a: Tensor = %x`) is not trivial here (TVM treats every
 // VarBinding as trivial; its own test of that, test_casting, is xfail).
 //
-// Cost: two walks of the function, hash maps keyed by variable. Nested
-// expressions recurse; nesting deeper than kMaxDepth is reported as an error.
+// Cost: two walks of the function (the rewrites are the SDK's
+// BindingMutator), hash maps keyed by variable. Nested expressions recurse;
+// nesting deeper than kMaxDepth is reported as an error.
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -52,11 +53,6 @@ bool IsMatchCast(const Expr& e) {
   return op && op->name() == "match_cast";
 }
 
-Status TooDeepError() {
-  return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
-                         std::to_string(kMaxDepth) + " levels");
-}
-
 // The first half of TVM's CanonicalizeBindings (its SymbolicVarCanonicalizer):
 // a match_cast whose value has known dimensions where its type has symbolic
 // ones gives those names values (`match_cast(%x: (m, n), T[(o, p)])` makes
@@ -65,10 +61,12 @@ Status TooDeepError() {
 // own). A cast whose type becomes the value's type is then trivial and the
 // second half removes it. Two casts giving one name different values are an
 // error, as in TVM.
-class SymbolCanonicalizer {
+class SymbolCanonicalizer : public BindingMutator {
  public:
+  SymbolCanonicalizer() : BindingMutator("CanonicalizeBindings", kMaxDepth) {}
+
   StatusOr<Function> Run(const Function& f) {
-    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, MutateBody(f->body()));
     Type ret = f->ret_type() ? Subst(f->ret_type()) : f->ret_type();
     if (ret && body.get() != f->body().get() && !TypeEqual(body->type(), ret) &&
         TypeEqual(JoinTypes(body->type(), ret), ret))
@@ -166,72 +164,54 @@ class SymbolCanonicalizer {
     return Status::Ok();
   }
 
-  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
-    if (depth > kMaxDepth) return TooDeepError();
+  // A branch's names stay in it.
+  StatusOr<SeqExpr> VisitSeqExpr(const SeqExpr& seq) override {
     auto saved = known_;
-    bool changed = false;
-    std::vector<Block> blocks;
-    for (const Block& b : seq->blocks()) {
-      std::vector<Binding> out;
-      bool block_changed = false;
-      for (const Binding& binding : b->bindings()) {
-        Expr value;
-        if (IsMatchCast(binding->value())) {
-          // The cast's own type gives names values before it is rewritten.
-          auto* c = static_cast<const CallNode*>(binding->value().get());
-          PLIR_ASSIGN_OR_RETURN(Expr arg, Rewrite(c->args()[0], depth + 1));
-          PLIR_RETURN_IF_ERROR(Infer(arg->type(), c->sinfo_args()[0],
-                                     "the match_cast bound to %" + binding->var()->name_hint()));
-          Type target = Subst(c->sinfo_args()[0]);
-          if (target.get() != c->sinfo_args()[0].get() || arg.get() != c->args()[0].get()) {
-            PLIR_ASSIGN_OR_RETURN(value, MakeOpCall("match_cast", {arg}, c->attrs(), {target}));
-          } else {
-            value = binding->value();
-          }
-        } else {
-          PLIR_ASSIGN_OR_RETURN(value, Rewrite(binding->value(), depth + 1));
-        }
-        Var var = binding->var();
-        Type vt = Subst(var->type());
-        // A changed value whose type refines the variable's (not a copy kept
-        // for its annotation) retypes it, as Relax's ExprMutator does.
-        if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
-            !TypeEqual(value->type(), vt) && TypeEqual(JoinTypes(value->type(), vt), vt))
-          vt = value->type();
-        if (vt.get() != var->type().get()) {
-          Var nv = VarNode::Make(var->hint(), vt, var->is_dataflow());
-          remap_[var.get()] = nv;
-          var = nv;
-        }
-        if (var.get() == binding->var().get() && value.get() == binding->value().get()) {
-          out.push_back(binding);
-        } else {
-          block_changed = true;
-          out.push_back(VarBindingNode::Make(var, value));
-        }
-      }
-      changed |= block_changed;
-      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
-    }
-    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
-    if (depth > 0) known_ = std::move(saved);  // a branch's names stay in it
-    if (!changed && result.get() == seq->result().get()) return seq;
-    return SeqExprNode::Make(std::move(blocks), result);
+    StatusOr<SeqExpr> out = BindingMutator::VisitSeqExpr(seq);
+    if (out.ok() && depth() > 0) known_ = std::move(saved);
+    return out;
   }
 
-  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
-    if (depth > kMaxDepth) return TooDeepError();
-    switch (e->kind()) {
-      case NodeKind::kVar: {
-        auto it = remap_.find(static_cast<const VarNode*>(e.get()));
-        return it == remap_.end() ? e : Expr(it->second);
+  StatusOr<Binding> VisitBinding(const Binding& binding) override {
+    Expr value;
+    if (IsMatchCast(binding->value())) {
+      // The cast's own type gives names values before it is rewritten.
+      auto* c = static_cast<const CallNode*>(binding->value().get());
+      PLIR_ASSIGN_OR_RETURN(Expr arg, Mutate(c->args()[0]));
+      PLIR_RETURN_IF_ERROR(Infer(arg->type(), c->sinfo_args()[0],
+                                 "the match_cast bound to %" + binding->var()->name_hint()));
+      Type target = Subst(c->sinfo_args()[0]);
+      if (target.get() != c->sinfo_args()[0].get() || arg.get() != c->args()[0].get()) {
+        PLIR_ASSIGN_OR_RETURN(value, MakeOpCall("match_cast", {arg}, c->attrs(), {target}));
+      } else {
+        value = binding->value();
       }
+    } else {
+      PLIR_ASSIGN_OR_RETURN(value, Mutate(binding->value()));
+    }
+    Var var = binding->var();
+    Type vt = Subst(var->type());
+    // A changed value whose type refines the variable's (not a copy kept
+    // for its annotation) retypes it, as Relax's ExprMutator does.
+    if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
+        !TypeEqual(value->type(), vt) && TypeEqual(JoinTypes(value->type(), vt), vt))
+      vt = value->type();
+    if (vt.get() != var->type().get()) {
+      Var nv = VarNode::Make(var->hint(), vt, var->is_dataflow());
+      RemapVar(var.get(), nv);
+      var = nv;
+    }
+    return Rebind(binding, std::move(var), std::move(value));
+  }
+
+  StatusOr<Expr> VisitExpr(const Expr& e) override {
+    switch (e->kind()) {
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
         std::vector<Expr> args;
         bool changed = false;
         for (const Expr& a : c->args()) {
-          PLIR_ASSIGN_OR_RETURN(Expr na, Rewrite(a, depth + 1));
+          PLIR_ASSIGN_OR_RETURN(Expr na, Mutate(a));
           changed |= na.get() != a.get();
           args.push_back(std::move(na));
         }
@@ -243,7 +223,7 @@ class SymbolCanonicalizer {
         }
         Expr callee = c->callee();
         if (callee->kind() == NodeKind::kVar) {  // a call of a function value
-          PLIR_ASSIGN_OR_RETURN(callee, Rewrite(callee, depth + 1));
+          PLIR_ASSIGN_OR_RETURN(callee, Mutate(callee));
           changed |= callee.get() != c->callee().get();
         }
         if (!changed && !sinfo_changed) return e;
@@ -271,14 +251,11 @@ class SymbolCanonicalizer {
         return n == d ? e : PrimExprNode::Make(n);
       }
       default:
-        return RewriteChildren(
-            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
-            [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); });
+        return BindingMutator::VisitExpr(e);
     }
   }
 
   std::unordered_map<Symbol, Dim> known_;
-  std::unordered_map<const VarNode*, Var> remap_;
 };
 
 struct Plan {
@@ -467,12 +444,12 @@ class Planner {
 };
 
 // The second walk: applies a plan.
-class Applier {
+class Applier : public BindingMutator {
  public:
-  explicit Applier(Plan plan) : plan_(std::move(plan)) {}
+  explicit Applier(Plan plan) : BindingMutator("CanonicalizeBindings", kMaxDepth), plan_(std::move(plan)) {}
 
   StatusOr<Function> Run(const Function& f) {
-    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, MutateBody(f->body()));
     if (body.get() == f->body().get()) return f;
     // A body whose type became more specific refines the return type too.
     Type ret = f->ret_type();
@@ -482,56 +459,31 @@ class Applier {
   }
 
  private:
-  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
-    bool changed = false;
-    std::vector<Block> blocks;
-    for (const Block& b : seq->blocks()) {
-      std::vector<Binding> out;
-      bool block_changed = false;
-      for (const Binding& binding : b->bindings()) {
-        if (plan_.remove.Contains(binding->var().get())) {
-          block_changed = true;
-          continue;
-        }
-        PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(binding->value(), depth + 1));
-        Var var = binding->var();
-        for (const Var* it = plan_.replace_binding.Find(var.get()); it;
-             it = plan_.replace_binding.Find(var.get()))
-          var = *it;
-        // (Not for a copy `%a: T = %x` kept for its annotation: that is a cast.)
-        if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
-            !TypeEqual(value->type(), var->type()) &&
-            TypeEqual(JoinTypes(value->type(), var->type()), var->type())) {
-          // The new value's type refines the variable's.
-          Var refined = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
-          retyped_[var.get()] = refined;
-          var = refined;
-        }
-        if (var.get() == binding->var().get() && value.get() == binding->value().get()) {
-          out.push_back(binding);
-        } else {
-          out.push_back(VarBindingNode::Make(var, value));
-          block_changed = true;
-        }
-      }
-      if (out.empty()) {
-        changed = true;
-        continue;
-      }
-      if (block_changed) {
-        changed = true;
-        blocks.push_back(BindingBlockNode::Make(std::move(out), b->is_dataflow()));
-      } else {
-        blocks.push_back(b);
-      }
-    }
-    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
-    if (!changed && result.get() == seq->result().get()) return seq;
-    return SeqExprNode::Make(std::move(blocks), result);
+  StatusOr<Block> VisitBindingBlock(const Block& b) override {
+    if (b->bindings().empty()) return Block();  // empty blocks are dropped
+    return BindingMutator::VisitBindingBlock(b);
   }
 
-  Expr Use(const Expr& e) {
+  StatusOr<Binding> VisitBinding(const Binding& binding) override {
+    if (plan_.remove.Contains(binding->var().get())) return Binding();
+    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(binding->value()));
+    Var var = binding->var();
+    for (const Var* it = plan_.replace_binding.Find(var.get()); it;
+         it = plan_.replace_binding.Find(var.get()))
+      var = *it;
+    // (Not for a copy `%a: T = %x` kept for its annotation: that is a cast.)
+    if (value.get() != binding->value().get() && value->kind() != NodeKind::kVar &&
+        !TypeEqual(value->type(), var->type()) &&
+        TypeEqual(JoinTypes(value->type(), var->type()), var->type())) {
+      // The new value's type refines the variable's.
+      Var refined = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
+      retyped_[var.get()] = refined;
+      var = refined;
+    }
+    return Rebind(binding, std::move(var), std::move(value));
+  }
+
+  Expr VisitVarUse(const Expr& e) override {
     const VarNode* v = static_cast<const VarNode*>(e.get());
     Expr cur = e;
     for (const Var* it = plan_.replace_usage.Find(v); it; it = plan_.replace_usage.Find(v)) {
@@ -541,23 +493,6 @@ class Applier {
     if (const Expr* c = plan_.inline_constant.Find(v)) return *c;
     if (auto it = retyped_.find(v); it != retyped_.end()) return it->second;
     return cur;
-  }
-
-  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
-    switch (e->kind()) {
-      case NodeKind::kVar:
-        return Use(e);
-      default:
-        return RewriteChildren(
-            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
-            [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); });
-    }
-  }
-
-  static Status TooDeep() {
-    return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
-                           std::to_string(kMaxDepth) + " levels");
   }
 
   Plan plan_;

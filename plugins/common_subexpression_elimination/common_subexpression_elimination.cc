@@ -18,13 +18,13 @@
 // with a clean scope, as TVM does; calls of a variable whose Callable type is
 // pure (a pure local function, a pure callback) are values like any other.
 //
-// Cost: one walk; a hash table keyed by the structural hash of each value
-// (variables by identity), confirmed by structural equality; an `if`
-// branch undoes what it changed when it ends. Nested expressions recurse; nesting deeper than
-// kMaxDepth is reported as an error.
+// Cost: one walk (the SDK's BindingMutator); a hash table keyed by the
+// structural hash of each value (variables by identity), confirmed by
+// structural equality; an `if` branch undoes what it changed when it ends.
+// Nested expressions recurse; nesting deeper than kMaxDepth is reported as
+// an error.
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/analysis/purity.h"
@@ -38,10 +38,6 @@ namespace {
 using namespace plir;
 
 constexpr int kMaxDepth = 2000;
-
-// Purity is the SDK's (ir/analysis/purity.h): calls of impure ops and of
-// module functions (whose purity the pass does not look up) are impure; an
-// `if` is as pure as its parts.
 
 uint64_t Mix(uint64_t h, uint64_t v) {
   v *= 0x9e3779b97f4a7c15ull;
@@ -191,9 +187,12 @@ class ValueTable {
   int shift_ = 64;
 };
 
-class Eliminator {
+// The walk is the SDK's BindingMutator: this class says what a dataflow
+// block, a binding, a local function and an `if` branch do to the scopes.
+class Eliminator : public BindingMutator {
  public:
-  explicit Eliminator(bool call_only) : call_only_(call_only) {}
+  explicit Eliminator(bool call_only)
+      : BindingMutator("CommonSubexpressionElimination", kMaxDepth), call_only_(call_only) {}
 
   StatusOr<Function> Run(const Function& f) {
     // Sized once for the body's bindings: growing a table of a million
@@ -201,19 +200,94 @@ class Eliminator {
     size_t n = 0;
     for (const Block& b : f->body()->blocks()) n += b->bindings().size();
     table_.Reserve(n);
-    remap_.reserve(n / 4);
-    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
-    if (body.get() == f->body().get()) return f;
-    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
+    ReserveRemaps(n / 4);
+    return MutateFunction(f);
+  }
+
+ protected:
+  // What a dataflow block adds is undone at its end: only that is recorded
+  // (copying the tables per block was quadratic in one large function of
+  // many blocks).
+  StatusOr<Block> VisitBindingBlock(const Block& b) override {
+    if (!b->is_dataflow()) return BindingMutator::VisitBindingBlock(b);
+    std::vector<uint32_t> saved_touched;
+    std::vector<const VarNode*> saved_remapped;
+    saved_touched.swap(touched_);
+    saved_remapped.swap(remapped_);
+    StatusOr<Block> out = BindingMutator::VisitBindingBlock(b);
+    // Dataflow variables are not visible past their block; neither are the
+    // replacements made inside it.
+    for (uint32_t i : touched_) VarsForUpdate(i).EraseDataflow();
+    for (const VarNode* v : remapped_) UnmapVar(v);
+    touched_.swap(saved_touched);
+    remapped_.swap(saved_remapped);
+    return out;
+  }
+
+  StatusOr<Binding> VisitBinding(const Binding& b) override {
+    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(b->value()));
+    const Var& var = b->var();
+    if ((!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value)) {
+      uint64_t h = ValueKey(value, SimpleCall(value));
+      int64_t found = table_.Find(h, [&](const Expr& v) { return ValueEqual(v, value); });
+      uint32_t index = found >= 0 ? static_cast<uint32_t>(found) : table_.Insert(h, value);
+      if (var->is_dataflow()) touched_.push_back(index);
+      VarList& vars = VarsForUpdate(index);
+      if (!vars.empty()) {
+        Var first = vars.front();
+        RemapVar(var.get(), first);
+        remapped_.push_back(var.get());
+        if (scope_ != 0) branch_remapped_.push_back(var.get());
+        vars.push_back(var);
+        return VarBindingNode::Make(var, first);
+      }
+      vars.push_back(var);
+    }
+    return Rebind(b, var, std::move(value));
+  }
+
+  StatusOr<Expr> VisitExpr(const Expr& e) override {
+    if (e->kind() != NodeKind::kLocalFn) return BindingMutator::VisitExpr(e);
+    // As TVM: a local function is rewritten on its own, with a clean scope
+    // (no value or replacement crosses its boundary either way).
+    auto* f = static_cast<const LocalFnNode*>(e.get());
+    Eliminator inner(call_only_);
+    inner.ContinueDepthOf(*this);
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, inner.MutateBody(f->body()));
+    if (body.get() == f->body().get()) return e;
+    return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
+  }
+
+  // A nested body: sees the enclosing scope; what it binds stays inside.
+  // What it changes is undone when it ends: entries it added are
+  // truncated, variable lists it changed are restored from the copy saved
+  // at their first change in the branch, replacements it made are erased.
+  StatusOr<SeqExpr> VisitNestedBody(const SeqExpr& s) override {
+    uint32_t outer_scope = scope_;
+    size_t outer_entries = scope_entries_;
+    size_t saved = saved_vars_.size();
+    size_t remapped = branch_remapped_.size();
+    size_t touched = touched_.size();
+    scope_ = ++scopes_;
+    scope_entries_ = table_.size();
+    StatusOr<SeqExpr> out = MutateBody(s);
+    table_.Truncate(scope_entries_);
+    // (An `if` in a dataflow block: the entries the branch added are gone.)
+    touched_.erase(std::remove_if(touched_.begin() + std::min(touched, touched_.size()), touched_.end(),
+                                  [&](uint32_t i) { return i >= scope_entries_; }),
+                   touched_.end());
+    while (saved_vars_.size() > saved) {  // latest first: the earliest copy wins
+      table_.at(saved_vars_.back().entry).vars = std::move(saved_vars_.back().vars);
+      saved_vars_.pop_back();
+    }
+    for (size_t i = remapped; i < branch_remapped_.size(); ++i) UnmapVar(branch_remapped_[i]);
+    branch_remapped_.resize(remapped);
+    scope_ = outer_scope;
+    scope_entries_ = outer_entries;
+    return out;
   }
 
  private:
-  using Remap = std::unordered_map<const VarNode*, Var>;
-
-  // What an `if` branch changes is undone when it ends: entries it added
-  // are truncated, variable lists it changed are restored from the copy
-  // saved at their first change in the branch, replacements it made are
-  // erased.
   struct SavedVars {
     uint32_t entry;
     VarList vars;
@@ -228,131 +302,11 @@ class Eliminator {
     return e.vars;
   }
 
-  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
-    bool changed = false;
-    std::vector<Block> blocks;
-    blocks.reserve(seq->blocks().size());
-    for (const Block& b : seq->blocks()) {
-      // What a dataflow block adds is undone at its end: only that is
-      // recorded (copying the tables per block was quadratic in one large
-      // function of many blocks).
-      std::vector<uint32_t> saved_touched;
-      std::vector<const VarNode*> saved_remapped;
-      if (b->is_dataflow()) {
-        saved_touched.swap(touched_);
-        saved_remapped.swap(remapped_);
-      }
-      std::vector<Binding> out;
-      bool block_changed = false;
-      for (const Binding& binding : b->bindings()) {
-        PLIR_ASSIGN_OR_RETURN(Binding nb, RewriteBinding(binding, depth + 1));
-        block_changed |= nb.get() != binding.get();
-        out.push_back(std::move(nb));
-      }
-      if (b->is_dataflow()) {
-        // Dataflow variables are not visible past their block; neither are
-        // the replacements made inside it.
-        for (uint32_t i : touched_) VarsForUpdate(i).EraseDataflow();
-        for (const VarNode* v : remapped_) remap_.erase(v);
-        touched_.swap(saved_touched);
-        remapped_.swap(saved_remapped);
-      }
-      if (block_changed) {
-        changed = true;
-        blocks.push_back(BindingBlockNode::Make(std::move(out), b->is_dataflow()));
-      } else {
-        blocks.push_back(b);
-      }
-    }
-    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
-    if (!changed && result.get() == seq->result().get()) return seq;
-    return SeqExprNode::Make(std::move(blocks), result);
-  }
-
-  StatusOr<Binding> RewriteBinding(const Binding& b, int depth) {
-    PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(b->value(), depth));
-    const Var& var = b->var();
-    bool candidate = (!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value);
-    if (candidate) {
-      uint64_t h = ValueKey(value, SimpleCall(value));
-      int64_t found = table_.Find(h, [&](const Expr& v) { return ValueEqual(v, value); });
-      uint32_t index = found >= 0 ? static_cast<uint32_t>(found) : table_.Insert(h, value);
-      if (var->is_dataflow()) touched_.push_back(index);
-      VarList& vars = VarsForUpdate(index);
-      if (!vars.empty()) {
-        Var first = vars.front();
-        remap_[var.get()] = first;
-        remapped_.push_back(var.get());
-        if (scope_ != 0) branch_remapped_.push_back(var.get());
-        vars.push_back(var);
-        return VarBindingNode::Make(var, first);
-      }
-      vars.push_back(var);
-    }
-    if (value.get() == b->value().get()) return b;
-    return VarBindingNode::Make(var, value);
-  }
-  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
-    switch (e->kind()) {
-      case NodeKind::kVar: {
-        auto it = remap_.find(static_cast<const VarNode*>(e.get()));
-        return it == remap_.end() ? e : Expr(it->second);
-      }
-      case NodeKind::kLocalFn: {
-        // As TVM: a local function is rewritten on its own, with a clean
-        // scope (no value or replacement crosses its boundary either way).
-        auto* f = static_cast<const LocalFnNode*>(e.get());
-        Eliminator inner(call_only_);
-        PLIR_ASSIGN_OR_RETURN(SeqExpr body, inner.RewriteSeq(f->body(), depth + 1));
-        if (body.get() == f->body().get()) return e;
-        return Expr(LocalFnNode::Make(f->params(), f->ret_type(), body));
-      }
-      default:
-        return RewriteChildren(
-            e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
-            [&](const SeqExpr& s) { return RewriteBranch(s, depth + 1); });
-    }
-  }
-
-  // A nested body: sees the enclosing scope; what it binds stays inside.
-  StatusOr<SeqExpr> RewriteBranch(const SeqExpr& s, int depth) {
-    uint32_t outer_scope = scope_;
-    size_t outer_entries = scope_entries_;
-    size_t saved = saved_vars_.size();
-    size_t remapped = branch_remapped_.size();
-    size_t touched = touched_.size();
-    scope_ = ++scopes_;
-    scope_entries_ = table_.size();
-    StatusOr<SeqExpr> out = RewriteSeq(s, depth);
-    table_.Truncate(scope_entries_);
-    // (An `if` in a dataflow block: the entries the branch added are gone.)
-    touched_.erase(std::remove_if(touched_.begin() + std::min(touched, touched_.size()), touched_.end(),
-                                  [&](uint32_t i) { return i >= scope_entries_; }),
-                   touched_.end());
-    while (saved_vars_.size() > saved) {  // latest first: the earliest copy wins
-      table_.at(saved_vars_.back().entry).vars = std::move(saved_vars_.back().vars);
-      saved_vars_.pop_back();
-    }
-    for (size_t i = remapped; i < branch_remapped_.size(); ++i) remap_.erase(branch_remapped_[i]);
-    branch_remapped_.resize(remapped);
-    scope_ = outer_scope;
-    scope_entries_ = outer_entries;
-    return out;
-  }
-
-  static Status TooDeep() {
-    return InvalidArgument("CommonSubexpressionElimination: expressions nest deeper than " +
-                           std::to_string(kMaxDepth) + " levels");
-  }
-
   bool call_only_;
   ValueTable table_;
-  Remap remap_;
   std::vector<uint32_t> touched_;            // entries given a dataflow variable in the current block
   std::vector<const VarNode*> remapped_;     // replacements made in the current block
-  // Branch scopes (RewriteBranch): 0 outside any `if` branch.
+  // Branch scopes (VisitNestedBody): 0 outside any `if` branch.
   uint32_t scope_ = 0;
   uint32_t scopes_ = 0;
   size_t scope_entries_ = 0;                 // entries that existed when the current branch began

@@ -27,7 +27,6 @@
 // kernel is left as it is.
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/analysis/purity.h"
@@ -183,13 +182,14 @@ bool IsCallTir(const CallNode* call) {
 // reads the constant; op calls fold inside dataflow blocks only (TVM folds
 // ops by legalizing them, which it does in dataflow blocks); then unused
 // pure bindings and blocks left empty are removed (TVM's RemoveAllUnused).
-class Folder {
+class Folder : public BindingMutator {
  public:
-  Folder(int64_t max_elements, int64_t max_work) : max_elements_(max_elements), max_work_(max_work) {}
+  Folder(int64_t max_elements, int64_t max_work)
+      : BindingMutator("FoldConstant", kMaxDepth), max_elements_(max_elements), max_work_(max_work) {}
 
   StatusOr<Function> Run(const Function& f) {
     for (const Var& p : f->params()) CollectSymbols(p->type(), &param_symbols_);
-    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
+    PLIR_ASSIGN_OR_RETURN(SeqExpr body, MutateBody(f->body()));
     PLIR_ASSIGN_OR_RETURN(body, RemoveUnused(body, 0));
     if (body.get() == f->body().get()) return f;
     // A return type that was the body's type follows it (a folded shape
@@ -206,73 +206,54 @@ class Folder {
                            std::to_string(kMaxDepth) + " levels");
   }
 
-  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
+  // Op calls fold in the bindings of dataflow blocks, not in a body's result.
+  StatusOr<SeqExpr> VisitSeqExpr(const SeqExpr& seq) override {
     bool saved = in_dataflow_;
-    bool changed = false;
-    std::vector<Block> blocks;
-    for (const Block& b : seq->blocks()) {
-      in_dataflow_ = b->is_dataflow();
-      std::vector<Binding> out;
-      bool block_changed = false;
-      for (const Binding& binding : b->bindings()) {
-        PLIR_ASSIGN_OR_RETURN(Expr value, Rewrite(binding->value(), depth + 1));
-        // Uses of a variable bound to a constant, or to a static shape
-        // value, read it.
-        bool substituted =
-            value->kind() == NodeKind::kConstant ||
-            (value->kind() == NodeKind::kShapeExpr && static_cast<const ShapeExprNode*>(value.get())->IsStatic());
-        if (substituted) constants_[binding->var().get()] = value;
-        if (value.get() == binding->value().get()) {
-          out.push_back(binding);
-        } else {
-          block_changed = true;
-          // As TVM's re-emitted bindings: a changed value gives the variable
-          // its type (e.g. a reshape whose shape became known).
-          Var var = binding->var();
-          if (!TypeEqual(var->type(), value->type()) && TypeCompatible(var->type(), value->type())) {
-            var = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
-            if (!substituted) constants_[binding->var().get()] = var;
-          }
-          out.push_back(VarBindingNode::Make(var, value));
-        }
-      }
-      changed |= block_changed;
-      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
-    }
     in_dataflow_ = false;
-    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
+    StatusOr<SeqExpr> out = BindingMutator::VisitSeqExpr(seq);
     in_dataflow_ = saved;
-    if (!changed && result.get() == seq->result().get()) return seq;
-    return SeqExprNode::Make(std::move(blocks), result);
+    return out;
+  }
+  StatusOr<Block> VisitBindingBlock(const Block& b) override {
+    in_dataflow_ = b->is_dataflow();
+    StatusOr<Block> out = BindingMutator::VisitBindingBlock(b);
+    in_dataflow_ = false;
+    return out;
   }
 
-  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
-    auto rewrite = [&](const Expr& c) { return Rewrite(c, depth + 1); };
-    auto body = [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); };
-    switch (e->kind()) {
-      case NodeKind::kVar: {
-        auto it = constants_.find(static_cast<const VarNode*>(e.get()));
-        return it == constants_.end() ? e : it->second;
-      }
-      case NodeKind::kCall: {
-        PLIR_ASSIGN_OR_RETURN(Expr call, RewriteChildren(e, rewrite, body));
-        if (call->kind() == NodeKind::kCall && IsCallTir(static_cast<const CallNode*>(call.get()))) {
-          // As TVM: a call of a kernel folds in any block.
-          PLIR_ASSIGN_OR_RETURN(Expr folded, TryFoldCallTir(static_cast<const CallNode*>(call.get()),
-                                                            max_elements_, max_work_));
-          return folded ? folded : call;
-        }
-        if (in_dataflow_ && call->kind() == NodeKind::kCall) {
-          if (Expr folded = TryFold(static_cast<const CallNode*>(call.get()), max_elements_, max_work_))
-            return folded;
-        }
-        return call;
-      }
-      default:
-        return RewriteChildren(e, rewrite, body);
+  StatusOr<Binding> VisitBinding(const Binding& binding) override {
+    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(binding->value()));
+    // Uses of a variable bound to a constant, or to a static shape value,
+    // read it.
+    bool substituted =
+        value->kind() == NodeKind::kConstant ||
+        (value->kind() == NodeKind::kShapeExpr && static_cast<const ShapeExprNode*>(value.get())->IsStatic());
+    if (substituted) RemapVar(binding->var().get(), value);
+    if (value.get() == binding->value().get()) return binding;
+    // As TVM's re-emitted bindings: a changed value gives the variable its
+    // type (e.g. a reshape whose shape became known).
+    Var var = binding->var();
+    if (!TypeEqual(var->type(), value->type()) && TypeCompatible(var->type(), value->type())) {
+      var = VarNode::Make(var->hint(), value->type(), var->is_dataflow());
+      if (!substituted) RemapVar(binding->var().get(), var);
     }
+    return VarBindingNode::Make(var, value);
+  }
+
+  StatusOr<Expr> VisitExpr(const Expr& e) override {
+    if (e->kind() != NodeKind::kCall) return BindingMutator::VisitExpr(e);
+    PLIR_ASSIGN_OR_RETURN(Expr call, VisitChildren(e));
+    if (call->kind() == NodeKind::kCall && IsCallTir(static_cast<const CallNode*>(call.get()))) {
+      // As TVM: a call of a kernel folds in any block.
+      PLIR_ASSIGN_OR_RETURN(Expr folded, TryFoldCallTir(static_cast<const CallNode*>(call.get()),
+                                                        max_elements_, max_work_));
+      return folded ? folded : call;
+    }
+    if (in_dataflow_ && call->kind() == NodeKind::kCall) {
+      if (Expr folded = TryFold(static_cast<const CallNode*>(call.get()), max_elements_, max_work_))
+        return folded;
+    }
+    return call;
   }
 
   // Collects the variables `e` uses; *impure is set if it calls anything
@@ -411,7 +392,6 @@ class Folder {
 
   int64_t max_elements_, max_work_;
   bool in_dataflow_ = false;
-  std::unordered_map<const VarNode*, Expr> constants_;
   std::unordered_set<Symbol> param_symbols_;
 };
 
