@@ -21,6 +21,9 @@ packages=(
   libsimdjson-dev    # JSON loading
   libssl-dev         # SHA-256 of plugin files (libcrypto)
   libre2-dev         # regular expressions of pipeline steps (functions: REGEX)
+  libonnx-dev        # frontends/onnx: ONNX protobuf, checker, version converter
+  libprotobuf-dev    # frontends/onnx (libonnx-dev does not pull it in)
+  libonnx-testdata   # frontends/onnx:node_tests (ONNX's backend node tests)
 )
 
 missing=()
