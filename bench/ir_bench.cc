@@ -20,14 +20,14 @@
 #include <unordered_set>
 
 #include "bench/workloads.h"
-#include "ir/text/parser.h"
-#include "ir/text/printer.h"
+#include "driver/plugin_loader.h"
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
-#include "driver/plugin_loader.h"
 
 namespace plir::bench {
 namespace {
@@ -80,19 +80,34 @@ size_t NodeBytes(const Module& m) {
       if (!seen.insert(n).second) return false;
       size_t b = 0;
       switch (n->kind()) {
-        case NodeKind::kCall: b = static_cast<const CallNode*>(n)->AllocSize(); break;
-        case NodeKind::kTuple: b = static_cast<const TupleNode*>(n)->AllocSize(); break;
-        case NodeKind::kBindingBlock: b = static_cast<const BindingBlockNode*>(n)->AllocSize(); break;
-        case NodeKind::kVar: b = sizeof(VarNode); break;
-        case NodeKind::kVarBinding: b = sizeof(VarBindingNode); break;
+        case NodeKind::kCall:
+          b = static_cast<const CallNode*>(n)->AllocSize();
+          break;
+        case NodeKind::kTuple:
+          b = static_cast<const TupleNode*>(n)->AllocSize();
+          break;
+        case NodeKind::kBindingBlock:
+          b = static_cast<const BindingBlockNode*>(n)->AllocSize();
+          break;
+        case NodeKind::kVar:
+          b = sizeof(VarNode);
+          break;
+        case NodeKind::kVarBinding:
+          b = sizeof(VarBindingNode);
+          break;
         case NodeKind::kSeqExpr:
-          b = sizeof(SeqExprNode) + static_cast<const SeqExprNode*>(n)->blocks().size() * sizeof(Block);
+          b = sizeof(SeqExprNode) +
+              static_cast<const SeqExprNode*>(n)->blocks().size() * sizeof(Block);
           break;
         case NodeKind::kFunction:
-          b = sizeof(FunctionNode) + static_cast<const FunctionNode*>(n)->params().size() * sizeof(Var);
+          b = sizeof(FunctionNode) +
+              static_cast<const FunctionNode*>(n)->params().size() * sizeof(Var);
           break;
-        case NodeKind::kOp: return false;  // interned
-        default: b = 32; break;            // small leaves (globals, literals, ...)
+        case NodeKind::kOp:
+          return false;  // interned
+        default:
+          b = 32;
+          break;  // small leaves (globals, literals, ...)
       }
       bytes += (b + 7) / 8 * 8;
       return true;
@@ -120,8 +135,7 @@ void SaveBench(benchmark::State& state, size_t n, const Module& m, F save) {
   Done(state, n, bytes);
 }
 
-#define MODEL_BENCH(NAME) \
-  void NAME(benchmark::State& state, const std::string& kind)
+#define MODEL_BENCH(NAME) void NAME(benchmark::State& state, const std::string& kind)
 
 MODEL_BENCH(Parse) {
   size_t n = state.range(0);
@@ -307,9 +321,9 @@ void PlirOptStartup(benchmark::State& state) {
   std::string dir = std::string(buf).substr(0, std::string(buf).rfind('/'));
   std::string opt = dir + "/../cli/plir-opt";
   std::vector<std::string> plugins;
-  for (const char* p : {"canonicalize_bindings", "common_subexpression_elimination", "dead_code_elimination",
-                        "fold_constant", "lazy_transform_params", "lift_transform_params",
-                        "normalize", "to_basic_block_normal_form"})
+  for (const char* p : {"canonicalize_bindings", "common_subexpression_elimination",
+                        "dead_code_elimination", "fold_constant", "lazy_transform_params",
+                        "lift_transform_params", "normalize", "to_basic_block_normal_form"})
     plugins.push_back(dir + "/../plugins/" + p + "/libplir_" + p + ".so");
   for (const char* p : {"test_good", "test_misbehaving", "test_noop"})
     plugins.push_back(dir + "/../testing/plugins/libplir_" + std::string(p) + ".so");
@@ -339,21 +353,48 @@ void Sizes(benchmark::internal::Benchmark* b) {
 using namespace plir::bench;
 
 #define REG(F, KIND) BENCHMARK_CAPTURE(F, KIND, std::string(#KIND))->Apply(Sizes)
-REG(Parse, chain); REG(Print, chain); REG(TextRoundTrip, chain);
-REG(JsonSave, chain); REG(JsonLoad, chain); REG(BinarySave, chain); REG(BinaryLoad, chain);
-REG(BinaryRoundTrip, chain); REG(Copy, chain); REG(UpdateOneFunction, chain); REG(DeepCopyModule, chain);
-REG(Hash, chain); REG(Equal, chain); REG(VerifyModule, chain); REG(Teardown, chain);
+REG(Parse, chain);
+REG(Print, chain);
+REG(TextRoundTrip, chain);
+REG(JsonSave, chain);
+REG(JsonLoad, chain);
+REG(BinarySave, chain);
+REG(BinaryLoad, chain);
+REG(BinaryRoundTrip, chain);
+REG(Copy, chain);
+REG(UpdateOneFunction, chain);
+REG(DeepCopyModule, chain);
+REG(Hash, chain);
+REG(Equal, chain);
+REG(VerifyModule, chain);
+REG(Teardown, chain);
 // The single-large-function shape: per-binding cost must stay flat with size.
-REG(Parse, chain1); REG(Print, chain1); REG(TextRoundTrip, chain1); REG(VerifyModule, chain1);
-REG(BinaryLoad, chain1); REG(BinaryRoundTrip, chain1); REG(UpdateOneFunction, chain1);
-REG(Hash, chain1); REG(Equal, chain1); REG(Teardown, chain1);
-REG(Parse, resnet); REG(Print, resnet); REG(BinaryLoad, resnet); REG(Hash, resnet);
-REG(Parse, transformer); REG(Print, transformer); REG(BinaryLoad, transformer); REG(Hash, transformer);
+REG(Parse, chain1);
+REG(Print, chain1);
+REG(TextRoundTrip, chain1);
+REG(VerifyModule, chain1);
+REG(BinaryLoad, chain1);
+REG(BinaryRoundTrip, chain1);
+REG(UpdateOneFunction, chain1);
+REG(Hash, chain1);
+REG(Equal, chain1);
+REG(Teardown, chain1);
+REG(Parse, resnet);
+REG(Print, resnet);
+REG(BinaryLoad, resnet);
+REG(Hash, resnet);
+REG(Parse, transformer);
+REG(Print, transformer);
+REG(BinaryLoad, transformer);
+REG(Hash, transformer);
 BENCHMARK_CAPTURE(Pass, Normalize, "normalize", "Normalize")->Apply(Sizes);
-BENCHMARK_CAPTURE(Pass, CanonicalizeBindings, "canonicalize_bindings", "CanonicalizeBindings")->Apply(Sizes);
-BENCHMARK_CAPTURE(Pass, DeadCodeElimination, "dead_code_elimination", "DeadCodeElimination")->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, CanonicalizeBindings, "canonicalize_bindings", "CanonicalizeBindings")
+    ->Apply(Sizes);
+BENCHMARK_CAPTURE(Pass, DeadCodeElimination, "dead_code_elimination", "DeadCodeElimination")
+    ->Apply(Sizes);
 BENCHMARK_CAPTURE(Pass, CommonSubexpressionElimination, "common_subexpression_elimination",
-                  "CommonSubexpressionElimination")->Apply(Sizes);
+                  "CommonSubexpressionElimination")
+    ->Apply(Sizes);
 BENCHMARK_CAPTURE(Pass, FoldConstant, "fold_constant", "FoldConstant")->Apply(Sizes);
 
 BENCHMARK_MAIN();

@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!model.empty()) {
-    std::string ty = "Tensor[(" + std::to_string(dim) + ", " + std::to_string(dim) + "), " + dtype + "]";
+    std::string ty =
+        "Tensor[(" + std::to_string(dim) + ", " + std::to_string(dim) + "), " + dtype + "]";
     std::string row = "Tensor[(1, " + std::to_string(dim) + "), " + dtype + "]";
     std::ofstream out(model);
     out << "// " << count << " weights of " << dim << "x" << dim << " " << dtype
@@ -88,8 +89,10 @@ int main(int argc, char** argv) {
     for (int64_t i = 0; i < count; ++i) {
       out << "    %t" << i << " = permute_dims(%w" << i << ");\n";
       out << "    %p" << i << " = matmul(%x, %t" << i << ");\n";
-      if (i > 0) out << "    %s" << i << " = add(%s" << i - 1 << ", %p" << i << ");\n";
-      else out << "    %s0 = %p0;\n";
+      if (i > 0)
+        out << "    %s" << i << " = add(%s" << i - 1 << ", %p" << i << ");\n";
+      else
+        out << "    %s0 = %p0;\n";
     }
     out << "    output %s" << count - 1 << ";\n  }\n  %s" << count - 1 << "\n}\n";
     if (!out) {

@@ -70,30 +70,40 @@ Module ChainModel(size_t bindings, size_t per_function) {
     Var result = live.back();
     Attrs attrs;
     if (f == 0) attrs = attrs.With(Symbol("global_symbol"), AttrValue::String("main"));
-    return FunctionNode::Make(Name(f), {x, c}, nullptr,
-                              SeqExprNode::Make({BindingBlockNode::Make(std::move(b), true)}, result), attrs);
+    return FunctionNode::Make(
+        Name(f), {x, c}, nullptr,
+        SeqExprNode::Make({BindingBlockNode::Make(std::move(b), true)}, result), attrs);
   });
 }
 
 Module ResNetModel(size_t bindings) {
   auto t = [](int64_t c, int64_t h) {
-    return TensorTypeNode::Make({Dim::Const(1), Dim::Const(c), Dim::Const(h), Dim::Const(h)}, DataType::kFloat32);
+    return TensorTypeNode::Make({Dim::Const(1), Dim::Const(c), Dim::Const(h), Dim::Const(h)},
+                                DataType::kFloat32);
   };
   return Split(bindings, 10000, [&](size_t f, size_t n) -> Item {
     Var data = VarNode::Make("data", t(64, 56));
-    Var w = VarNode::Make("w", TensorTypeNode::Make({Dim::Const(64), Dim::Const(64), Dim::Const(3), Dim::Const(3)},
-                                                   DataType::kFloat32));
-    Attrs conv = *Attrs::Make({{Symbol("padding"), Ints({1, 1, 1, 1})}, {Symbol("channels"), AttrValue::Int(64)},
+    Var w = VarNode::Make(
+        "w", TensorTypeNode::Make({Dim::Const(64), Dim::Const(64), Dim::Const(3), Dim::Const(3)},
+                                  DataType::kFloat32));
+    Attrs conv = *Attrs::Make({{Symbol("padding"), Ints({1, 1, 1, 1})},
+                               {Symbol("channels"), AttrValue::Int(64)},
                                {Symbol("kernel_size"), Ints({3, 3})}});
     std::vector<Binding> b;
     Expr cur = data;
     for (size_t i = 0; i < n; i += 3) {
       Var c1 = VarNode::Make("conv", t(64, 56), true);
       b.push_back(VarBindingNode::Make(c1, Call("nn.conv2d", {cur, w}, conv)));
-      if (i + 1 >= n) { cur = c1; break; }
+      if (i + 1 >= n) {
+        cur = c1;
+        break;
+      }
       Var r = VarNode::Make("relu", t(64, 56), true);
       b.push_back(VarBindingNode::Make(r, Call("nn.relu", {c1})));
-      if (i + 2 >= n) { cur = r; break; }
+      if (i + 2 >= n) {
+        cur = r;
+        break;
+      }
       Var s = VarNode::Make("res", t(64, 56), true);
       b.push_back(VarBindingNode::Make(s, Call("add", {r, cur})));
       cur = s;
@@ -121,14 +131,18 @@ Module TransformerModel(size_t bindings) {
     while (b.size() < n) {
       Var q = emit("q", Call("matmul", {cur, wq}));
       Var k = emit("k", Call("matmul", {cur, wk}));
-      Var kt = emit("kt", Call("permute_dims", {k}, *Attrs::Make({{Symbol("axes"), Ints({1, 0})}})));
+      Var kt =
+          emit("kt", Call("permute_dims", {k}, *Attrs::Make({{Symbol("axes"), Ints({1, 0})}})));
       Var s = emit("scores", Call("matmul", {q, kt}));
-      Var p = emit("probs", Call("nn.softmax", {s}, *Attrs::Make({{Symbol("axis"), AttrValue::Int(-1)}})));
+      Var p = emit("probs",
+                   Call("nn.softmax", {s}, *Attrs::Make({{Symbol("axis"), AttrValue::Int(-1)}})));
       Var a = emit("attn", Call("matmul", {p, cur}));
       Var o = emit("proj", Call("matmul", {a, wo}));
       Var r = emit("resid", Call("add", {o, cur}));
-      Var h = emit("heads", Call("reshape", {r}, *Attrs::Make({{Symbol("shape"), Ints({-1, 8, 64})}})));
-      cur = emit("merged", Call("reshape", {h}, *Attrs::Make({{Symbol("shape"), Ints({-1, 512})}})));
+      Var h =
+          emit("heads", Call("reshape", {r}, *Attrs::Make({{Symbol("shape"), Ints({-1, 8, 64})}})));
+      cur =
+          emit("merged", Call("reshape", {h}, *Attrs::Make({{Symbol("shape"), Ints({-1, 512})}})));
     }
     Var out = VarNode::Make("out", cur->type());
     b.push_back(VarBindingNode::Make(out, Call("nn.relu", {cur})));

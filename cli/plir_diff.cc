@@ -8,9 +8,9 @@
 #include <iostream>
 
 #include "ir/serialize/module_file.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "passes/unified_diff.h"
 
 namespace {

@@ -20,30 +20,30 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
-#include <cstring>
-#include <map>
-#include <optional>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "ir/parallel.h"
-#include "ir/text/parser.h"
-#include "ir/text/printer.h"
-#include "ir/serialize/module_file.h"
-#include "ir/serialize/serialize.h"
-#include "ir/verifier.h"
-#include "passes/instruments.h"
-#include "passes/pass_manager.h"
 #include "driver/file_util.h"
 #include "driver/pass_resolver.h"
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
 #include "driver/supervisor.h"
+#include "ir/parallel.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/verifier.h"
+#include "passes/instruments.h"
+#include "passes/pass_manager.h"
 
 namespace plir {
 namespace {
@@ -72,10 +72,10 @@ struct Flags {
   int threads = 0;  // 0: the hardware's
   // Robustness.
   bool no_isolate = false;
-  double pass_timeout_s = 0;     // 0: none (or the pipeline's)
-  int64_t memory_limit_mb = 0;   // 0: none (or the pipeline's)
-  std::string reproduce;         // --reproduce DIR
-  std::string reproducer_dir;    // where bundles go (default $TMPDIR)
+  double pass_timeout_s = 0;    // 0: none (or the pipeline's)
+  int64_t memory_limit_mb = 0;  // 0: none (or the pipeline's)
+  std::string reproduce;        // --reproduce DIR
+  std::string reproducer_dir;   // where bundles go (default $TMPDIR)
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
@@ -84,7 +84,8 @@ struct Flags {
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A command-line run does not free the modules it drops at exit: a handle to
@@ -154,7 +155,8 @@ class PhaseInstrument : public Instrument {
       : state_(state), plugin_of_(std::move(plugin_of)) {}
   void BeforePass(const PassInfo& pass, const Module&) override {
     auto it = plugin_of_.find(pass.name);
-    state_->Enter(RunPhase::kRunningPass, pass.name, it != plugin_of_.end() ? it->second : pass.origin);
+    state_->Enter(RunPhase::kRunningPass, pass.name,
+                  it != plugin_of_.end() ? it->second : pass.origin);
   }
 
  private:
@@ -174,7 +176,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
   });
   auto print_loader_warnings = [&] {
-    for (const std::string& w : loader.TakeWarnings()) std::cerr << "warning: " << Printable(w) << "\n";
+    for (const std::string& w : loader.TakeWarnings())
+      std::cerr << "warning: " << Printable(w) << "\n";
   };
   for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
   if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
@@ -200,10 +203,12 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   // shipped beside a plugin is never applied silently.
   if (!f.extends.empty() && f.pipeline.empty()) return Error("plir-opt: --extend needs --pipeline");
   for (const std::string& frag : f.extends)
-    if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok()) return Error(Printable(s.message()));
+    if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok())
+      return Error(Printable(s.message()));
   if (f.list_passes || f.list_ops) {
     if (Status s = loader.LoadAll(); !s.ok())
-      std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(s.message()) << "\n";
+      std::cerr << "warning: some plugins on the search path did not load:\n"
+                << Printable(s.message()) << "\n";
     print_loader_warnings();
     if (f.list_passes) ListPasses(f);
     if (f.list_ops) ListOps();
@@ -216,7 +221,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       auto known = ResolvePassName(name, loader, PassRegistry::Global(), {.load_all_plugins = true},
                                    &warning);
       if (!warning.empty())
-        std::cerr << "warning: some plugins on the search path did not load:\n" << Printable(warning) << "\n";
+        std::cerr << "warning: some plugins on the search path did not load:\n"
+                  << Printable(warning) << "\n";
       if (!known.ok()) {
         if (known.status().code() != StatusCode::kNotFound)
           return Error("plir-opt: " + Printable(known.status().message()));
@@ -234,7 +240,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   for (const std::string& p : f.print_after) {
     if (p == "all") continue;
     auto known = ResolvePassName(p, loader, PassRegistry::Global());
-    if (!known.ok()) return Error("plir-opt: --print-after: " + Printable(known.status().message()));
+    if (!known.ok())
+      return Error("plir-opt: --print-after: " + Printable(known.status().message()));
   }
   if (f.emit_pipeline) {
     std::cout << PipelineToYaml(pipeline);
@@ -256,7 +263,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     std::map<std::string, std::string> plugin_of;
     for (const LoadedPlugin& p : loader.loaded()) {
       lines += p.path + "\t" + p.name + "\t" + p.version + "\n";
-      for (const std::string& pass : p.passes) plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
+      for (const std::string& pass : p.passes)
+        plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
     }
     std::strncpy(state->plugins, lines.c_str(), sizeof state->plugins - 1);
     std::vector<std::string> prefixes;
@@ -266,10 +274,12 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     prefix.plugins.clear();
     if (f.opt_level >= 0) prefix.opt_level = f.opt_level;
     for (size_t i = 0; i < pipeline.steps.size(); ++i) {
-      prefix.steps.assign(pipeline.steps.begin(), pipeline.steps.begin() + static_cast<long>(i) + 1);
+      prefix.steps.assign(pipeline.steps.begin(),
+                          pipeline.steps.begin() + static_cast<long>(i) + 1);
       prefixes.push_back(PipelineToYaml(prefix));
     }
-    if (!state->SetPrefixes(prefixes)) std::cerr << "warning: the pipeline is too large for a crash reproducer\n";
+    if (!state->SetPrefixes(prefixes))
+      std::cerr << "warning: the pipeline is too large for a crash reproducer\n";
     auto inst = std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
     state->Enter(RunPhase::kLoadingInput, input_name);
 
@@ -287,7 +297,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     // The module holds no reference to the input bytes: release them before
     // the passes and the printer allocate (a lower peak RSS on large inputs).
     text->Close();
-    if (Status s = Verify(*module); !s.ok()) return Error(Printable(input_name) + ": " + Printable(s.message()));
+    if (Status s = Verify(*module); !s.ok())
+      return Error(Printable(input_name) + ": " + Printable(s.message()));
 
     PassContext ctx;
     ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
@@ -307,7 +318,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
 
     auto fail_pass = [&](std::string message) {
       if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
-        message += "\nplir-opt: in pass " + std::string(state->subject) + " of plugin " + state->plugin;
+        message +=
+            "\nplir-opt: in pass " + std::string(state->subject) + " of plugin " + state->plugin;
       state->pass_failed.store(1);
       std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
       return Error(Printable(message));
@@ -315,7 +327,8 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     StatusOr<Module> result = PassManager().Run(pipeline.steps, *module, ctx, [&](size_t i) {
       state->top_step.store(static_cast<int32_t>(i));
     });
-    for (const std::string& w : ctx.TakeWarnings()) std::cerr << "warning: " << Printable(w) << "\n";
+    for (const std::string& w : ctx.TakeWarnings())
+      std::cerr << "warning: " << Printable(w) << "\n";
     if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
     KeepUntilExit(*result);
     // verify: none means none; "end" (and the default) checks the result.
@@ -326,12 +339,18 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
 
     state->Enter(RunPhase::kWritingOutput, f.output);
     std::string emit = f.emit;
-    if (emit.empty()) emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+    if (emit.empty())
+      emit = EndsWith(f.output, ".plirb")  ? "binary"
+             : EndsWith(f.output, ".json") ? "json"
+                                           : "text";
     // Text is written in per-item pieces, without a concatenated copy.
     std::vector<std::string> printed;
-    if (emit == "binary") printed.push_back(SaveBinary(*result));
-    else if (emit == "json") printed.push_back(SaveJson(*result));
-    else printed = PrintModuleParts(*result);
+    if (emit == "binary")
+      printed.push_back(SaveBinary(*result));
+    else if (emit == "json")
+      printed.push_back(SaveJson(*result));
+    else
+      printed = PrintModuleParts(*result);
     for (const std::string& part : printed) {
       size_t off = 0;
       while (off < part.size()) {
@@ -384,12 +403,15 @@ StatusOr<Input> PrepareInput(const Flags& f) {
   in.path = "/proc/self/fd/" + std::to_string(fd);
   if (in.ext == ".plir") {
     ModuleFormat format = DetectFormat(data);
-    in.ext = format == ModuleFormat::kBinary ? ".plirb" : format == ModuleFormat::kJson ? ".json" : ".plir";
+    in.ext = format == ModuleFormat::kBinary ? ".plirb"
+             : format == ModuleFormat::kJson ? ".json"
+                                             : ".plir";
   }
   return in;
 }
 
-void WriteBundle(const Flags& f, const Input& in, const RunState& state, const std::string& failure) {
+void WriteBundle(const Flags& f, const Input& in, const RunState& state,
+                 const std::string& failure) {
   if (f.no_reproducer || !f.reproduce.empty()) return;
   int step = state.top_step.load();
   if (step < 0 || step >= state.num_prefixes) return;  // not in a pass
@@ -403,7 +425,8 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state, const s
   r.failure = failure;
   auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, state.Prefix(step), std::move(r));
   if (!dir.ok()) {
-    std::cerr << "plir-opt: could not write a crash reproducer: " << Printable(dir.status().message()) << "\n";
+    std::cerr << "plir-opt: could not write a crash reproducer: "
+              << Printable(dir.status().message()) << "\n";
     return;
   }
   std::cerr << "plir-opt: reproducer written to " << *dir << "\n"
@@ -453,7 +476,8 @@ int Main(Flags f) {
   if (f.threads > 0) SetDefaultThreads(f.threads);
   ModuleFile::SetMaxBytes(f.max_input_bytes);
   const bool needs_input = !(f.list_passes || f.list_ops || f.emit_pipeline);
-  if (needs_input && f.input.empty()) return Error("plir-opt: an input file is required (or --list-passes)");
+  if (needs_input && f.input.empty())
+    return Error("plir-opt: an input file is required (or --list-passes)");
   Input in;
   std::optional<Output> out;
   if (needs_input) {
@@ -482,7 +506,8 @@ int Main(Flags f) {
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
     new (state) RunState();
-    if (f.pass_timeout_s > 0) state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
+    if (f.pass_timeout_s > 0)
+      state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
     std::cout.flush();
     std::cerr.flush();
@@ -525,17 +550,21 @@ int Main(Flags f) {
     }
     std::string crashed;
     if (DiedWhileScanning(*state, &crashed) && attempt < 64) {
-      std::cerr << "warning: " << why.substr(std::strlen("plir-opt: ")) << "; skipping that plugin\n";
+      std::cerr << "warning: " << why.substr(std::strlen("plir-opt: "))
+                << "; skipping that plugin\n";
       f.skip_plugins.push_back(crashed);
       if (out && out->file) {  // start the output over
-        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0) return Error("plir-opt: cannot reset the output");
+        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0)
+          return Error("plir-opt: cannot reset the output");
       } else if (out) {
-        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0) return Error("plir-opt: cannot reset the output");
+        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0)
+          return Error("plir-opt: cannot reset the output");
       }
       continue;
     }
     std::cerr << why << "\n";
-    if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass) WriteBundle(f, in, *state, why);
+    if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
+      WriteBundle(f, in, *state, why);
     return 1;
   }
 }
@@ -547,10 +576,13 @@ Status LoadReproduceFlags(Flags& f) {
   f.pipeline = r.pipeline_file;
   for (const ReproducerPlugin& p : r.plugins) {
     StatusOr<std::string> sha = Sha256File(p.path);
-    if (!sha.ok()) return FailedPrecondition("the reproducer's plugin " + p.path + " is gone: " + sha.status().message());
+    if (!sha.ok())
+      return FailedPrecondition("the reproducer's plugin " + p.path +
+                                " is gone: " + sha.status().message());
     if (!p.sha256.empty() && *sha != p.sha256)
-      std::cerr << "warning: plugin " << p.path << " changed since the reproducer was written (sha256 " << *sha
-                << ", was " << p.sha256 << ")\n";
+      std::cerr << "warning: plugin " << p.path
+                << " changed since the reproducer was written (sha256 " << *sha << ", was "
+                << p.sha256 << ")\n";
     f.plugins.push_back(p.path);
   }
   if (r.opt_level >= 0 && f.opt_level < 0) f.opt_level = r.opt_level;
@@ -558,7 +590,8 @@ Status LoadReproduceFlags(Flags& f) {
   if (r.pass_timeout_s > 0 && f.pass_timeout_s <= 0) f.pass_timeout_s = r.pass_timeout_s;
   if (r.memory_limit_mb > 0 && f.memory_limit_mb <= 0) f.memory_limit_mb = r.memory_limit_mb;
   if (f.output.empty()) f.output = "/dev/null";
-  std::cerr << "plir-opt: replaying " << f.reproduce << " (failure recorded: " << Printable(r.failure) << ")\n";
+  std::cerr << "plir-opt: replaying " << f.reproduce
+            << " (failure recorded: " << Printable(r.failure) << ")\n";
   return Status::Ok();
 }
 
@@ -574,41 +607,53 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("-o,--output", f.output, "write the result to this file (atomically)");
   auto* pipeline = app.add_option("--pipeline", f.pipeline, "YAML pipeline to run");
   app.add_option("--passes", f.passes, "comma-separated passes to run")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)")->allow_extra_args(false);
-  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)")->allow_extra_args(false);
+  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--opt-level", f.opt_level, "optimization level 0-3")->check(CLI::Range(0, 3));
   app.add_flag("--time-passes", f.time_passes, "print a pass timing report to stderr");
   app.add_flag("--print-before-all", f.print_before_all, "print the IR before every pass");
   app.add_flag("--print-after-all", f.print_after_all, "print the IR after every pass");
-  app.add_option("--print-after", f.print_after, "print the IR after this pass (repeatable)")->allow_extra_args(false);
-  app.add_flag("--print-changed", f.print_changed, "print a diff of the IR for each pass that changed it");
+  app.add_option("--print-after", f.print_after, "print the IR after this pass (repeatable)")
+      ->allow_extra_args(false);
+  app.add_flag("--print-changed", f.print_changed,
+               "print a diff of the IR for each pass that changed it");
   app.add_flag("--verify-each", f.verify_each, "run the verifier after every pass");
   app.add_flag("--check-input-unchanged", f.check_input_unchanged,
                "prove that no pass modified its input module");
-  app.add_flag("--list-passes", f.list_passes, "list registered passes (with --verbose: options, paths)");
+  app.add_flag("--list-passes", f.list_passes,
+               "list registered passes (with --verbose: options, paths)");
   app.add_flag("--list-ops", f.list_ops, "list registered ops with arity and attributes");
   app.add_flag("-v,--verbose", f.verbose, "more detail in --list-passes and --list-ops");
   app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
-  app.add_option("--extend", f.extends, "apply an extension fragment to the pipeline (repeatable)")->allow_extra_args(false);
-  app.add_option("--threads", f.threads,
-                 "threads for parsing, printing and parallel function passes (default: the hardware's)")
+  app.add_option("--extend", f.extends, "apply an extension fragment to the pipeline (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option(
+         "--threads", f.threads,
+         "threads for parsing, printing and parallel function passes (default: the hardware's)")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--emit", f.emit, "output format (default: by -o's extension .plirb/.json, else text)")
+  app.add_option("--emit", f.emit,
+                 "output format (default: by -o's extension .plirb/.json, else text)")
       ->check(CLI::IsMember({"text", "json", "binary"}));
   app.add_flag("--no-isolate", f.no_isolate,
                "run plugins in this process (for debuggers): no crash report, no --pass-timeout");
-  app.add_option("--pass-timeout", f.pass_timeout_s, "end the run if one pass (or plugin load) takes longer (seconds)")
+  app.add_option("--pass-timeout", f.pass_timeout_s,
+                 "end the run if one pass (or plugin load) takes longer (seconds)")
       ->check(CLI::Range(0.001, 1e6));
-  app.add_option("--memory-limit", f.memory_limit_mb, "cap the address space of the run (megabytes)")
+  app.add_option("--memory-limit", f.memory_limit_mb,
+                 "cap the address space of the run (megabytes)")
       ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
   app.add_option("--reproduce", f.reproduce, "replay a crash reproducer directory")
       ->check(CLI::ExistingDirectory);
-  app.add_option("--reproducer-dir", f.reproducer_dir, "where crash reproducers go (default: $TMPDIR or /tmp)")
+  app.add_option("--reproducer-dir", f.reproducer_dir,
+                 "where crash reproducers go (default: $TMPDIR or /tmp)")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--no-reproducer", f.no_reproducer, "do not write a reproducer when a pass fails");
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
                "load plugins even from files or directories that group or others may write");
-  app.add_option("--max-input-bytes", f.max_input_bytes, "refuse inputs larger than this (default 16 GiB)")
+  app.add_option("--max-input-bytes", f.max_input_bytes,
+                 "refuse inputs larger than this (default 16 GiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   try {
     app.parse(argc, argv);

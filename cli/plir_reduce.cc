@@ -34,13 +34,13 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ir/text/printer.h"
-#include "ir/serialize/module_file.h"
-#include "ir/serialize/serialize.h"
-#include "ir/verifier.h"
-#include "ir/visitor.h"
 #include "driver/file_util.h"
 #include "driver/supervisor.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
+#include "ir/text/printer.h"
+#include "ir/verifier.h"
+#include "ir/visitor.h"
 
 namespace plir {
 namespace {
@@ -109,7 +109,8 @@ class Reducer {
     std::string err = work_ + "/stderr";
     Signature sig;
     if (!f_.test.empty()) {
-      sig.status = RunCapture({"/bin/sh", "-c", f_.test + " \"$1\"", "plir-reduce-test", file}, err);
+      sig.status =
+          RunCapture({"/bin/sh", "-c", f_.test + " \"$1\"", "plir-reduce-test", file}, err);
       return sig;
     }
     std::vector<std::string> argv = {f_.plir_opt, file, "-o", "/dev/null", "--no-reproducer"};
@@ -123,10 +124,12 @@ class Reducer {
       size_t pos = 0;
       while (pos < text->size()) {
         size_t nl = text->find('\n', pos);
-        std::string line = text->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        std::string line =
+            text->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
         pos = nl == std::string::npos ? text->size() : nl + 1;
         if (line.rfind("plir-opt: ", 0) != 0) continue;
-        for (size_t at; (at = line.find(file)) != std::string::npos;) line.replace(at, file.size(), "INPUT");
+        for (size_t at; (at = line.find(file)) != std::string::npos;)
+          line.replace(at, file.size(), "INPUT");
         sig.line = line;
         break;
       }
@@ -147,10 +150,12 @@ class Reducer {
   Status Init(const Module& m) {
     PLIR_ASSIGN_OR_RETURN(Signature s, Probe(m));
     if (!f_.test.empty()) {
-      if (s.status != 0) return FailedPrecondition("the --test command does not find the input interesting (exit " +
-                                                   std::to_string(s.status) + "): nothing to reduce");
+      if (s.status != 0)
+        return FailedPrecondition("the --test command does not find the input interesting (exit " +
+                                  std::to_string(s.status) + "): nothing to reduce");
     } else if (s.status == 0) {
-      return FailedPrecondition("plir-opt does not fail on the input with this pipeline: nothing to reduce");
+      return FailedPrecondition(
+          "plir-opt does not fail on the input with this pipeline: nothing to reduce");
     }
     target_ = s;
     return Status::Ok();
@@ -159,8 +164,10 @@ class Reducer {
   // Delta debugging over `n` elements: tries dropping chunks of halving
   // size; `apply(drop)` builds the candidate without the elements marked.
   // Returns the best module found.
-  Module Chunks(Module cur, size_t n, const std::function<std::optional<Module>(const Module&, const std::vector<bool>&)>& apply,
-                const std::function<size_t(const Module&)>& count) {
+  Module Chunks(
+      Module cur, size_t n,
+      const std::function<std::optional<Module>(const Module&, const std::vector<bool>&)>& apply,
+      const std::function<size_t(const Module&)>& count) {
     for (size_t g = std::max<size_t>(n / 2, 1); g >= 1; g /= 2) {
       for (size_t start = 0; start < n;) {
         std::vector<bool> drop(n, false);
@@ -304,7 +311,8 @@ int Main(Flags f) {
     return 1;
   }
   char tmpl[] = "/tmp/plir-reduce-XXXXXX";
-  std::string base = std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) + "/plir-reduce-XXXXXX" : tmpl;
+  std::string base =
+      std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) + "/plir-reduce-XXXXXX" : tmpl;
   std::vector<char> dir(base.begin(), base.end());
   dir.push_back('\0');
   if (!mkdtemp(dir.data())) {
@@ -339,7 +347,9 @@ int Main(Flags f) {
     std::vector<const VarNode*> vars = BindingVars(cur);
     cur = r.Chunks(
         cur, vars.size(),
-        [&vars](const Module& m, const std::vector<bool>& drop) { return DropBindings(m, vars, drop); },
+        [&vars](const Module& m, const std::vector<bool>& drop) {
+          return DropBindings(m, vars, drop);
+        },
         [&vars](const Module& m) {
           vars = BindingVars(m);
           return vars.size();
@@ -356,20 +366,21 @@ int Main(Flags f) {
       }
     }
     if (f.verbose)
-      std::cerr << "plir-reduce: round " << round + 1 << ": " << cur.size() << " items, " << CountBindings(cur)
-                << " bindings, " << r.tests() << " tests\n";
+      std::cerr << "plir-reduce: round " << round + 1 << ": " << cur.size() << " items, "
+                << CountBindings(cur) << " bindings, " << r.tests() << " tests\n";
     if (cur.same_as(before) || r.tests() >= f.max_tests) break;
   }
   std::filesystem::remove_all(work);
   std::string text = PrintModule(cur);
-  Status s = f.output.empty() || f.output == "-" ? Status::Ok() : WriteFileAtomically(f.output, text);
+  Status s =
+      f.output.empty() || f.output == "-" ? Status::Ok() : WriteFileAtomically(f.output, text);
   if (!s.ok()) {
     std::cerr << "plir-reduce: " << s.message() << "\n";
     return 1;
   }
   if (f.output.empty() || f.output == "-") std::cout << text;
-  std::cerr << "plir-reduce: " << items0 << " -> " << cur.size() << " items, " << bindings0 << " -> "
-            << CountBindings(cur) << " bindings, " << r.tests() << " tests"
+  std::cerr << "plir-reduce: " << items0 << " -> " << cur.size() << " items, " << bindings0
+            << " -> " << CountBindings(cur) << " bindings, " << r.tests() << " tests"
             << (f.output.empty() || f.output == "-" ? "" : "; written to " + f.output) << "\n";
   return 0;
 }
@@ -381,14 +392,20 @@ int ParseAndRun(int argc, char** argv) {
   CLI::App app{"plir-reduce: shrink a module while a failure persists"};
   Flags f;
   app.add_option("input", f.input, "the module that fails")->required();
-  app.add_option("-o,--output", f.output, "write the smallest failing module here (default: stdout)");
+  app.add_option("-o,--output", f.output,
+                 "write the smallest failing module here (default: stdout)");
   auto* pipeline = app.add_option("--pipeline", f.pipeline, "the YAML pipeline that fails");
   app.add_option("--passes", f.passes, "the passes that fail, comma-separated")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "plugin for plir-opt (repeatable)")->allow_extra_args(false);
-  app.add_option("--plugin-path", f.plugin_dirs, "plugin directory for plir-opt (repeatable)")->allow_extra_args(false);
-  app.add_option("--plir-opt", f.plir_opt, "the plir-opt to run (default: the one beside plir-reduce)");
-  app.add_option("--test", f.test, "interestingness command: the candidate file is appended; exit 0 = interesting");
-  app.add_option("--max-tests", f.max_tests, "stop after this many candidates")->check(CLI::Range(1, 10000000));
+  app.add_option("--plugin", f.plugins, "plugin for plir-opt (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--plugin-path", f.plugin_dirs, "plugin directory for plir-opt (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--plir-opt", f.plir_opt,
+                 "the plir-opt to run (default: the one beside plir-reduce)");
+  app.add_option("--test", f.test,
+                 "interestingness command: the candidate file is appended; exit 0 = interesting");
+  app.add_option("--max-tests", f.max_tests, "stop after this many candidates")
+      ->check(CLI::Range(1, 10000000));
   app.add_flag("-v,--verbose", f.verbose, "report each round");
   try {
     app.parse(argc, argv);

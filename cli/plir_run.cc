@@ -34,20 +34,20 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
-#include <charconv>
 #include <random>
 #include <sstream>
 #include <unordered_map>
 
+#include "driver/file_util.h"
+#include "driver/plugin_loader.h"
+#include "interpreter/interpreter.h"
+#include "interpreter/safetensors.h"
 #include "ir/serialize/module_file.h"
 #include "ir/support/fnv.h"
 #include "ir/text/parser.h"
-#include "driver/file_util.h"
-#include "interpreter/interpreter.h"
-#include "driver/plugin_loader.h"
-#include "interpreter/safetensors.h"
 
 namespace plir {
 namespace {
@@ -55,7 +55,8 @@ namespace {
 StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) {
   auto* tt = As<TensorTypeNode>(type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
-    return InvalidArgument("cannot make an input of type " + TypeToString(type) + " (needs a static tensor type)");
+    return InvalidArgument("cannot make an input of type " + TypeToString(type) +
+                           " (needs a static tensor type)");
   PLIR_RETURN_IF_ERROR(CheckTensorSize(type, "an input"));
   std::vector<int64_t> shape;
   for (const Dim& d : tt->shape()) shape.push_back(d.value);
@@ -78,16 +79,19 @@ StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) 
     if (spec.size() > 7) {
       auto r = std::from_chars(spec.data() + 7, spec.data() + spec.size(), seed);
       if (spec[6] != ':' || r.ec != std::errc() || r.ptr != spec.data() + spec.size())
-        return InvalidArgument("bad input spec '" + spec + "': random:SEED takes a non-negative integer");
+        return InvalidArgument("bad input spec '" + spec +
+                               "': random:SEED takes a non-negative integer");
     }
     std::mt19937_64 rng(seed * 1000003 + salt);
     std::uniform_real_distribution<double> dist(-1, 1);
     return MakeTensor(tt->dtype(), shape, [&](int64_t) { return dist(rng); });
   }
-  return InvalidArgument("unknown input spec '" + spec + "' (zeros, ones, random[:SEED], file:PATH)");
+  return InvalidArgument("unknown input spec '" + spec +
+                         "' (zeros, ones, random[:SEED], file:PATH)");
 }
 
-StatusOr<ValueRef> FillValue(const Type& type, const std::string& spec, uint64_t& salt, Interpreter& in) {
+StatusOr<ValueRef> FillValue(const Type& type, const std::string& spec, uint64_t& salt,
+                             Interpreter& in) {
   if (auto* tt = As<TupleTypeNode>(type)) {
     std::vector<ValueRef> fields;
     for (const Type& f : tt->fields()) {
@@ -117,7 +121,8 @@ void PrintValue(const ValueRef& v, const std::string& indent) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   std::cout << "] checksum " << buf << " first:";
-  for (int64_t i = 0; i < std::min<int64_t>(4, t.NumElements()); ++i) std::cout << " " << t.GetDouble(i);
+  for (int64_t i = 0; i < std::min<int64_t>(4, t.NumElements()); ++i)
+    std::cout << " " << t.GetDouble(i);
   std::cout << "\n";
 }
 
@@ -135,7 +140,8 @@ std::vector<Leaf> ParamLeaves(const FunctionNode& f) {
     for (const Block& b : body->blocks())
       for (const Binding& x : b->bindings())
         if (auto* g = As<TupleGetItemNode>(x->value()))
-          if (auto* v = As<VarNode>(g->tuple())) field_names[v].emplace(g->index(), x->var()->name_hint());
+          if (auto* v = As<VarNode>(g->tuple()))
+            field_names[v].emplace(g->index(), x->var()->name_hint());
   std::vector<Leaf> leaves;
   std::function<void(const Type&, const std::string&, const VarNode*)> add =
       [&](const Type& t, const std::string& name, const VarNode* param) {
@@ -173,24 +179,28 @@ std::string ShapeString(DataType dt, const std::vector<int64_t>& shape) {
 }
 
 // Checks a file's tensor against a declared type.
-Status CheckEntry(const SafetensorsEntry& e, const Type& type, const std::string& file, const std::string& what) {
+Status CheckEntry(const SafetensorsEntry& e, const Type& type, const std::string& file,
+                  const std::string& what) {
   auto* tt = As<TensorTypeNode>(type);
-  if (!tt) return InvalidArgument(file + ": tensor '" + e.name + "' cannot be " + what + " of type " + TypeToString(type));
+  if (!tt)
+    return InvalidArgument(file + ": tensor '" + e.name + "' cannot be " + what + " of type " +
+                           TypeToString(type));
   bool ok = tt->dtype() == DataType::kUnknown || tt->dtype() == e.dtype;
   if (tt->ndim() >= 0 && tt->ndim() != static_cast<int>(e.shape.size())) ok = false;
   if (ok && tt->has_shape())
     for (size_t i = 0; i < e.shape.size(); ++i)
       if (tt->shape()[i].is_const() && tt->shape()[i].value != e.shape[i]) ok = false;
   if (!ok)
-    return InvalidArgument(file + ": tensor '" + e.name + "' is " + ShapeString(e.dtype, e.shape) + ", but " +
-                           what + " is " + TypeToString(type));
+    return InvalidArgument(file + ": tensor '" + e.name + "' is " + ShapeString(e.dtype, e.shape) +
+                           ", but " + what + " is " + TypeToString(type));
   return Status::Ok();
 }
 
 // Maps names to file entries: by name when every name is in the file, else
 // by index (file order). Returns entry indices, or an error.
-StatusOr<std::vector<int64_t>> Bind(const SafetensorsReader& r, const std::vector<std::string>& names,
-                                    const std::string& what, bool* by_name) {
+StatusOr<std::vector<int64_t>> Bind(const SafetensorsReader& r,
+                                    const std::vector<std::string>& names, const std::string& what,
+                                    bool* by_name) {
   std::vector<int64_t> idx;
   *by_name = !names.empty();
   for (const std::string& n : names) {
@@ -203,10 +213,14 @@ StatusOr<std::vector<int64_t>> Bind(const SafetensorsReader& r, const std::vecto
   if (names.size() > have) {
     std::string missing;
     for (const std::string& n : names)
-      if (r.header().Find(n) < 0) { missing = n; break; }
+      if (r.header().Find(n) < 0) {
+        missing = n;
+        break;
+      }
     return InvalidArgument(r.path() + ": " + what + " takes " + std::to_string(names.size()) +
-                           " tensors but the file has " + std::to_string(have) + ", and no tensor is named '" +
-                           missing + "' (tensors bind by name when every name matches, else by index)");
+                           " tensors but the file has " + std::to_string(have) +
+                           ", and no tensor is named '" + missing +
+                           "' (tensors bind by name when every name matches, else by index)");
   }
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int64_t>(i);
   return idx;
@@ -299,8 +313,10 @@ int Run(const Options& o) {
     bool named = !item_names.empty();
     for (int64_t i = 0; named && i < static_cast<int64_t>(item_names.size()); ++i) {
       auto it = item_names.find(i);
-      if (it == item_names.end()) named = false;
-      else names.push_back(it->second);
+      if (it == item_names.end())
+        named = false;
+      else
+        names.push_back(it->second);
     }
     bool by_name = false;
     std::vector<int64_t> map;
@@ -316,8 +332,9 @@ int Run(const Options& o) {
         return InvalidArgument("get_item(" + std::to_string(i) + "): " + w->path() + " has only " +
                                std::to_string(w->entries().size()) + " tensors");
       if (i < static_cast<int64_t>(lazy_types.size()))
-        PLIR_RETURN_IF_ERROR(CheckEntry(w->entries()[e], lazy_types[i], w->path(),
-                                        "get_item(" + std::to_string(i) + ") (--lazy-param-types)"));
+        PLIR_RETURN_IF_ERROR(
+            CheckEntry(w->entries()[e], lazy_types[i], w->path(),
+                       "get_item(" + std::to_string(i) + ") (--lazy-param-types)"));
       return w->Read(e);  // inside the interpreter: tracked memory
     });
     std::cerr << "plir-run: get_item reads " << o.params << " on demand, by "
@@ -335,7 +352,8 @@ int Run(const Options& o) {
 
   std::vector<ValueRef> args;
   if (weights && !lazy) {
-    if (!o.inputs.empty()) return Fail(InvalidArgument("give either --params or --inputs for @" + o.entry));
+    if (!o.inputs.empty())
+      return Fail(InvalidArgument("give either --params or --inputs for @" + o.entry));
     std::vector<Leaf> leaves = ParamLeaves(*f);
     std::vector<std::string> names;
     for (const Leaf& l : leaves) names.push_back(l.name);
@@ -361,7 +379,8 @@ int Run(const Options& o) {
     std::cerr << "plir-run: read " << leaves.size() << " parameters from " << o.params << " by "
               << (by_name ? "name" : "index in file order") << "\n";
   } else {
-    if (o.inputs.size() != f->params().size() && !(o.inputs.size() == 1 && f->params().size() > 1) &&
+    if (o.inputs.size() != f->params().size() &&
+        !(o.inputs.size() == 1 && f->params().size() > 1) &&
         !(o.inputs.empty() && f->params().empty())) {
       std::cerr << "plir-run: @" << o.entry << " takes " << f->params().size()
                 << " parameter(s); give one --inputs each (or one for all), or --params\n";
@@ -369,9 +388,11 @@ int Run(const Options& o) {
     }
     uint64_t salt = 0;
     for (size_t i = 0; i < f->params().size(); ++i) {
-      auto v = FillValue(f->params()[i]->type(), o.inputs.size() == 1 ? o.inputs[0] : o.inputs[i], salt, interp);
+      auto v = FillValue(f->params()[i]->type(), o.inputs.size() == 1 ? o.inputs[0] : o.inputs[i],
+                         salt, interp);
       if (!v.ok()) {
-        std::cerr << "plir-run: parameter %" << f->params()[i]->name_hint() << ": " << v.status().message() << "\n";
+        std::cerr << "plir-run: parameter %" << f->params()[i]->name_hint() << ": "
+                  << v.status().message() << "\n";
         return 1;
       }
       args.push_back(*v);
@@ -384,7 +405,8 @@ int Run(const Options& o) {
     if (!w.ok()) return Fail(w.status());
     out = std::move(w).value();
     SafetensorsWriter* wp = out.get();
-    interp.SetOutputSink([wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
+    interp.SetOutputSink(
+        [wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
   }
   auto r = interp.Call(o.entry, args);
   args.clear();
@@ -398,7 +420,8 @@ int Run(const Options& o) {
           return Status::Ok();
         }
         if (v->kind != Value::Kind::kTensor)
-          return InvalidArgument("--save-outputs: the result of @" + o.entry + " holds a non-tensor value");
+          return InvalidArgument("--save-outputs: the result of @" + o.entry +
+                                 " holds a non-tensor value");
         int64_t j = static_cast<int64_t>(leaves.size());
         leaves.push_back(v);
         return out->Add(j, std::to_string(j), v->tensor);
@@ -436,23 +459,29 @@ int ParseAndRun(int argc, char** argv) {
   }
   CLI::App app{"plir-run: execute a PLIR function with the reference interpreter"};
   plir::Options o;
-  app.add_option("module", o.file, "module file: text, JSON or binary (.plir, .json, .plirb)")->required();
+  app.add_option("module", o.file, "module file: text, JSON or binary (.plir, .json, .plirb)")
+      ->required();
   app.add_option("--entry", o.entry, "function to run (default main)");
   // Several values after one --inputs (`--inputs a b c`, as the help says)
   // or one per repeated --inputs; the module comes first.
   app.add_option("--inputs", o.inputs,
                  "one spec per parameter, in order: zeros, ones, random[:SEED], file:PATH")
       ->allow_extra_args(true);
-  app.add_option("--params", o.params,
-                 "safetensors file: the parameters (eager) or what get_item loads (lazy, read on demand)");
+  app.add_option(
+      "--params", o.params,
+      "safetensors file: the parameters (eager) or what get_item loads (lazy, read on demand)");
   app.add_option("--save-outputs", o.save_outputs,
                  "safetensors file for the result tensors (eager) or the set_item outputs (lazy)");
-  app.add_option("--plugin", o.plugins, "load a plugin (ops, kernels) first; repeatable")->allow_extra_args(false);
-  app.add_option("--lazy-param-types", o.lazy_types, "types of the parameters get_item loads, ';'-separated");
-  app.add_option("--lazy-params", o.lazy_spec, "spec for the get_item parameters without --params (default random)");
+  app.add_option("--plugin", o.plugins, "load a plugin (ops, kernels) first; repeatable")
+      ->allow_extra_args(false);
+  app.add_option("--lazy-param-types", o.lazy_types,
+                 "types of the parameters get_item loads, ';'-separated");
+  app.add_option("--lazy-params", o.lazy_spec,
+                 "spec for the get_item parameters without --params (default random)");
   int64_t max_tensor_bytes = plir::MaxTensorBytes();
   app.add_option("--max-tensor-bytes", max_tensor_bytes,
-                 "refuse to create a tensor larger than this, checked from its declared type (default 16 GiB)")
+                 "refuse to create a tensor larger than this, checked from its declared type "
+                 "(default 16 GiB)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
   try {
     app.parse(argc, argv);

@@ -1,19 +1,19 @@
 #include "driver/file_util.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <openssl/evp.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
-#include <mutex>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <mutex>
 #include <vector>
 
 #include "ir/serialize/module_file.h"
@@ -53,7 +53,6 @@ StatusOr<std::string> Sha256File(const std::string& path) {
   }
   return hex;
 }
-
 
 StatusOr<std::string> ReadFileToString(const std::string& path) {
   // The module loader's reader (mapped when a regular file, read(2) from
@@ -151,14 +150,16 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
   if (exists && S_ISDIR(st.st_mode)) return InvalidArgument(out.path_ + ": is a directory");
   if (exists && !S_ISREG(st.st_mode)) {
     out.fd_ = open(out.path_.c_str(), O_WRONLY | O_CLOEXEC);
-    if (out.fd_ < 0) return Internal(out.path_ + ": cannot open for writing: " + std::strerror(errno));
+    if (out.fd_ < 0)
+      return Internal(out.path_ + ": cannot open for writing: " + std::strerror(errno));
     return out;
   }
   std::string tmpl = out.path_ + ".tmp.XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   out.fd_ = mkstemp(name.data());
-  if (out.fd_ < 0) return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
+  if (out.fd_ < 0)
+    return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
   out.tmp_ = name.data();
   out.slot_ = AddCleanup(out.tmp_);
   // mkstemp creates 0600. An existing file keeps its mode; a new one gets
@@ -212,7 +213,8 @@ Status AtomicOutput::Commit() {
   int rc = close(fd_);
   fd_ = -1;
   if (rc != 0) return fail("close failed");
-  if (rename(tmp_.c_str(), path_.c_str()) != 0) return fail("cannot rename the temporary file into place");
+  if (rename(tmp_.c_str(), path_.c_str()) != 0)
+    return fail("cannot rename the temporary file into place");
   RemoveCleanup(slot_);
   slot_ = -1;
   tmp_.clear();

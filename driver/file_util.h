@@ -2,8 +2,8 @@
 #ifndef PLIR_DRIVER_FILE_UTIL_H_
 #define PLIR_DRIVER_FILE_UTIL_H_
 
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "ir/status.h"

@@ -25,7 +25,10 @@ TEST(FileUtilTest, WritesAtomicallyAndLeavesNoTemporaries) {
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "second");
   int files = 0;
-  for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++files; }
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++files;
+  }
   EXPECT_EQ(files, 1);
 }
 

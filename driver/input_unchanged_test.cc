@@ -4,12 +4,12 @@
 // const_cast is caught and named.
 #include <gtest/gtest.h>
 
+#include "driver/plugin_loader.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "driver/plugin_loader.h"
 #include "testing/ir_test_util.h"
 
 namespace plir {
@@ -58,8 +58,9 @@ TEST_F(InputUnchangedTest, VerifierInstrumentNamesThePass) {
   ctx.instruments.push_back(std::make_shared<VerifyInstrument>());
   auto out = PassManager().Run({Step("TestBreaksModule")}, testing::ParseOrFail(text_), ctx);
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("after pass TestBreaksModule: the module is not well-formed"),
-            std::string::npos)
+  EXPECT_NE(
+      out.status().message().find("after pass TestBreaksModule: the module is not well-formed"),
+      std::string::npos)
       << out.status().message();
 }
 

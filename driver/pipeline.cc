@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <set>
 
-#include "ir/op.h"
-#include "passes/instruments.h"
 #include "driver/file_util.h"
 #include "driver/pass_resolver.h"
 #include "driver/supervisor.h"
 #include "driver/yaml_text.h"
+#include "ir/op.h"
+#include "passes/instruments.h"
 
 namespace plir {
 namespace {
@@ -77,11 +77,12 @@ class Loader {
 
   // Loads an extension fragment; returns the point and the steps.
   std::pair<std::string, std::vector<PipelineStep>> LoadExtension(const std::string& file,
-                                                                 YAML::Node* point_node) {
+                                                                  YAML::Node* point_node) {
     YAML::Node root = LoadYaml(file);
     files_.push_back(file);
     if (!root.IsMap()) Fail(file, root, "an extension fragment must be a map with 'extend'");
-    CheckKeys(file, root, {"version", "name", "plugins", "plugin_path", "extend"}, "extension fragment");
+    CheckKeys(file, root, {"version", "name", "plugins", "plugin_path", "extend"},
+              "extension fragment");
     CheckVersion(file, root);
     if (root["plugin_path"])
       for (const auto& [node, dir] : StringList(file, root["plugin_path"], "plugin_path"))
@@ -89,7 +90,8 @@ class Loader {
     Pipeline dummy;
     LoadPlugins(file, root, &dummy);
     const YAML::Node& ext = root["extend"];
-    if (!ext || !ext.IsMap()) Fail(file, root, "an extension fragment needs 'extend: {point: NAME, passes: [...]}'");
+    if (!ext || !ext.IsMap())
+      Fail(file, root, "an extension fragment needs 'extend: {point: NAME, passes: [...]}'");
     CheckKeys(file, ext, {"point", "passes"}, "extend");
     if (!ext["point"] || !ext["passes"]) Fail(file, ext, "'extend' needs 'point' and 'passes'");
     *point_node = ext["point"];
@@ -97,20 +99,22 @@ class Loader {
     return {point, Steps(file, ext["passes"], 0)};
   }
 
-  [[noreturn]] void FailAt(const std::string& file, const YAML::Node& node, const std::string& msg) {
+  [[noreturn]] void FailAt(const std::string& file, const YAML::Node& node,
+                           const std::string& msg) {
     Fail(file, node, msg);
   }
 
   // The keys of a pipeline file; an included file may have them all too.
   static inline const std::vector<std::string> kPipelineKeys = {
-      "version", "name",   "plugins",  "plugin_path", "opt_level", "required", "disabled",
-      "config",  "passes", "instruments", "limits",   "extend"};
+      "version",  "name",   "plugins", "plugin_path", "opt_level", "required",
+      "disabled", "config", "passes",  "instruments", "limits",    "extend"};
 
   Pipeline LoadRoot(const std::string& file, const YAML::Node& root) {
     Pipeline p;
     p.file = file;
     files_.push_back(file);
-    if (!root.IsMap()) Fail(file, root, "a pipeline file must be a map of keys (version, passes, ...)");
+    if (!root.IsMap())
+      Fail(file, root, "a pipeline file must be a map of keys (version, passes, ...)");
     CheckKeys(file, root, kPipelineKeys, "pipeline");
     CheckVersion(file, root);
     if (root["extend"]) p = Base(file, root["extend"]);
@@ -124,10 +128,13 @@ class Loader {
       }
     }
     for (const std::string& d : options_.fallback_plugin_dirs) {
-      bool bundled = std::find(options_.bundled_plugin_dirs.begin(), options_.bundled_plugin_dirs.end(), d) !=
-                     options_.bundled_plugin_dirs.end();
-      if (bundled) plugins_.AddBundledDir(d);
-      else plugins_.AddSearchDir(d);
+      bool bundled =
+          std::find(options_.bundled_plugin_dirs.begin(), options_.bundled_plugin_dirs.end(), d) !=
+          options_.bundled_plugin_dirs.end();
+      if (bundled)
+        plugins_.AddBundledDir(d);
+      else
+        plugins_.AddSearchDir(d);
     }
     LoadPlugins(file, root, &p);
     if (root["opt_level"]) {
@@ -151,19 +158,22 @@ class Loader {
     if (root["instruments"]) p.instruments = Instruments(file, root["instruments"]);
     if (root["limits"]) {
       const YAML::Node& l = root["limits"];
-      if (!l.IsMap()) Fail(file, l, "limits must be a map: {pass_timeout: SECONDS, memory_limit: MB}");
+      if (!l.IsMap())
+        Fail(file, l, "limits must be a map: {pass_timeout: SECONDS, memory_limit: MB}");
       CheckKeys(file, l, {"pass_timeout", "memory_limit"}, "limits");
       if (l["pass_timeout"]) {
         std::string v = Scalar(file, l["pass_timeout"], "pass_timeout");
         double d = 0;
         auto r = std::from_chars(v.data(), v.data() + v.size(), d);
         if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !(d > 0) || d > 1e6)
-          Fail(file, l["pass_timeout"], "pass_timeout must be a number of seconds, above 0 and at most 1000000");
+          Fail(file, l["pass_timeout"],
+               "pass_timeout must be a number of seconds, above 0 and at most 1000000");
         p.pass_timeout_s = d;
       }
       if (l["memory_limit"]) {
         int64_t mb = Int(file, l["memory_limit"], "memory_limit");
-        if (mb < 16 || mb > (int64_t{1} << 40)) Fail(file, l["memory_limit"], "memory_limit must be at least 16 (megabytes)");
+        if (mb < 16 || mb > (int64_t{1} << 40))
+          Fail(file, l["memory_limit"], "memory_limit must be at least 16 (megabytes)");
         p.memory_limit_mb = mb;
       }
     }
@@ -192,11 +202,12 @@ class Loader {
       auto [n, depth] = stack.back();
       stack.pop_back();
       if (++visited > kMaxNodes)
-        Fail(file, n, "the document has more than " + std::to_string(kMaxNodes) +
-                          " nodes once aliases are expanded");
-      if (depth > kMaxNesting) Fail(file, n, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
-      if (n.IsScalar() && !ValidUtf8(n.Scalar()))
-        Fail(file, n, "the text is not valid UTF-8");
+        Fail(file, n,
+             "the document has more than " + std::to_string(kMaxNodes) +
+                 " nodes once aliases are expanded");
+      if (depth > kMaxNesting)
+        Fail(file, n, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+      if (n.IsScalar() && !ValidUtf8(n.Scalar())) Fail(file, n, "the text is not valid UTF-8");
       const std::string& tag = n.Tag();
       if (!tag.empty() && tag != "?" && tag != "!")
         Fail(file, n, "unsupported YAML tag '" + Printable(tag) + "'");
@@ -222,7 +233,8 @@ class Loader {
     // file is refused with a message, not read forever.
     StatusOr<std::string> text = ReadFileToString(file);
     if (!text.ok()) {
-      if (included_at) Fail(*included_at, *site, "cannot open included file " + text.status().message());
+      if (included_at)
+        Fail(*included_at, *site, "cannot open included file " + text.status().message());
       throw YamlFailure{"cannot open pipeline file " + text.status().message()};
     }
     try {
@@ -241,15 +253,16 @@ class Loader {
     return p.lexically_normal().string();
   }
 
-  void CheckKeys(const std::string& file, const YAML::Node& map, const std::vector<std::string>& keys,
-                 const std::string& what) {
+  void CheckKeys(const std::string& file, const YAML::Node& map,
+                 const std::vector<std::string>& keys, const std::string& what) {
     for (auto it = map.begin(); it != map.end(); ++it) {
       if (!it->first.IsScalar()) Fail(file, it->first, "keys must be strings");
       std::string key = it->first.as<std::string>();
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       std::string msg = "unknown key '" + key + "' in " + what;
       auto close = ClosestNames(key, keys, 1);
-      if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
+      if (!close.empty())
+        msg += "; did you mean '" + close[0] + "'?";
       else {
         msg += " (allowed:";
         for (const auto& k : keys) msg += " " + k;
@@ -355,7 +368,8 @@ class Loader {
           std::string name = Scalar(file, item["name"], "the plugin name");
           if (item["sha256"]) {
             std::string sha = Scalar(file, item["sha256"], "sha256");
-            bool hex = sha.size() == 64 && sha.find_first_not_of("0123456789abcdef") == std::string::npos;
+            bool hex =
+                sha.size() == 64 && sha.find_first_not_of("0123456789abcdef") == std::string::npos;
             if (!hex) Fail(file, item["sha256"], "sha256 must be 64 lowercase hex digits");
             plugins_.Pin(name, sha);
           }
@@ -390,7 +404,9 @@ class Loader {
     std::vector<PipelineStep> steps;
     for (const YAML::Node& item : list) {
       if (++total_steps_ > kMaxSteps)
-        Fail(file, item, "the pipeline has more than " + std::to_string(kMaxSteps) + " steps (includes expanded)");
+        Fail(file, item,
+             "the pipeline has more than " + std::to_string(kMaxSteps) +
+                 " steps (includes expanded)");
       YAML::Mark m = item.Mark();
       SourceLoc loc{file, m.line + 1, m.column + 1};
       if (item.IsScalar()) {
@@ -415,7 +431,9 @@ class Loader {
         const YAML::Node& r = item["repeat"];
         if (!r.IsMap()) Fail(file, r, "repeat must be a map: {max_iterations: N, until: fixpoint}");
         CheckKeys(file, r, {"max_iterations", "until"}, "repeat");
-        s.max_iterations = r["max_iterations"] ? static_cast<int>(Int(file, r["max_iterations"], "max_iterations")) : 10;
+        s.max_iterations = r["max_iterations"]
+                               ? static_cast<int>(Int(file, r["max_iterations"], "max_iterations"))
+                               : 10;
         if (s.max_iterations < 1 || s.max_iterations > 1000)
           Fail(file, r["max_iterations"], "max_iterations must be between 1 and 1000");
         if (r["until"]) {
@@ -438,7 +456,8 @@ class Loader {
         continue;
       }
       CheckKeys(file, item, {"name", "options", "min_opt_level", "functions"}, "pass");
-      if (!item["name"]) Fail(file, item, "a pass map needs 'name' (or 'repeat', 'include', 'extension_point')");
+      if (!item["name"])
+        Fail(file, item, "a pass map needs 'name' (or 'repeat', 'include', 'extension_point')");
       PipelineStep s;
       s.loc = loc;
       s.pass = KnownPass(file, item["name"], Scalar(file, item["name"], "the pass name"));
@@ -469,9 +488,12 @@ class Loader {
         // As TVM's ApplyPassToFunction: a regular expression over function
         // names (RE2 syntax, matching the whole name).
         std::string re = Scalar(file, item["functions"], "functions");
-        if (re.empty()) Fail(file, item["functions"], "functions must be a non-empty regular expression");
+        if (re.empty())
+          Fail(file, item["functions"], "functions must be a non-empty regular expression");
         RE2 check(re, RE2::Quiet);
-        if (!check.ok()) Fail(file, item["functions"], "functions: invalid regular expression '" + re + "': " + check.error());
+        if (!check.ok())
+          Fail(file, item["functions"],
+               "functions: invalid regular expression '" + re + "': " + check.error());
         s.functions = re;
       }
       steps.push_back(std::move(s));
@@ -518,7 +540,8 @@ class Loader {
     CheckKeys(path, root, kPipelineKeys, "included file");
     CheckVersion(path, root);
     if (root["extend"])
-      Fail(path, root["extend"], "an included file cannot extend another pipeline (include that one too)");
+      Fail(path, root["extend"],
+           "an included file cannot extend another pipeline (include that one too)");
     if (root["plugin_path"])
       for (const auto& [dir_node, dir] : StringList(path, root["plugin_path"], "plugin_path"))
         plugins_.AddSearchDir(Resolve(path, dir));
@@ -533,8 +556,10 @@ class Loader {
 
   InstrumentOptions Instruments(const std::string& file, const YAML::Node& n) {
     if (!n.IsMap()) Fail(file, n, "instruments must be a map");
-    CheckKeys(file, n, {"timing", "verify", "print_before", "print_after", "print_changed",
-                        "check_input_unchanged"}, "instruments");
+    CheckKeys(file, n,
+              {"timing", "verify", "print_before", "print_after", "print_changed",
+               "check_input_unchanged"},
+              "instruments");
     InstrumentOptions o;
     if (n["timing"]) o.timing = Bool(file, n["timing"], "timing");
     if (n["verify"]) {
@@ -545,7 +570,8 @@ class Loader {
         Fail(file, n["verify"], "verify must be 'each', 'end' or 'none'");
       o.verify = v;
     }
-    for (auto [key, target] : {std::pair{"print_before", &o.print_before}, {"print_after", &o.print_after}}) {
+    for (auto [key, target] :
+         {std::pair{"print_before", &o.print_before}, {"print_after", &o.print_after}}) {
       if (!n[key]) continue;
       for (const auto& [node, name] : StringList(file, n[key], key))
         target->push_back(name == "all" ? name : KnownPass(file, node, name));
@@ -564,17 +590,27 @@ class Loader {
   std::vector<std::string> stack_;  // include chain
 };
 
-
 void EmitOptions(YAML::Emitter& out, const std::map<std::string, AttrValue>& options) {
   out << YAML::Flow << YAML::BeginMap;
   for (const auto& [k, v] : options) {
     out << YAML::Key << k << YAML::Value;
     auto scalar = [&](const AttrValue& x) {
       switch (x.kind()) {
-        case AttrValue::Kind::kInt: out << x.as_int(); break;
-        case AttrValue::Kind::kFloat: { std::string s; AppendFloat(x.as_float(), &s); out << s; break; }
-        case AttrValue::Kind::kBool: out << (x.as_bool() ? "true" : "false"); break;
-        default: out << YAML::DoubleQuoted << x.as_string(); break;
+        case AttrValue::Kind::kInt:
+          out << x.as_int();
+          break;
+        case AttrValue::Kind::kFloat: {
+          std::string s;
+          AppendFloat(x.as_float(), &s);
+          out << s;
+          break;
+        }
+        case AttrValue::Kind::kBool:
+          out << (x.as_bool() ? "true" : "false");
+          break;
+        default:
+          out << YAML::DoubleQuoted << x.as_string();
+          break;
       }
     };
     if (v.kind() == AttrValue::Kind::kList) {
@@ -603,12 +639,13 @@ void EmitSteps(YAML::Emitter& out, const std::vector<PipelineStep>& steps) {
           EmitOptions(out, s.given_options);
         }
         if (s.min_opt_level) out << YAML::Key << "min_opt_level" << YAML::Value << *s.min_opt_level;
-        if (s.functions) out << YAML::Key << "functions" << YAML::Value << YAML::DoubleQuoted << *s.functions;
+        if (s.functions)
+          out << YAML::Key << "functions" << YAML::Value << YAML::DoubleQuoted << *s.functions;
         out << YAML::EndMap;
         break;
       case PipelineStep::Kind::kRepeat:
-        out << YAML::BeginMap << YAML::Key << "repeat" << YAML::Value << YAML::Flow << YAML::BeginMap
-            << YAML::Key << "max_iterations" << YAML::Value << s.max_iterations;
+        out << YAML::BeginMap << YAML::Key << "repeat" << YAML::Value << YAML::Flow
+            << YAML::BeginMap << YAML::Key << "max_iterations" << YAML::Value << s.max_iterations;
         if (s.until_fixpoint) out << YAML::Key << "until" << YAML::Value << "fixpoint";
         out << YAML::EndMap << YAML::Key << "passes" << YAML::Value;
         EmitSteps(out, s.steps);
@@ -652,9 +689,8 @@ auto AsStatus(const std::string& file, F&& body) -> decltype(body()) {
 
 StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                                 const PassRegistry& registry, const PipelineLoadOptions& options) {
-  return AsStatus(file, [&]() -> StatusOr<Pipeline> {
-    return Loader(loader, registry, options).Load(file);
-  });
+  return AsStatus(
+      file, [&]() -> StatusOr<Pipeline> { return Loader(loader, registry, options).Load(file); });
 }
 
 StatusOr<Pipeline> LoadPipelineText(const std::string& name, const std::string& text,
@@ -698,8 +734,8 @@ Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoade
       std::string known;
       for (const std::string& s : seen) known += (known.empty() ? "" : ", ") + s;
       l.FailAt(fragment_file, point_node,
-               "pipeline " + (p.name.empty() ? p.file : p.name) + " has no extension point '" + point +
-                   "' (it has: " + (known.empty() ? "none" : known) + ")");
+               "pipeline " + (p.name.empty() ? p.file : p.name) + " has no extension point '" +
+                   point + "' (it has: " + (known.empty() ? "none" : known) + ")");
     }
     return CheckProperties(p.steps, registry);
   });
@@ -748,7 +784,8 @@ std::string PipelineToYaml(const Pipeline& p) {
 }
 
 void AddInstruments(const InstrumentOptions& o, std::ostream* out, PassContext& ctx) {
-  if (o.check_input_unchanged) ctx.instruments.push_back(std::make_shared<InputUnchangedInstrument>());
+  if (o.check_input_unchanged)
+    ctx.instruments.push_back(std::make_shared<InputUnchangedInstrument>());
   if (o.verify == "each") ctx.instruments.push_back(std::make_shared<VerifyInstrument>());
   auto has_all = [](const std::vector<std::string>& v) {
     return std::find(v.begin(), v.end(), "all") != v.end();

@@ -34,15 +34,16 @@
 #include <string>
 #include <vector>
 
+#include "driver/plugin_loader.h"
 #include "passes/pass_manager.h"
 #include "passes/properties.h"  // CheckProperties
-#include "driver/plugin_loader.h"
 
 namespace plir {
 
 struct InstrumentOptions {
   bool timing = false;
-  std::string verify = "end";  // end (the result, the default) | each (after every pass) | none (never)
+  std::string verify =
+      "end";  // end (the result, the default) | each (after every pass) | none (never)
   std::vector<std::string> print_before, print_after;  // pass names, or "all"
   bool print_changed = false;
   bool check_input_unchanged = false;
@@ -99,7 +100,6 @@ Status ApplyExtension(Pipeline& p, const std::string& fragment_file, PluginLoade
 
 // Canonical YAML: keys in a fixed order, includes expanded, options sorted.
 std::string PipelineToYaml(const Pipeline& p);
-
 
 // Adds the instruments `opts` asks for to `ctx` (output to `out`).
 void AddInstruments(const InstrumentOptions& opts, std::ostream* out, PassContext& ctx);

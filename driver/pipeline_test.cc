@@ -47,7 +47,8 @@ class PipelineTest : public ::testing::Test {
   PluginLoader loader_;
 };
 
-const char* kHeader = "version: 1\nplugin_path: [../plugins]\nplugins: [test_good, test_misbehaving]\n";
+const char* kHeader =
+    "version: 1\nplugin_path: [../plugins]\nplugins: [test_good, test_misbehaving]\n";
 
 TEST_F(PipelineTest, LoadsAFullPipeline) {
   Write("common/cleanup.yaml", "passes:\n  - TestBindResult\n");
@@ -72,7 +73,8 @@ instruments: {timing: true, verify: each, print_after: [TestOptions], print_chan
   EXPECT_EQ(r->opt_level, 1);
   ASSERT_EQ(r->steps.size(), 5u);
   EXPECT_EQ(r->steps[1].options.GetInt("count"), 7);
-  EXPECT_EQ(r->steps[1].options.GetStringList("entries"), (std::vector<std::string>{"main", "other"}));
+  EXPECT_EQ(r->steps[1].options.GetStringList("entries"),
+            (std::vector<std::string>{"main", "other"}));
   EXPECT_EQ(r->steps[1].options.GetFloat("ratio"), 0.5);  // default
   EXPECT_EQ(r->steps[2].kind, PipelineStep::Kind::kRepeat);
   EXPECT_EQ(r->steps[2].max_iterations, 4);
@@ -118,13 +120,15 @@ instruments: {verify: each}
 }
 
 TEST_F(PipelineTest, UnknownTopLevelKey) {
-  ExpectError(std::string(kHeader) + "pases: []\n", 4, 1, "unknown key 'pases' in pipeline; did you mean 'passes'?");
+  ExpectError(std::string(kHeader) + "pases: []\n", 4, 1,
+              "unknown key 'pases' in pipeline; did you mean 'passes'?");
 }
 TEST_F(PipelineTest, YamlSyntaxError) {
   ExpectError("version: 1\npasses: [A, B\n", 3, 1, "YAML syntax error");
 }
 TEST_F(PipelineTest, WrongTypeForOptLevel) {
-  ExpectError(std::string(kHeader) + "opt_level: high\n", 4, 12, "expected an integer for opt_level, got 'high'");
+  ExpectError(std::string(kHeader) + "opt_level: high\n", 4, 12,
+              "expected an integer for opt_level, got 'high'");
 }
 TEST_F(PipelineTest, UnsupportedVersion) {
   ExpectError("version: 7\npasses: []\n", 1, 10, "unsupported pipeline version");
@@ -134,20 +138,21 @@ TEST_F(PipelineTest, UnknownPassSuggestsClosest) {
               "unknown pass 'TestReluToSoftmx'; did you mean 'TestReluToSoftmax'");
 }
 TEST_F(PipelineTest, UnknownOption) {
-  ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    options: {cuont: 1}\n", 6, 15,
-              "pass TestOptions has no option 'cuont'; did you mean 'count'?");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    options: {cuont: 1}\n", 6,
+              15, "pass TestOptions has no option 'cuont'; did you mean 'count'?");
 }
 TEST_F(PipelineTest, BadOptionValue) {
-  ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    options: {count: many}\n", 6, 22,
-              "option 'count' of TestOptions must be int, got \"many\"");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    options: {count: many}\n",
+              6, 22, "option 'count' of TestOptions must be int, got \"many\"");
 }
 TEST_F(PipelineTest, UnknownKeyInPassMap) {
   ExpectError(std::string(kHeader) + "passes:\n  - name: TestOptions\n    option: {}\n", 6, 5,
               "unknown key 'option' in pass; did you mean 'options'?");
 }
 TEST_F(PipelineTest, FunctionsOption) {
-  auto r = Load(Write("p.yaml", std::string(kHeader) +
-                                    "passes:\n  - name: TestReluToSoftmax\n    functions: \"main|sub.*\"\n"));
+  auto r = Load(
+      Write("p.yaml", std::string(kHeader) +
+                          "passes:\n  - name: TestReluToSoftmax\n    functions: \"main|sub.*\"\n"));
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->steps[0].functions);
   EXPECT_EQ(*r->steps[0].functions, "main|sub.*");
@@ -158,19 +163,24 @@ TEST_F(PipelineTest, FunctionsOption) {
   EXPECT_EQ(*again->steps[0].functions, "main|sub.*");
 }
 TEST_F(PipelineTest, BadFunctionsOption) {
-  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"ma(in\"\n", 6, 16,
-              "functions: invalid regular expression 'ma(in'");
-  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"\"\n", 6, 16,
-              "functions must be a non-empty regular expression");
-  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: [main]\n", 6, 16,
-              "functions");
-  ExpectError(std::string(kHeader) + "passes:\n  - repeat: {max_iterations: 2}\n    functions: main\n    passes: [TestReluToSoftmax]\n",
+  ExpectError(
+      std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"ma(in\"\n", 6,
+      16, "functions: invalid regular expression 'ma(in'");
+  ExpectError(std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: \"\"\n",
+              6, 16, "functions must be a non-empty regular expression");
+  ExpectError(
+      std::string(kHeader) + "passes:\n  - name: TestReluToSoftmax\n    functions: [main]\n", 6, 16,
+      "functions");
+  ExpectError(std::string(kHeader) +
+                  "passes:\n  - repeat: {max_iterations: 2}\n    functions: main\n    passes: "
+                  "[TestReluToSoftmax]\n",
               6, 5, "unknown key 'functions'");
 }
 TEST_F(PipelineTest, IncludeCycle) {
   Write("common/a.yaml", "passes:\n  - include: b.yaml\n");
   Write("common/b.yaml", "passes:\n  - include: a.yaml\n");
-  std::string path = Write("p.yaml", std::string(kHeader) + "passes:\n  - include: common/a.yaml\n");
+  std::string path =
+      Write("p.yaml", std::string(kHeader) + "passes:\n  - include: common/a.yaml\n");
   auto r = Load(path);
   ASSERT_FALSE(r.ok());
   const std::string& m = r.status().message();
@@ -178,27 +188,36 @@ TEST_F(PipelineTest, IncludeCycle) {
   EXPECT_NE(m.find("a.yaml -> "), std::string::npos) << m;
 }
 TEST_F(PipelineTest, MissingInclude) {
-  ExpectError(std::string(kHeader) + "passes:\n  - include: nope.yaml\n", 5, 14, "cannot open included file");
+  ExpectError(std::string(kHeader) + "passes:\n  - include: nope.yaml\n", 5, 14,
+              "cannot open included file");
 }
 TEST_F(PipelineTest, MissingPlugin) {
-  ExpectError("version: 1\nplugin_path: [../plugins]\nplugins: [test_good, no_such_plugin]\npasses: []\n", 3, 22,
-              "plugin 'no_such_plugin' not found");
+  ExpectError(
+      "version: 1\nplugin_path: [../plugins]\nplugins: [test_good, no_such_plugin]\npasses: []\n",
+      3, 22, "plugin 'no_such_plugin' not found");
 }
 TEST_F(PipelineTest, RequiredPropertyNotProvided) {
-  std::string path = Write("p.yaml", std::string(kHeader) + "passes:\n  - TestReluToSoftmax\n  - TestNeedsResultBound\n");
+  std::string path =
+      Write("p.yaml",
+            std::string(kHeader) + "passes:\n  - TestReluToSoftmax\n  - TestNeedsResultBound\n");
   auto r = Load(path);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(),
-            path + ":6:5: pass TestNeedsResultBound requires property 'result_bound', which no earlier "
-                   "pass provides (provided by: TestBindResult)");
-  auto ok = Load(Write("q.yaml", std::string(kHeader) + "passes: [TestBindResult, TestNeedsResultBound]\n"));
+  EXPECT_EQ(
+      r.status().message(),
+      path +
+          ":6:5: pass TestNeedsResultBound requires property 'result_bound', which no earlier "
+          "pass provides (provided by: TestBindResult)");
+  auto ok = Load(
+      Write("q.yaml", std::string(kHeader) + "passes: [TestBindResult, TestNeedsResultBound]\n"));
   EXPECT_TRUE(ok.ok()) << ok.status().message();
 }
 TEST_F(PipelineTest, BadRepeat) {
-  ExpectError(std::string(kHeader) + "passes:\n  - repeat: {max_iterations: 0}\n    passes: [TestBindResult]\n", 5, 30,
-              "max_iterations must be between 1 and 1000");
-  ExpectError(std::string(kHeader) + "passes:\n  - repeat: {until: forever}\n    passes: [TestBindResult]\n", 5, 21,
-              "until must be 'fixpoint'");
+  ExpectError(std::string(kHeader) +
+                  "passes:\n  - repeat: {max_iterations: 0}\n    passes: [TestBindResult]\n",
+              5, 30, "max_iterations must be between 1 and 1000");
+  ExpectError(std::string(kHeader) +
+                  "passes:\n  - repeat: {until: forever}\n    passes: [TestBindResult]\n",
+              5, 21, "until must be 'fixpoint'");
 }
 TEST_F(PipelineTest, BadInstrument) {
   ExpectError(std::string(kHeader) + "passes: []\ninstruments: {timming: true}\n", 5, 15,
@@ -222,32 +241,45 @@ TEST_F(PipelineTest, ExtensionFragmentAddsPassesAtItsPoint) {
     passes: [TestReluToSoftmax, {extension_point: in-loop}]
 )"));
   ASSERT_TRUE(p.ok()) << p.status().message();
-  Status s = ApplyExtension(*p, Write("ext.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestNeedsResultBound]\n"),
-                            loader_);
+  Status s = ApplyExtension(
+      *p,
+      Write("ext.yaml",
+            "version: 1\nextend:\n  point: after-bind\n  passes: [TestNeedsResultBound]\n"),
+      loader_);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(p->steps.size(), 4u);
   EXPECT_EQ(p->steps[2].pass, "TestNeedsResultBound");
-  s = ApplyExtension(*p, Write("ext2.yaml", "version: 1\nextend: {point: in-loop, passes: [TestOptions]}\n"), loader_);
+  s = ApplyExtension(
+      *p, Write("ext2.yaml", "version: 1\nextend: {point: in-loop, passes: [TestOptions]}\n"),
+      loader_);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(p->steps[3].steps.back().pass, "TestOptions");
 }
 
 TEST_F(PipelineTest, ExtensionErrors) {
-  auto p = Load(Write("p.yaml", std::string(kHeader) + "passes:\n  - extension_point: after-bind\n"));
+  auto p =
+      Load(Write("p.yaml", std::string(kHeader) + "passes:\n  - extension_point: after-bind\n"));
   ASSERT_TRUE(p.ok());
-  std::string bad = Write("ext.yaml", "version: 1\nextend:\n  point: after-simplify\n  passes: [TestBindResult]\n");
+  std::string bad = Write(
+      "ext.yaml", "version: 1\nextend:\n  point: after-simplify\n  passes: [TestBindResult]\n");
   Status s = ApplyExtension(*p, bad, loader_);
-  EXPECT_EQ(s.message(), bad + ":3:10: pipeline " + dir_ + "/p.yaml has no extension point 'after-simplify' (it has: after-bind)");
-  std::string bad2 = Write("ext2.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestBindResul]\n");
+  EXPECT_EQ(s.message(),
+            bad + ":3:10: pipeline " + dir_ +
+                "/p.yaml has no extension point 'after-simplify' (it has: after-bind)");
+  std::string bad2 =
+      Write("ext2.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestBindResul]\n");
   s = ApplyExtension(*p, bad2, loader_);
-  EXPECT_NE(s.message().find(bad2 + ":4:12: unknown pass 'TestBindResul'"), std::string::npos) << s.message();
-  std::string needs = Write("ext3.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestNeedsResultBound]\n");
+  EXPECT_NE(s.message().find(bad2 + ":4:12: unknown pass 'TestBindResul'"), std::string::npos)
+      << s.message();
+  std::string needs = Write(
+      "ext3.yaml", "version: 1\nextend:\n  point: after-bind\n  passes: [TestNeedsResultBound]\n");
   s = ApplyExtension(*p, needs, loader_);
   EXPECT_NE(s.message().find("requires property 'result_bound'"), std::string::npos) << s.message();
 }
 
 TEST_F(PipelineTest, RunsOnAModule) {
-  auto p = Load(Write("p.yaml", std::string(kHeader) + "passes: [TestReluToSoftmax, TestBindResult]\n"));
+  auto p =
+      Load(Write("p.yaml", std::string(kHeader) + "passes: [TestReluToSoftmax, TestBindResult]\n"));
   ASSERT_TRUE(p.ok()) << p.status().message();
   Module m = testing::ParseOrFail("def @f(%x: Tensor[(2,), float32]) { nn.relu(%x) }");
   PassContext ctx;
@@ -264,11 +296,13 @@ TEST_F(PipelineTest, RunsOnAModule) {
 TEST_F(PipelineTest, ExtendInheritsABasePipeline) {
   const std::string common_header =
       "version: 1\nplugin_path: [../../plugins]\nplugins: [test_good, test_misbehaving]\n";
-  Write("common/base.yaml", common_header +
-                                "opt_level: 3\npasses:\n  - TestBindResult\n  - extension_point: end\n"
-                                "instruments: {verify: each, timing: true}\n");
-  auto p = Load(Write("p.yaml", "version: 1\nextend: common/base.yaml\nname: mine\n"
-                                "passes: [TestNeedsResultBound]\n"));
+  Write("common/base.yaml",
+        common_header +
+            "opt_level: 3\npasses:\n  - TestBindResult\n  - extension_point: end\n"
+            "instruments: {verify: each, timing: true}\n");
+  auto p = Load(Write("p.yaml",
+                      "version: 1\nextend: common/base.yaml\nname: mine\n"
+                      "passes: [TestNeedsResultBound]\n"));
   ASSERT_TRUE(p.ok()) << p.status().message();
   ASSERT_EQ(p->steps.size(), 3u);
   EXPECT_EQ(p->steps[0].pass, "TestBindResult");
@@ -295,9 +329,12 @@ TEST_F(PipelineTest, ExtendErrorsArePrecise) {
 }
 // A full pipeline file may be included: its passes (and plugins) run there.
 TEST_F(PipelineTest, IncludesAFullPipeline) {
-  Write("common/full.yaml", std::string("version: 1\nplugin_path: [../../plugins]\nplugins: [test_good, test_misbehaving]\n") +
-                                "opt_level: 2\npasses: [TestBindResult]\ninstruments: {verify: each}\n");
-  auto p = Load(Write("p.yaml", "version: 1\npasses:\n  - include: common/full.yaml\n  - TestNeedsResultBound\n"));
+  Write("common/full.yaml",
+        std::string(
+            "version: 1\nplugin_path: [../../plugins]\nplugins: [test_good, test_misbehaving]\n") +
+            "opt_level: 2\npasses: [TestBindResult]\ninstruments: {verify: each}\n");
+  auto p = Load(Write(
+      "p.yaml", "version: 1\npasses:\n  - include: common/full.yaml\n  - TestNeedsResultBound\n"));
   ASSERT_TRUE(p.ok()) << p.status().message();
   ASSERT_EQ(p->steps.size(), 2u);
   EXPECT_EQ(p->steps[0].pass, "TestBindResult");

@@ -1,9 +1,9 @@
 #include "driver/plugin_loader.h"
 
 #include <dlfcn.h>
-#include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,8 +15,8 @@
 #include <mutex>
 #include <set>
 
-#include "passes/plugin.h"
 #include "driver/file_util.h"
+#include "passes/plugin.h"
 
 namespace plir {
 namespace {
@@ -91,9 +91,11 @@ void PluginLoader::Skip(const std::string& path) { skipped_.insert(Canonical(pat
 Status PluginLoader::CheckTrust(const std::string& path, const std::string& canonical) {
   struct stat st;
   if (stat(canonical.c_str(), &st) != 0)
-    return Fail(PluginError::kCannotOpen, NotFound("cannot open plugin " + path + ": " + std::strerror(errno)));
+    return Fail(PluginError::kCannotOpen,
+                NotFound("cannot open plugin " + path + ": " + std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
-    return Fail(PluginError::kCannotOpen, InvalidArgument("cannot open plugin " + path + ": not a regular file"));
+    return Fail(PluginError::kCannotOpen,
+                InvalidArgument("cannot open plugin " + path + ": not a regular file"));
   if (!allow_insecure_) {
     std::string dir = canonical.substr(0, canonical.rfind('/'));
     struct stat dst;
@@ -101,10 +103,11 @@ Status PluginLoader::CheckTrust(const std::string& path, const std::string& cano
                         (dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX);
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) || dir_writable)
       return Fail(PluginError::kInsecure,
-                  FailedPrecondition("refusing plugin " + path + ": " +
-                                   (dir_writable ? "its directory " + dir : std::string("the file")) +
-                                   " is writable by group or others (anyone who can write it can run "
-                                   "code in plir-opt); fix the permissions or pass --allow-insecure-plugins"));
+                  FailedPrecondition(
+                      "refusing plugin " + path + ": " +
+                      (dir_writable ? "its directory " + dir : std::string("the file")) +
+                      " is writable by group or others (anyone who can write it can run "
+                      "code in plir-opt); fix the permissions or pass --allow-insecure-plugins"));
   }
   // A pin names the plugin by its file name: libplir_NAME.so.
   std::string file = canonical.substr(canonical.rfind('/') + 1);
@@ -114,9 +117,10 @@ Status PluginLoader::CheckTrust(const std::string& path, const std::string& cano
       StatusOr<std::string> sha = Sha256File(canonical);
       if (!sha.ok()) return Fail(PluginError::kCannotOpen, sha.status());
       if (*sha != pin->second)
-        return Fail(PluginError::kPinMismatch,
-                    FailedPrecondition("refusing plugin " + path + ": its sha256 is " + *sha +
-                                     ", but the pipeline pins " + pin->first + " to " + pin->second));
+        return Fail(
+            PluginError::kPinMismatch,
+            FailedPrecondition("refusing plugin " + path + ": its sha256 is " + *sha +
+                               ", but the pipeline pins " + pin->first + " to " + pin->second));
     }
   }
   return Status::Ok();
@@ -127,8 +131,10 @@ StatusOr<LoadedPlugin> PluginLoader::LoadByName(const std::string& name) {
   for (const LoadedPlugin& p : loaded_)
     if (p.name == name) return p;
   std::optional<std::string> path = Find(name);
-  if (path && !bundled_dirs_.count(Canonical(std::filesystem::path(*path).parent_path().string())) &&
-      !bundled_dirs_.count(Canonical(std::filesystem::path(*path).parent_path().parent_path().string()))) {
+  if (path &&
+      !bundled_dirs_.count(Canonical(std::filesystem::path(*path).parent_path().string())) &&
+      !bundled_dirs_.count(
+          Canonical(std::filesystem::path(*path).parent_path().parent_path().string()))) {
     // Found outside the bundled plugins: a bundled plugin of that name wins.
     for (const std::string& dir : bundled_dirs_) {
       std::string file = "libplir_" + name + ".so";
@@ -169,10 +175,10 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   // dlopen gets an absolute path, never a bare name it would look up on
   // LD_LIBRARY_PATH.
   if (canonical.empty() || canonical[0] != '/')
-    return Fail(PluginError::kCannotOpen,
-                NotFound("cannot open plugin " + path + ": " + (access(path.c_str(), F_OK) != 0
-                                                                     ? std::string(std::strerror(errno))
-                                                                     : std::string("cannot resolve its path"))));
+    return Fail(PluginError::kCannotOpen, NotFound("cannot open plugin " + path + ": " +
+                                                   (access(path.c_str(), F_OK) != 0
+                                                        ? std::string(std::strerror(errno))
+                                                        : std::string("cannot resolve its path"))));
   PLIR_RETURN_IF_ERROR(CheckTrust(path, canonical));
   if (observer_) observer_(canonical, scanning_);
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -200,29 +206,32 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
     return close_with(PluginError::kMissingEntry,
                       InvalidArgument(path + ": " + PLIR_PLUGIN_ENTRY_SYMBOL + " returned null"));
   if (info->api_version != PLIR_PLUGIN_API_VERSION)
-    return close_with(PluginError::kApiVersion,
-                      FailedPrecondition(path + ": plugin API version " +
-                                         std::to_string(info->api_version) +
-                                         ", but this PLIR supports version " +
-                                         std::to_string(PLIR_PLUGIN_API_VERSION) +
-                                         "; rebuild the plugin against this PLIR"));
+    return close_with(
+        PluginError::kApiVersion,
+        FailedPrecondition(path + ": plugin API version " + std::to_string(info->api_version) +
+                           ", but this PLIR supports version " +
+                           std::to_string(PLIR_PLUGIN_API_VERSION) +
+                           "; rebuild the plugin against this PLIR"));
   if (!SameFingerprint(info->fingerprint, kHostFingerprint))
-    return close_with(PluginError::kFingerprint,
-                      FailedPrecondition(path + ": build fingerprint mismatch: the plugin was built with " +
-                                         DescribeFingerprint(info->fingerprint) +
-                                         "; this PLIR with " + DescribeFingerprint(kHostFingerprint) +
-                                         "; rebuild the plugin with the same toolchain and headers"));
+    return close_with(
+        PluginError::kFingerprint,
+        FailedPrecondition(path + ": build fingerprint mismatch: the plugin was built with " +
+                           DescribeFingerprint(info->fingerprint) + "; this PLIR with " +
+                           DescribeFingerprint(kHostFingerprint) +
+                           "; rebuild the plugin with the same toolchain and headers"));
   std::string name = info->name ? info->name : "";
   std::string version = info->version ? info->version : "";
   if (name.empty() || !info->register_fn)
-    return close_with(PluginError::kMissingEntry,
-                      InvalidArgument(path + ": the plugin info has no name or no register function"));
+    return close_with(
+        PluginError::kMissingEntry,
+        InvalidArgument(path + ": the plugin info has no name or no register function"));
 
   host.emplace("plugin " + name + " (" + path + ")");
   char error[1024] = {0};
   if (info->register_fn(&*host, error, sizeof error) != 0)
-    return close_with(PluginError::kRegistration,
-                      FailedPrecondition(path + ": plugin " + name + " failed to register: " + error));
+    return close_with(
+        PluginError::kRegistration,
+        FailedPrecondition(path + ": plugin " + name + " failed to register: " + error));
   // Commit only if every definition is valid and every name free: a plugin
   // registers all of its passes, ops and extern kernels, or none.
   for (const OpDef& d : host->staged_ops())
@@ -235,8 +244,8 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   for (const OpDef& d : host->staged_ops())
     if (!op_names.insert(d.name).second)
       return close_with(PluginError::kDuplicateName,
-                        AlreadyExists(path + ": duplicate op name " + d.name + " (registered twice by plugin " +
-                                      name + ")"));
+                        AlreadyExists(path + ": duplicate op name " + d.name +
+                                      " (registered twice by plugin " + name + ")"));
   std::set<std::string> names;
   for (const PassDef& d : host->staged_passes()) {
     if (!names.insert(d.info.name).second)
@@ -250,14 +259,16 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   }
   for (const OpDef& d : host->staged_ops())
     if (ops_.Lookup(d.name))
-      return close_with(PluginError::kDuplicateName,
-                        AlreadyExists(path + ": duplicate op name " + d.name + ": already registered by " +
-                                      ops_.Lookup(d.name)->def().origin));
+      return close_with(
+          PluginError::kDuplicateName,
+          AlreadyExists(path + ": duplicate op name " + d.name + ": already registered by " +
+                        ops_.Lookup(d.name)->def().origin));
   KernelRegistry& kernels = KernelRegistry::Global();
   for (const ExternKernelDef& d : host->staged_kernels()) {
     if (d.name.empty() || (!d.fn && !d.tuple_fn))
       return close_with(PluginError::kRegistration,
-                        InvalidArgument(path + ": plugin " + name + ": an extern kernel has no name or no function"));
+                        InvalidArgument(path + ": plugin " + name +
+                                        ": an extern kernel has no name or no function"));
     if (!names.insert("@" + d.name).second)
       return close_with(PluginError::kDuplicateName,
                         AlreadyExists(path + ": duplicate extern kernel @" + d.name +
@@ -271,19 +282,16 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
   for (OpDef& d : host->staged_ops()) {
     loaded.ops.push_back(d.name);
     Status s = ops_.Register(std::move(d));
-    if (!s.ok())
-      return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+    if (!s.ok()) return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
   }
   for (PassDef& d : host->staged_passes()) {
     loaded.passes.push_back(d.info.name);
     Status s = passes_.Register(std::move(d));
-    if (!s.ok())
-      return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+    if (!s.ok()) return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
   }
   for (ExternKernelDef& d : host->staged_kernels()) {
     Status s = kernels.Register(std::move(d));
-    if (!s.ok())
-      return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
+    if (!s.ok()) return Fail(PluginError::kRegistration, s.WithPrefix(path + ": plugin " + name));
   }
   // The handle stays open for the life of the process: registered passes
   // point into the library's code.

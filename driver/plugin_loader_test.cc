@@ -30,7 +30,8 @@ TEST(PluginLoaderTest, LoadsAGoodPluginAndRegistersItsPassesAndOps) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->name, "test_good");
   EXPECT_EQ(r->version, "1.2.3");
-  EXPECT_EQ(r->passes, (std::vector<std::string>{"TestReluToSoftmax", "TestBindResult", "TestOptions"}));
+  EXPECT_EQ(r->passes,
+            (std::vector<std::string>{"TestReluToSoftmax", "TestBindResult", "TestOptions"}));
   auto def = PassRegistry::Global().Lookup("TestReluToSoftmax");
   ASSERT_TRUE(def);
   EXPECT_NE(def->info.origin.find("plugin test_good"), std::string::npos);
@@ -61,8 +62,9 @@ TEST(PluginLoaderTest, CannotOpen) {
   auto r = loader.LoadPath("testing/plugins/libplir_does_not_exist.so");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(loader.last_error(), PluginError::kCannotOpen);
-  EXPECT_NE(r.status().message().find("cannot open plugin testing/plugins/libplir_does_not_exist.so: "),
-            std::string::npos);
+  EXPECT_NE(
+      r.status().message().find("cannot open plugin testing/plugins/libplir_does_not_exist.so: "),
+      std::string::npos);
   EXPECT_NE(r.status().message().find("No such file"), std::string::npos);  // dlerror's words
 }
 
@@ -74,7 +76,8 @@ TEST(PluginLoaderTest, MissingEntrySymbol) {
 
 TEST(PluginLoaderTest, RegistrationIsAllOrNothing) {
   PluginLoader loader;
-  ExpectLoadError(loader, "test_partial", PluginError::kRegistration, "TestPartialBad has no run function");
+  ExpectLoadError(loader, "test_partial", PluginError::kRegistration,
+                  "TestPartialBad has no run function");
   EXPECT_FALSE(PassRegistry::Global().Lookup("TestPartialGood"));
   EXPECT_FALSE(OpRegistry::Global().Lookup("test_partial.op"));
 }
@@ -116,7 +119,8 @@ TEST(PluginLoaderTest, FindsPluginsByNameOnTheSearchPath) {
   auto missing = loader.LoadByName("no_such_plugin");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(loader.last_error(), PluginError::kNotFound);
-  EXPECT_NE(missing.status().message().find("libplir_no_such_plugin.so in:\n  /nonexistent\n  testing/plugins"),
+  EXPECT_NE(missing.status().message().find(
+                "libplir_no_such_plugin.so in:\n  /nonexistent\n  testing/plugins"),
             std::string::npos)
       << missing.status().message();
 }

@@ -33,8 +33,8 @@ std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines) {
 }
 
 StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::string& input_path,
-                                      const std::string& input_ext, const std::string& pipeline_yaml,
-                                      Reproducer r) {
+                                      const std::string& input_ext,
+                                      const std::string& pipeline_yaml, Reproducer r) {
   std::string parent = parent_dir;
   if (parent.empty()) {
     const char* tmp = std::getenv("TMPDIR");
@@ -44,7 +44,8 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (!mkdtemp(buf.data()))
-    return Internal("cannot create a reproducer directory in " + parent + ": " + std::strerror(errno));
+    return Internal("cannot create a reproducer directory in " + parent + ": " +
+                    std::strerror(errno));
   std::string dir(buf.data());
   chmod(dir.c_str(), 0755);
   PLIR_ASSIGN_OR_RETURN(std::string input, ReadFileToString(input_path));
@@ -63,7 +64,9 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginSeq;
   for (const ReproducerPlugin& p : r.plugins) {
     out << YAML::BeginMap;
-    for (const auto& [key, value] : {std::pair{"path", &p.path}, {"name", &p.name}, {"version", &p.version},
+    for (const auto& [key, value] : {std::pair{"path", &p.path},
+                                     {"name", &p.name},
+                                     {"version", &p.version},
                                      {"sha256", &p.sha256}}) {
       out << YAML::Key << key << YAML::Value;
       EmitYamlText(out, *value);
@@ -79,7 +82,8 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   for (const std::string& c : r.command) EmitYamlText(out, c);
   out << YAML::EndSeq;
   out << YAML::EndMap;
-  PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n"));
+  PLIR_RETURN_IF_ERROR(
+      WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n"));
   return dir;
 }
 

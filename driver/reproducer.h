@@ -46,8 +46,8 @@ std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines);
 // input, a file holding what was read), `pipeline_yaml` written as is.
 // Returns the directory.
 StatusOr<std::string> WriteReproducer(const std::string& parent, const std::string& input_path,
-                                      const std::string& input_ext, const std::string& pipeline_yaml,
-                                      Reproducer r);
+                                      const std::string& input_ext,
+                                      const std::string& pipeline_yaml, Reproducer r);
 
 // Reads DIR/reproducer.yaml; paths in the result are absolute (inside DIR
 // for the input and pipeline).

@@ -56,7 +56,8 @@ void OnFault(int sig, siginfo_t* info, void* context) {
     uintptr_t sp = 0;
     (void)uc;
 #endif
-    if (sp != 0 && addr + (256 << 10) >= sp && addr <= sp + (64 << 10)) g_state->stack_overflow.store(1);
+    if (sp != 0 && addr + (256 << 10) >= sp && addr <= sp + (64 << 10))
+      g_state->stack_overflow.store(1);
   }
   // Die of the same signal, so the supervisor sees it.
   signal(sig, SIG_DFL);
@@ -97,7 +98,8 @@ RunState* NewRunState(bool shared) {
     static RunState* local = new RunState();
     return local;
   }
-  void* p = mmap(nullptr, sizeof(RunState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* p =
+      mmap(nullptr, sizeof(RunState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   return new (p) RunState();
 }
@@ -233,12 +235,12 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
     why = std::string("time limit exceeded (--pass-timeout ") + buf + " s)";
   } else if (st.out_of_memory.load()) {
     int64_t mb = st.memory_limit_mb.load();
-    why = "out of memory" + (mb > 0 ? " (--memory-limit " + std::to_string(mb) + " MB)" : std::string());
+    why = "out of memory" +
+          (mb > 0 ? " (--memory-limit " + std::to_string(mb) + " MB)" : std::string());
   } else if (o.signal != 0) {
     why = "killed by " + SignalName(o.signal);
     if (st.stack_overflow.load()) why += ": stack overflow";
-    if (o.signal == SIGKILL)
-      why += "; out of memory (the kernel's OOM killer)?";
+    if (o.signal == SIGKILL) why += "; out of memory (the kernel's OOM killer)?";
   } else if (o.exited) {
     why = "the process exited with status " + std::to_string(o.exit_code) +
           " (exit() called from plugin code?)";

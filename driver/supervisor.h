@@ -75,9 +75,9 @@ void InstallCrashHandlers(RunState* state);
 bool ApplyMemoryLimit(int64_t mb);
 
 struct ChildOutcome {
-  bool exited = false;   // normal exit (status in exit_code)
+  bool exited = false;  // normal exit (status in exit_code)
   int exit_code = 0;
-  int signal = 0;        // the signal that ended the child, if any
+  int signal = 0;  // the signal that ended the child, if any
   bool timed_out = false;
 };
 

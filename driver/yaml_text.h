@@ -15,7 +15,8 @@
 namespace plir {
 
 inline void EmitYamlText(YAML::Emitter& out, const std::string& s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; });
+  bool plain =
+      std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; });
   if (!plain) out << YAML::DoubleQuoted;
   out << s;
 }

@@ -116,9 +116,10 @@ StatusOr<ValueRef> Interpreter::Call(const std::string& name, const std::vector<
   return r;
 }
 
-StatusOr<ValueRef> Interpreter::CallFunction(const FunctionNode& f, const std::vector<ValueRef>& args,
-                                             int depth) {
-  if (depth > kMaxDepth) return ResourceExhausted("call depth exceeds " + std::to_string(kMaxDepth));
+StatusOr<ValueRef> Interpreter::CallFunction(const FunctionNode& f,
+                                             const std::vector<ValueRef>& args, int depth) {
+  if (depth > kMaxDepth)
+    return ResourceExhausted("call depth exceeds " + std::to_string(kMaxDepth));
   if (args.size() != f.params().size())
     return InvalidArgument("@" + f.name() + " takes " + std::to_string(f.params().size()) +
                            " argument(s), got " + std::to_string(args.size()));
@@ -186,9 +187,16 @@ StatusOr<ValueRef> Interpreter::Eval(const Expr& e, Frame& frame, int depth) {
     case NodeKind::kPrimValue: {
       auto* p = As<PrimValueNode>(e);
       auto v = std::make_shared<Value>();
-      if (p->dtype() == DataType::kFloat64) { v->kind = Value::Kind::kFloat; v->f = p->float_value(); }
-      else if (p->dtype() == DataType::kBool) { v->kind = Value::Kind::kBool; v->i = p->int_value(); }
-      else { v->kind = Value::Kind::kInt; v->i = p->int_value(); }
+      if (p->dtype() == DataType::kFloat64) {
+        v->kind = Value::Kind::kFloat;
+        v->f = p->float_value();
+      } else if (p->dtype() == DataType::kBool) {
+        v->kind = Value::Kind::kBool;
+        v->i = p->int_value();
+      } else {
+        v->kind = Value::Kind::kInt;
+        v->i = p->int_value();
+      }
       return ValueRef(v);
     }
     case NodeKind::kPrimExpr: {
@@ -292,7 +300,8 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       args.push_back(std::move(v));
     }
     auto r = CallValue(callee, args, depth + 1);
-    if (!r.ok()) return r.status().WithPrefix("in the call of %" + As<VarNode>(c.callee())->name_hint());
+    if (!r.ok())
+      return r.status().WithPrefix("in the call of %" + As<VarNode>(c.callee())->name_hint());
     return r;
   }
   auto* op = As<OpNode>(c.callee());
@@ -311,13 +320,16 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     const std::string& fn = args[0]->str;
     std::vector<ValueRef> rest(args.begin() + 1, args.end());
     if (fn == "get_item") {
-      if (rest.empty() || rest[0]->kind != Value::Kind::kInt) return InvalidArgument("get_item(i) needs an index");
-      if (!loader_) return FailedPrecondition("get_item: no parameter source (plir-run: give --params)");
+      if (rest.empty() || rest[0]->kind != Value::Kind::kInt)
+        return InvalidArgument("get_item(i) needs an index");
+      if (!loader_)
+        return FailedPrecondition("get_item: no parameter source (plir-run: give --params)");
       PLIR_ASSIGN_OR_RETURN(Tensor t, loader_(rest[0]->i));
       return Value::OfTensor(std::move(t));
     }
     if (fn == "set_item") {
-      if (rest.size() != 2 || rest[0]->kind != Value::Kind::kInt || rest[1]->kind != Value::Kind::kTensor)
+      if (rest.size() != 2 || rest[0]->kind != Value::Kind::kInt ||
+          rest[1]->kind != Value::Kind::kTensor)
         return InvalidArgument("set_item(i, tensor) needs an index and a tensor");
       if (sink_) {
         PLIR_RETURN_IF_ERROR(sink_(rest[0]->i, rest[1]->tensor));
@@ -345,7 +357,8 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     std::vector<int64_t> dims;
     auto* st = As<ShapeTypeNode>(c.args()[0]->type());
     bool static_type = st && st->has_values();
-    for (size_t i = 0; static_type && i < st->values().size(); ++i) static_type = st->values()[i].is_const();
+    for (size_t i = 0; static_type && i < st->values().size(); ++i)
+      static_type = st->values()[i].is_const();
     if (static_type) {
       for (const Dim& d : st->values()) dims.push_back(d.value);
     } else if (args[0]->kind == Value::Kind::kTuple) {
@@ -378,15 +391,18 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     std::vector<Tensor> in;
     for (const ValueRef& v : args[1]->fields) {
       if (v->kind == Value::Kind::kInt) {  // a primitive argument (prim[m]): a 0-d int64 tensor
-        in.push_back(MakeTensor(DataType::kInt64, {}, [&](int64_t) { return static_cast<double>(v->i); }));
+        in.push_back(
+            MakeTensor(DataType::kInt64, {}, [&](int64_t) { return static_cast<double>(v->i); }));
         continue;
       }
-      if (v->kind != Value::Kind::kTensor) return InvalidArgument("call_tir arguments must be tensors or int64 values");
+      if (v->kind != Value::Kind::kTensor)
+        return InvalidArgument("call_tir arguments must be tensors or int64 values");
       in.push_back(v->tensor);
     }
     if (args.size() == 3) {  // tir_vars: the kernel's last input, a 1-D int64 tensor
       for (const ValueRef& f : args[2]->fields)
-        if (f->kind != Value::Kind::kInt) return InvalidArgument("call_tir: tir_vars must be a shape value");
+        if (f->kind != Value::Kind::kInt)
+          return InvalidArgument("call_tir: tir_vars must be a shape value");
       in.push_back(ShapeToKernelTensor(*args[2]));
     }
     // A tuple-typed call runs the kernel's tuple function (one tensor per
@@ -403,7 +419,8 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       for (Tensor& t : outs) fields.push_back(Value::OfTensor(std::move(t)));
       return Value::OfTuple(std::move(fields));
     }
-    if (!fn) return InvalidArgument("the kernel for extern @" + k->name() + " has only a tuple result");
+    if (!fn)
+      return InvalidArgument("the kernel for extern @" + k->name() + " has only a tuple result");
     PLIR_ASSIGN_OR_RETURN(Tensor out, fn(in, c.type()));
     return Value::OfTensor(std::move(out));
   }
@@ -416,9 +433,11 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     const ValueRef& v = args[i];
     if (v->kind == Value::Kind::kTensor) {
       in.push_back(v->tensor);
-    } else if (v->kind == Value::Kind::kTuple && c.args()[i]->type()->kind() == NodeKind::kShapeType) {
+    } else if (v->kind == Value::Kind::kTuple &&
+               c.args()[i]->type()->kind() == NodeKind::kShapeType) {
       for (const ValueRef& f : v->fields)
-        if (f->kind != Value::Kind::kInt) return InvalidArgument(name + ": a shape value holds a non-integer");
+        if (f->kind != Value::Kind::kInt)
+          return InvalidArgument(name + ": a shape value holds a non-integer");
       in.push_back(ShapeToKernelTensor(*v));
     } else if (v->kind == Value::Kind::kTuple && !v->fields.empty() &&
                std::all_of(v->fields.begin(), v->fields.end(),
@@ -426,7 +445,8 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       in.push_back(ShapeToKernelTensor(*v));  // a tuple of ints (strided_slice's indices)
     } else if (v->kind == Value::Kind::kTuple) {
       for (const ValueRef& f : v->fields) {
-        if (f->kind != Value::Kind::kTensor) return InvalidArgument(name + " needs tensor arguments");
+        if (f->kind != Value::Kind::kTensor)
+          return InvalidArgument(name + " needs tensor arguments");
         in.push_back(f->tensor);
       }
     } else {
@@ -479,9 +499,11 @@ Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, i
         if (val->fields[i]->kind != Value::Kind::kInt || !match(st->values()[i], val->fields[i]->i))
           return fail();
     } else if (auto* pt = As<PrimTypeNode>(Type(type))) {
-      if (pt->has_value() && val->kind == Value::Kind::kInt && !match(pt->value(), val->i)) return fail();
+      if (pt->has_value() && val->kind == Value::Kind::kInt && !match(pt->value(), val->i))
+        return fail();
     } else if (auto* tu = As<TupleTypeNode>(Type(type))) {
-      if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size()) return fail();
+      if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size())
+        return fail();
       for (size_t i = 0; i < tu->fields().size(); ++i)
         work.push_back({val->fields[i].get(), tu->fields()[i].get()});
     }
@@ -492,8 +514,10 @@ Status MatchValue(const ValueRef& v, const Type& t, std::unordered_map<Symbol, i
 
 StatusOr<ValueRef> Interpreter::CallValue(const ValueRef& callee, const std::vector<ValueRef>& args,
                                           int depth) {
-  if (depth > kMaxDepth) return ResourceExhausted("call depth exceeds " + std::to_string(kMaxDepth));
-  if (callee->kind != Value::Kind::kFunction) return InvalidArgument("the callee is not a function value");
+  if (depth > kMaxDepth)
+    return ResourceExhausted("call depth exceeds " + std::to_string(kMaxDepth));
+  if (callee->kind != Value::Kind::kFunction)
+    return InvalidArgument("the callee is not a function value");
   if (!callee->fn) {
     if (!callee->host) return InvalidArgument("the callee is an empty function value");
     return callee->host(args);
@@ -536,7 +560,8 @@ Status CheckMatch(const ValueRef& v, const Type& t) {
             return fail();
         }
     } else if (auto* tu = As<TupleTypeNode>(Type(type))) {
-      if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size()) return fail();
+      if (val->kind != Value::Kind::kTuple || val->fields.size() != tu->fields().size())
+        return fail();
       for (size_t i = 0; i < tu->fields().size(); ++i)
         work.push_back({val->fields[i].get(), tu->fields()[i].get()});
     }

@@ -80,7 +80,9 @@ class Interpreter {
   explicit Interpreter(Module module);
 
   void RegisterPacked(const std::string& name, PackedFn fn) { packed_[name] = std::move(fn); }
-  void RegisterKernel(const std::string& extern_name, Kernel fn) { kernels_[extern_name] = std::move(fn); }
+  void RegisterKernel(const std::string& extern_name, Kernel fn) {
+    kernels_[extern_name] = std::move(fn);
+  }
 
   // The lazy protocol's parameter source: tensors in memory (copied into
   // tracked memory on get_item) or a loader.
@@ -101,11 +103,13 @@ class Interpreter {
 
  private:
   struct Frame;
-  StatusOr<ValueRef> CallFunction(const FunctionNode& f, const std::vector<ValueRef>& args, int depth);
+  StatusOr<ValueRef> CallFunction(const FunctionNode& f, const std::vector<ValueRef>& args,
+                                  int depth);
   StatusOr<ValueRef> EvalBody(const SeqExprNode& body, Frame& frame, int depth);
   StatusOr<ValueRef> Eval(const Expr& e, Frame& frame, int depth);
   StatusOr<ValueRef> EvalCall(const CallNode& c, Frame& frame, int depth);
-  StatusOr<ValueRef> CallValue(const ValueRef& callee, const std::vector<ValueRef>& args, int depth);
+  StatusOr<ValueRef> CallValue(const ValueRef& callee, const std::vector<ValueRef>& args,
+                               int depth);
   const std::vector<std::vector<const VarNode*>>& ReleasePlan(const SeqExprNode& body);
 
   Module module_;
@@ -117,7 +121,8 @@ class Interpreter {
   OutputSink sink_;
   std::map<int64_t, Tensor> outputs_;
   std::unordered_map<const SeqExprNode*, std::vector<std::vector<const VarNode*>>> plans_;
-  std::unordered_map<const LocalFnNode*, std::vector<Var>> captures_;  // free variables per local function
+  std::unordered_map<const LocalFnNode*, std::vector<Var>>
+      captures_;  // free variables per local function
 };
 
 // Bitwise comparison of two values (tensors compare dtype, shape and bytes).

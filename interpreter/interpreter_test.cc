@@ -18,7 +18,8 @@ ValueRef IntValue(int64_t n) {
 }
 
 Tensor Vec(std::vector<double> v) {
-  return MakeTensor(DataType::kFloat32, {static_cast<int64_t>(v.size())}, [&](int64_t i) { return v[i]; });
+  return MakeTensor(DataType::kFloat32, {static_cast<int64_t>(v.size())},
+                    [&](int64_t i) { return v[i]; });
 }
 
 TEST(InterpreterTest, RunsOpsCallsIfsAndTuples) {
@@ -97,7 +98,8 @@ def @main(%x: Tensor[(2,), int32]) -> Tensor[(2,), int32] {
 }
 )");
   Interpreter in(m);
-  auto r = in.Call("main", {Value::OfTensor(MakeTensor(DataType::kInt32, {2}, [](int64_t) { return 1; }))});
+  auto r = in.Call("main",
+                   {Value::OfTensor(MakeTensor(DataType::kInt32, {2}, [](int64_t) { return 1; }))});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "in @main: binding %z: divide: integer division by zero");
 }
@@ -191,7 +193,8 @@ def @main(%x: Tensor[(n, 2), float32]) {
 }
 )");
   Interpreter in(m);
-  Tensor x = MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t i) { return static_cast<double>(i); });
+  Tensor x =
+      MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t i) { return static_cast<double>(i); });
   auto r = in.Call("main", {Value::OfTensor(x)});
   ASSERT_TRUE(r.ok()) << r.status().message();
   auto ints = [](const ValueRef& v) {
@@ -220,9 +223,11 @@ def @main(%x: Tensor[(n,), int64]) {
 }
 )");
   Interpreter in2(bad);
-  auto r2 = in2.Call("main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {2}, [](int64_t) { return 3; }))});
+  auto r2 = in2.Call(
+      "main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {2}, [](int64_t) { return 3; }))});
   ASSERT_FALSE(r2.ok());
-  EXPECT_NE(r2.status().message().find("element count"), std::string::npos) << r2.status().message();
+  EXPECT_NE(r2.status().message().find("element count"), std::string::npos)
+      << r2.status().message();
 }
 
 // prim[...] values and Prim value types: names take the sizes bound.
@@ -235,7 +240,8 @@ def @main(%r: Prim[int64, value=r], %x: Tensor[(4, 3), float32]) {
 }
 )");
   Interpreter in(m);
-  Tensor x = MakeTensor(DataType::kFloat32, {4, 3}, [](int64_t i) { return static_cast<double>(i); });
+  Tensor x =
+      MakeTensor(DataType::kFloat32, {4, 3}, [](int64_t i) { return static_cast<double>(i); });
   auto one = std::make_shared<Value>();
   one->kind = Value::Kind::kInt;
   one->i = 1;
@@ -305,8 +311,9 @@ def @main(%x: Tensor[ndim=2, float32]) {
   auto wide = MakeTensor(DataType::kFloat32, {2, 3}, [](int64_t i) { return i; });
   r = in.Call("main", {Value::OfTensor(wide)});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("match_cast: the value does not match Tensor[(n, n), float32]"),
-            std::string::npos)
+  EXPECT_NE(
+      r.status().message().find("match_cast: the value does not match Tensor[(n, n), float32]"),
+      std::string::npos)
       << r.status().message();
 }
 
@@ -340,7 +347,8 @@ def @transform_params() -> (Object, Object) {
   std::map<int64_t, double> received;
   in.SetOutputSink([&](int64_t j, const Tensor& t) -> Status {
     received[j] = t.GetDouble(5);
-    EXPECT_EQ(loaded.size(), static_cast<size_t>(j + 1));  // output j arrives before weight j+1 is read
+    EXPECT_EQ(loaded.size(),
+              static_cast<size_t>(j + 1));  // output j arrives before weight j+1 is read
     return Status::Ok();
   });
   auto r = in.Call("transform_params", {});
@@ -352,11 +360,14 @@ def @transform_params() -> (Object, Object) {
   EXPECT_EQ(in.memory().live(), 0u);
 
   // Errors from the loader and the sink stop the run and name the binding.
-  in.SetParamLoader([](int64_t i) -> StatusOr<Tensor> { return InvalidArgument("no weight " + std::to_string(i)); });
+  in.SetParamLoader([](int64_t i) -> StatusOr<Tensor> {
+    return InvalidArgument("no weight " + std::to_string(i));
+  });
   r = in.Call("transform_params", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "in @transform_params: binding %a: no weight 0");
-  in.SetParamLoader([](int64_t) -> StatusOr<Tensor> { return Vec(std::vector<double>(1024, 1.0)); });
+  in.SetParamLoader(
+      [](int64_t) -> StatusOr<Tensor> { return Vec(std::vector<double>(1024, 1.0)); });
   in.SetOutputSink([](int64_t, const Tensor&) -> Status { return Internal("disk full"); });
   r = in.Call("transform_params", {});
   ASSERT_FALSE(r.ok());
@@ -374,11 +385,14 @@ def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32]
 )");
   Interpreter in(m);
   in.RegisterKernel("row", [](const std::vector<Tensor>& args, const Type&) -> StatusOr<Tensor> {
-    if (args.size() != 2 || args[1].shape != std::vector<int64_t>{1}) return InvalidArgument("want x and tir_vars");
+    if (args.size() != 2 || args[1].shape != std::vector<int64_t>{1})
+      return InvalidArgument("want x and tir_vars");
     int64_t i = args[1].GetInt(0);
-    return MakeTensor(DataType::kFloat32, {2}, [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
+    return MakeTensor(DataType::kFloat32, {2},
+                      [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
   });
-  Tensor x = MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t k) { return static_cast<double>(k); });
+  Tensor x =
+      MakeTensor(DataType::kFloat32, {3, 2}, [](int64_t k) { return static_cast<double>(k); });
   auto r = in.Call("main", {Value::OfTensor(x), Value::OfTuple({IntValue(2)})});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)->tensor.GetDouble(0), 4);
@@ -393,9 +407,11 @@ def @main(%x: Tensor[(3, 2), float32], %s: Shape[(i,)]) -> Tensor[(2,), float32]
 )");
   Interpreter in2(m2);
   in2.RegisterKernel("row2", [](const std::vector<Tensor>& args, const Type&) -> StatusOr<Tensor> {
-    if (args.size() != 2 || !args[1].shape.empty()) return InvalidArgument("want x and a 0-d index");
+    if (args.size() != 2 || !args[1].shape.empty())
+      return InvalidArgument("want x and a 0-d index");
     int64_t i = args[1].GetInt(0);
-    return MakeTensor(DataType::kFloat32, {2}, [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
+    return MakeTensor(DataType::kFloat32, {2},
+                      [&](int64_t j) { return args[0].GetDouble(i * 2 + j); });
   });
   auto r2 = in2.Call("main", {Value::OfTensor(x), Value::OfTuple({IntValue(2)})});
   ASSERT_TRUE(r2.ok()) << r2.status().message();
@@ -421,9 +437,12 @@ def @other(%x: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
   EXPECT_EQ((*r)->tensor.GetDouble(1), 3);
   r = in.Call("other", {Value::OfTensor(x)});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("no kernel registered for extern @unknown_kernel"), std::string::npos);
+  EXPECT_NE(r.status().message().find("no kernel registered for extern @unknown_kernel"),
+            std::string::npos);
   // A kernel given to this interpreter wins over the registry's.
-  in.RegisterKernel("transpose", [](const std::vector<Tensor>& t, const Type&) -> StatusOr<Tensor> { return t[0]; });
+  in.RegisterKernel("transpose", [](const std::vector<Tensor>& t, const Type&) -> StatusOr<Tensor> {
+    return t[0];
+  });
   r = in.Call("main", {Value::OfTensor(x)});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ((*r)->tensor.shape, (std::vector<int64_t>{2, 3}));
@@ -439,8 +458,9 @@ TEST(InterpreterTest, TupleResultKernels) {
   d.tuple_fn = [](const std::vector<Tensor>& in, const Type&) -> StatusOr<std::vector<Tensor>> {
     const Tensor& a = in.at(0);
     int64_t h = a.shape[0] / 2;
-    return std::vector<Tensor>{MakeTensor(a.dtype, {h}, [&](int64_t i) { return a.GetDouble(i); }),
-                               MakeTensor(a.dtype, {h}, [&](int64_t i) { return a.GetDouble(h + i); })};
+    return std::vector<Tensor>{
+        MakeTensor(a.dtype, {h}, [&](int64_t i) { return a.GetDouble(i); }),
+        MakeTensor(a.dtype, {h}, [&](int64_t i) { return a.GetDouble(h + i); })};
   };
   ASSERT_TRUE(KernelRegistry::Global().Register(d).ok());
   Module m = testing::ParseOrFail(R"(
@@ -463,10 +483,12 @@ def @three(%x: Tensor[(4,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), fl
   EXPECT_EQ((*r)->fields[1]->tensor.GetDouble(0), 3);
   r = in.Call("one", {Value::OfTensor(Vec({1, 2, 3, 4}))});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("has only a tuple result"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("has only a tuple result"), std::string::npos)
+      << r.status().message();
   r = in.Call("three", {Value::OfTensor(Vec({1, 2, 3, 4}))});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("returned 2 tensors for a 3-tuple"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("returned 2 tensors for a 3-tuple"), std::string::npos)
+      << r.status().message();
 }
 
 TEST(InterpreterTest, IntegerOpsAreExact) {
@@ -477,14 +499,17 @@ def @main(%x: Tensor[(1,), int64]) -> Tensor[(1,), int64] {
 )");
   Interpreter in(m);
   const int64_t big = (int64_t{1} << 60) + 1;
-  auto r = in.Call("main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {1}, [&](int64_t) { return big; }))});
+  auto r = in.Call(
+      "main",
+      {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {1}, [&](int64_t) { return big; }))});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)->tensor.GetInt(0), big + 1);
   r = in.Call("main", {Value::OfTensor(*MakeIntTensor(DataType::kInt64, {1}, [](int64_t) {
-    return std::numeric_limits<int64_t>::max();
-  }))});
+                return std::numeric_limits<int64_t>::max();
+              }))});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("add: int64 overflow"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("add: int64 overflow"), std::string::npos)
+      << r.status().message();
 }
 
 }  // namespace

@@ -11,12 +11,12 @@
 #include <map>
 #include <random>
 
+#include "driver/plugin_loader.h"
+#include "interpreter/interpreter.h"
 #include "ir/text/parser.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "interpreter/interpreter.h"
-#include "driver/plugin_loader.h"
 
 namespace plir {
 namespace {
@@ -58,8 +58,8 @@ StatusOr<Tensor> Transpose(const std::vector<Tensor>& in, const Type&) {
   return t;
 }
 
-Module RunPass(PluginLoader& loader, const std::string& plugin, const std::string& pass, const Module& m,
-               const std::map<std::string, AttrValue>& options = {}) {
+Module RunPass(PluginLoader& loader, const std::string& plugin, const std::string& pass,
+               const Module& m, const std::map<std::string, AttrValue>& options = {}) {
   auto p = loader.LoadPath("plugins/" + plugin + "/libplir_" + plugin + ".so");
   EXPECT_TRUE(p.ok()) << p.status().message();
   PassContext ctx;
@@ -86,7 +86,8 @@ TEST(LazyParamsExecutionTest, EqualOutputsAndTheMemoryDrop) {
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<Tensor> weights;
   for (int i = 0; i < kWeights; ++i)
-    weights.push_back(MakeTensor(DataType::kFloat32, {kSide, kSide}, [&](int64_t) { return dist(rng); }));
+    weights.push_back(
+        MakeTensor(DataType::kFloat32, {kSide, kSide}, [&](int64_t) { return dist(rng); }));
 
   // Eager: the caller loads every weight, then calls.
   Interpreter eager(lifted);
@@ -113,10 +114,12 @@ TEST(LazyParamsExecutionTest, EqualOutputsAndTheMemoryDrop) {
     ASSERT_TRUE(*a.data == *b.data) << "output " << j << " differs";
   }
   size_t eager_peak = eager.memory().peak(), lazy_peak = lazy_run.memory().peak();
-  std::printf("weights: %d x %zu bytes\neager peak live bytes: %zu (%.1f MiB)\nlazy peak live bytes: %zu (%.1f MiB)\n",
-              kWeights, kWeightBytes, eager_peak, eager_peak / 1048576.0, lazy_peak, lazy_peak / 1048576.0);
-  EXPECT_GE(eager_peak, kWeights * kWeightBytes);    // holds every weight
-  EXPECT_LE(lazy_peak, 2 * kWeightBytes);            // one weight and its transform
+  std::printf(
+      "weights: %d x %zu bytes\neager peak live bytes: %zu (%.1f MiB)\nlazy peak live bytes: %zu "
+      "(%.1f MiB)\n",
+      kWeights, kWeightBytes, eager_peak, eager_peak / 1048576.0, lazy_peak, lazy_peak / 1048576.0);
+  EXPECT_GE(eager_peak, kWeights * kWeightBytes);  // holds every weight
+  EXPECT_LE(lazy_peak, 2 * kWeightBytes);          // one weight and its transform
 }
 
 // apache/tvm tests/python/relax/test_transform_lazy_transform_params.py::
@@ -183,25 +186,32 @@ def @transform_params(%x: Tensor[(4,), float32], %A: Tensor[(4,), float32], %B: 
 
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-1, 1);
-  auto random = [&] { return MakeTensor(DataType::kFloat32, {4}, [&](int64_t) { return dist(rng); }); };
+  auto random = [&] {
+    return MakeTensor(DataType::kFloat32, {4}, [&](int64_t) { return dist(rng); });
+  };
   Tensor x = random(), a = random(), b = random();
   Interpreter eager(*parsed);
-  auto expected = eager.Call("transform_params", {Value::OfTensor(x), Value::OfTensor(a), Value::OfTensor(b)});
+  auto expected =
+      eager.Call("transform_params", {Value::OfTensor(x), Value::OfTensor(a), Value::OfTensor(b)});
   ASSERT_TRUE(expected.ok()) << expected.status().message();
 
   std::vector<std::string> loads;
   std::map<int64_t, ValueRef> outputs;
   int set_calls = 0;
-  ValueRef fget = Value::OfHostFunction([&](const std::vector<ValueRef>& args) -> StatusOr<ValueRef> {
-    if (args.size() != 2 || args[0]->kind != Value::Kind::kInt) return InvalidArgument("fget_param(i, name)");
-    loads.push_back(args[1]->str);
-    return Value::OfTensor(args[0]->i == 0 ? a : b);
-  });
-  ValueRef fset = Value::OfHostFunction([&](const std::vector<ValueRef>& args) -> StatusOr<ValueRef> {
-    ++set_calls;
-    if (!outputs.emplace(args[0]->i, args[1]).second) return InvalidArgument("output set twice");
-    return Value::OfTuple({});
-  });
+  ValueRef fget =
+      Value::OfHostFunction([&](const std::vector<ValueRef>& args) -> StatusOr<ValueRef> {
+        if (args.size() != 2 || args[0]->kind != Value::Kind::kInt)
+          return InvalidArgument("fget_param(i, name)");
+        loads.push_back(args[1]->str);
+        return Value::OfTensor(args[0]->i == 0 ? a : b);
+      });
+  ValueRef fset =
+      Value::OfHostFunction([&](const std::vector<ValueRef>& args) -> StatusOr<ValueRef> {
+        ++set_calls;
+        if (!outputs.emplace(args[0]->i, args[1]).second)
+          return InvalidArgument("output set twice");
+        return Value::OfTuple({});
+      });
   Interpreter run(lazy);
   auto out = run.Call("transform_params", {Value::OfTensor(x), fget, fset});
   ASSERT_TRUE(out.ok()) << out.status().message();

@@ -1,10 +1,9 @@
 #include "interpreter/safetensors.h"
 
 #include <fcntl.h>
+#include <simdjson.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <simdjson.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -22,9 +21,9 @@ struct DtypeCode {
   const char* code;
 };
 constexpr DtypeCode kDtypes[] = {
-    {DataType::kBool, "BOOL"},   {DataType::kInt8, "I8"},     {DataType::kInt16, "I16"},
-    {DataType::kInt32, "I32"},   {DataType::kInt64, "I64"},   {DataType::kUInt8, "U8"},
-    {DataType::kUInt16, "U16"},  {DataType::kUInt32, "U32"},  {DataType::kUInt64, "U64"},
+    {DataType::kBool, "BOOL"},   {DataType::kInt8, "I8"},       {DataType::kInt16, "I16"},
+    {DataType::kInt32, "I32"},   {DataType::kInt64, "I64"},     {DataType::kUInt8, "U8"},
+    {DataType::kUInt16, "U16"},  {DataType::kUInt32, "U32"},    {DataType::kUInt64, "U64"},
     {DataType::kFloat16, "F16"}, {DataType::kBFloat16, "BF16"}, {DataType::kFloat32, "F32"},
     {DataType::kFloat64, "F64"},
 };
@@ -95,10 +94,12 @@ uint64_t LoadLE64(const char* p) {
 }
 
 // Parses one tensor entry's object into `e`.
-Status ParseEntry(od::value value, SafetensorsEntry* e, uint64_t data_size, const std::string& where) {
+Status ParseEntry(od::value value, SafetensorsEntry* e, uint64_t data_size,
+                  const std::string& where) {
   auto bad = [&](const std::string& what) { return InvalidArgument(where + ": " + what); };
   od::object obj;
-  if (value.get_object().get(obj) != simdjson::SUCCESS) return bad("the entry is not a JSON object");
+  if (value.get_object().get(obj) != simdjson::SUCCESS)
+    return bad("the entry is not a JSON object");
   bool have_dtype = false, have_shape = false, have_offsets = false;
   for (auto field : obj) {
     std::string_view key;
@@ -149,7 +150,8 @@ Status ParseEntry(od::value value, SafetensorsEntry* e, uint64_t data_size, cons
   if (!have_shape) return bad("no 'shape'");
   if (!have_offsets) return bad("no 'data_offsets'");
   if (e->begin > e->end)
-    return bad("data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) + "] run backwards");
+    return bad("data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) +
+               "] run backwards");
   if (e->end > data_size)
     return bad("data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) +
                "] run past the end of the data (" + std::to_string(data_size) + " bytes)");
@@ -158,8 +160,9 @@ Status ParseEntry(od::value value, SafetensorsEntry* e, uint64_t data_size, cons
     if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
       return bad("shape is too large");
   if (bytes != e->size())
-    return bad(std::string(DataTypeName(e->dtype)) + " of this shape needs " + std::to_string(bytes) +
-               " bytes, but data_offsets span " + std::to_string(e->size()));
+    return bad(std::string(DataTypeName(e->dtype)) + " of this shape needs " +
+               std::to_string(bytes) + " bytes, but data_offsets span " +
+               std::to_string(e->size()));
   return Status::Ok();
 }
 
@@ -202,25 +205,31 @@ StatusOr<SafetensorsHeader> ParseSafetensorsHeader(std::string_view json, uint64
   simdjson::padded_string padded(json);
   od::parser parser;
   od::document doc;
-  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS) return bad("the header is not valid JSON");
+  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS)
+    return bad("the header is not valid JSON");
   od::object obj;
   if (auto err = doc.get_object().get(obj); err != simdjson::SUCCESS)
-    return bad(err == simdjson::INCORRECT_TYPE ? "the header is not a JSON object" : "the header is not valid JSON");
+    return bad(err == simdjson::INCORRECT_TYPE ? "the header is not a JSON object"
+                                               : "the header is not valid JSON");
   std::unordered_set<std::string> names;
   bool have_metadata = false;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return bad("the header is not valid JSON (a key)");
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+      return bad("the header is not valid JSON (a key)");
     od::value v;
-    if (field.value().get(v) != simdjson::SUCCESS) return bad("the header is not valid JSON (a value)");
+    if (field.value().get(v) != simdjson::SUCCESS)
+      return bad("the header is not valid JSON (a value)");
     if (key == "__metadata__") {
       if (have_metadata) return bad("__metadata__ given twice");
       have_metadata = true;
       od::object meta;
-      if (v.get_object().get(meta) != simdjson::SUCCESS) return bad("__metadata__ is not a JSON object");
+      if (v.get_object().get(meta) != simdjson::SUCCESS)
+        return bad("__metadata__ is not a JSON object");
       for (auto m : meta) {
         std::string_view mk, mv;
-        if (m.unescaped_key().get(mk) != simdjson::SUCCESS) return bad("__metadata__: malformed key");
+        if (m.unescaped_key().get(mk) != simdjson::SUCCESS)
+          return bad("__metadata__: malformed key");
         std::string k(mk);
         if (m.value().get_string().get(mv) != simdjson::SUCCESS)
           return bad("__metadata__: the value of " + Quote(k) + " is not a string");
@@ -236,11 +245,13 @@ StatusOr<SafetensorsHeader> ParseSafetensorsHeader(std::string_view json, uint64
     h.entries.push_back(std::move(e));
   }
   const char* rest;
-  if (doc.current_location().get(rest) == simdjson::SUCCESS) return bad("the header has data after its JSON object");
+  if (doc.current_location().get(rest) == simdjson::SUCCESS)
+    return bad("the header has data after its JSON object");
   // File order; the ranges must tile the data section.
-  std::stable_sort(h.entries.begin(), h.entries.end(), [](const SafetensorsEntry& a, const SafetensorsEntry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  std::stable_sort(h.entries.begin(), h.entries.end(),
+                   [](const SafetensorsEntry& a, const SafetensorsEntry& b) {
+                     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+                   });
   uint64_t cursor = 0;
   const SafetensorsEntry* prev = nullptr;
   for (const SafetensorsEntry& e : h.entries) {
@@ -256,8 +267,8 @@ StatusOr<SafetensorsHeader> ParseSafetensorsHeader(std::string_view json, uint64
   }
   if (cursor != data_size)
     return bad("the data section has " + std::to_string(data_size - cursor) +
-               " bytes after the last tensor (the header describes " + std::to_string(cursor) + " of " +
-               std::to_string(data_size) + ")");
+               " bytes after the last tensor (the header describes " + std::to_string(cursor) +
+               " of " + std::to_string(data_size) + ")");
   return h;
 }
 
@@ -265,12 +276,16 @@ namespace {
 
 Status CheckHeaderLength(uint64_t n, uint64_t file_size, const std::string& file) {
   if (n > kMaxSafetensorsHeader)
-    return InvalidArgument(file + ": header length " + std::to_string(n) + " is absurd (more than " +
-                           std::to_string(kMaxSafetensorsHeader) + " bytes): not a safetensors file?");
+    return InvalidArgument(file + ": header length " + std::to_string(n) +
+                           " is absurd (more than " + std::to_string(kMaxSafetensorsHeader) +
+                           " bytes): not a safetensors file?");
   if (n > file_size - 8)
-    return InvalidArgument(file + ": header length " + std::to_string(n) + " runs past the end of the file (" +
-                           std::to_string(file_size) + " bytes): truncated?");
-  if (n < 2) return InvalidArgument(file + ": header length " + std::to_string(n) + " is too short for a JSON object");
+    return InvalidArgument(file + ": header length " + std::to_string(n) +
+                           " runs past the end of the file (" + std::to_string(file_size) +
+                           " bytes): truncated?");
+  if (n < 2)
+    return InvalidArgument(file + ": header length " + std::to_string(n) +
+                           " is too short for a JSON object");
   return Status::Ok();
 }
 
@@ -304,7 +319,8 @@ StatusOr<std::unique_ptr<SafetensorsReader>> SafetensorsReader::Open(const std::
   Status s = CheckHeaderLength(n, size, path);
   if (!s.ok()) return fail(s);
   std::string json(n, '\0');
-  if (!PreadFull(fd, json.data(), n, 8)) return fail(Internal(path + ": cannot read the header: " + ErrnoText()));
+  if (!PreadFull(fd, json.data(), n, 8))
+    return fail(Internal(path + ": cannot read the header: " + ErrnoText()));
   auto h = ParseSafetensorsHeader(json, size - 8 - n, path);
   if (!h.ok()) return fail(h.status());
   return std::unique_ptr<SafetensorsReader>(new SafetensorsReader(path, fd, std::move(h).value()));
@@ -324,14 +340,16 @@ StatusOr<Tensor> SafetensorsReader::Read(size_t i) const {
   t.shape = e.shape;
   std::shared_ptr<std::string> buf = AllocateTensorBuffer(e.size());
   if (!PreadFull(fd_, buf->data(), e.size(), header_.data_start + e.begin))
-    return Internal(path_ + ": tensor " + Quote(e.name) + ": read failed (was the file truncated?)");
+    return Internal(path_ + ": tensor " + Quote(e.name) +
+                    ": read failed (was the file truncated?)");
   t.data = std::move(buf);
   return t;
 }
 
 StatusOr<std::unique_ptr<SafetensorsWriter>> SafetensorsWriter::Create(const std::string& path) {
   std::string dir = ".";
-  if (size_t slash = path.rfind('/'); slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
+  if (size_t slash = path.rfind('/'); slash != std::string::npos)
+    dir = slash == 0 ? "/" : path.substr(0, slash);
   std::string spool = dir + "/.plir-spool-XXXXXX";
   int fd = mkstemp(spool.data());
   if (fd < 0) return Internal(path + ": cannot create a spool file in " + dir + ": " + ErrnoText());
@@ -346,13 +364,15 @@ SafetensorsWriter::~SafetensorsWriter() {
 Status SafetensorsWriter::Add(int64_t index, std::string name, const Tensor& t) {
   if (finished_) return FailedPrecondition(path_ + ": the file is already written");
   if (SafetensorsDtypeName(t.dtype).empty())
-    return InvalidArgument(path_ + ": tensor " + Quote(name) + ": dtype " + std::string(DataTypeName(t.dtype)) +
-                           " has no safetensors code");
+    return InvalidArgument(path_ + ": tensor " + Quote(name) + ": dtype " +
+                           std::string(DataTypeName(t.dtype)) + " has no safetensors code");
   if (!t.data || t.NumBytes() != static_cast<size_t>(t.NumElements()) * DataTypeSize(t.dtype))
     return InvalidArgument(path_ + ": tensor " + Quote(name) + ": data does not match its shape");
-  if (name == "__metadata__") return InvalidArgument(path_ + ": '__metadata__' cannot name a tensor");
+  if (name == "__metadata__")
+    return InvalidArgument(path_ + ": '__metadata__' cannot name a tensor");
   for (const Item& it : items_) {
-    if (it.index == index) return InvalidArgument(path_ + ": output " + std::to_string(index) + " given twice");
+    if (it.index == index)
+      return InvalidArgument(path_ + ": output " + std::to_string(index) + " given twice");
     if (it.name == name) return InvalidArgument(path_ + ": tensor " + Quote(name) + " given twice");
   }
   if (!WriteFull(spool_, t.data->data(), t.NumBytes()))
@@ -367,7 +387,8 @@ Status SafetensorsWriter::Finish() {
   finished_ = true;
   std::vector<const Item*> order;
   for (const Item& it : items_) order.push_back(&it);
-  std::sort(order.begin(), order.end(), [](const Item* a, const Item* b) { return a->index < b->index; });
+  std::sort(order.begin(), order.end(),
+            [](const Item* a, const Item* b) { return a->index < b->index; });
   std::string header = "{";
   uint64_t offset = 0;
   for (const Item* it : order) {
@@ -376,8 +397,10 @@ Status SafetensorsWriter::Finish() {
     header += ":{\"dtype\":\"";
     header += SafetensorsDtypeName(it->dtype);
     header += "\",\"shape\":[";
-    for (size_t i = 0; i < it->shape.size(); ++i) header += (i ? "," : "") + std::to_string(it->shape[i]);
-    header += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + it->bytes) + "]}";
+    for (size_t i = 0; i < it->shape.size(); ++i)
+      header += (i ? "," : "") + std::to_string(it->shape[i]);
+    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + it->bytes) + "]}";
     offset += it->bytes;
   }
   header += '}';
@@ -410,7 +433,8 @@ Status SafetensorsWriter::Finish() {
     uint64_t done = 0;
     while (done < it->bytes) {
       uint64_t n = std::min<uint64_t>(buf.size(), it->bytes - done);
-      if (!PreadFull(spool_, buf.data(), n, it->spool_offset + done) || !WriteFull(tmp.fd, buf.data(), n))
+      if (!PreadFull(spool_, buf.data(), n, it->spool_offset + done) ||
+          !WriteFull(tmp.fd, buf.data(), n))
         return Internal(path_ + ": tensor " + Quote(it->name) + ": write failed: " + ErrnoText());
       done += n;
     }
@@ -426,7 +450,8 @@ Status SafetensorsWriter::Finish() {
   return Status::Ok();
 }
 
-Status WriteSafetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors) {
+Status WriteSafetensors(const std::string& path,
+                        const std::vector<std::pair<std::string, Tensor>>& tensors) {
   PLIR_ASSIGN_OR_RETURN(std::unique_ptr<SafetensorsWriter> w, SafetensorsWriter::Create(path));
   for (size_t i = 0; i < tensors.size(); ++i)
     PLIR_RETURN_IF_ERROR(w->Add(static_cast<int64_t>(i), tensors[i].first, tensors[i].second));

@@ -124,22 +124,34 @@ TEST(SafetensorsTest, RejectsMalformedFilesWithClearErrors) {
       {File("{}  x", 0), "m.safetensors:"},
       {File(R"({"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})", 2),
        "tensor 'a': unknown or unsupported dtype 'F8_E4M3'"},
-      {File(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})", 2),
+      {File(
+           R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
+           2),
        "tensor 'a' appears twice"},
-      {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4), "tensor 'a': data_offsets [0, 8] run past the end of the data (4 bytes)"},
-      {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+      {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4),
+       "tensor 'a': data_offsets [0, 8] run past the end of the data (4 bytes)"},
+      {File(
+           R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+           8),
        "tensor 'b': data_offsets [4, 8] overlap tensor 'a' [0, 8]"},
-      {File(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8), "bytes 0 to 4 of the data belong to no tensor"},
-      {File(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8), "tensor 'a': float32 of this shape needs 12 bytes, but data_offsets span 8"},
+      {File(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+       "bytes 0 to 4 of the data belong to no tensor"},
+      {File(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8),
+       "tensor 'a': float32 of this shape needs 12 bytes, but data_offsets span 8"},
       {File(ok_entry, 12), "the data section has 4 bytes after the last tensor"},
       {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", 8), "run backwards"},
-      {File(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8), "tensor 'a': 'shape' holds"},
+      {File(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8),
+       "tensor 'a': 'shape' holds"},
       {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0]}})", 8), "must be [begin, end]"},
       {File(R"({"a":{"dtype":"F32","shape":[2]}})", 8), "tensor 'a': no 'data_offsets'"},
-      {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", 8), "unknown field 'x'"},
+      {File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", 8),
+       "unknown field 'x'"},
       {File(R"({"a":[1]})", 0), "tensor 'a': the entry is not a JSON object"},
       {File(R"({"__metadata__":{"k":1}})", 0), "__metadata__: the value of 'k' is not a string"},
-      {File(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,8]}})", 8), "shape is too large"},
+      {File(
+           R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,8]}})",
+           8),
+       "shape is too large"},
   };
   for (const Bad& b : cases) {
     auto h = ParseSafetensors(b.bytes, "m.safetensors");
@@ -151,15 +163,18 @@ TEST(SafetensorsTest, RejectsMalformedFilesWithClearErrors) {
 
 TEST(SafetensorsTest, ReaderRejectsTheSameFilesFromDisk) {
   std::string p = TmpPath("bad.safetensors");
-  std::ofstream(p, std::ios::binary) << File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4);
+  std::ofstream(p, std::ios::binary)
+      << File(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4);
   auto r = SafetensorsReader::Open(p);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find(p + ": tensor 'a': data_offsets"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(p + ": tensor 'a': data_offsets"), std::string::npos)
+      << r.status().message();
   std::ofstream(p, std::ios::binary | std::ios::trunc) << "abc";
   r = SafetensorsReader::Open(p);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("truncated"), std::string::npos);
-  EXPECT_EQ(SafetensorsReader::Open(TmpPath("missing.safetensors")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(SafetensorsReader::Open(TmpPath("missing.safetensors")).status().code(),
+            StatusCode::kNotFound);
 }
 
 }  // namespace

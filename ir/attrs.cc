@@ -1,20 +1,43 @@
 #include "ir/attrs.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cctype>
 #include <cstring>
 
 namespace plir {
 
-AttrValue AttrValue::Int(int64_t v) { AttrValue a; a.kind_ = Kind::kInt; a.i_ = v; return a; }
-AttrValue AttrValue::Float(double v) { AttrValue a; a.kind_ = Kind::kFloat; a.f_ = v; return a; }
-AttrValue AttrValue::Bool(bool v) { AttrValue a; a.kind_ = Kind::kBool; a.i_ = v; return a; }
-AttrValue AttrValue::String(std::string v) {
-  AttrValue a; a.kind_ = Kind::kString; a.s_ = std::move(v); return a;
+AttrValue AttrValue::Int(int64_t v) {
+  AttrValue a;
+  a.kind_ = Kind::kInt;
+  a.i_ = v;
+  return a;
 }
-AttrValue AttrValue::OfType(Type t) { AttrValue a; a.kind_ = Kind::kType; a.t_ = std::move(t); return a; }
+AttrValue AttrValue::Float(double v) {
+  AttrValue a;
+  a.kind_ = Kind::kFloat;
+  a.f_ = v;
+  return a;
+}
+AttrValue AttrValue::Bool(bool v) {
+  AttrValue a;
+  a.kind_ = Kind::kBool;
+  a.i_ = v;
+  return a;
+}
+AttrValue AttrValue::String(std::string v) {
+  AttrValue a;
+  a.kind_ = Kind::kString;
+  a.s_ = std::move(v);
+  return a;
+}
+AttrValue AttrValue::OfType(Type t) {
+  AttrValue a;
+  a.kind_ = Kind::kType;
+  a.t_ = std::move(t);
+  return a;
+}
 AttrValue AttrValue::List(std::vector<AttrValue> items) {
   AttrValue a;
   a.kind_ = Kind::kList;
@@ -127,11 +150,21 @@ void AppendQuoted(std::string_view s, std::string* out, QuoteStyle style) {
   out->push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\t': out->append("\\t"); break;
-      case '\r': out->append("\\r"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
       default:
         if (c < 0x20 || (c == 0x7f && style == QuoteStyle::kText)) {
           static const char* kHex = "0123456789abcdef";
@@ -147,8 +180,14 @@ void AppendQuoted(std::string_view s, std::string* out, QuoteStyle style) {
 }
 
 void AppendFloat(double v, std::string* out) {
-  if (std::isnan(v)) { out->append("nan"); return; }
-  if (std::isinf(v)) { out->append(v < 0 ? "-inf" : "inf"); return; }
+  if (std::isnan(v)) {
+    out->append("nan");
+    return;
+  }
+  if (std::isinf(v)) {
+    out->append(v < 0 ? "-inf" : "inf");
+    return;
+  }
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   std::string_view s(buf, res.ptr - buf);
@@ -158,11 +197,21 @@ void AppendFloat(double v, std::string* out) {
 
 void AttrValue::AppendTo(std::string* out) const {
   switch (kind_) {
-    case Kind::kInt: out->append(std::to_string(i_)); break;
-    case Kind::kFloat: AppendFloat(f_, out); break;
-    case Kind::kBool: out->append(i_ ? "true" : "false"); break;
-    case Kind::kString: AppendQuoted(s_, out); break;
-    case Kind::kType: AppendType(t_, out); break;
+    case Kind::kInt:
+      out->append(std::to_string(i_));
+      break;
+    case Kind::kFloat:
+      AppendFloat(f_, out);
+      break;
+    case Kind::kBool:
+      out->append(i_ ? "true" : "false");
+      break;
+    case Kind::kString:
+      AppendQuoted(s_, out);
+      break;
+    case Kind::kType:
+      AppendType(t_, out);
+      break;
     case Kind::kList: {
       out->push_back('[');
       const auto& l = as_list();
@@ -178,8 +227,10 @@ void AttrValue::AppendTo(std::string* out) const {
       const auto& m = as_map();
       for (size_t i = 0; i < m.size(); ++i) {
         if (i) out->append(", ");
-        if (IsBareAttrKey(m[i].first)) out->append(m[i].first);
-        else AppendQuoted(m[i].first, out);
+        if (IsBareAttrKey(m[i].first))
+          out->append(m[i].first);
+        else
+          AppendQuoted(m[i].first, out);
         out->append(" = ");
         m[i].second.AppendTo(out);
       }

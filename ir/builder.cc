@@ -40,8 +40,7 @@ StatusOr<Var> BlockBuilder::EmitAnnotated(Expr value, Type type, std::string nam
                                           bool is_output) {
   if (!TypeCompatible(type, value->type()))
     return InvalidArgument("annotation " + TypeToString(type) +
-                           " is incompatible with the value's type " +
-                           TypeToString(value->type()));
+                           " is incompatible with the value's type " + TypeToString(value->type()));
   if (!open_) BeginBlock(false);
   Var v = VarNode::Make(std::move(name_hint), std::move(type), dataflow_ && !is_output);
   current_.push_back(VarBindingNode::Make(v, std::move(value)));

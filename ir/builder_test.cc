@@ -1,6 +1,7 @@
+#include "ir/builder.h"
+
 #include <gtest/gtest.h>
 
-#include "ir/builder.h"
 #include "ir/text/printer.h"
 #include "ir/verifier.h"
 

@@ -52,7 +52,8 @@ inline StatusOr<int64_t> CheckedBytes(int64_t elements, int64_t element_size, in
                                       const std::string& what) {
   auto n = CheckedMul(elements, element_size);
   if (!n || *n > limit)
-    return ResourceExhausted(what + ": " + (n ? std::to_string(*n) + " bytes" : std::string("the size")) +
+    return ResourceExhausted(what + ": " +
+                             (n ? std::to_string(*n) + " bytes" : std::string("the size")) +
                              " exceeds the limit of " + std::to_string(limit) + " bytes");
   return *n;
 }

@@ -79,7 +79,8 @@ class DimTextParser {
   }
   StatusOr<int> Atom(DimTree* t, int depth) {
     if (depth > kMaxDimDepth) return Bad("nested too deeply");
-    if (static_cast<int>(t->nodes.size()) >= kMaxDimTerms) return Bad("more than " + std::to_string(kMaxDimTerms) + " terms");
+    if (static_cast<int>(t->nodes.size()) >= kMaxDimTerms)
+      return Bad("more than " + std::to_string(kMaxDimTerms) + " terms");
     Space();
     if (p_ >= s_.size()) return Bad("ends early");
     char c = s_[p_];
@@ -124,14 +125,16 @@ DimTree TreeOf(const Dim& d) {
   return DimTree{{{DimTerm::kName, 0, d.sym, -1, -1}}, 0};  // unreachable: made canonical
 }
 
-int Prec(DimTerm::Kind k) { return k == DimTerm::kMul ? 2 : (k == DimTerm::kAdd || k == DimTerm::kSub) ? 1 : 3; }
+int Prec(DimTerm::Kind k) {
+  return k == DimTerm::kMul ? 2 : (k == DimTerm::kAdd || k == DimTerm::kSub) ? 1 : 3;
+}
 
 // Builds the Dim of `op(a, b)` from operand Dims: folds constants, else
 // prints the canonical text (an operand in parentheses where its precedence
 // is lower, or equal on the right: the tree survives a re-parse).
 Dim Combine(DimTerm::Kind op, const Dim& a, const Dim& b) {
   if (a.is_const() && b.is_const()) {
-    std::optional<int64_t> r = op == DimTerm::kAdd ? CheckedAdd(a.value, b.value)
+    std::optional<int64_t> r = op == DimTerm::kAdd   ? CheckedAdd(a.value, b.value)
                                : op == DimTerm::kMul ? CheckedMul(a.value, b.value)
                                                      : std::optional<int64_t>(a.value - b.value);
     if (r && *r >= 0) return Dim::Const(*r);
@@ -153,13 +156,15 @@ Dim Combine(DimTerm::Kind op, const Dim& a, const Dim& b) {
 Dim Build(const DimTree& t, int i, const std::function<std::optional<Dim>(Symbol)>* f) {
   const DimTerm& n = t.nodes[i];
   switch (n.kind) {
-    case DimTerm::kConst: return Dim::Const(n.value);
+    case DimTerm::kConst:
+      return Dim::Const(n.value);
     case DimTerm::kName: {
       if (f)
         if (std::optional<Dim> d = (*f)(n.name)) return *d;
       return Dim::Sym(n.name);
     }
-    default: return Combine(n.kind, Build(t, n.a, f), Build(t, n.b, f));
+    default:
+      return Combine(n.kind, Build(t, n.a, f), Build(t, n.b, f));
   }
 }
 
@@ -194,7 +199,8 @@ void DimNames(const Dim& d, std::vector<Symbol>* out) {
   }
 }
 
-std::optional<int64_t> EvalDim(const Dim& d, const std::function<std::optional<int64_t>(Symbol)>& value) {
+std::optional<int64_t> EvalDim(const Dim& d,
+                               const std::function<std::optional<int64_t>(Symbol)>& value) {
   if (d.is_const()) return d.value;
   if (!DimIsExpr(d)) return value(d.sym);
   DimTree t = TreeOf(d);
@@ -202,13 +208,20 @@ std::optional<int64_t> EvalDim(const Dim& d, const std::function<std::optional<i
   for (size_t i = 0; i < t.nodes.size(); ++i) {  // operands precede their operator
     const DimTerm& n = t.nodes[i];
     switch (n.kind) {
-      case DimTerm::kConst: v[i] = n.value; break;
-      case DimTerm::kName: v[i] = value(n.name); break;
+      case DimTerm::kConst:
+        v[i] = n.value;
+        break;
+      case DimTerm::kName:
+        v[i] = value(n.name);
+        break;
       default:
         if (!v[n.a] || !v[n.b]) break;
-        if (n.kind == DimTerm::kAdd) v[i] = CheckedAdd(*v[n.a], *v[n.b]);
-        else if (n.kind == DimTerm::kMul) v[i] = CheckedMul(*v[n.a], *v[n.b]);
-        else v[i] = CheckedAdd(*v[n.a], -*v[n.b]);
+        if (n.kind == DimTerm::kAdd)
+          v[i] = CheckedAdd(*v[n.a], *v[n.b]);
+        else if (n.kind == DimTerm::kMul)
+          v[i] = CheckedMul(*v[n.a], *v[n.b]);
+        else
+          v[i] = CheckedAdd(*v[n.a], -*v[n.b]);
     }
   }
   return v[t.root];
@@ -234,9 +247,12 @@ using Linear = std::map<std::string, int64_t>;
 std::optional<Linear> LinearOf(const DimTree& t, int i) {
   const DimTerm& n = t.nodes[i];
   switch (n.kind) {
-    case DimTerm::kConst: return Linear{{"", n.value}};
-    case DimTerm::kName: return Linear{{n.name.str(), 1}};
-    default: break;
+    case DimTerm::kConst:
+      return Linear{{"", n.value}};
+    case DimTerm::kName:
+      return Linear{{n.name.str(), 1}};
+    default:
+      break;
   }
   auto a = LinearOf(t, n.a), b = LinearOf(t, n.b);
   if (!a || !b) return std::nullopt;
@@ -283,7 +299,8 @@ Dim DimSub(const Dim& a, const Dim& b) {
       for (auto& [k, c] : *lb) keys.insert(k);
       for (const std::string& k : keys)
         if (!k.empty() && (*la)[k] != (*lb)[k]) constant = false;
-      if (constant && diff >= 0 && std::abs((*la)[""]) < (int64_t{1} << 62) && std::abs((*lb)[""]) < (int64_t{1} << 62))
+      if (constant && diff >= 0 && std::abs((*la)[""]) < (int64_t{1} << 62) &&
+          std::abs((*lb)[""]) < (int64_t{1} << 62))
         return Dim::Const(diff);
     }
   }

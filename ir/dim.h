@@ -43,7 +43,8 @@ bool DimIsExpr(const Dim& d);
 void DimNames(const Dim& d, std::vector<Symbol>* out);
 // The value of `d` given values of names (nullopt where unknown or on
 // overflow).
-std::optional<int64_t> EvalDim(const Dim& d, const std::function<std::optional<int64_t>(Symbol)>& value);
+std::optional<int64_t> EvalDim(const Dim& d,
+                               const std::function<std::optional<int64_t>(Symbol)>& value);
 // `d` with names replaced where `f` gives a dimension, folded again.
 Dim SubstituteDim(const Dim& d, const std::function<std::optional<Dim>(Symbol)>& f);
 // Arithmetic on dimensions: constants fold (while the result is a

@@ -11,11 +11,11 @@ struct DTypeInfo {
   int size;
 };
 constexpr DTypeInfo kTypes[] = {
-    {DataType::kBool, "bool", 1},        {DataType::kInt8, "int8", 1},
-    {DataType::kInt16, "int16", 2},      {DataType::kInt32, "int32", 4},
-    {DataType::kInt64, "int64", 8},      {DataType::kUInt8, "uint8", 1},
-    {DataType::kUInt16, "uint16", 2},    {DataType::kUInt32, "uint32", 4},
-    {DataType::kUInt64, "uint64", 8},    {DataType::kFloat16, "float16", 2},
+    {DataType::kBool, "bool", 1},         {DataType::kInt8, "int8", 1},
+    {DataType::kInt16, "int16", 2},       {DataType::kInt32, "int32", 4},
+    {DataType::kInt64, "int64", 8},       {DataType::kUInt8, "uint8", 1},
+    {DataType::kUInt16, "uint16", 2},     {DataType::kUInt32, "uint32", 4},
+    {DataType::kUInt64, "uint64", 8},     {DataType::kFloat16, "float16", 2},
     {DataType::kBFloat16, "bfloat16", 2}, {DataType::kFloat32, "float32", 4},
     {DataType::kFloat64, "float64", 8},
 };
@@ -40,13 +40,11 @@ int DataTypeSize(DataType t) {
 }
 
 bool IsFloat(DataType t) {
-  return t == DataType::kFloat16 || t == DataType::kBFloat16 ||
-         t == DataType::kFloat32 || t == DataType::kFloat64;
+  return t == DataType::kFloat16 || t == DataType::kBFloat16 || t == DataType::kFloat32 ||
+         t == DataType::kFloat64;
 }
 bool IsInt(DataType t) { return t >= DataType::kInt8 && t <= DataType::kUInt64; }
-bool IsUnsigned(DataType t) {
-  return t >= DataType::kUInt8 && t <= DataType::kUInt64;
-}
+bool IsUnsigned(DataType t) { return t >= DataType::kUInt8 && t <= DataType::kUInt64; }
 
 uint16_t FloatToHalf(float f) {
   uint32_t x;
@@ -83,7 +81,10 @@ float HalfToFloat(uint16_t h) {
       x = sign;
     } else {  // subnormal
       int e = -1;
-      do { ++e; mant <<= 1; } while (!(mant & 0x400u));
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400u));
       x = sign | ((127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
     }
   } else if (exp == 0x1f) {

@@ -57,7 +57,8 @@ Var VarNode::Make(std::string_view name_hint, Type type, bool is_dataflow) {
 
 Var VarNode::Make(NameHint name, Type type, bool is_dataflow, uint32_t index) {
   if (!type) type = ObjectTypeNode::Get();
-  return Var(new (internal::NodeMemory<VarNode>()) VarNode(name, std::move(type), is_dataflow, index));
+  return Var(new (internal::NodeMemory<VarNode>())
+                 VarNode(name, std::move(type), is_dataflow, index));
 }
 
 GlobalVarNode::GlobalVarNode(std::string name)
@@ -81,8 +82,8 @@ StatusOr<Expr> TupleGetItemNode::Make(Expr tuple, int64_t index) {
   Type result;
   if (auto* tt = As<TupleTypeNode>(t)) {
     if (index < 0 || index >= static_cast<int64_t>(tt->fields().size()))
-      return InvalidArgument("tuple index " + std::to_string(index) +
-                             " out of range for " + TypeToString(t));
+      return InvalidArgument("tuple index " + std::to_string(index) + " out of range for " +
+                             TypeToString(t));
     result = tt->fields()[index];
   } else if (t->kind() == NodeKind::kObjectType) {
     if (index < 0) return InvalidArgument("negative tuple index " + std::to_string(index));
@@ -91,12 +92,14 @@ StatusOr<Expr> TupleGetItemNode::Make(Expr tuple, int64_t index) {
     return InvalidArgument("element access on a value of type " + TypeToString(t) +
                            ", which is not a tuple");
   }
-  return Expr(new (internal::NodeMemory<TupleGetItemNode>()) TupleGetItemNode(std::move(tuple), index, std::move(result)));
+  return Expr(new (internal::NodeMemory<TupleGetItemNode>())
+                  TupleGetItemNode(std::move(tuple), index, std::move(result)));
 }
 
 Expr TupleGetItemNode::MakeUnchecked(Expr tuple, int64_t index, Type type) {
   if (!type) type = ObjectTypeNode::Get();
-  return Expr(new (internal::NodeMemory<TupleGetItemNode>()) TupleGetItemNode(std::move(tuple), index, std::move(type)));
+  return Expr(new (internal::NodeMemory<TupleGetItemNode>())
+                  TupleGetItemNode(std::move(tuple), index, std::move(type)));
 }
 
 namespace {
@@ -105,9 +108,12 @@ Type PrimTypeOf(DataType dt) {
   static const Type* f64 = new Type(PrimTypeNode::Make(DataType::kFloat64));
   static const Type* b = new Type(PrimTypeNode::Make(DataType::kBool));
   switch (dt) {
-    case DataType::kInt64: return *i64;
-    case DataType::kFloat64: return *f64;
-    default: return *b;
+    case DataType::kInt64:
+      return *i64;
+    case DataType::kFloat64:
+      return *f64;
+    default:
+      return *b;
   }
 }
 }  // namespace
@@ -116,13 +122,16 @@ PrimValueNode::PrimValueNode(DataType dt, int64_t i, double f)
     : ExprNode(kKind, PrimTypeOf(dt)), dtype_(dt), i_(i), f_(f) {}
 
 Ref<PrimValueNode> PrimValueNode::Int(int64_t v) {
-  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kInt64, v, 0));
+  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>())
+                                PrimValueNode(DataType::kInt64, v, 0));
 }
 Ref<PrimValueNode> PrimValueNode::Float(double v) {
-  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kFloat64, 0, v));
+  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>())
+                                PrimValueNode(DataType::kFloat64, 0, v));
 }
 Ref<PrimValueNode> PrimValueNode::Bool(bool v) {
-  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>()) PrimValueNode(DataType::kBool, v ? 1 : 0, 0));
+  return Ref<PrimValueNode>(new (internal::NodeMemory<PrimValueNode>())
+                                PrimValueNode(DataType::kBool, v ? 1 : 0, 0));
 }
 
 Ref<ShapeExprNode> ShapeExprNode::Make(std::vector<Dim> values) {
@@ -147,7 +156,8 @@ StringImmNode::StringImmNode(std::string v)
     : ExprNode(kKind, ObjectTypeNode::Get()), value_(std::move(v)) {}
 
 Ref<StringImmNode> StringImmNode::Make(std::string value) {
-  return Ref<StringImmNode>(new (internal::NodeMemory<StringImmNode>()) StringImmNode(std::move(value)));
+  return Ref<StringImmNode>(new (internal::NodeMemory<StringImmNode>())
+                                StringImmNode(std::move(value)));
 }
 
 StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const std::string> data) {
@@ -169,20 +179,22 @@ StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const 
     return InvalidArgument("constant of type " + TypeToString(type) + " needs " +
                            std::to_string(n) + " bytes of data, got " +
                            std::to_string(data->size()));
-  return Ref<ConstantNode>(new (internal::NodeMemory<ConstantNode>()) ConstantNode(std::move(type), std::move(data)));
+  return Ref<ConstantNode>(new (internal::NodeMemory<ConstantNode>())
+                               ConstantNode(std::move(type), std::move(data)));
 }
 
 Ref<CallNode> CallNode::MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
                                       std::vector<Type> sinfo_args, Type type) {
   if (!type) type = ObjectTypeNode::Get();
   size_t extra = args.size() * sizeof(Expr) + sinfo_args.size() * sizeof(Type);
-  return Ref<CallNode>(new (internal::NodeMemory<CallNode>(extra))
-                           CallNode(std::move(callee), args, std::move(attrs), sinfo_args,
-                                    std::move(type)));
+  return Ref<CallNode>(new (internal::NodeMemory<CallNode>(extra)) CallNode(
+      std::move(callee), args, std::move(attrs), sinfo_args, std::move(type)));
 }
 
 IfNode::IfNode(Expr c, SeqExpr t, SeqExpr e, Type ty)
-    : ExprNode(kKind, std::move(ty)), cond_(std::move(c)), then_(std::move(t)),
+    : ExprNode(kKind, std::move(ty)),
+      cond_(std::move(c)),
+      then_(std::move(t)),
       else_(std::move(e)) {}
 
 StatusOr<Expr> IfNode::Make(Expr cond, SeqExpr then_body, SeqExpr else_body) {
@@ -197,18 +209,19 @@ StatusOr<Expr> IfNode::Make(Expr cond, SeqExpr then_body, SeqExpr else_body) {
     return InvalidArgument("the condition of an if must be a boolean scalar, not " +
                            TypeToString(ct));
   Type ty = JoinTypes(then_body->type(), else_body->type());
-  return Expr(new (internal::NodeMemory<IfNode>()) IfNode(std::move(cond), std::move(then_body), std::move(else_body),
-                         std::move(ty)));
+  return Expr(new (internal::NodeMemory<IfNode>()) IfNode(std::move(cond), std::move(then_body),
+                                                          std::move(else_body), std::move(ty)));
 }
 
 Expr IfNode::MakeUnchecked(Expr cond, SeqExpr then_body, SeqExpr else_body, Type type) {
   if (!type) type = ObjectTypeNode::Get();
-  return Expr(new (internal::NodeMemory<IfNode>()) IfNode(std::move(cond), std::move(then_body), std::move(else_body),
-                         std::move(type)));
+  return Expr(new (internal::NodeMemory<IfNode>()) IfNode(std::move(cond), std::move(then_body),
+                                                          std::move(else_body), std::move(type)));
 }
 
 Binding VarBindingNode::Make(Var var, Expr value) {
-  return Binding(new (internal::NodeMemory<VarBindingNode>()) VarBindingNode(std::move(var), std::move(value)));
+  return Binding(new (internal::NodeMemory<VarBindingNode>())
+                     VarBindingNode(std::move(var), std::move(value)));
 }
 
 Block BindingBlockNode::Make(std::vector<Binding> bindings, bool is_dataflow) {
@@ -231,7 +244,8 @@ SeqExpr SeqExprNode::Make(std::vector<Block> blocks, Expr result) {
     }
     out.push_back(std::move(b));
   }
-  return SeqExpr(new (internal::NodeMemory<SeqExprNode>()) SeqExprNode(std::move(out), std::move(result)));
+  return SeqExpr(new (internal::NodeMemory<SeqExprNode>())
+                     SeqExprNode(std::move(out), std::move(result)));
 }
 
 LocalFn LocalFnNode::Make(std::vector<Var> params, Type ret_type, SeqExpr body) {
@@ -253,8 +267,10 @@ void FunctionNode::NumberNewVariables(const FunctionNode& f) {
   bool any_new = false;
   auto scan = [&](const VarNode* v) {
     uint32_t i = v->index();
-    if (i == VarNode::kNoIndex) any_new = true;
-    else if (i >= next) next = i + 1;
+    if (i == VarNode::kNoIndex)
+      any_new = true;
+    else if (i >= next)
+      next = i + 1;
   };
   for (const Var& p : f.params()) scan(p.get());
   for (const Block& b : f.body()->blocks())
@@ -268,8 +284,8 @@ void FunctionNode::NumberNewVariables(const FunctionNode& f) {
     }
 }
 
-Function FunctionNode::Make(std::string name, std::vector<Var> params, Type ret_type,
-                            SeqExpr body, Attrs attrs) {
+Function FunctionNode::Make(std::string name, std::vector<Var> params, Type ret_type, SeqExpr body,
+                            Attrs attrs) {
   if (!ret_type) ret_type = body->type();
   Function f(new (internal::NodeMemory<FunctionNode>()) FunctionNode(
       std::move(name), std::move(params), std::move(ret_type), std::move(body), std::move(attrs)));
@@ -280,8 +296,8 @@ Function FunctionNode::Make(std::string name, std::vector<Var> params, Type ret_
 ExternFunc ExternFuncNode::Make(std::string name, std::vector<Var> params, Type ret_type,
                                 Attrs attrs) {
   if (!ret_type) ret_type = ObjectTypeNode::Get();
-  return ExternFunc(new (internal::NodeMemory<ExternFuncNode>()) ExternFuncNode(kKind, std::move(name), std::move(params),
-                                       std::move(ret_type), std::move(attrs)));
+  return ExternFunc(new (internal::NodeMemory<ExternFuncNode>()) ExternFuncNode(
+      kKind, std::move(name), std::move(params), std::move(ret_type), std::move(attrs)));
 }
 
 bool IsAtomic(const Expr& e) {

@@ -10,8 +10,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -101,7 +101,7 @@ class VarNode final : public ExprNode {
 
  private:
   friend class text_internal::TextParser;  // fixes the dataflow flag when it reads `output`
-  friend class FunctionNode;  // numbers variables that have no index yet
+  friend class FunctionNode;               // numbers variables that have no index yet
   // Sets the index hint if there is none yet (first writer wins; a hint,
   // never part of the IR's meaning: structural equality and hashing ignore
   // it, and every use of it is checked).
@@ -110,7 +110,9 @@ class VarNode final : public ExprNode {
     index_.compare_exchange_strong(none, i, std::memory_order_relaxed);
   }
   VarNode(NameHint name, Type type, bool df, uint32_t index)
-      : ExprNode(kKind, std::move(type)), prefix_(name.prefix()), number_(name.number()),
+      : ExprNode(kKind, std::move(type)),
+        prefix_(name.prefix()),
+        number_(name.number()),
         index_(index) {
     spare() = df ? 1 : 0;
   }
@@ -205,7 +207,8 @@ class ShapeExprNode final : public ExprNode {
   bool IsStatic() const;
 
  private:
-  ShapeExprNode(std::vector<Dim> v, Type t) : ExprNode(kKind, std::move(t)), values_(std::move(v)) {}
+  ShapeExprNode(std::vector<Dim> v, Type t)
+      : ExprNode(kKind, std::move(t)), values_(std::move(v)) {}
   std::vector<Dim> values_;
 };
 using ShapeExpr = Ref<ShapeExprNode>;
@@ -283,8 +286,11 @@ class CallNode final : public ExprNode {
   using Sinfo = internal::InlineArray<Type, CallNode>;
   static_assert(sizeof(Expr) == sizeof(Type));
   CallNode(Expr c, std::vector<Expr>& a, Attrs at, std::vector<Type>& s, Type t)
-      : ExprNode(kKind, std::move(t)), callee_(std::move(c)), attrs_(std::move(at)),
-        nargs_(static_cast<uint32_t>(a.size())), nsinfo_(static_cast<uint32_t>(s.size())) {
+      : ExprNode(kKind, std::move(t)),
+        callee_(std::move(c)),
+        attrs_(std::move(at)),
+        nargs_(static_cast<uint32_t>(a.size())),
+        nsinfo_(static_cast<uint32_t>(s.size())) {
     Args::Init(Args::Data(this), a);
     Sinfo::Init(Sinfo::Data(this, nargs_), s);
   }
@@ -390,7 +396,9 @@ class LocalFnNode final : public ExprNode {
 
  private:
   LocalFnNode(std::vector<Var> p, Type r, SeqExpr b, Type t)
-      : ExprNode(kKind, std::move(t)), params_(std::move(p)), ret_type_(std::move(r)),
+      : ExprNode(kKind, std::move(t)),
+        params_(std::move(p)),
+        ret_type_(std::move(r)),
         body_(std::move(b)) {}
   std::vector<Var> params_;
   Type ret_type_;
@@ -408,8 +416,11 @@ class ItemNode : public Node {
 
  protected:
   ItemNode(NodeKind k, std::string name, std::vector<Var> params, Type ret, Attrs attrs)
-      : Node(k), name_(std::move(name)), params_(std::move(params)),
-        ret_type_(std::move(ret)), attrs_(std::move(attrs)) {}
+      : Node(k),
+        name_(std::move(name)),
+        params_(std::move(params)),
+        ret_type_(std::move(ret)),
+        attrs_(std::move(attrs)) {}
   std::string name_;
   std::vector<Var> params_;
   Type ret_type_;

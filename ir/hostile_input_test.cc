@@ -7,9 +7,9 @@
 
 #include "ir/checked_math.h"
 #include "ir/op.h"
+#include "ir/serialize/serialize.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/serialize/serialize.h"
 #include "ir/verifier.h"
 
 namespace plir {
@@ -41,29 +41,37 @@ TEST(CheckedMathTest, DetectsOverflow) {
 }
 
 TEST(HostileShapeTest, TensorTypeWhoseElementCountOverflows) {
-  std::string e = Err(
-      "def @f(%x: Tensor[(4294967296, 4294967296), float32]) -> Tensor[(4294967296, 4294967296), float32] {\n"
-      "  %x\n}\n");
-  EXPECT_NE(e.find("1:19: the tensor shape has more elements than fit in 64 bits"), std::string::npos) << e;
+  std::string e =
+      Err("def @f(%x: Tensor[(4294967296, 4294967296), float32]) -> Tensor[(4294967296, "
+          "4294967296), float32] {\n"
+          "  %x\n}\n");
+  EXPECT_NE(e.find("1:19: the tensor shape has more elements than fit in 64 bits"),
+            std::string::npos)
+      << e;
 }
 
 TEST(HostileShapeTest, ReshapeToAnOverflowingShape) {
-  std::string e = Err(
-      "def @f(%x: Tensor[(4,), float32]) {\n"
-      "  %y = reshape(%x, shape=[4611686018427387904, 4]);\n  %y\n}\n");
+  std::string e =
+      Err("def @f(%x: Tensor[(4,), float32]) {\n"
+          "  %y = reshape(%x, shape=[4611686018427387904, 4]);\n  %y\n}\n");
   EXPECT_NE(e.find("does not fit in 64 bits"), std::string::npos) << e;
 }
 
 TEST(HostileShapeTest, Conv2dAttributesValidated) {
   const std::string head =
-      "def @f(%d: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(6, 2, 3, 3), float32]) {\n  %y = nn.conv2d(%d, %w";
-  EXPECT_NE(Err(head + ", groups=0);\n  %y\n}\n").find("groups must be positive"), std::string::npos);
-  EXPECT_NE(Err(head + ", groups=-2);\n  %y\n}\n").find("groups must be positive"), std::string::npos);
+      "def @f(%d: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(6, 2, 3, 3), float32]) {\n  %y = "
+      "nn.conv2d(%d, %w";
+  EXPECT_NE(Err(head + ", groups=0);\n  %y\n}\n").find("groups must be positive"),
+            std::string::npos);
+  EXPECT_NE(Err(head + ", groups=-2);\n  %y\n}\n").find("groups must be positive"),
+            std::string::npos);
   EXPECT_NE(Err(head + ", groups=2, strides=[0, 1]);\n  %y\n}\n").find("strides must be positive"),
             std::string::npos);
-  EXPECT_NE(Err(head + ", groups=2, dilation=[4611686018427387904, 1]);\n  %y\n}\n").find("overflows"),
+  EXPECT_NE(
+      Err(head + ", groups=2, dilation=[4611686018427387904, 1]);\n  %y\n}\n").find("overflows"),
+      std::string::npos);
+  EXPECT_NE(Err(head + ", groups=4);\n  %y\n}\n").find("not divisible by groups=4"),
             std::string::npos);
-  EXPECT_NE(Err(head + ", groups=4);\n  %y\n}\n").find("not divisible by groups=4"), std::string::npos);
   EXPECT_EQ(Err(head + ", groups=2);\n  %y\n}\n"), "");
 }
 
@@ -78,7 +86,8 @@ TEST(HostileNameTest, JsonNamesTheTextFormatCannotSpellAreRefused) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   Status v = Verify(*loaded);
   ASSERT_FALSE(v.ok());
-  EXPECT_NE(v.message().find("cannot be written in the text format"), std::string::npos) << v.message();
+  EXPECT_NE(v.message().find("cannot be written in the text format"), std::string::npos)
+      << v.message();
   // The message escapes the control bytes it quotes.
   EXPECT_EQ(v.message().find('\x1b'), std::string::npos);
   EXPECT_NE(v.message().find("\\x1b"), std::string::npos) << v.message();
@@ -113,8 +122,9 @@ TEST(HostileNestingTest, PrinterAndParserAgreeOnDepth) {
   Expr e = f->body()->blocks()[0]->bindings()[0]->value();
   for (int i = 0; i < 10; ++i) e = *MakeOpCall(relu, {e});
   Var y = VarNode::Make("y", e->type());
-  Function g = FunctionNode::Make("f", f->params(), nullptr,
-                                  SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(y, e)}, false)}, y));
+  Function g = FunctionNode::Make(
+      "f", f->params(), nullptr,
+      SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(y, e)}, false)}, y));
   auto m = Module::Make({g});
   ASSERT_TRUE(m.ok());
   Status v = Verify(*m);
@@ -147,7 +157,8 @@ TEST(HostileNestingTest, NestedLocalFunctions) {
   EXPECT_TRUE(again.ok()) << again.status().message();
   auto too_deep = ParseModule(nest(deepest + 1));
   ASSERT_FALSE(too_deep.ok());
-  EXPECT_NE(too_deep.status().message().find("nest"), std::string::npos) << too_deep.status().message();
+  EXPECT_NE(too_deep.status().message().find("nest"), std::string::npos)
+      << too_deep.status().message();
 }
 
 // Malformed Callable types and local functions in JSON and binary files are
@@ -158,13 +169,16 @@ TEST(HostileLoadTest, MalformedCallablesAndLocalFunctions) {
   };
   auto no_ret = json("{\"k\":\"FuncType\"}");
   ASSERT_FALSE(no_ret.ok());
-  EXPECT_NE(no_ret.status().message().find("needs a return type"), std::string::npos) << no_ret.status().message();
+  EXPECT_NE(no_ret.status().message().find("needs a return type"), std::string::npos)
+      << no_ret.status().message();
   auto short_fn = json("{\"k\":\"ObjectType\"},{\"k\":\"LocalFn\",\"c\":[0]}");
   ASSERT_FALSE(short_fn.ok());
-  EXPECT_NE(short_fn.status().message().find("too few children"), std::string::npos) << short_fn.status().message();
+  EXPECT_NE(short_fn.status().message().find("too few children"), std::string::npos)
+      << short_fn.status().message();
   auto not_a_body = json("{\"k\":\"ObjectType\"},{\"k\":\"LocalFn\",\"c\":[0,0]}");
   ASSERT_FALSE(not_a_body.ok());
-  auto not_a_type = json("{\"k\":\"PrimValue\",\"dt\":\"int64\",\"v\":1},{\"k\":\"FuncType\",\"c\":[0]}");
+  auto not_a_type =
+      json("{\"k\":\"PrimValue\",\"dt\":\"int64\",\"v\":1},{\"k\":\"FuncType\",\"c\":[0]}");
   ASSERT_FALSE(not_a_type.ok());
   // Binary: every truncation of a module with both kinds fails cleanly.
   auto m = ParseModule(

@@ -1,9 +1,10 @@
 #include "ir/module.h"
-#include "ir/support/fnv.h"
 
 #include <algorithm>
 #include <bit>
 #include <utility>
+
+#include "ir/support/fnv.h"
 
 namespace plir {
 namespace internal {
@@ -191,8 +192,8 @@ ItemList::const_iterator& ItemList::const_iterator::operator++() {
 // ----- Module ----------------------------------------------------------
 
 Module::Module() {
-  static const std::shared_ptr<const Data>* empty = new std::shared_ptr<const Data>(
-      std::make_shared<const Data>());
+  static const std::shared_ptr<const Data>* empty =
+      new std::shared_ptr<const Data>(std::make_shared<const Data>());
   data_ = *empty;
 }
 

@@ -61,8 +61,12 @@ class ItemList {
       ++*this;
       return t;
     }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
-    friend bool operator!=(const const_iterator& a, const const_iterator& b) { return a.i_ != b.i_; }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) {
+      return a.i_ == b.i_;
+    }
+    friend bool operator!=(const const_iterator& a, const const_iterator& b) {
+      return a.i_ != b.i_;
+    }
 
    private:
     friend class ItemList;

@@ -1,11 +1,12 @@
 // Module copies are O(1) handle copies; updates share untouched items.
+#include "ir/module.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
-#include "ir/module.h"
 #include "ir/structural.h"
 #include "testing/ir_test_util.h"
 
@@ -34,9 +35,9 @@ TEST(ModuleTest, ReplaceSharesUntouchedItems) {
   Module m2 = m.WithItem(new_a);
   EXPECT_FALSE(m2.same_as(m));
   ASSERT_EQ(m2.size(), 3u);
-  EXPECT_EQ(m2.items()[0].get(), new_a.get());          // replaced in place
-  EXPECT_EQ(m2.items()[1].get(), m.items()[1].get());   // shared
-  EXPECT_EQ(m2.items()[2].get(), m.items()[2].get());   // shared
+  EXPECT_EQ(m2.items()[0].get(), new_a.get());         // replaced in place
+  EXPECT_EQ(m2.items()[1].get(), m.items()[1].get());  // shared
+  EXPECT_EQ(m2.items()[2].get(), m.items()[2].get());  // shared
   // The original is unchanged.
   EXPECT_NE(m.LookupFunction("a").get(), new_a.get());
   EXPECT_EQ(m.size(), 3u);

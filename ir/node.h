@@ -59,9 +59,7 @@ inline bool IsKnownNodeKind(uint32_t k) {
          k == static_cast<uint32_t>(NodeKind::kLocalFn);
 }
 
-inline bool IsTypeKind(NodeKind k) {
-  return k <= NodeKind::kShapeType || k == NodeKind::kFuncType;
-}
+inline bool IsTypeKind(NodeKind k) { return k <= NodeKind::kShapeType || k == NodeKind::kFuncType; }
 inline bool IsExprKind(NodeKind k) {
   return (k >= NodeKind::kVar && k <= NodeKind::kSeqExpr) || k == NodeKind::kShapeExpr ||
          k == NodeKind::kPrimExpr || k == NodeKind::kLocalFn;
@@ -77,7 +75,9 @@ void FreeNodeMemory(void* p, size_t size);
 // Memory for one node of type T: `new (internal::NodeMemory<T>()) T(...)`;
 // `extra` bytes follow the object (a node's inline operand array).
 template <typename T>
-void* NodeMemory(size_t extra = 0) { return AllocNodeMemory(sizeof(T) + extra); }
+void* NodeMemory(size_t extra = 0) {
+  return AllocNodeMemory(sizeof(T) + extra);
+}
 
 // An operand array stored right after its node's object (operands inline
 // with their node: no separate allocation, one cache line further).
@@ -150,16 +150,27 @@ class Ref {
  public:
   Ref() = default;
   Ref(std::nullptr_t) {}  // NOLINT: implicit
-  explicit Ref(const T* p) : p_(p) { if (p_) p_->IncRef(); }
-  Ref(const Ref& o) : p_(o.p_) { if (p_) p_->IncRef(); }
+  explicit Ref(const T* p) : p_(p) {
+    if (p_) p_->IncRef();
+  }
+  Ref(const Ref& o) : p_(o.p_) {
+    if (p_) p_->IncRef();
+  }
   Ref(Ref&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   template <typename U>
-  Ref(const Ref<U>& o) : p_(o.get()) { if (p_) p_->IncRef(); }  // NOLINT
+  Ref(const Ref<U>& o) : p_(o.get()) {
+    if (p_) p_->IncRef();
+  }  // NOLINT
   template <typename U>
   Ref(Ref<U>&& o) noexcept : p_(o.release()) {}  // NOLINT
-  ~Ref() { if (p_) p_->DecRef(); }
+  ~Ref() {
+    if (p_) p_->DecRef();
+  }
 
-  Ref& operator=(Ref o) noexcept { std::swap(p_, o.p_); return *this; }
+  Ref& operator=(Ref o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
 
   const T* get() const { return p_; }
   const T* operator->() const { return p_; }
@@ -168,7 +179,11 @@ class Ref {
   bool same_as(const Ref& o) const { return p_ == o.p_; }
 
   // Gives up ownership without decrementing (for move-conversion).
-  const T* release() { const T* p = p_; p_ = nullptr; return p; }
+  const T* release() {
+    const T* p = p_;
+    p_ = nullptr;
+    return p;
+  }
 
   friend bool operator==(const Ref& a, const Ref& b) { return a.p_ == b.p_; }
   friend bool operator!=(const Ref& a, const Ref& b) { return a.p_ != b.p_; }

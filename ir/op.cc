@@ -8,20 +8,33 @@ namespace plir {
 
 const char* OpPatternName(OpPattern p) {
   switch (p) {
-    case OpPattern::kElemWise: return "elemwise";
-    case OpPattern::kBroadcast: return "broadcast";
-    case OpPattern::kInjective: return "injective";
-    case OpPattern::kCommReduce: return "comm_reduce";
-    case OpPattern::kOutEWiseFusable: return "out_elemwise_fusable";
-    case OpPattern::kTuple: return "tuple";
-    case OpPattern::kOpaque: return "opaque";
+    case OpPattern::kElemWise:
+      return "elemwise";
+    case OpPattern::kBroadcast:
+      return "broadcast";
+    case OpPattern::kInjective:
+      return "injective";
+    case OpPattern::kCommReduce:
+      return "comm_reduce";
+    case OpPattern::kOutEWiseFusable:
+      return "out_elemwise_fusable";
+    case OpPattern::kTuple:
+      return "tuple";
+    case OpPattern::kOpaque:
+      return "opaque";
   }
   return "opaque";
 }
 
 OpPattern OpPatternFromInt(int64_t v) {
   switch (v) {
-    case 0: case 1: case 2: case 3: case 4: case 7: case 8:
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+    case 7:
+    case 8:
       return static_cast<OpPattern>(v);
     default:
       return OpPattern::kOpaque;
@@ -30,16 +43,26 @@ OpPattern OpPatternFromInt(int64_t v) {
 
 const char* AttrKindName(AttrKind k) {
   switch (k) {
-    case AttrKind::kInt: return "int";
-    case AttrKind::kFloat: return "float";
-    case AttrKind::kBool: return "bool";
-    case AttrKind::kString: return "string";
-    case AttrKind::kIntList: return "list of ints";
-    case AttrKind::kFloatList: return "list of floats";
-    case AttrKind::kType: return "type";
-    case AttrKind::kStringList: return "list of strings";
-    case AttrKind::kMap: return "map";
-    case AttrKind::kAny: return "any";
+    case AttrKind::kInt:
+      return "int";
+    case AttrKind::kFloat:
+      return "float";
+    case AttrKind::kBool:
+      return "bool";
+    case AttrKind::kString:
+      return "string";
+    case AttrKind::kIntList:
+      return "list of ints";
+    case AttrKind::kFloatList:
+      return "list of floats";
+    case AttrKind::kType:
+      return "type";
+    case AttrKind::kStringList:
+      return "list of strings";
+    case AttrKind::kMap:
+      return "map";
+    case AttrKind::kAny:
+      return "any";
   }
   return "?";
 }
@@ -98,11 +121,20 @@ StatusOr<AttrValue> CheckAttr(const std::string& op, const AttrSpec& spec, const
                            AttrKindName(spec.kind) + ", got " + got);
   };
   switch (spec.kind) {
-    case AttrKind::kAny: return v;
-    case AttrKind::kInt: if (v.kind() != K::kInt) return bad(); return v;
-    case AttrKind::kBool: if (v.kind() != K::kBool) return bad(); return v;
-    case AttrKind::kString: if (v.kind() != K::kString) return bad(); return v;
-    case AttrKind::kType: if (v.kind() != K::kType) return bad(); return v;
+    case AttrKind::kAny:
+      return v;
+    case AttrKind::kInt:
+      if (v.kind() != K::kInt) return bad();
+      return v;
+    case AttrKind::kBool:
+      if (v.kind() != K::kBool) return bad();
+      return v;
+    case AttrKind::kString:
+      if (v.kind() != K::kString) return bad();
+      return v;
+    case AttrKind::kType:
+      if (v.kind() != K::kType) return bad();
+      return v;
     case AttrKind::kFloat:
       if (v.kind() == K::kInt) return AttrValue::Float(static_cast<double>(v.as_int()));
       if (v.kind() != K::kFloat) return bad();
@@ -116,9 +148,12 @@ StatusOr<AttrValue> CheckAttr(const std::string& op, const AttrSpec& spec, const
       if (v.kind() != K::kList) return bad();
       std::vector<AttrValue> items;
       for (const AttrValue& e : v.as_list()) {
-        if (e.kind() == K::kInt) items.push_back(AttrValue::Float(static_cast<double>(e.as_int())));
-        else if (e.kind() == K::kFloat) items.push_back(e);
-        else return bad();
+        if (e.kind() == K::kInt)
+          items.push_back(AttrValue::Float(static_cast<double>(e.as_int())));
+        else if (e.kind() == K::kFloat)
+          items.push_back(e);
+        else
+          return bad();
       }
       return AttrValue::List(std::move(items));
     }
@@ -145,10 +180,11 @@ StatusOr<Type> CheckOpCall(const Op& op, ExprSpan args, Attrs* attrs, TypeSpan s
   int n = static_cast<int>(args.size());
   if (n < def.min_args || (def.max_args >= 0 && n > def.max_args)) {
     std::string want = def.max_args < 0 ? "at least " + std::to_string(def.min_args)
-                       : def.min_args == def.max_args ? std::to_string(def.min_args)
-                       : std::to_string(def.min_args) + " to " + std::to_string(def.max_args);
-    return InvalidArgument(def.name + " takes " + want + " argument" +
-                           (want == "1" ? "" : "s") + ", got " + std::to_string(n));
+                       : def.min_args == def.max_args
+                           ? std::to_string(def.min_args)
+                           : std::to_string(def.min_args) + " to " + std::to_string(def.max_args);
+    return InvalidArgument(def.name + " takes " + want + " argument" + (want == "1" ? "" : "s") +
+                           ", got " + std::to_string(n));
   }
   if (!attrs->empty()) {
     std::vector<Attrs::Entry> checked;
@@ -164,8 +200,7 @@ StatusOr<Type> CheckOpCall(const Op& op, ExprSpan args, Attrs* attrs, TypeSpan s
         return InvalidArgument(msg);
       }
       PLIR_ASSIGN_OR_RETURN(AttrValue v, CheckAttr(def.name, *spec, value));
-      if (v.kind() != value.kind() ||
-          (v.kind() == AttrValue::Kind::kList && !v.Equals(value)))
+      if (v.kind() != value.kind() || (v.kind() == AttrValue::Kind::kList && !v.Equals(value)))
         changed = true;
       checked.emplace_back(key, std::move(v));
     }
@@ -185,8 +220,8 @@ StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
                           std::vector<Type> sinfo_args) {
   StatusOr<Type> type = CheckOpCall(op, args, &attrs, sinfo_args);
   if (!type.ok()) return type.status();
-  return Expr(CallNode::MakeUnchecked(op, std::move(args), std::move(attrs),
-                                      std::move(sinfo_args), std::move(type).value()));
+  return Expr(CallNode::MakeUnchecked(op, std::move(args), std::move(attrs), std::move(sinfo_args),
+                                      std::move(type).value()));
 }
 
 StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,
@@ -210,8 +245,8 @@ Expr RebuildCall(const CallNode& old, Expr callee, std::vector<Expr> args) {
 
 Expr MakeGlobalCall(GlobalVar callee, std::vector<Expr> args, Type ret_type,
                     std::vector<Type> sinfo_args) {
-  return CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(),
-                                 std::move(sinfo_args), std::move(ret_type));
+  return CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(), std::move(sinfo_args),
+                                 std::move(ret_type));
 }
 
 StatusOr<Expr> MakeValueCall(Expr callee, std::vector<Expr> args) {
@@ -229,8 +264,8 @@ StatusOr<Expr> MakeValueCall(Expr callee, std::vector<Expr> args) {
                              TypeToString(args[i]->type()) + ", the parameter expects " +
                              TypeToString(ft->params()[i]));
   Type ret = ft->ret();
-  return Expr(CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(), {},
-                                      std::move(ret)));
+  return Expr(
+      CallNode::MakeUnchecked(std::move(callee), std::move(args), Attrs(), {}, std::move(ret)));
 }
 
 namespace {

@@ -28,7 +28,18 @@ namespace plir {
 // signature; the IR core never computes with one.
 struct Tensor;
 
-enum class AttrKind { kInt, kFloat, kBool, kString, kIntList, kFloatList, kType, kAny, kStringList, kMap };
+enum class AttrKind {
+  kInt,
+  kFloat,
+  kBool,
+  kString,
+  kIntList,
+  kFloatList,
+  kType,
+  kAny,
+  kStringList,
+  kMap
+};
 const char* AttrKindName(AttrKind k);
 
 struct AttrSpec {
@@ -45,7 +56,8 @@ using TypeInferFn =
     std::function<StatusOr<Type>(ExprSpan args, const Attrs& attrs, TypeSpan sinfo_args)>;
 // Evaluates a call of the op on concrete tensors. A plugin's op may carry
 // its kernel here; the core ops' reference kernels are in kernels/
-// (kernels/op_kernels.h looks both up). Errors are values: shape errors, overflow, division by zero.
+// (kernels/op_kernels.h looks both up). Errors are values: shape errors, overflow, division by
+// zero.
 using OpEvalFn =
     std::function<StatusOr<Tensor>(const std::vector<Tensor>& args, const Attrs& attrs)>;
 // Multiply-adds one call costs, from its arguments and output size (caps
@@ -56,13 +68,14 @@ using OpWorkFn = std::function<int64_t(const std::vector<Tensor>& args, int64_t 
 // TOpPattern, with TVM's numbering (the `op_pattern` integer attribute of an
 // extern kernel uses the same values). Lower is simpler; FuseOps fuses by it.
 enum class OpPattern : int {
-  kElemWise = 0,         // out[i] depends on in[i] only (same shape)
-  kBroadcast = 1,        // out[i] depends on in[broadcast(i)]
-  kInjective = 2,        // each output element depends on one input element (reshape, transpose)
-  kCommReduce = 3,       // a commutative reduction (sum, max)
-  kOutEWiseFusable = 4,  // a complex op whose output can take fused elementwise ops (conv2d, matmul)
-  kTuple = 7,            // a tuple node (FuseOps internal)
-  kOpaque = 8,           // not fusable
+  kElemWise = 0,    // out[i] depends on in[i] only (same shape)
+  kBroadcast = 1,   // out[i] depends on in[broadcast(i)]
+  kInjective = 2,   // each output element depends on one input element (reshape, transpose)
+  kCommReduce = 3,  // a commutative reduction (sum, max)
+  kOutEWiseFusable =
+      4,        // a complex op whose output can take fused elementwise ops (conv2d, matmul)
+  kTuple = 7,   // a tuple node (FuseOps internal)
+  kOpaque = 8,  // not fusable
 };
 // "elemwise", "broadcast", "injective", "comm_reduce", "out_elemwise_fusable",
 // "tuple", "opaque".
@@ -77,9 +90,9 @@ struct OpDef {
   int max_args = 0;  // -1: variadic
   std::vector<AttrSpec> attrs;
   TypeInferFn infer;
-  bool pure = true;  // false: the call has side effects (never removed)
+  bool pure = true;                        // false: the call has side effects (never removed)
   OpPattern pattern = OpPattern::kOpaque;  // fusion pattern kind (opaque: never fused)
-  std::string origin = "core";  // who registered it (for duplicate errors)
+  std::string origin = "core";             // who registered it (for duplicate errors)
   // Optional: how to compute the op (FoldConstant and plir-run use it; an op
   // without one is neither folded nor executable).
   OpEvalFn eval;
@@ -133,8 +146,8 @@ StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs = At
 StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,
                                TypeSpan sinfo_args);
 // Convenience: looks the op up by name in the global registry.
-StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args,
-                          Attrs attrs = Attrs(), std::vector<Type> sinfo_args = {});
+StatusOr<Expr> MakeOpCall(std::string_view op_name, std::vector<Expr> args, Attrs attrs = Attrs(),
+                          std::vector<Type> sinfo_args = {});
 // The same, from spans (the operands of an existing call).
 StatusOr<Expr> MakeOpCall(const Op& op, ExprSpan args, Attrs attrs = Attrs(),
                           TypeSpan sinfo_args = {});
@@ -161,8 +174,6 @@ StatusOr<Expr> MakeValueCall(Expr callee, std::vector<Expr> args);
 // `plir-opt --list-ops` prints (one op per line, then its attributes).
 enum class OpDocFormat { kText, kMarkdown };
 std::string RenderOpDocs(const OpRegistry& registry, OpDocFormat format);
-
-
 
 }  // namespace plir
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "testing/random_module.h"
 
 namespace plir {
@@ -23,7 +23,8 @@ TEST(ParallelForTest, RunsEveryIndexOnceWithValidWorkerIds) {
     ParallelFor(hits.size(), threads, [&](size_t i, size_t w) {
       hits[i].fetch_add(1);
       size_t m = max_worker.load();
-      while (w > m && !max_worker.compare_exchange_weak(m, w)) {}
+      while (w > m && !max_worker.compare_exchange_weak(m, w)) {
+      }
     });
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     EXPECT_LT(max_worker.load(), ParallelThreads(hits.size(), threads));

@@ -16,23 +16,29 @@ void ExpectError(const std::string& text, int line, int col, const std::string& 
   ASSERT_FALSE(m.ok()) << "parsed without error:\n" << text;
   const std::string& msg = m.status().message();
   std::string prefix = "test.plir:" + std::to_string(line) + ":" + std::to_string(col) + ": ";
-  EXPECT_EQ(msg.compare(0, prefix.size(), prefix), 0) << "want prefix " << prefix << "\ngot: " << msg;
+  EXPECT_EQ(msg.compare(0, prefix.size(), prefix), 0)
+      << "want prefix " << prefix << "\ngot: " << msg;
   EXPECT_NE(msg.find(needle), std::string::npos) << "want '" << needle << "' in: " << msg;
 }
 
 const char* kHead = "def @f(%x: Tensor[(2, 3), float32]) {\n";
 
 TEST(ParseErrorTest, BadShapeValues) {
-  ExpectError(std::string(kHead) + "  %a = shape[2, 3];\n  %a\n}\n", 2, 14, "'(' to start the shape");
-  ExpectError(std::string(kHead) + "  %a = shape[(2, -3)];\n  %a\n}\n", 2, 18, "negative dimension");
-  ExpectError(std::string(kHead) + "  %a = shape[(2, 3);\n  %a\n}\n", 2, 20, "']' to close the shape value");
-  ExpectError(std::string(kHead) + "  %a = reshape(%x, shape[(5,)]);\n  %a\n}\n", 2, 8, "has 6 elements");
+  ExpectError(std::string(kHead) + "  %a = shape[2, 3];\n  %a\n}\n", 2, 14,
+              "'(' to start the shape");
+  ExpectError(std::string(kHead) + "  %a = shape[(2, -3)];\n  %a\n}\n", 2, 18,
+              "negative dimension");
+  ExpectError(std::string(kHead) + "  %a = shape[(2, 3);\n  %a\n}\n", 2, 20,
+              "']' to close the shape value");
+  ExpectError(std::string(kHead) + "  %a = reshape(%x, shape[(5,)]);\n  %a\n}\n", 2, 8,
+              "has 6 elements");
 }
 
 TEST(ParseErrorTest, CallTirVarsMustBeAShape) {
-  ExpectError("extern @k(%a: Object) -> Object\ndef @f(%x: Tensor[(2,), float32]) {\n"
-              "  %a = call_tir(@k, (%x,), %x, sinfo_args=[Object]);\n  %a\n}\n",
-              3, 8, "third argument (tir_vars) must be a shape value");
+  ExpectError(
+      "extern @k(%a: Object) -> Object\ndef @f(%x: Tensor[(2,), float32]) {\n"
+      "  %a = call_tir(@k, (%x,), %x, sinfo_args=[Object]);\n  %a\n}\n",
+      3, 8, "third argument (tir_vars) must be a shape value");
 }
 
 TEST(ParseErrorTest, BadDimensionExpressions) {
@@ -43,7 +49,8 @@ TEST(ParseErrorTest, BadDimensionExpressions) {
 }
 
 TEST(ParseErrorTest, UnexpectedCharacter) {
-  ExpectError(std::string(kHead) + "  %a = add(%x, $);\n  %a\n}\n", 2, 16, "unexpected character '$'");
+  ExpectError(std::string(kHead) + "  %a = add(%x, $);\n  %a\n}\n", 2, 16,
+              "unexpected character '$'");
 }
 // The first pass skips bodies with a raw byte scan; positions after a body
 // must still count lines (escaped newlines in strings too) and characters
@@ -86,7 +93,8 @@ TEST(ParseErrorTest, UnknownGlobalSuggestsClosest) {
   ExpectError("def @main() {\n  @mian()\n}\n", 2, 3, "unknown global @mian; did you mean @main?");
 }
 TEST(ParseErrorTest, UndefinedVariable) {
-  ExpectError(std::string(kHead) + "  %a = add(%x, %y);\n  %a\n}\n", 2, 16, "undefined variable %y");
+  ExpectError(std::string(kHead) + "  %a = add(%x, %y);\n  %a\n}\n", 2, 16,
+              "undefined variable %y");
 }
 TEST(ParseErrorTest, VariableDefinedTwice) {
   ExpectError(std::string(kHead) + "  %a = add(%x, %x);\n  %a = add(%x, %x);\n  %a\n}\n", 3, 3,
@@ -106,18 +114,21 @@ TEST(ParseErrorTest, CallsOfFunctionValues) {
   const char* head = "def @f(%x: Tensor[(2,), float32], %cb: Callable[(Prim[int64]), Object]) {\n";
   ExpectError(std::string(head) + "  %a = %x(1);\n  %a\n}\n", 2, 8,
               "cannot call a value of type Tensor[(2,), float32]");
-  ExpectError(std::string(head) + "  %a = %cb(1, 2);\n  %a\n}\n", 2, 8, "takes 1 argument(s), got 2");
+  ExpectError(std::string(head) + "  %a = %cb(1, 2);\n  %a\n}\n", 2, 8,
+              "takes 1 argument(s), got 2");
   ExpectError(std::string(head) + "  %a = %cb(%x);\n  %a\n}\n", 2, 8,
               "argument 0 has type Tensor[(2,), float32], the parameter expects Prim[int64]");
-  ExpectError(std::string(head) + "  %a = %cb(1, axis=0);\n  %a\n}\n", 2, 15, "takes no attributes");
+  ExpectError(std::string(head) + "  %a = %cb(1, axis=0);\n  %a\n}\n", 2, 15,
+              "takes no attributes");
 }
 TEST(ParseErrorTest, LocalFunctions) {
   ExpectError(std::string(kHead) + "  %g = fn(%x: Object) { %x };\n  %g\n}\n", 2, 11,
               "%x is already defined at 1:8");
   ExpectError(std::string(kHead) + "  %g = fn(%y: Object) { %y };\n  %y\n}\n", 3, 3,
               "local to an if branch or a local function");
-  ExpectError(std::string(kHead) + "  %g = fn(%y: Object) -> Tensor[(2,), float32] { (%y,) };\n  %g\n}\n", 2,
-              48, "the local function returns (Object,), which does not match");
+  ExpectError(
+      std::string(kHead) + "  %g = fn(%y: Object) -> Tensor[(2,), float32] { (%y,) };\n  %g\n}\n",
+      2, 48, "the local function returns (Object,), which does not match");
   ExpectError(std::string(kHead) + "  %g = fn(%y) { %y };\n  %g\n}\n", 2, 13, "expected ':'");
   ExpectError(std::string(kHead) + "  %t: Callable[(Object) Object] = %x;\n  %x\n}\n", 2, 25,
               "expected ',' and the Callable's return type");
@@ -132,7 +143,8 @@ TEST(ParseErrorTest, ShapesDoNotBroadcast) {
       "do not broadcast");
 }
 TEST(ParseErrorTest, WrongArity) {
-  ExpectError(std::string(kHead) + "  nn.relu(%x, %x)\n}\n", 2, 3, "nn.relu takes 1 argument, got 2");
+  ExpectError(std::string(kHead) + "  nn.relu(%x, %x)\n}\n", 2, 3,
+              "nn.relu takes 1 argument, got 2");
 }
 TEST(ParseErrorTest, UnknownAttribute) {
   ExpectError(std::string(kHead) + "  nn.softmax(%x, axes=1)\n}\n", 2, 3,
@@ -181,19 +193,22 @@ TEST(ParseErrorTest, DuplicateGlobal) {
   ExpectError("def @f() {\n  1\n}\ndef @f() {\n  2\n}\n", 4, 5, "@f is already defined at 1:5");
 }
 TEST(ParseErrorTest, DuplicateParameter) {
-  ExpectError("def @f(%x: Object, %x: Object) {\n  %x\n}\n", 1, 20, "parameter %x is declared twice");
+  ExpectError("def @f(%x: Object, %x: Object) {\n  %x\n}\n", 1, 20,
+              "parameter %x is declared twice");
 }
 TEST(ParseErrorTest, MissingResult) {
   ExpectError(std::string(kHead) + "  %a = add(%x, %x);\n}\n", 3, 1,
               "expected a result expression before '}'");
 }
 TEST(ParseErrorTest, OutputNamesForeignVariable) {
-  ExpectError(std::string(kHead) + "  dataflow {\n    %a = add(%x, %x);\n    output %x;\n  }\n  %x\n}\n",
-              4, 12, "%x in the output line is not bound in this dataflow block");
+  ExpectError(
+      std::string(kHead) + "  dataflow {\n    %a = add(%x, %x);\n    output %x;\n  }\n  %x\n}\n", 4,
+      12, "%x in the output line is not bound in this dataflow block");
 }
 TEST(ParseErrorTest, BindingAfterOutputLine) {
   ExpectError(std::string(kHead) +
-                  "  dataflow {\n    %a = add(%x, %x);\n    output %a;\n    %b = add(%a, %a);\n  }\n  %a\n}\n",
+                  "  dataflow {\n    %a = add(%x, %x);\n    output %a;\n    %b = add(%a, %a);\n  "
+                  "}\n  %a\n}\n",
               5, 5, "bindings must come before the output line");
 }
 TEST(ParseErrorTest, NestingTooDeep) {
@@ -208,7 +223,8 @@ TEST(ParseErrorTest, UnterminatedBody) {
   ExpectError("def @f() {\n  %a = 1;\n", 1, 10, "unterminated function body");
 }
 TEST(ParseErrorTest, ReturnTypeMismatch) {
-  ExpectError("def @f(%x: Tensor[(2,), float32]) -> Tensor[(3,), float32] {\n  nn.relu(%x)\n}\n", 1, 60,
+  ExpectError("def @f(%x: Tensor[(2,), float32]) -> Tensor[(3,), float32] {\n  nn.relu(%x)\n}\n", 1,
+              60,
               "@f returns Tensor[(2,), float32], which does not match its declared return type");
 }
 TEST(ParseErrorTest, ExternCalledDirectly) {
@@ -237,7 +253,8 @@ TEST(ParseErrorTest, ConditionNotBoolean) {
               "the condition of an if must be a boolean scalar");
 }
 TEST(ParseErrorTest, ExternNeedsReturnType) {
-  ExpectError("extern @k(%a: Object)\ndef @f() {\n  1\n}\n", 2, 1, "expected '->' and the return type");
+  ExpectError("extern @k(%a: Object)\ndef @f() {\n  1\n}\n", 2, 1,
+              "expected '->' and the return type");
 }
 TEST(ParseErrorTest, TopLevelGarbage) {
   ExpectError("hello", 1, 1, "expected 'def' or 'extern', found identifier 'hello'");

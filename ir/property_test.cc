@@ -1,9 +1,9 @@
 // Property tests over seeded random modules (testing/random_module.h).
 #include <gtest/gtest.h>
 
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "testing/random_module.h"
@@ -76,15 +76,12 @@ TEST_P(PropertyTest, AnySingleChangeMakesItUnequal) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, PropertyTest,
-                         ::testing::Values(std::pair<uint64_t, size_t>{1, 20},
-                                           std::pair<uint64_t, size_t>{2, 50},
-                                           std::pair<uint64_t, size_t>{3, 200},
-                                           std::pair<uint64_t, size_t>{4, 500},
-                                           std::pair<uint64_t, size_t>{5, 2000},
-                                           std::pair<uint64_t, size_t>{6, 5000},
-                                           std::pair<uint64_t, size_t>{7, 300},
-                                           std::pair<uint64_t, size_t>{8, 1000}));
+INSTANTIATE_TEST_SUITE_P(
+    Seeds, PropertyTest,
+    ::testing::Values(std::pair<uint64_t, size_t>{1, 20}, std::pair<uint64_t, size_t>{2, 50},
+                      std::pair<uint64_t, size_t>{3, 200}, std::pair<uint64_t, size_t>{4, 500},
+                      std::pair<uint64_t, size_t>{5, 2000}, std::pair<uint64_t, size_t>{6, 5000},
+                      std::pair<uint64_t, size_t>{7, 300}, std::pair<uint64_t, size_t>{8, 1000}));
 
 TEST(LargePropertyTest, MillionBindingRoundTrip) {
   RandomModuleOptions o;

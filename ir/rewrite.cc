@@ -17,8 +17,8 @@ namespace plir {
 // BindingMutator.
 
 Status BindingMutator::TooDeep() const {
-  return InvalidArgument(pass_name_ + ": expressions nest deeper than " + std::to_string(max_depth_) +
-                         " levels");
+  return InvalidArgument(pass_name_ + ": expressions nest deeper than " +
+                         std::to_string(max_depth_) + " levels");
 }
 
 StatusOr<Function> BindingMutator::MutateFunction(const Function& f) {
@@ -104,7 +104,8 @@ Expr BindingMutator::VisitVarUse(const Expr& var) {
 
 StatusOr<Expr> BindingMutator::VisitChildren(const Expr& e) {
   return RewriteChildren(
-      e, [&](const Expr& c) { return Mutate(c); }, [&](const SeqExpr& s) { return VisitNestedBody(s); });
+      e, [&](const Expr& c) { return Mutate(c); },
+      [&](const SeqExpr& s) { return VisitNestedBody(s); });
 }
 
 Binding BindingMutator::Rebind(const Binding& binding, Var var, Expr value) {
@@ -214,7 +215,6 @@ StatusOr<Type> InferOpType(const Op& op, std::span<const Type> types, const Attr
   return InferOpCallType(op, args, attrs, sinfo_args);
 }
 
-
 OpPattern KernelPattern(const ItemNode& kernel) {
   const AttrValue* v = kernel.attrs().Get("op_pattern");
   if (!v || v->kind() != AttrValue::Kind::kInt) return OpPattern::kOpaque;
@@ -305,8 +305,9 @@ class PatternDriver : public ExprMutator {
         PatternStats& stats = set_->result->stats[set_->stat_index[k]];
         if (!ctx_.IsVisible(*r)) {
           ++stats.refused;
-          Report(k, b->var().get(), false, "its replacement names a variable not visible here "
-                                           "(a dataflow variable outside its block)");
+          Report(k, b->var().get(), false,
+                 "its replacement names a variable not visible here "
+                 "(a dataflow variable outside its block)");
           continue;
         }
         ++stats.applied;
@@ -367,22 +368,22 @@ GreedyRewriteResult ApplyPatternsGreedily(const Function& f,
   PatternSet set;
   set.result = &r;
   set.sorted.assign(patterns.begin(), patterns.end());
-  std::stable_sort(set.sorted.begin(), set.sorted.end(),
-                   [](const RewritePattern* a, const RewritePattern* b) {
-                     return a->benefit() > b->benefit();
-                   });
+  std::stable_sort(
+      set.sorted.begin(), set.sorted.end(),
+      [](const RewritePattern* a, const RewritePattern* b) { return a->benefit() > b->benefit(); });
   for (const RewritePattern* p : patterns) r.stats.push_back(PatternStats{p->name()});
   for (const RewritePattern* p : set.sorted) {
-    set.stat_index.push_back(static_cast<size_t>(std::find(patterns.begin(), patterns.end(), p) -
-                                                 patterns.begin()));
+    set.stat_index.push_back(
+        static_cast<size_t>(std::find(patterns.begin(), patterns.end(), p) - patterns.begin()));
     set.names.push_back(p->name());
   }
   set.trace = options.trace;
   const char* env = std::getenv("PLIR_PATTERN_TRACE");
   if (!set.trace && env && *env && std::string_view(env) != "0") {
     set.trace = [](const PatternEvent& e) {
-      std::fprintf(stderr, "plir: pattern %.*s %s at %%%s%s%.*s\n", static_cast<int>(e.pattern.size()),
-                   e.pattern.data(), e.applied ? "applied" : "refused", e.var->name_hint().c_str(),
+      std::fprintf(stderr, "plir: pattern %.*s %s at %%%s%s%.*s\n",
+                   static_cast<int>(e.pattern.size()), e.pattern.data(),
+                   e.applied ? "applied" : "refused", e.var->name_hint().c_str(),
                    e.applied ? "" : ": ", static_cast<int>(e.reason.size()), e.reason.data());
     };
   }
@@ -557,14 +558,18 @@ StatusOr<std::pair<Function, Function>> OutlineBindings(
     size_t k = 0;
     for (size_t i = 0; i < bs.size() && k < bindings.size(); ++i)
       if (bs[i].get() == bindings[k]) positions.push_back(i), ++k;
-    if (k == bindings.size()) block_index = bi;
-    else positions.clear();
+    if (k == bindings.size())
+      block_index = bi;
+    else
+      positions.clear();
   }
   if (block_index == blocks.size())
-    return InvalidArgument("outline @" + options.name + ": the bindings are not all in one block of @" +
-                           f->name() + ", in order");
+    return InvalidArgument("outline @" + options.name +
+                           ": the bindings are not all in one block of @" + f->name() +
+                           ", in order");
   if (!blocks[block_index]->is_dataflow())
-    return InvalidArgument("outline @" + options.name + ": only bindings of a dataflow block can be outlined");
+    return InvalidArgument("outline @" + options.name +
+                           ": only bindings of a dataflow block can be outlined");
 
   std::unordered_set<const VarNode*> members;
   std::unordered_set<const VarBindingNode*> member_bindings(bindings.begin(), bindings.end());
@@ -596,10 +601,9 @@ StatusOr<std::pair<Function, Function>> OutlineBindings(
     Var t = VarNode::Make(options.name + "_out", ret, true);
     rw.InsertAfter(last, VarBindingNode::Make(t, call));
     for (size_t i = 0; i < o.outputs.size(); ++i)
-      rw.InsertAfter(last, VarBindingNode::Make(
-                               Var(o.outputs[i]),
-                               TupleGetItemNode::MakeUnchecked(t, static_cast<int64_t>(i),
-                                                               o.outputs[i]->type())));
+      rw.InsertAfter(last, VarBindingNode::Make(Var(o.outputs[i]), TupleGetItemNode::MakeUnchecked(
+                                                                       t, static_cast<int64_t>(i),
+                                                                       o.outputs[i]->type())));
   }
   std::vector<Block> new_blocks = blocks;
   new_blocks[block_index] = rw.Build();

@@ -169,7 +169,6 @@ RewriteResult RewriteEach(std::span<const T> list, std::vector<T>* out, Fn&& fn,
   return changed ? RewriteResult::kChanged : RewriteResult::kSame;
 }
 
-
 // ---------------------------------------------------------------------------
 // A mutator with binding and block hooks.
 
@@ -256,8 +255,7 @@ class BindingMutator {
 
 // Returns `f` with every use of each key of `map` replaced by its value
 // (definitions are untouched). `f` itself when nothing is used.
-Function ReplaceAllUses(const Function& f,
-                        const std::unordered_map<const VarNode*, Expr>& map);
+Function ReplaceAllUses(const Function& f, const std::unordered_map<const VarNode*, Expr>& map);
 inline Function ReplaceAllUses(const Function& f, const VarNode* from, Expr to) {
   return ReplaceAllUses(f, {{from, std::move(to)}});
 }
@@ -272,7 +270,8 @@ Expr ReplaceAllUses(const Expr& e, const std::unordered_map<const VarNode*, Expr
 // always refer to the original block.
 class BlockRewriter {
  public:
-  explicit BlockRewriter(Block block) : block_(std::move(block)), edits_(block_->bindings().size()) {}
+  explicit BlockRewriter(Block block)
+      : block_(std::move(block)), edits_(block_->bindings().size()) {}
 
   const Block& original() const { return block_; }
   size_t size() const { return edits_.size(); }
@@ -301,7 +300,6 @@ class BlockRewriter {
   std::vector<Binding> appended_;
   bool changed_ = false;
 };
-
 
 // ---------------------------------------------------------------------------
 // Matching op calls.
@@ -334,7 +332,7 @@ inline StatusOr<Type> InferOpType(std::string_view op_name, std::span<const Type
 struct CallTirMatch {
   const CallNode* call = nullptr;
   const GlobalVarNode* kernel = nullptr;
-  ExprSpan args;  // the fields of the argument tuple
+  ExprSpan args;                       // the fields of the argument tuple
   const ExprNode* tir_vars = nullptr;  // the shape value of symbolic values, if given
 };
 // Fills `*m` and returns true iff `e` is a call_tir with a literal tuple of
@@ -381,7 +379,8 @@ class RewriteContext {
   friend class PatternDriver;
   std::unordered_map<const VarNode*, Expr> values_;
   std::unordered_map<const VarNode*, size_t> uses_;
-  std::unordered_map<const VarNode*, const BindingBlockNode*> dataflow_block_;  // a dataflow variable's block
+  std::unordered_map<const VarNode*, const BindingBlockNode*>
+      dataflow_block_;  // a dataflow variable's block
   std::unordered_set<const VarNode*> defined_;
   std::vector<const BindingBlockNode*> blocks_;  // the blocks being rewritten, outermost first
   const VarBindingNode* binding_ = nullptr;
@@ -401,7 +400,8 @@ class RewritePattern {
   // apply. The replacement must have a type compatible with the value's
   // (the bound variable keeps its type when equal, else is replaced by a
   // fresh one of the new type).
-  virtual std::optional<Expr> MatchAndRewrite(const Expr& value, const RewriteContext& ctx) const = 0;
+  virtual std::optional<Expr> MatchAndRewrite(const Expr& value,
+                                              const RewriteContext& ctx) const = 0;
 
  private:
   int benefit_;
@@ -409,10 +409,10 @@ class RewritePattern {
 
 // One application of a pattern (GreedyRewriteOptions::trace).
 struct PatternEvent {
-  std::string_view pattern;     // its name()
+  std::string_view pattern;      // its name()
   const VarNode* var = nullptr;  // the variable of the binding rewritten
-  bool applied = false;         // false: refused (see `reason`)
-  std::string_view reason;      // why it was refused
+  bool applied = false;          // false: refused (see `reason`)
+  std::string_view reason;       // why it was refused
 };
 
 struct GreedyRewriteOptions {
@@ -434,10 +434,10 @@ struct PatternStats {
 };
 struct GreedyRewriteResult {
   Function function;
-  bool converged = false;  // a sweep applied no pattern
-  int iterations = 0;      // sweeps made
-  int rewrites = 0;        // patterns applied in all
-  int erased = 0;          // bindings erased as left unused (erase_unused)
+  bool converged = false;                // a sweep applied no pattern
+  int iterations = 0;                    // sweeps made
+  int rewrites = 0;                      // patterns applied in all
+  int erased = 0;                        // bindings erased as left unused (erase_unused)
   std::vector<PatternStats> stats;       // per pattern, in the order given
   std::vector<std::string> diagnostics;  // "pattern <name> at %<var>: <why>", refusals first seen
 };
@@ -447,24 +447,24 @@ struct GreedyRewriteResult {
 // within a sweep while some pattern applies (at most 64 times). A
 // replacement naming a variable not visible at its binding is refused
 // (the next pattern is tried) and reported in `diagnostics`.
-GreedyRewriteResult ApplyPatternsGreedily(
-    const Function& f, std::span<const RewritePattern* const> patterns,
-    const GreedyRewriteOptions& options = {});
+GreedyRewriteResult ApplyPatternsGreedily(const Function& f,
+                                          std::span<const RewritePattern* const> patterns,
+                                          const GreedyRewriteOptions& options = {});
 
 // ---------------------------------------------------------------------------
 // Outlining.
 
 struct OutlineOptions {
-  std::string name;           // the new function's name
-  Attrs attrs;                // its attributes (e.g. Primitive = true)
+  std::string name;            // the new function's name
+  Attrs attrs;                 // its attributes (e.g. Primitive = true)
   bool lift_constants = true;  // constant tensors used become parameters
   // The values the function returns, in order. Empty: computed as the
   // bindings' variables used after them (`later_uses`), or non-dataflow.
   std::vector<const VarNode*> outputs;
 };
 struct Outlined {
-  Function function;        // the new function (not added to any module)
-  std::vector<Expr> args;   // what a call passes, one per parameter
+  Function function;                    // the new function (not added to any module)
+  std::vector<Expr> args;               // what a call passes, one per parameter
   std::vector<const VarNode*> outputs;  // original variables, in return order
 };
 // Builds a function computing `bindings` (in order; each may use earlier
@@ -474,9 +474,9 @@ struct Outlined {
 // `later_uses`: variables used outside the bindings (for the default
 // outputs); may be null. Fails if there is no output or an output is not
 // defined by the bindings.
-StatusOr<Outlined> OutlineFunction(std::span<const VarBindingNode* const> bindings,
-                                   const OutlineOptions& options,
-                                   const std::unordered_map<const VarNode*, bool>* later_uses = nullptr);
+StatusOr<Outlined> OutlineFunction(
+    std::span<const VarBindingNode* const> bindings, const OutlineOptions& options,
+    const std::unordered_map<const VarNode*, bool>* later_uses = nullptr);
 
 // Outlines `bindings` (all in one dataflow block of `f`, in order) into a new
 // function and leaves a call in place of the last of them: with one output

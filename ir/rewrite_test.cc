@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ir/analysis/unused_bindings.h"
-#include "ir/text/printer.h"
 #include "ir/structural.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 
@@ -172,7 +172,9 @@ TEST(BlockRewriterTest, EditsAndSharing) {
   BlockRewriter rw(block);
   const VarBindingNode* a = block->bindings()[0].get();
   Var d = VarNode::Make("d", a->var()->type(), true);
-  rw.InsertBefore(0, VarBindingNode::Make(d, *MakeOpCall("subtract", std::vector<Expr>{f->params()[0], f->params()[1]})));
+  rw.InsertBefore(
+      0, VarBindingNode::Make(
+             d, *MakeOpCall("subtract", std::vector<Expr>{f->params()[0], f->params()[1]})));
   rw.Replace(0, VarBindingNode::Make(a->var(), *MakeOpCall("add", std::vector<Expr>{d, d})));
   rw.Erase(2);
   rw.InsertAfter(1, VarBindingNode::Make(block->bindings()[2]->var(),
@@ -464,7 +466,8 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   EXPECT_EQ(r.stats[0].applied, 1);
   EXPECT_EQ(r.stats[0].refused, 2);
   ASSERT_EQ(r.diagnostics.size(), 1u);  // reported once
-  EXPECT_EQ(r.diagnostics[0].rfind("pattern ReluOfReluToOperand at %b: ", 0), 0u) << r.diagnostics[0];
+  EXPECT_EQ(r.diagnostics[0].rfind("pattern ReluOfReluToOperand at %b: ", 0), 0u)
+      << r.diagnostics[0];
   std::vector<std::string> want = {"ReluOfReluToOperand applied at %c",
                                    "ReluOfReluToOperand refused at %b",
                                    "ReluOfReluToOperand refused at %b"};
@@ -524,15 +527,18 @@ TEST(InferOpTypeTest, InfersFromTypesAlone) {
   Type ab[] = {a, b};
   StatusOr<Type> t = InferOpType("matmul", ab);
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_TRUE(TypeEqual(*t, TensorTypeNode::Make({Dim::Const(2), Dim::Const(4)}, DataType::kFloat32)));
+  EXPECT_TRUE(
+      TypeEqual(*t, TensorTypeNode::Make({Dim::Const(2), Dim::Const(4)}, DataType::kFloat32)));
   Type aa[] = {a, a};
   EXPECT_FALSE(InferOpType("matmul", aa).ok());  // contraction dimensions differ
   EXPECT_EQ(InferOpType("no.such_op", aa).status().code(), StatusCode::kNotFound);
   Type one[] = {a};
-  Attrs attrs = *Attrs::Make({{Symbol("axes"), AttrValue::List({AttrValue::Int(1), AttrValue::Int(0)})}});
+  Attrs attrs =
+      *Attrs::Make({{Symbol("axes"), AttrValue::List({AttrValue::Int(1), AttrValue::Int(0)})}});
   StatusOr<Type> p = InferOpType("permute_dims", one, attrs);
   ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_TRUE(TypeEqual(*p, TensorTypeNode::Make({Dim::Const(3), Dim::Const(2)}, DataType::kFloat32)));
+  EXPECT_TRUE(
+      TypeEqual(*p, TensorTypeNode::Make({Dim::Const(3), Dim::Const(2)}, DataType::kFloat32)));
 }
 
 // RemoveUnusedBindings: unused pure bindings go, in nested bodies too;
@@ -763,7 +769,8 @@ TEST(OutlineTest, Errors) {
   o.name = "g";
   auto r = OutlineBindings(f, gap, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("%b, between the outlined bindings, uses %a"), std::string::npos)
+  EXPECT_NE(r.status().message().find("%b, between the outlined bindings, uses %a"),
+            std::string::npos)
       << r.status().message();
   std::vector<const VarBindingNode*> reversed{Binding(f, "b"), Binding(f, "a")};
   EXPECT_FALSE(OutlineBindings(f, reversed, o).ok());

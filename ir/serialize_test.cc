@@ -1,7 +1,6 @@
 // JSON and binary round trips: structural equality, variable identity and
 // sharing preserved, versioned headers, clean errors; binary version 1 files
 // still load; the checksum is the published FNV-1a-64; files load mapped.
-#include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
 
 #include <gtest/gtest.h>
@@ -11,11 +10,12 @@
 #include <cstring>
 #include <fstream>
 
-#include "ir/serialize/node_table.h"
 #include "ir/op.h"
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/node_table.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 #include "testing/random_module.h"
@@ -167,7 +167,8 @@ TEST_P(SerializeTest, RandomModulesRoundTrip) {
     Module m = testing::GenerateRandomModule(o);
     if (o.local_functions) {
       std::string text = PrintModule(m);
-      EXPECT_NE(text.find("= fn("), std::string::npos) << "seed " << seed << " made no local function";
+      EXPECT_NE(text.find("= fn("), std::string::npos)
+          << "seed " << seed << " made no local function";
       EXPECT_NE(text.find("Callable["), std::string::npos);
     }
     Module back = RoundTrip(m);
@@ -184,8 +185,9 @@ TEST_P(SerializeTest, SharingAndVariableIdentityArePreserved) {
   Expr shared = *MakeOpCall("add", {x, x});  // one node used twice
   Var a = VarNode::Make("a", t);
   Expr pair = TupleNode::Make({shared, shared});
-  Function f = FunctionNode::Make("f", {x}, nullptr,
-                                  SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(a, shared)}, false)}, pair));
+  Function f = FunctionNode::Make(
+      "f", {x}, nullptr,
+      SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(a, shared)}, false)}, pair));
   Module back = RoundTrip(*Module::Make({f}));
   Function g = back.LookupFunction("f");
   ASSERT_TRUE(g);
@@ -214,8 +216,11 @@ void RegisterStructuredOp() {
     OpDef d;
     d.name = "test.structured";
     d.min_args = d.max_args = 1;
-    d.attrs = {{"opts", AttrKind::kMap, true, std::nullopt}, {"tags", AttrKind::kStringList, false, std::nullopt}};
-    d.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
+    d.attrs = {{"opts", AttrKind::kMap, true, std::nullopt},
+               {"tags", AttrKind::kStringList, false, std::nullopt}};
+    d.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+      return args[0]->type();
+    };
     d.origin = "serialize_test";
     return OpRegistry::Global().Register(std::move(d)).ok();
   }();
@@ -255,13 +260,15 @@ TEST_P(SerializeTest, StructuredAttributesRoundTrip) {
   wrong_tags.replace(wrong_tags.find("tags=[\"a\""), 9, "tags=[1");
   auto r = ParseModule(wrong_tags);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("must be list of strings"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("must be list of strings"), std::string::npos)
+      << r.status().message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, SerializeTest,
                          ::testing::Values(std::pair<Saver, Loader>{&SaveJson, &LoadJson},
                                            std::pair<Saver, Loader>{&SaveBinary, &LoadBinary},
-                                           std::pair<Saver, Loader>{&internal::SaveBinaryV1, &LoadBinary}));
+                                           std::pair<Saver, Loader>{&internal::SaveBinaryV1,
+                                                                    &LoadBinary}));
 
 // Published FNV-1a 64-bit test vectors (the FNV reference test suite).
 // An ill-formed module whose variable is bound in two functions: the binary
@@ -272,9 +279,8 @@ TEST_P(SerializeTest, AVariableSharedByTwoFunctionsStaysOneVariable) {
   Var y = VarNode::Make("y", t);
   Var a = VarNode::Make("a", t);
   auto body = [&](const Var& p) {
-    return SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(a, *MakeOpCall("add", {p, p}))},
-                                                     false)},
-                             a);
+    return SeqExprNode::Make(
+        {BindingBlockNode::Make({VarBindingNode::Make(a, *MakeOpCall("add", {p, p}))}, false)}, a);
   };
   Module m = *Module::Make({FunctionNode::Make("f", {x}, nullptr, body(x)),
                             FunctionNode::Make("g", {y}, nullptr, body(y))});
@@ -337,7 +343,9 @@ TEST(BinaryFormatTest, Version2Layout) {
 TEST(BinaryFormatTest, EqualTypesAndAttributeSetsAreStoredOnce) {
   // Each variable gets its own, structurally equal type node; each call
   // its own, equal attribute set.
-  auto t = [] { return TensorTypeNode::Make({Dim::Sym(Symbol("n")), Dim::Const(4)}, DataType::kFloat32); };
+  auto t = [] {
+    return TensorTypeNode::Make({Dim::Sym(Symbol("n")), Dim::Const(4)}, DataType::kFloat32);
+  };
   auto attrs = [] { return *Attrs::Make({{Symbol("axis"), AttrValue::Int(-1)}}); };
   Var x = VarNode::Make("x", t());
   std::vector<Binding> bindings;
@@ -347,7 +355,8 @@ TEST(BinaryFormatTest, EqualTypesAndAttributeSetsAreStoredOnce) {
     bindings.push_back(VarBindingNode::Make(v, *MakeOpCall("nn.softmax", {cur}, attrs())));
     cur = v;
   }
-  Function f = FunctionNode::Make("f", {x}, t(), SeqExprNode::Make({BindingBlockNode::Make(bindings, false)}, cur));
+  Function f = FunctionNode::Make(
+      "f", {x}, t(), SeqExprNode::Make({BindingBlockNode::Make(bindings, false)}, cur));
   Module m = *Module::Make({f});
   std::string b = SaveBinary(m);
   EXPECT_EQ(U64At(b, 32 + 16 * 1), 1u);  // one type
@@ -364,7 +373,8 @@ TEST(BinaryFormatTest, EqualTypesAndAttributeSetsAreStoredOnce) {
 }
 
 TEST(BinaryFormatTest, TruncatedVersion2FilesAreErrors) {
-  std::string b = SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
+  std::string b =
+      SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
   for (size_t n = 0; n < b.size(); ++n) {
     std::string cut = b.substr(0, n);
     auto r = LoadBinary(cut);
@@ -377,13 +387,15 @@ TEST(BinaryFormatTest, TruncatedVersion2FilesAreErrors) {
       Reseal(&cut);  // a consistent header: the section table disagrees
       r = LoadBinary(cut);
       ASSERT_FALSE(r.ok()) << n;
-      EXPECT_NE(r.status().message().find("exceeds the file"), std::string::npos) << n << ": " << r.status().message();
+      EXPECT_NE(r.status().message().find("exceeds the file"), std::string::npos)
+          << n << ": " << r.status().message();
     }
   }
 }
 
 TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
-  std::string b = SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
+  std::string b =
+      SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
   // An op renamed in the string table.
   std::string renamed = b;
   size_t at = renamed.find("multiply");
@@ -392,16 +404,20 @@ TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
   Reseal(&renamed);
   auto r = LoadBinary(renamed);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("(Op): unknown op 'multiplx'"), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("corrupt binary module: node "), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("(Op): unknown op 'multiplx'"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("corrupt binary module: node "), std::string::npos)
+      << r.status().message();
   // Unknown flags.
   std::string flagged = b;
   flagged[12] = 1;
-  EXPECT_NE(LoadBinary(flagged).status().message().find("flags 1 are not supported"), std::string::npos);
+  EXPECT_NE(LoadBinary(flagged).status().message().find("flags 1 are not supported"),
+            std::string::npos);
   // Bytes after the last section.
   std::string longer = b + "x";
   Reseal(&longer);
-  EXPECT_NE(LoadBinary(longer).status().message().find("1 bytes after the last section"), std::string::npos);
+  EXPECT_NE(LoadBinary(longer).status().message().find("1 bytes after the last section"),
+            std::string::npos);
   // The node section's last byte given to the item section.
   std::string shifted = b;
   uint64_t nodes = U64At(b, 32 + 16 * 3 + 8) - 1, items = U64At(b, 32 + 16 * 4 + 8) + 1;
@@ -434,8 +450,9 @@ TEST(SerializeLimitsTest, ExponentialTypesAreRefused) {
     EXPECT_LT(bytes.size(), 2000u);  // saving is linear in the DAG
     auto r = load(bytes);
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.status().message().find("tuple type too large: its tree has more than 16777216 nodes"),
-              std::string::npos)
+    EXPECT_NE(
+        r.status().message().find("tuple type too large: its tree has more than 16777216 nodes"),
+        std::string::npos)
         << r.status().message();
   }
 }
@@ -445,12 +462,14 @@ TEST(SerializeLimitsTest, ConstantsNeedTensorTypes) {
   auto r = LoadJson(R"({"format":"plir","version":1,
       "nodes":[{"k":"ObjectType"},{"k":"Constant","c":[0],"hex":""}],"items":[]})");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "invalid JSON module: node 1: a constant's type must be a TensorType, not ObjectType");
+  EXPECT_EQ(r.status().message(),
+            "invalid JSON module: node 1: a constant's type must be a TensorType, not ObjectType");
 }
 
 // A version 1 file as PLIR wrote it before version 2 (plir-opt at commit
 // e3e3a75, `plir-opt fixture.plir -o fixture.plirb`), with its module.
-constexpr char kVersion1Text[] = R"(extern @kernel(%w: Tensor[(n, 4), float32]) -> Tensor[(4, n), float32]
+constexpr char kVersion1Text[] =
+    R"(extern @kernel(%w: Tensor[(n, 4), float32]) -> Tensor[(4, n), float32]
 
 def @main(%x: Tensor[(n, 4), float32], %flag: Tensor[(), bool], %s: Shape[(n, 4)]) -> (Tensor[(4, n), float32], Object, Prim[float64]) attrs {global_symbol = "main", scale = 0.5, fast = true, layout = Tensor[ndim=2, float32]} {
   %k: Tensor[(2,), int8] = const<Tensor[(2,), int8]>[-1, 2];
@@ -471,16 +490,26 @@ def @main(%x: Tensor[(n, 4), float32], %flag: Tensor[(), bool], %s: Shape[(n, 4)
 }
 )";
 constexpr char kVersion1Hex[] =
-    "89504c49520d0a1a0100000000000000c10100000000000080ad0ff0bc2c7abd15016e0177066b65726e656c01780466"
-    "6c61670173016b01740863616c6c5f74697201700b63616c6c5f7061636b6564086765745f6974656d01750176017203"
-    "616464046d61696e04666173740d676c6f62616c5f73796d626f6c066c61796f7574057363616c653800000c04010200"
-    "010800050101010000000c0401020800000113020201020000000c040102000108000501010300000001000100050101"
-    "040004000004010200010800050101050000000c04010208000001020003000d01030302010000020201010400050101"
-    "06000c010202ff02100202011101010000000c0401020800000105010107010700080600020801120d05030201050502"
-    "01001002050105010f090007000a0b000b0a00050200000000000000000d0503020113130201001002050101020d1505"
-    "01010c0108020e08100202010501110d0009020412001002020111040e080401010501150e00050116010007000f0d04"
-    "0107071802000010020301110101000f0201050f010b0e042902011d10020901110101000a000d00000000000000f83f"
-    "08030c1a010f04230e030100000c040000120632302e2a020110041102011203101304361401000000000000e03f0203"
+    "89504c49520d0a1a0100000000000000c10100000000000080ad0ff0bc2c7abd15016e0177066b65726e656c017804"
+    "66"
+    "6c61670173016b01740863616c6c5f74697201700b63616c6c5f7061636b6564086765745f6974656d017501760172"
+    "03"
+    "616464046d61696e04666173740d676c6f62616c5f73796d626f6c066c61796f7574057363616c653800000c040102"
+    "00"
+    "010800050101010000000c0401020800000113020201020000000c0401020001080005010103000000010001000501"
+    "01"
+    "040004000004010200010800050101050000000c04010208000001020003000d010303020100000202010104000501"
+    "01"
+    "06000c010202ff02100202011101010000000c0401020800000105010107010700080600020801120d050302010505"
+    "02"
+    "01001002050105010f090007000a0b000b0a00050200000000000000000d0503020113130201001002050101020d15"
+    "05"
+    "01010c0108020e08100202010501110d0009020412001002020111040e080401010501150e00050116010007000f0d"
+    "04"
+    "0107071802000010020301110101000f0201050f010b0e042902011d10020901110101000a000d00000000000000f8"
+    "3f"
+    "08030c1a010f04230e030100000c040000120632302e2a020110041102011203101304361401000000000000e03f02"
+    "03"
     "37";
 
 std::string Version1Fixture() {
@@ -540,9 +569,11 @@ void WriteFile(const std::string& path, const std::string& contents) {
 TEST(ModuleFileTest, LoadsEveryFormatFromAMapping) {
   Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir"));
   std::string text = PrintModule(m);
-  for (const auto& [name, contents] : std::vector<std::pair<std::string, std::string>>{
-           {"m.plirb", SaveBinary(m)}, {"m.json", SaveJson(m)}, {"m.plir", text},
-           {"v1.plirb", Version1Fixture()}}) {
+  for (const auto& [name, contents] :
+       std::vector<std::pair<std::string, std::string>>{{"m.plirb", SaveBinary(m)},
+                                                        {"m.json", SaveJson(m)},
+                                                        {"m.plir", text},
+                                                        {"v1.plirb", Version1Fixture()}}) {
     std::string path = TempPath(name);
     WriteFile(path, contents);
     auto f = ModuleFile::Open(path);
@@ -589,7 +620,8 @@ TEST(ModuleFileTest, JsonParsesInPlaceOrFromACopy) {
 TEST(ModuleFileTest, ErrorsNameTheFile) {
   auto missing = LoadModuleFile(TempPath("does-not-exist.plirb"));
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("does-not-exist.plirb: cannot open file"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("does-not-exist.plirb: cannot open file"),
+            std::string::npos);
   std::string path = TempPath("bad.plirb");
   std::string b = Version1Fixture();
   b[100] ^= 1;
@@ -619,12 +651,16 @@ TEST(BinaryFormatTest, HeaderIsChecked) {
   EXPECT_NE(LoadBinary(bad_magic).status().message().find("bad magic"), std::string::npos);
   std::string bad_version = b;
   bad_version[8] = 9;
-  EXPECT_NE(LoadBinary(bad_version).status().message().find("format version 9; this PLIR reads versions 1 to 2"),
+  EXPECT_NE(LoadBinary(bad_version)
+                .status()
+                .message()
+                .find("format version 9; this PLIR reads versions 1 to 2"),
             std::string::npos);
   std::string flipped = b;
   flipped[b.size() - 3] ^= 0x40;
   EXPECT_NE(LoadBinary(flipped).status().message().find("checksum mismatch"), std::string::npos);
-  EXPECT_NE(LoadBinary(b.substr(0, b.size() - 1)).status().message().find("payload bytes"), std::string::npos);
+  EXPECT_NE(LoadBinary(b.substr(0, b.size() - 1)).status().message().find("payload bytes"),
+            std::string::npos);
   EXPECT_FALSE(LoadBinary("").ok());
 }
 
@@ -659,14 +695,23 @@ TEST(JsonFormatTest, DimensionTextsAreNamesOrExpressions) {
 }
 
 TEST(JsonFormatTest, VersionAndErrors) {
-  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":2,\"nodes\":[],\"items\":[]}").status().message().find("unsupported"),
+  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":2,\"nodes\":[],\"items\":[]}")
+                .status()
+                .message()
+                .find("unsupported"),
             std::string::npos);
   EXPECT_NE(LoadJson("{").status().message().find("invalid JSON"), std::string::npos);
-  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[{\"k\":\"Var\",\"c\":[5],\"n\":\"x\"}],\"items\":[]}")
-                .status().message().find("node 0: child id out of range"),
+  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[{\"k\":\"Var\",\"c\":[5],\"n\":"
+                     "\"x\"}],\"items\":[]}")
+                .status()
+                .message()
+                .find("node 0: child id out of range"),
             std::string::npos);
-  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[{\"k\":\"ObjectType\"},{\"k\":\"Call\",\"c\":[0,0,0],\"nargs\":1,\"nsinfo\":0}],\"items\":[]}")
-                .status().message().find("does not fit here"),
+  EXPECT_NE(LoadJson("{\"format\":\"plir\",\"version\":1,\"nodes\":[{\"k\":\"ObjectType\"},{\"k\":"
+                     "\"Call\",\"c\":[0,0,0],\"nargs\":1,\"nsinfo\":0}],\"items\":[]}")
+                .status()
+                .message()
+                .find("does not fit here"),
             std::string::npos);
 }
 
@@ -680,12 +725,13 @@ TEST(JsonFormatTest, MalformedJsonIsAnErrorEvenWhereIgnored) {
     if (r.ok()) return "loaded";
     return r.status().message().find("invalid JSON") == 0 ? "" : r.status().message();
   };
-  EXPECT_EQ(invalid(json + "x"), "");                            // after the module
-  EXPECT_EQ(invalid(json.substr(0, json.size() - 3)), "");       // unclosed
+  EXPECT_EQ(invalid(json + "x"), "");                       // after the module
+  EXPECT_EQ(invalid(json.substr(0, json.size() - 3)), "");  // unclosed
   std::string k = "{\"k\":\"Op\"";
   size_t at = json.find(k);
   ASSERT_NE(at, std::string::npos);
-  for (const char* bad : {",\"zzz\":[1,}", ",\"zzz\":{\"a\" 1}", ",\"zzz\":tru", ",\"zzz\":\"\\q\"", ",\"zzz\":01"}) {
+  for (const char* bad :
+       {",\"zzz\":[1,}", ",\"zzz\":{\"a\" 1}", ",\"zzz\":tru", ",\"zzz\":\"\\q\"", ",\"zzz\":01"}) {
     std::string text = json;
     text.insert(at + k.size(), bad);  // an unknown key with a malformed value
     EXPECT_EQ(invalid(text), "") << bad;
@@ -704,20 +750,21 @@ TEST(FormatDetectionTest, ByMagicOrBrace) {
   }
 }
 
-
 TEST(StructuredAttrsTest, DepthIsBoundedInEveryFormat) {
   // The parser refuses values nested deeper than kMaxAttrDepth.
   std::string deep(AttrValue::kMaxAttrDepth + 1, '[');
   deep += std::string(AttrValue::kMaxAttrDepth + 1, ']');
-  auto r = ParseModule("def @f() -> Object attrs {a = " + deep + "} {\n  %x = call_packed(\"g\", sinfo_args=[Object]);\n  %x\n}\n");
+  auto r = ParseModule("def @f() -> Object attrs {a = " + deep +
+                       "} {\n  %x = call_packed(\"g\", sinfo_args=[Object]);\n  %x\n}\n");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("nested deeper than 32 levels"), std::string::npos)
       << r.status().message();
   // At the limit it is accepted and round-trips through every format.
   std::string ok(AttrValue::kMaxAttrDepth, '[');
   ok += std::string(AttrValue::kMaxAttrDepth, ']');
-  Module m = testing::ParseOrFail("def @f() -> Object attrs {a = " + ok +
-                                  "} {\n  %x = call_packed(\"g\", sinfo_args=[Object]);\n  %x\n}\n");
+  Module m =
+      testing::ParseOrFail("def @f() -> Object attrs {a = " + ok +
+                           "} {\n  %x = call_packed(\"g\", sinfo_args=[Object]);\n  %x\n}\n");
   for (auto [save, load] : {std::pair<Saver, Loader>{&SaveJson, &LoadJson},
                             std::pair<Saver, Loader>{&SaveBinary, &LoadBinary},
                             std::pair<Saver, Loader>{&internal::SaveBinaryV1, &LoadBinary}}) {
@@ -734,15 +781,19 @@ TEST(StructuredAttrsTest, DepthIsBoundedInEveryFormat) {
   json.insert(end + 2, "]}");
   auto bad = LoadJson(json);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("nested too deep"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("nested too deep"), std::string::npos)
+      << bad.status().message();
 }
 
 TEST(StructuredAttrsTest, MapErrorsAndTextSpelling) {
-  auto dup = ParseModule("def @f() -> Object attrs {m = {a = 1, a = 2}} {\n  %x = call_packed(\"g\", sinfo_args=[Object]);\n  %x\n}\n");
+  auto dup = ParseModule(
+      "def @f() -> Object attrs {m = {a = 1, a = 2}} {\n  %x = call_packed(\"g\", "
+      "sinfo_args=[Object]);\n  %x\n}\n");
   ASSERT_FALSE(dup.ok());
   EXPECT_NE(dup.status().message().find("map key 'a' given twice"), std::string::npos);
   EXPECT_NE(dup.status().message().find("1:"), std::string::npos);  // a position
-  auto m = AttrValue::Map({{"b", AttrValue::Int(1)}, {"a", AttrValue::String("x")}, {"true", AttrValue::Bool(false)}});
+  auto m = AttrValue::Map(
+      {{"b", AttrValue::Int(1)}, {"a", AttrValue::String("x")}, {"true", AttrValue::Bool(false)}});
   ASSERT_TRUE(m.ok());
   std::string s;
   m->AppendTo(&s);

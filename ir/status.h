@@ -15,9 +15,9 @@ namespace plir {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // bad input: parse errors, ill-typed calls
-  kNotFound,         // unknown name
-  kAlreadyExists,    // duplicate registration
+  kInvalidArgument,     // bad input: parse errors, ill-typed calls
+  kNotFound,            // unknown name
+  kAlreadyExists,       // duplicate registration
   kFailedPrecondition,  // verifier failures, broken contracts
   kUnimplemented,
   kInternal,
@@ -27,8 +27,7 @@ enum class StatusCode {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
 
@@ -50,18 +49,14 @@ class [[nodiscard]] Status {
 inline Status InvalidArgument(std::string m) {
   return Status(StatusCode::kInvalidArgument, std::move(m));
 }
-inline Status NotFound(std::string m) {
-  return Status(StatusCode::kNotFound, std::move(m));
-}
+inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 inline Status AlreadyExists(std::string m) {
   return Status(StatusCode::kAlreadyExists, std::move(m));
 }
 inline Status FailedPrecondition(std::string m) {
   return Status(StatusCode::kFailedPrecondition, std::move(m));
 }
-inline Status Internal(std::string m) {
-  return Status(StatusCode::kInternal, std::move(m));
-}
+inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
 inline Status Unimplemented(std::string m) {
   return Status(StatusCode::kUnimplemented, std::move(m));
 }
@@ -83,9 +78,18 @@ class [[nodiscard]] StatusOr {
   const Status& status() const { return status_; }
 
   // Precondition: ok().
-  const T& value() const& { assert(ok()); return *value_; }
-  T& value() & { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
   const T& operator*() const& { return value(); }
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
@@ -99,9 +103,9 @@ class [[nodiscard]] StatusOr {
 }  // namespace plir
 
 // Evaluates `expr` (a Status); returns it from the enclosing function if not OK.
-#define PLIR_RETURN_IF_ERROR(expr)          \
-  do {                                      \
-    ::plir::Status plir_status_ = (expr);   \
+#define PLIR_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::plir::Status plir_status_ = (expr);        \
     if (!plir_status_.ok()) return plir_status_; \
   } while (0)
 

@@ -184,9 +184,7 @@ std::optional<StructuralMismatch> FindFirstMismatch(const Module& lhs, const Mod
   return std::nullopt;
 }
 
-uint64_t StructuralHash(const Node* n, bool map_free_vars) {
-  return Hasher(map_free_vars).Hash(n);
-}
+uint64_t StructuralHash(const Node* n, bool map_free_vars) { return Hasher(map_free_vars).Hash(n); }
 
 uint64_t StructuralHash(const Module& m, bool map_free_vars) {
   uint64_t sum = internal::HashMix(0, m.size());

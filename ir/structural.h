@@ -34,8 +34,8 @@ std::optional<StructuralMismatch> FindFirstMismatch(const Node* lhs, const Node*
 template <typename T, typename U>
 std::optional<StructuralMismatch> FindFirstMismatch(const Ref<T>& lhs, const Ref<U>& rhs,
                                                     bool map_free_vars = false) {
-  return FindFirstMismatch(static_cast<const Node*>(lhs.get()),
-                           static_cast<const Node*>(rhs.get()), map_free_vars);
+  return FindFirstMismatch(static_cast<const Node*>(lhs.get()), static_cast<const Node*>(rhs.get()),
+                           map_free_vars);
 }
 // Modules are equal iff they have the same item names and equal items
 // (item order is not compared; the printer keeps it).
@@ -47,8 +47,8 @@ inline bool StructuralEqual(const Node* lhs, const Node* rhs, bool map_free_vars
 }
 template <typename T, typename U>
 bool StructuralEqual(const Ref<T>& lhs, const Ref<U>& rhs, bool map_free_vars = false) {
-  return StructuralEqual(static_cast<const Node*>(lhs.get()),
-                         static_cast<const Node*>(rhs.get()), map_free_vars);
+  return StructuralEqual(static_cast<const Node*>(lhs.get()), static_cast<const Node*>(rhs.get()),
+                         map_free_vars);
 }
 inline bool StructuralEqual(const Module& lhs, const Module& rhs, bool map_free_vars = false) {
   return !FindFirstMismatch(lhs, rhs, map_free_vars).has_value();

@@ -1,9 +1,10 @@
+#include "ir/structural.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/op.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "ir/visitor.h"
 #include "testing/ir_test_util.h"
 
@@ -30,8 +31,7 @@ TEST(StructuralTest, ParsedTwiceIsEqualWithEqualHash) {
 TEST(StructuralTest, NamesAreHintsOnly) {
   std::string renamed = kText;
   for (auto [from, to] : {std::pair{"%a", "%p"}, {"%b", "%q"}, {"%x", "%in"}})
-    for (size_t pos; (pos = renamed.find(from)) != std::string::npos;)
-      renamed.replace(pos, 2, to);
+    for (size_t pos; (pos = renamed.find(from)) != std::string::npos;) renamed.replace(pos, 2, to);
   Module a = ParseOrFail(kText), b = ParseOrFail(renamed);
   EXPECT_TRUE(StructuralEqual(a, b));
   EXPECT_EQ(StructuralHash(a), StructuralHash(b));
@@ -107,8 +107,8 @@ TEST(StructuralTest, BindingTypeAnnotationsMatter) {
 
 TEST(StructuralTest, LocalFunctionsAndCallables) {
   auto parse = [](const char* body, const char* cb) {
-    return ParseOrFail(std::string("def @f(%x: Tensor[(2,), float32], %cb: ") + cb +
-                       ") {\n" + body + "\n}");
+    return ParseOrFail(std::string("def @f(%x: Tensor[(2,), float32], %cb: ") + cb + ") {\n" +
+                       body + "\n}");
   };
   const char* impure = "Callable[(Object), (), pure=false]";
   const char* pure = "Callable[(Object), ()]";

@@ -33,9 +33,7 @@ class Symbol {
 
 template <>
 struct std::hash<plir::Symbol> {
-  size_t operator()(plir::Symbol s) const {
-    return std::hash<const void*>()(s.ptr());
-  }
+  size_t operator()(plir::Symbol s) const { return std::hash<const void*>()(s.ptr()); }
 };
 
 #endif  // PLIR_IR_SYMBOL_H_

@@ -4,11 +4,11 @@
 
 #include <cstring>
 
-#include "ir/text_rules.h"
 #include "ir/op.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
+#include "ir/text_rules.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 
@@ -86,7 +86,8 @@ def @main(%x: Tensor[(n, 3), float32]) -> Object {
   %o = call_packed("f", %t, sinfo_args=[Object]);
   %o
 }
-)", "types");
+)",
+                  "types");
 }
 
 TEST(TextFormatTest, LiteralsAndConstants) {
@@ -111,7 +112,8 @@ def @main() -> Object {
   %e = %tup.2.0;
   %tup
 }
-)", "literals");
+)",
+                  "literals");
 }
 
 TEST(TextFormatTest, HexPayloadIsLittleEndianRowMajor) {
@@ -131,8 +133,8 @@ def @main() -> Tensor[(2,), int16] {
 TEST(TextFormatTest, LargeConstantsPrintAsHex) {
   std::string elems;
   for (int i = 0; i < 100; ++i) elems += (i ? ", " : "") + std::to_string(i);
-  std::string text = "def @main() -> Tensor[(100,), int32] {\n  const<Tensor[(100,), int32]>[" +
-                     elems + "]\n}\n";
+  std::string text =
+      "def @main() -> Tensor[(100,), int32] {\n  const<Tensor[(100,), int32]>[" + elems + "]\n}\n";
   Module m = ParseOrFail(text);
   std::string printed = PrintModule(m);
   EXPECT_NE(printed.find("x\"00000000010000000200"), std::string::npos) << printed;
@@ -148,7 +150,8 @@ def @main() -> Object {
   %c = const<Tensor[(3,), float32]>[inf, -inf, nan];
   (%a, %b, %n, %c)
 }
-)", "non-finite");
+)",
+                  "non-finite");
 }
 
 TEST(TextFormatTest, NestedCallsAndIfs) {
@@ -162,7 +165,8 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(3,), float32], %c: Tensor[(),
   });
   %r
 }
-)", "nested");
+)",
+                  "nested");
 }
 
 TEST(TextFormatTest, ForwardReferencesAndInferredReturnTypes) {
@@ -188,7 +192,8 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   }
   %x
 }
-)", "empty blocks");
+)",
+                  "empty blocks");
 }
 
 TEST(TextFormatTest, VersionHeader) {
@@ -229,7 +234,8 @@ def @main(%x: Tensor[(2,), float32], %get: Callable[(Prim[int64], Object), Objec
   %v = %g();
   %v
 }
-)", "callables");
+)",
+                  "callables");
   Module m = ParseOrFail(R"(
 def @main(%x: Tensor[(2,), float32], %set: Callable[(Prim[int64], Object), (), pure=false]) {
   %f = fn(%y: Tensor[(2,), float32]) { add(%y, %x) };
@@ -239,7 +245,8 @@ def @main(%x: Tensor[(2,), float32], %set: Callable[(Prim[int64], Object), (), p
   const FunctionNode* f = m.LookupFunction("main").get();
   // A local function's type: its parameters, its body's type, and pure iff
   // its body has no side effect.
-  EXPECT_EQ(TypeToString(f->ret_type()), "Callable[(Tensor[(2,), float32]), Tensor[(2,), float32]]");
+  EXPECT_EQ(TypeToString(f->ret_type()),
+            "Callable[(Tensor[(2,), float32]), Tensor[(2,), float32]]");
   EXPECT_EQ(TypeToString(f->body()->blocks()[0]->bindings()[1]->var()->type()),
             "Callable[(), (), pure=false]");
 }
@@ -252,7 +259,8 @@ TEST(TextFormatTest, DimensionExpressions) {
     return t.ok() ? TypeToString(*t) : "error: " + t.status().message();
   };
   EXPECT_EQ(canon("Tensor[(n+1, m*n), float32]"), "Tensor[(n + 1, m * n), float32]");
-  EXPECT_EQ(canon("Tensor[((r + 1) * 8, r * (8 + 0)), float32]"), "Tensor[((r + 1) * 8, r * 8), float32]");
+  EXPECT_EQ(canon("Tensor[((r + 1) * 8, r * (8 + 0)), float32]"),
+            "Tensor[((r + 1) * 8, r * 8), float32]");
   EXPECT_EQ(canon("Tensor[(a - (b - c), (a - b) - c, a + b + c), float32]"),
             "Tensor[(a - (b - c), a - b - c, a + b + c), float32]");
   EXPECT_EQ(canon("Tensor[(n -1, 2 * 3 + 4), float32]"), "Tensor[(n - 1, 10), float32]");
@@ -262,8 +270,10 @@ TEST(TextFormatTest, DimensionExpressions) {
   EXPECT_NE(canon("Tensor[(n + ), float32]").find("expected a dimension"), std::string::npos);
   EXPECT_NE(canon("Tensor[((n + 1, 2), float32]").find("')'"), std::string::npos);
   // Equal expressions are equal types (interned): TypeEqual is identity.
-  EXPECT_TRUE(TypeEqual(*ParseType("Tensor[(n+1,), float32]"), *ParseType("Tensor[(n + 1,), float32]")));
-  EXPECT_FALSE(TypeEqual(*ParseType("Tensor[(n + 1,), float32]"), *ParseType("Tensor[(1 + n,), float32]")));
+  EXPECT_TRUE(
+      TypeEqual(*ParseType("Tensor[(n+1,), float32]"), *ParseType("Tensor[(n + 1,), float32]")));
+  EXPECT_FALSE(
+      TypeEqual(*ParseType("Tensor[(n + 1,), float32]"), *ParseType("Tensor[(1 + n,), float32]")));
 }
 
 // TypeDimNames: the names a type's dimensions use, in order, each once;
@@ -276,7 +286,9 @@ TEST(TextFormatTest, TypeDimNames) {
     for (Symbol s : TypeDimNames(*t, kind)) out += s.str() + " ";
     return out;
   };
-  const char* t = "(Tensor[(n, m * k, 4), float32], (Shape[(k, n + 1)], Prim[int64, value=p]), Tensor[(q,), int8], Callable[(Tensor[(z,), float32]), Tensor[(z,), float32]])";
+  const char* t =
+      "(Tensor[(n, m * k, 4), float32], (Shape[(k, n + 1)], Prim[int64, value=p]), Tensor[(q,), "
+      "int8], Callable[(Tensor[(z,), float32]), Tensor[(z,), float32]])";
   EXPECT_EQ(names(t, DimNameKind::kAll), "n m k p q ");
   EXPECT_EQ(names(t, DimNameKind::kBindable), "n k p q ");
   EXPECT_EQ(names("Tensor[ndim=2, float32]", DimNameKind::kAll), "");
@@ -304,7 +316,8 @@ TEST(TextFormatTest, DimensionArithmetic) {
     return std::nullopt;
   });
   EXPECT_EQ(DimToString(s), "m + 10");
-  EXPECT_EQ(DimToString(SubstituteDim(s, [](Symbol) { return std::optional<Dim>(Dim::Const(1)); })), "11");
+  EXPECT_EQ(DimToString(SubstituteDim(s, [](Symbol) { return std::optional<Dim>(Dim::Const(1)); })),
+            "11");
   EXPECT_EQ(DimToString(*ParseDimText("(a+b)*c")), "(a + b) * c");
   // Expressions are small: 128 operands read, 129 do not (text and loaders).
   std::string sum = "a0";
@@ -314,7 +327,8 @@ TEST(TextFormatTest, DimensionArithmetic) {
   EXPECT_FALSE(ParseDimText(sum + " + z").ok());
   auto big = ParseType("Tensor[(" + sum + " + z,), float32]");
   ASSERT_FALSE(big.ok());
-  EXPECT_NE(big.status().message().find("more than 128 operands"), std::string::npos) << big.status().message();
+  EXPECT_NE(big.status().message().find("more than 128 operands"), std::string::npos)
+      << big.status().message();
   // Inference gives up on a dimension that would be larger.
   Dim d = *ParseDimText(sum);
   EXPECT_TRUE(DimTooLarge(DimAdd(d, Dim::Sym(Symbol("z")))));

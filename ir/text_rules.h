@@ -15,9 +15,10 @@ namespace plir {
 // clean error); the verifier refuses a module whose text would be deeper.
 inline constexpr int kMaxNestingDepth = 1000;
 
-
 // May start an identifier (an attribute key, a word).
-inline bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 // May follow it, and makes up a name after '%' or '@'.
 inline bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
 

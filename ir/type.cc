@@ -1,17 +1,16 @@
 #include "ir/type.h"
 
-#include <limits>
-
-#include "ir/checked_math.h"
-
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+
+#include "ir/checked_math.h"
 
 namespace plir {
 
@@ -44,7 +43,6 @@ std::vector<Symbol> TypeDimNames(const Type& t, DimNameKind which) {
   }
   return out;
 }
-
 
 namespace {
 
@@ -101,7 +99,8 @@ bool Matches(const TypeNode* t, const TypeKey& k) {
     }
     case NodeKind::kPrimType: {
       auto* x = static_cast<const PrimTypeNode*>(t);
-      return x->dtype() == k.dtype && x->has_value() == k.has && (!k.has || x->value() == (*k.dims)[0]);
+      return x->dtype() == k.dtype && x->has_value() == k.has &&
+             (!k.has || x->value() == (*k.dims)[0]);
     }
     case NodeKind::kShapeType: {
       auto* x = static_cast<const ShapeTypeNode*>(t);
@@ -209,17 +208,15 @@ Type ObjectTypeNode::Get() {
 
 Type PrimTypeNode::Make(DataType dtype) {
   TypeKey k{kKind, dtype, -1, false, nullptr, nullptr};
-  return Types().Intern(k, [&] {
-    return new (internal::NodeMemory<PrimTypeNode>()) PrimTypeNode(dtype);
-  });
+  return Types().Intern(
+      k, [&] { return new (internal::NodeMemory<PrimTypeNode>()) PrimTypeNode(dtype); });
 }
 
 Type PrimTypeNode::MakeValue(DataType dtype, Dim value) {
   std::vector<Dim> v{value};
   TypeKey k{kKind, dtype, -1, true, &v, nullptr};
-  return Types().Intern(k, [&] {
-    return new (internal::NodeMemory<PrimTypeNode>()) PrimTypeNode(dtype, value);
-  });
+  return Types().Intern(
+      k, [&] { return new (internal::NodeMemory<PrimTypeNode>()) PrimTypeNode(dtype, value); });
 }
 
 Type ShapeTypeNode::Make(std::vector<Dim> values) {
@@ -378,8 +375,7 @@ bool TypeCompatible(const Type& a0, const Type& b0) {
     auto [a, b] = stack.back();
     stack.pop_back();
     if (a == b) continue;
-    if (a->kind() == NodeKind::kObjectType || b->kind() == NodeKind::kObjectType)
-      continue;
+    if (a->kind() == NodeKind::kObjectType || b->kind() == NodeKind::kObjectType) continue;
     if (a->kind() != b->kind()) return false;
     switch (a->kind()) {
       case NodeKind::kTensorType: {

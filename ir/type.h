@@ -62,7 +62,10 @@ class TensorTypeNode final : public TypeNode {
 
  private:
   TensorTypeNode(DataType dtype, int ndim, bool has_shape, std::vector<Dim> shape)
-      : TypeNode(kKind), dtype_(dtype), ndim_(ndim), has_shape_(has_shape),
+      : TypeNode(kKind),
+        dtype_(dtype),
+        ndim_(ndim),
+        has_shape_(has_shape),
         shape_(std::move(shape)) {}
   DataType dtype_;
   int ndim_;
@@ -139,7 +142,8 @@ class FuncTypeNode final : public TypeNode {
   const std::vector<Type>& fields() const { return fields_; }
 
  private:
-  FuncTypeNode(std::vector<Type> f, bool pure) : TypeNode(kKind), fields_(std::move(f)), pure_(pure) {}
+  FuncTypeNode(std::vector<Type> f, bool pure)
+      : TypeNode(kKind), fields_(std::move(f)), pure_(pure) {}
   std::vector<Type> fields_;
   bool pure_;
 };

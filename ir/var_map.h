@@ -49,7 +49,8 @@ class VarMap {
   std::pair<V*, bool> Insert(const VarNode* v, V value) {
     uint32_t i = v->index();
     if (i != VarNode::kNoIndex && i < DenseLimit()) {
-      if (i >= dense_.size()) dense_.resize(std::max<size_t>({i + 1, dense_.size() * 2, expected_}));
+      if (i >= dense_.size())
+        dense_.resize(std::max<size_t>({i + 1, dense_.size() * 2, expected_}));
       Entry& e = dense_[i];
       bool live = e.key != nullptr && e.gen == gen_;
       if (live && e.key == v) return {&e.value, false};
@@ -62,7 +63,8 @@ class VarMap {
       // Another variable holds this index: use the table.
     }
     if (V* found = FindSparse(v)) return {found, false};
-    if ((sparse_size_ + 1) * 4 > sparse_.size() * 3) Rehash(sparse_.empty() ? 64 : sparse_.size() * 2);
+    if ((sparse_size_ + 1) * 4 > sparse_.size() * 3)
+      Rehash(sparse_.empty() ? 64 : sparse_.size() * 2);
     for (size_t s = Slot(v);; s = (s + 1) & mask_) {
       Entry& e = sparse_[s];
       if (e.key == nullptr) {
@@ -101,9 +103,7 @@ class VarMap {
   };
   // Indices are dense, so a function of n variables needs about n slots; a
   // far larger (stale) index goes to the table instead.
-  size_t DenseLimit() const {
-    return std::max<size_t>({expected_, size_t{1} << 16, size_ * 4});
-  }
+  size_t DenseLimit() const { return std::max<size_t>({expected_, size_t{1} << 16, size_ * 4}); }
   V* FindSparse(const VarNode* v) {
     if (sparse_size_ == 0) return nullptr;
     for (size_t s = Slot(v);; s = (s + 1) & mask_) {

@@ -4,12 +4,12 @@
 #include <unordered_map>
 #include <utility>
 
-#include "ir/text_rules.h"
 #include "ir/internal/name_table.h"
 #include "ir/internal/pointer_map.h"
 #include "ir/internal/radix_sort.h"
 #include "ir/op.h"
 #include "ir/parallel.h"
+#include "ir/text_rules.h"
 #include "ir/var_map.h"
 #include "ir/visitor.h"
 
@@ -151,8 +151,9 @@ class Verifier : public IRVisitor {
       // nested beyond what the parser reads back: refuse them here, so that
       // the printer never writes text the parser rejects.
       if (errors_.size() < max_errors_ && TextDepth(item, kMaxNestingDepth) > kMaxNestingDepth)
-        errors_.push_back({"@" + item->name(), "nested deeper than " + std::to_string(kMaxNestingDepth) +
-                                                   " levels, more than the text format reads back"});
+        errors_.push_back(
+            {"@" + item->name(), "nested deeper than " + std::to_string(kMaxNestingDepth) +
+                                     " levels, more than the text format reads back"});
     }
     report_.errors = std::move(errors_);
     return std::move(report_);
@@ -163,8 +164,10 @@ class Verifier : public IRVisitor {
     if (errors_.size() >= max_errors_) return false;
     switch (n->kind()) {
       case NodeKind::kVar:
-        if (is_def) Define(static_cast<const VarNode*>(n));
-        else Use(static_cast<const VarNode*>(n));
+        if (is_def)
+          Define(static_cast<const VarNode*>(n));
+        else
+          Use(static_cast<const VarNode*>(n));
         return false;
       case NodeKind::kGlobalVar: {
         auto* g = static_cast<const GlobalVarNode*>(n);
@@ -178,8 +181,8 @@ class Verifier : public IRVisitor {
         scope_marks_.push_back(scope_order_.size());
         return true;
       case NodeKind::kBindingBlock:
-        blocks_.push_back({static_cast<const BindingBlockNode*>(n)->is_dataflow(),
-                           scope_order_.size()});
+        blocks_.push_back(
+            {static_cast<const BindingBlockNode*>(n)->is_dataflow(), scope_order_.size()});
         return true;
       default:
         return true;
@@ -192,10 +195,11 @@ class Verifier : public IRVisitor {
       case NodeKind::kSeqExpr: {
         // A body: of a function, or a branch of an if; never a value.
         const Node* parent = Parent();
-        bool ok = parent && (parent->kind() == NodeKind::kFunction ||
-                             parent->kind() == NodeKind::kLocalFn ||
-                             (parent->kind() == NodeKind::kIf && ChildIndex() != 0));
-        if (!ok) Error("a body ({ ... }) is used as a value; only a function or an if branch has one");
+        bool ok = parent &&
+                  (parent->kind() == NodeKind::kFunction || parent->kind() == NodeKind::kLocalFn ||
+                   (parent->kind() == NodeKind::kIf && ChildIndex() != 0));
+        if (!ok)
+          Error("a body ({ ... }) is used as a value; only a function or an if branch has one");
         PopScope();
         break;
       }
@@ -241,21 +245,26 @@ class Verifier : public IRVisitor {
         // The text format writes an op only as a callee: `add(...)`.
         auto* call = As<CallNode>(Parent());
         if (!call || ChildIndex() != 0)
-          Error("op " + static_cast<const OpNode*>(n)->name() + " is used as a value; an op can only be called");
+          Error("op " + static_cast<const OpNode*>(n)->name() +
+                " is used as a value; an op can only be called");
         break;
       }
       case NodeKind::kIf: {
         auto* f = static_cast<const IfNode*>(n);
         auto r = IfNode::Make(f->cond(), f->then_body(), f->else_body());
-        if (!r.ok()) Error(r.status().message());
-        else CheckRecordedType(n, (*r)->type(), "if");
+        if (!r.ok())
+          Error(r.status().message());
+        else
+          CheckRecordedType(n, (*r)->type(), "if");
         break;
       }
       case NodeKind::kTupleGetItem: {
         auto* t = static_cast<const TupleGetItemNode*>(n);
         auto r = TupleGetItemNode::Make(t->tuple(), t->index());
-        if (!r.ok()) Error(r.status().message());
-        else CheckRecordedType(n, (*r)->type(), "tuple element access");
+        if (!r.ok())
+          Error(r.status().message());
+        else
+          CheckRecordedType(n, (*r)->type(), "tuple element access");
         break;
       }
       case NodeKind::kTuple: {
@@ -281,8 +290,10 @@ class Verifier : public IRVisitor {
     size_t kept = start;
     for (size_t i = start; i < scope_order_.size(); ++i) {
       const VarNode* v = scope_order_[i];
-      if (v->is_dataflow()) state_.Set(v, kEscaped);
-      else scope_order_[kept++] = v;
+      if (v->is_dataflow())
+        state_.Set(v, kEscaped);
+      else
+        scope_order_[kept++] = v;
     }
     scope_order_.resize(kept);
   }
@@ -333,7 +344,8 @@ class Verifier : public IRVisitor {
         if (!call_ok) return false;
         auto* c = static_cast<const CallNode*>(e);
         // An op is only ever a callee (elsewhere the generic walk reports it).
-        if (c->callee()->kind() != NodeKind::kOp && !FastValue(c->callee().get(), false)) return false;
+        if (c->callee()->kind() != NodeKind::kOp && !FastValue(c->callee().get(), false))
+          return false;
         for (const Expr& a : c->args())
           if (!FastValue(a.get(), false)) return false;
         CheckCall(c);
@@ -374,7 +386,8 @@ class Verifier : public IRVisitor {
     }
     if (v->is_dataflow()) {
       const Node* parent = Parent();
-      bool in_block_binding = parent && parent->kind() == NodeKind::kVarBinding && InDataflowBlock();
+      bool in_block_binding =
+          parent && parent->kind() == NodeKind::kVarBinding && InDataflowBlock();
       if (!in_block_binding)
         Error("dataflow variable " + VarName(v) + " is bound outside a dataflow block");
     }
@@ -428,7 +441,8 @@ class Verifier : public IRVisitor {
   void CheckCall(const CallNode* c) {
     for (const auto& e : c->attrs().entries())
       if (!IsTextName(e.first.str(), /*is_key=*/true))
-        Error("attribute key '" + PrintableName(e.first.str()) + "' cannot be written in the text format");
+        Error("attribute key '" + PrintableName(e.first.str()) +
+              "' cannot be written in the text format");
     if (auto* g = As<GlobalVarNode>(c->callee())) {
       Item item = module_.Lookup(g->name());
       if (!item) return;  // reported as an unknown global
@@ -458,7 +472,8 @@ class Verifier : public IRVisitor {
         return;
       }
       auto r = MakeValueCall(c->callee(), ToVector(c->args()));
-      if (!r.ok()) Error(r.status().message());
+      if (!r.ok())
+        Error(r.status().message());
       else if ((*r)->type() != c->type())
         Error("the call's recorded type " + TypeToString(c->type()) +
               " disagrees with the callee's return type " + TypeToString((*r)->type()));
@@ -476,8 +491,7 @@ class Verifier : public IRVisitor {
           Error("call_tir needs an extern kernel, but @" + k->name() + " is a function");
       }
     }
-    auto r = InferOpCallType(Downcast<OpNode>(c->callee()), c->args(), c->attrs(),
-                             c->sinfo_args());
+    auto r = InferOpCallType(Downcast<OpNode>(c->callee()), c->args(), c->attrs(), c->sinfo_args());
     if (!r.ok()) {
       Error(r.status().message());
     } else if (*r != c->type()) {
@@ -530,8 +544,8 @@ std::string DefinitionPath(const ItemNode* item, const VarNode* v) {
 // by a parameter's type, or by an earlier `match_cast` (whose target type
 // binds the names it introduces) in the same or an enclosing body, as in
 // Relax. The return type may name what the body binds (the parser infers it
-// from the body). A shape value (`shape[(n,)]`) uses its names. Extern kernels are signatures whose names are per call,
-// and are not checked.
+// from the body). A shape value (`shape[(n,)]`) uses its names. Extern kernels are signatures whose
+// names are per call, and are not checked.
 class SymbolicDimChecker {
  public:
   SymbolicDimChecker(const FunctionNode* f, std::vector<VerifyError>* errors, size_t max_errors)
@@ -552,8 +566,10 @@ class SymbolicDimChecker {
     if (!t) return;
     auto dim = [&](const Dim& d) {
       if (d.is_const()) return;
-      if (!defs_only) DimNames(d, out);
-      else if (!DimIsExpr(d)) out->push_back(d.sym);
+      if (!defs_only)
+        DimNames(d, out);
+      else if (!DimIsExpr(d))
+        out->push_back(d.sym);
     };
     switch (t->kind()) {
       case NodeKind::kTensorType:
@@ -567,13 +583,16 @@ class SymbolicDimChecker {
           dim(static_cast<const PrimTypeNode*>(t.get())->value());
         break;
       case NodeKind::kTupleType:
-        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields()) Collect(f, out, defs_only);
+        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields())
+          Collect(f, out, defs_only);
         break;
       default:
         break;
     }
   }
-  bool IsBound(Symbol s) const { return std::find(bound_.begin(), bound_.end(), s) != bound_.end(); }
+  bool IsBound(Symbol s) const {
+    return std::find(bound_.begin(), bound_.end(), s) != bound_.end();
+  }
   void Bind(const Type& t) {
     std::vector<Symbol> syms;
     Collect(t, &syms, /*defs_only=*/true);
@@ -626,7 +645,8 @@ class SymbolicDimChecker {
         }
       }
     }
-    Value(seq->result().get(), [&] { return path + ", result"; }, depth + 1);
+    Value(
+        seq->result().get(), [&] { return path + ", result"; }, depth + 1);
     bound_.resize(mark);
   }
   template <typename Where>
@@ -646,7 +666,8 @@ class SymbolicDimChecker {
         break;
       }
       case NodeKind::kTuple:
-        for (const Expr& f : static_cast<const TupleNode*>(e)->fields()) Value(f.get(), where, depth + 1);
+        for (const Expr& f : static_cast<const TupleNode*>(e)->fields())
+          Value(f.get(), where, depth + 1);
         break;
       case NodeKind::kTupleGetItem:
         Value(static_cast<const TupleGetItemNode*>(e)->tuple().get(), where, depth + 1);
@@ -667,7 +688,9 @@ class SymbolicDimChecker {
         Collect(e->type(), &syms);
         bool all = true;
         for (Symbol s : syms) all = all && IsBound(s);
-        if (!all) Check(e->type(), where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value"));
+        if (!all)
+          Check(e->type(),
+                where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value"));
         break;
       }
       case NodeKind::kLocalFn: {
@@ -701,8 +724,9 @@ std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
   std::vector<VerifyError> name_errors;
   for (const Item& it : items) {
     if (!IsTextName(it->name()) && name_errors.size() < max_errors)
-      name_errors.push_back({"@" + PrintableName(it->name()),
-                             "the name cannot be written in the text format (letters, digits and '_')"});
+      name_errors.push_back(
+          {"@" + PrintableName(it->name()),
+           "the name cannot be written in the text format (letters, digits and '_')"});
     for (const auto& e : it->attrs().entries())
       if (!IsTextName(e.first.str(), /*is_key=*/true) && name_errors.size() < max_errors)
         name_errors.push_back({"@" + PrintableName(it->name()) + ", attrs",
@@ -753,10 +777,10 @@ std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
     for (size_t k = 1; k < all.size() && errors.size() < max_errors; ++k) {
       if (all[k].first != all[k - 1].first || all[k].second == all[k - 1].second) continue;
       const ItemNode* item = items[all[k].second].get();
-      errors.push_back({DefinitionPath(item, all[k].first),
-                        "variable " + VarName(all[k].first) +
-                            " is bound more than once (also in @" +
-                            items[all[k - 1].second]->name() + ")"});
+      errors.push_back(
+          {DefinitionPath(item, all[k].first), "variable " + VarName(all[k].first) +
+                                                   " is bound more than once (also in @" +
+                                                   items[all[k - 1].second]->name() + ")"});
     }
   }
   return errors;

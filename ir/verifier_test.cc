@@ -1,11 +1,12 @@
 // One test per kind of verifier error, each checking where it is reported.
 // Ill-formed IR cannot come from the parser, so these build it by hand.
+#include "ir/verifier.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/builder.h"
 #include "ir/op.h"
 #include "ir/text/parser.h"
-#include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 
 namespace plir {
@@ -36,9 +37,11 @@ TEST(VerifierTest, WellFormedExamplesPass) {
 
 TEST(VerifierTest, BoundTwice) {
   Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2());
-  auto f = FunctionNode::Make("f", {x}, nullptr,
-                              SeqExprNode::Make({Ordinary({Bind(a, Add(x, x)), Bind(a, Add(x, x))})}, a));
-  ExpectOneError({f}, "@f, body, block 0, binding 1 (%a), bound variable", "%a is bound more than once");
+  auto f = FunctionNode::Make(
+      "f", {x}, nullptr,
+      SeqExprNode::Make({Ordinary({Bind(a, Add(x, x)), Bind(a, Add(x, x))})}, a));
+  ExpectOneError({f}, "@f, body, block 0, binding 1 (%a), bound variable",
+                 "%a is bound more than once");
 }
 
 // Calls of function values and local functions, built by hand (the parser
@@ -55,12 +58,14 @@ TEST(VerifierTest, CallOfAFunctionValueWithWrongArityOrType) {
   Type ft = FuncTypeNode::Make({T2()}, T2());
   Var x = VarNode::Make("x", T2()), g = VarNode::Make("g", ft), a = VarNode::Make("a", T2());
   Expr two_args = CallNode::MakeUnchecked(g, {x, x}, Attrs(), {}, T2());
-  auto f = FunctionNode::Make("f", {x, g}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, two_args)})}, a));
+  auto f = FunctionNode::Make("f", {x, g}, nullptr,
+                              SeqExprNode::Make({Ordinary({Bind(a, two_args)})}, a));
   ExpectOneError({f}, "@f, body, block 0, binding 0 (%a), value", "takes 1 argument(s), got 2");
   // A recorded type other than the Callable's return type (as a file may hold).
   Var b = VarNode::Make("b", ObjectTypeNode::Get());
   Expr wrong_type = CallNode::MakeUnchecked(g, {x}, Attrs(), {}, ObjectTypeNode::Get());
-  auto f2 = FunctionNode::Make("f", {x, g}, nullptr, SeqExprNode::Make({Ordinary({Bind(b, wrong_type)})}, b));
+  auto f2 = FunctionNode::Make("f", {x, g}, nullptr,
+                               SeqExprNode::Make({Ordinary({Bind(b, wrong_type)})}, b));
   ExpectOneError({f2}, "@f, body, block 0, binding 0 (%b), value",
                  "disagrees with the callee's return type Tensor[(2,), float32]");
 }
@@ -69,21 +74,25 @@ TEST(VerifierTest, LocalFunctionScopes) {
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), t = VarNode::Make("t", T2());
   Var fv = VarNode::Make("fv", FuncTypeNode::Make({T2()}, T2()));
   // The local function's parameter and its bindings are not visible after it.
-  LocalFn fn = LocalFnNode::Make({y}, nullptr, SeqExprNode::Make({Ordinary({Bind(t, Add(y, x))})}, t));
+  LocalFn fn =
+      LocalFnNode::Make({y}, nullptr, SeqExprNode::Make({Ordinary({Bind(t, Add(y, x))})}, t));
   Var after = VarNode::Make("after", T2());
   auto f = FunctionNode::Make(
-      "f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(fv, fn), Bind(after, Add(t, x))})}, after));
+      "f", {x}, nullptr,
+      SeqExprNode::Make({Ordinary({Bind(fv, fn), Bind(after, Add(t, x))})}, after));
   ExpectOneError({f}, "@f, body, block 0, binding 1 (%after), value, argument 0",
                  "variable %t is used outside the scope where it is bound");
   // Well-formed: the closure uses %x of the enclosing function.
-  auto ok = FunctionNode::Make("g", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(fv, fn)})}, fv));
+  auto ok =
+      FunctionNode::Make("g", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(fv, fn)})}, fv));
   EXPECT_TRUE(Verify(*Module::Make({ok})).ok()) << Verify(*Module::Make({ok})).message();
 }
 
 TEST(VerifierTest, UsedBeforeDefinition) {
   Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2()), b = VarNode::Make("b", T2());
-  auto f = FunctionNode::Make("f", {x}, nullptr,
-                              SeqExprNode::Make({Ordinary({Bind(a, Add(b, x)), Bind(b, Add(x, x))})}, a));
+  auto f = FunctionNode::Make(
+      "f", {x}, nullptr,
+      SeqExprNode::Make({Ordinary({Bind(a, Add(b, x)), Bind(b, Add(x, x))})}, a));
   ExpectOneError({f}, "@f, body, block 0, binding 0 (%a), value, argument 0",
                  "variable %b is used before its definition");
 }
@@ -96,20 +105,23 @@ TEST(VerifierTest, NotDefined) {
 
 TEST(VerifierTest, DataflowVariableEscapes) {
   Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2(), /*is_dataflow=*/true);
-  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Dataflow({Bind(a, Add(x, x))})}, a));
+  auto f =
+      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Dataflow({Bind(a, Add(x, x))})}, a));
   ExpectOneError({f}, "@f, body, result",
                  "dataflow variable %a is used outside its dataflow block");
 }
 
 TEST(VerifierTest, DataflowVariableInOrdinaryBlock) {
   Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", T2(), true);
-  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, x));
+  auto f =
+      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, x));
   ExpectOneError({f}, "@f, body, block 0, binding 0 (%a), bound variable",
                  "dataflow variable %a is bound outside a dataflow block");
 }
 
 TEST(VerifierTest, BranchVariableUsedOutside) {
-  Var x = VarNode::Make("x", T2()), c = VarNode::Make("c", TensorTypeNode::Make({}, DataType::kBool));
+  Var x = VarNode::Make("x", T2()),
+      c = VarNode::Make("c", TensorTypeNode::Make({}, DataType::kBool));
   Var t = VarNode::Make("t", T2()), r = VarNode::Make("r", T2());
   SeqExpr then_body = SeqExprNode::Make({Ordinary({Bind(t, Add(x, x))})}, t);
   Expr iff = *IfNode::Make(c, then_body, SeqExprNode::Make({}, x));
@@ -122,8 +134,10 @@ TEST(VerifierTest, BranchVariableUsedOutside) {
 TEST(VerifierTest, VariableBoundInTwoFunctions) {
   // Each function alone is fine; sharing the binding's variable is not.
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
-  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
-  auto g = FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(y, y))})}, a));
+  auto f =
+      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
+  auto g =
+      FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(y, y))})}, a));
   ExpectOneError({f, g}, "@g, body, block 0, binding 0 (%a), bound variable",
                  "variable %a is bound more than once (also in @f)");
 }
@@ -150,7 +164,8 @@ TEST(VerifierTest, VariableBoundInTwoOfManyFunctions) {
 
 TEST(VerifierTest, VariableOfAnotherFunction) {
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
-  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
+  auto f =
+      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
   auto g = FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({}, Add(y, a)));
   // Bound in an earlier function: out of its scope; in a later one: undefined here.
   ExpectOneError({f, g}, "@g, body, result, argument 1",
@@ -175,8 +190,9 @@ TEST(VerifierTest, ManyFunctionsVerifyInParallelInModuleOrder) {
 }
 
 TEST(VerifierTest, UnknownGlobal) {
-  auto f = FunctionNode::Make("f", {}, nullptr,
-                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("nope"), {}, T2())));
+  auto f = FunctionNode::Make(
+      "f", {}, nullptr,
+      SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("nope"), {}, T2())));
   ExpectOneError({f}, "@f, body, result, callee", "unknown global @nope");
 }
 
@@ -184,22 +200,26 @@ TEST(VerifierTest, ExternCalledDirectly) {
   Var p = VarNode::Make("p", T2());
   auto k = ExternFuncNode::Make("k", {p}, T2());
   Var x = VarNode::Make("x", T2());
-  auto f = FunctionNode::Make("f", {x}, nullptr,
-                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("k"), {x}, T2())));
+  auto f = FunctionNode::Make(
+      "f", {x}, nullptr,
+      SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("k"), {x}, T2())));
   ExpectOneError({k, f}, "@f, body, result", "@k is an extern kernel; call it through call_tir");
 }
 
 TEST(VerifierTest, CallTirOfAFunction) {
   auto g = FunctionNode::Make("g", {}, nullptr, SeqExprNode::Make({}, PrimValueNode::Int(1)));
-  Expr call = *MakeOpCall("call_tir", {GlobalVarNode::Make("g"), TupleNode::Make({})}, Attrs(), {T2()});
+  Expr call =
+      *MakeOpCall("call_tir", {GlobalVarNode::Make("g"), TupleNode::Make({})}, Attrs(), {T2()});
   auto f = FunctionNode::Make("f", {}, nullptr, SeqExprNode::Make({}, call));
-  ExpectOneError({g, f}, "@f, body, result", "call_tir needs an extern kernel, but @g is a function");
+  ExpectOneError({g, f}, "@f, body, result",
+                 "call_tir needs an extern kernel, but @g is a function");
 }
 
 TEST(VerifierTest, AnnotationInconsistent) {
   Var x = VarNode::Make("x", T2());
   Var a = VarNode::Make("a", TensorTypeNode::Make({Dim::Const(3)}, DataType::kFloat32));
-  auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, x));
+  auto f =
+      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, x));
   ExpectOneError({f}, "@f, body, block 0, binding 0 (%a)",
                  "the annotation Tensor[(3,), float32] of %a is incompatible with its value's type "
                  "Tensor[(2,), float32]");
@@ -207,19 +227,20 @@ TEST(VerifierTest, AnnotationInconsistent) {
 
 TEST(VerifierTest, ReturnTypeInconsistent) {
   Var x = VarNode::Make("x", T2());
-  auto f = FunctionNode::Make("f", {x}, PrimTypeNode::Make(DataType::kInt64), SeqExprNode::Make({}, x));
+  auto f =
+      FunctionNode::Make("f", {x}, PrimTypeNode::Make(DataType::kInt64), SeqExprNode::Make({}, x));
   ExpectOneError({f}, "@f", "the return type Prim[int64] is incompatible with the body's type");
 }
 
 TEST(VerifierTest, GlobalCallArgumentMismatch) {
   Var p = VarNode::Make("p", T2());
   auto g = FunctionNode::Make("g", {p}, nullptr, SeqExprNode::Make({}, p));
-  auto f = FunctionNode::Make(
-      "f", {}, nullptr,
-      SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("g"), {PrimValueNode::Int(1)}, T2())));
+  auto f = FunctionNode::Make("f", {}, nullptr,
+                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("g"),
+                                                                   {PrimValueNode::Int(1)}, T2())));
   ExpectOneError({g, f}, "@f, body, result", "argument 0 of @g has type Prim[int64]");
-  auto h = FunctionNode::Make("h", {}, nullptr,
-                              SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("g"), {}, T2())));
+  auto h = FunctionNode::Make(
+      "h", {}, nullptr, SeqExprNode::Make({}, MakeGlobalCall(GlobalVarNode::Make("g"), {}, T2())));
   ExpectOneError({g, h}, "@h, body, result", "@g takes 1 argument(s), got 0");
 }
 
@@ -251,7 +272,8 @@ TEST(VerifierTest, SymbolicDimBoundByParameter) {
 def @f(%x: Tensor[(n, 2), float32]) {
   %a = call_packed("g", %x, sinfo_args=[Tensor[(n,), float32]]);
   %a
-})").empty());
+})")
+                  .empty());
 }
 
 TEST(VerifierTest, SymbolicDimNotBound) {
@@ -281,7 +303,8 @@ TEST(VerifierTest, SymbolicDimInShapeValue) {
 def @f(%x: Tensor[(n,), float32]) {
   %t = shape_to_tensor(shape[(n, 2)]);
   %t
-})").empty());
+})")
+                  .empty());
   auto errors = ParseAndVerify(R"(
 def @f(%x: Tensor[(n,), float32]) {
   %t = shape_to_tensor(shape[(k, 2)]);
@@ -299,7 +322,8 @@ TEST(VerifierTest, SymbolicExpressionsAndPrimValues) {
 def @f(%r: Prim[int64, value=r], %x: Tensor[(n,), float32]) {
   %a = strided_slice(%x, (0,), (prim[r * 8],), (prim[r * 8 + n],), assume_inbound=true);
   %a
-})").empty());
+})")
+                  .empty());
   auto errors = ParseAndVerify(R"(
 def @f(%x: Tensor[(n,), float32]) {
   %a = call_packed("g", prim[k + n], sinfo_args=[Object]);
@@ -307,7 +331,8 @@ def @f(%x: Tensor[(n,), float32]) {
 })");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].path, "@f, body, block 0, binding 0 (%a), value");
-  EXPECT_NE(errors[0].message.find("symbolic dimension k is not bound"), std::string::npos) << errors[0].message;
+  EXPECT_NE(errors[0].message.find("symbolic dimension k is not bound"), std::string::npos)
+      << errors[0].message;
   // `m * n` in a parameter's type binds neither name.
   auto uses = ParseAndVerify(R"(
 def @f(%x: Tensor[(m * n,), float32]) {
@@ -324,7 +349,8 @@ def @f(%x: Tensor[ndim=2, float32]) -> Tensor[ndim=2, float32] {
   %y = match_cast(%x, sinfo_args=[Tensor[(m, n), float32]]);
   %z = call_packed("g", %y, sinfo_args=[Tensor[(n, m), float32]]);
   %z
-})").empty());
+})")
+                  .empty());
 }
 
 TEST(VerifierTest, MatchCastInBranchBindsOnlyThere) {
@@ -344,9 +370,11 @@ def @f(%x: Tensor[ndim=1, float32], %c: Tensor[(), bool]) {
 }
 
 TEST(VerifierTest, MatchCastTypeIsChecked) {
-  auto m = ParseModule("def @f(%x: Tensor[(2,), float32]) { match_cast(%x, sinfo_args=[Tensor[(3,), float32]]) }");
+  auto m = ParseModule(
+      "def @f(%x: Tensor[(2,), float32]) { match_cast(%x, sinfo_args=[Tensor[(3,), float32]]) }");
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.status().message().find("can never match"), std::string::npos) << m.status().message();
+  EXPECT_NE(m.status().message().find("can never match"), std::string::npos)
+      << m.status().message();
 }
 
 TEST(VerifierTest, ItemAttributeKeysMustBeTextNames) {

@@ -54,9 +54,7 @@ std::string IRVisitor::CurrentPath() const {
   return path.empty() ? "root" : path;
 }
 
-const Node* IRVisitor::Parent() const {
-  return frames_.empty() ? nullptr : frames_.back().n;
-}
+const Node* IRVisitor::Parent() const { return frames_.empty() ? nullptr : frames_.back().n; }
 
 // ---------------------------------------------------------------------------
 // ExprMutator
@@ -134,14 +132,16 @@ Ref<Node> Rebuild(const Node* n, std::vector<Ref<Node>>& c) {
     case NodeKind::kFunction: {
       auto* f = static_cast<const FunctionNode*>(n);
       std::vector<Var> params;
-      for (size_t i = 0; i + 1 < c.size(); ++i) params.push_back(Expect<VarNode>(c[i], "a variable"));
+      for (size_t i = 0; i + 1 < c.size(); ++i)
+        params.push_back(Expect<VarNode>(c[i], "a variable"));
       return FunctionNode::Make(f->name(), std::move(params), f->ret_type(),
                                 Expect<SeqExprNode>(c.back(), "a body"), f->attrs());
     }
     case NodeKind::kLocalFn: {
       auto* f = static_cast<const LocalFnNode*>(n);
       std::vector<Var> params;
-      for (size_t i = 0; i + 1 < c.size(); ++i) params.push_back(Expect<VarNode>(c[i], "a variable"));
+      for (size_t i = 0; i + 1 < c.size(); ++i)
+        params.push_back(Expect<VarNode>(c[i], "a variable"));
       return LocalFnNode::Make(std::move(params), f->ret_type(),
                                Expect<SeqExprNode>(c.back(), "a body"));
     }
@@ -223,12 +223,14 @@ Ref<Node> ExprMutator::Mutate(const Ref<Node>& root) {
   if (MutChildren(root.get(), false) == 0) return leaf(root.get(), false);
   std::vector<Frame> stack;
   stack.push_back({root.get(), false, 0, MutChildren(root.get(), false), false, {}});
-  if (root->kind() == NodeKind::kBindingBlock) EnterBlock(*static_cast<const BindingBlockNode*>(root.get()));
+  if (root->kind() == NodeKind::kBindingBlock)
+    EnterBlock(*static_cast<const BindingBlockNode*>(root.get()));
   Ref<Node> result;
   while (true) {
     Frame& f = stack.back();
     if (f.next == f.count) {
-      if (f.n->kind() == NodeKind::kBindingBlock) LeaveBlock(*static_cast<const BindingBlockNode*>(f.n));
+      if (f.n->kind() == NodeKind::kBindingBlock)
+        LeaveBlock(*static_cast<const BindingBlockNode*>(f.n));
       Ref<Node> built = f.changed ? Rebuild(f.n, f.kids) : Ref<Node>(f.n);
       Ref<Node> out = Rewrite(built);
       stack.pop_back();
@@ -299,7 +301,8 @@ namespace {
 class DeepCopier : public ExprMutator {
  protected:
   Var RewriteVarDef(const Var& v) override {
-    return VarNode::Make(v->hint(), v->type(), v->is_dataflow(), v->index());  // same place, same index
+    return VarNode::Make(v->hint(), v->type(), v->is_dataflow(),
+                         v->index());  // same place, same index
   }
 };
 }  // namespace

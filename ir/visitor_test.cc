@@ -1,11 +1,12 @@
+#include "ir/visitor.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/op.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "ir/verifier.h"
-#include "ir/visitor.h"
 #include "testing/ir_test_util.h"
 
 namespace plir {
@@ -141,7 +142,7 @@ TEST(VisitorTest, VisitsDefinitionsBeforeUsesWithPaths) {
   Module m = ParseOrFail(kText);
   CountingVisitor v;
   v.WalkModule(m);
-  EXPECT_EQ(v.defs, 2 + 5 + 1);   // params of both functions, bindings of main
+  EXPECT_EQ(v.defs, 2 + 5 + 1);  // params of both functions, bindings of main
   EXPECT_EQ(v.calls, 5);
   EXPECT_EQ(v.call_paths[0], "@main, body, block 0, binding 0 (%a), value");
 }
@@ -165,7 +166,8 @@ Function DeepIfChain() {
   Expr e = c;
   for (int i = 0; i < kDeep; ++i) {
     Var v = VarNode::Make("v", b);
-    SeqExpr then_body = SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(v, e)}, false)}, v);
+    SeqExpr then_body =
+        SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(v, e)}, false)}, v);
     e = *IfNode::Make(c, then_body, SeqExprNode::Make({}, c));
   }
   return FunctionNode::Make("main", {c}, nullptr, SeqExprNode::Make({}, e));

@@ -9,25 +9,56 @@ namespace plir::internal {
 namespace {
 
 enum class BinOp {
-  kAdd, kSub, kMul, kDiv, kMax, kMin, kPow, kFloorDiv, kFloorMod, kMod,
-  kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kXor, kBitAnd, kBitOr, kBitXor, kShl, kShr,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMax,
+  kMin,
+  kPow,
+  kFloorDiv,
+  kFloorMod,
+  kMod,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kAnd,
+  kOr,
+  kXor,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kShl,
+  kShr,
 };
 
 bool IsCompare(BinOp k) { return k >= BinOp::kEq && k <= BinOp::kGe; }
 bool IsLogic(BinOp k) { return k >= BinOp::kAnd && k <= BinOp::kXor; }
 bool IsBitwise(BinOp k) { return k >= BinOp::kBitAnd; }
-bool Divides(BinOp k) { return k == BinOp::kDiv || k == BinOp::kFloorDiv || k == BinOp::kFloorMod || k == BinOp::kMod; }
+bool Divides(BinOp k) {
+  return k == BinOp::kDiv || k == BinOp::kFloorDiv || k == BinOp::kFloorMod || k == BinOp::kMod;
+}
 
 template <typename T>
 bool Compare(BinOp k, T x, T y) {
   switch (k) {
-    case BinOp::kEq: return x == y;
-    case BinOp::kNe: return x != y;
-    case BinOp::kLt: return x < y;
-    case BinOp::kLe: return x <= y;
-    case BinOp::kGt: return x > y;
-    case BinOp::kGe: return x >= y;
-    default: return false;
+    case BinOp::kEq:
+      return x == y;
+    case BinOp::kNe:
+      return x != y;
+    case BinOp::kLt:
+      return x < y;
+    case BinOp::kLe:
+      return x <= y;
+    case BinOp::kGt:
+      return x > y;
+    case BinOp::kGe:
+      return x >= y;
+    default:
+      return false;
   }
 }
 
@@ -53,16 +84,31 @@ bool IntOp(BinOp k, DataType dt, i128 x, i128 y, i128* r) {
   IntRange(dt, &lo, &hi);
   int width = DataTypeSize(dt) * 8;
   switch (k) {
-    case BinOp::kAdd: return !__builtin_add_overflow(x, y, r);
-    case BinOp::kSub: return !__builtin_sub_overflow(x, y, r);
-    case BinOp::kMul: return !__builtin_mul_overflow(x, y, r);
-    case BinOp::kDiv: *r = x / y; return true;  // truncates toward zero
-    case BinOp::kMax: *r = x > y ? x : y; return true;
-    case BinOp::kMin: *r = x < y ? x : y; return true;
+    case BinOp::kAdd:
+      return !__builtin_add_overflow(x, y, r);
+    case BinOp::kSub:
+      return !__builtin_sub_overflow(x, y, r);
+    case BinOp::kMul:
+      return !__builtin_mul_overflow(x, y, r);
+    case BinOp::kDiv:
+      *r = x / y;
+      return true;  // truncates toward zero
+    case BinOp::kMax:
+      *r = x > y ? x : y;
+      return true;
+    case BinOp::kMin:
+      *r = x < y ? x : y;
+      return true;
     case BinOp::kPow:
       if (y < 0) {
-        if (x == 1) { *r = 1; return true; }
-        if (x == -1) { *r = (y & 1) ? -1 : 1; return true; }
+        if (x == 1) {
+          *r = 1;
+          return true;
+        }
+        if (x == -1) {
+          *r = (y & 1) ? -1 : 1;
+          return true;
+        }
         return false;
       }
       return IntPow(x, y, lo, hi, r);
@@ -78,43 +124,70 @@ bool IntOp(BinOp k, DataType dt, i128 x, i128 y, i128* r) {
       *r = m;
       return true;
     }
-    case BinOp::kMod: *r = x % y; return true;
-    case BinOp::kBitAnd: *r = x & y; return true;
-    case BinOp::kBitOr: *r = x | y; return true;
-    case BinOp::kBitXor: *r = x ^ y; return true;
+    case BinOp::kMod:
+      *r = x % y;
+      return true;
+    case BinOp::kBitAnd:
+      *r = x & y;
+      return true;
+    case BinOp::kBitOr:
+      *r = x | y;
+      return true;
+    case BinOp::kBitXor:
+      *r = x ^ y;
+      return true;
     case BinOp::kShl: {
-      if (y >= width) { *r = 0; return true; }
+      if (y >= width) {
+        *r = 0;
+        return true;
+      }
       unsigned __int128 mask = (static_cast<unsigned __int128>(1) << width) - 1;
       unsigned __int128 v = (static_cast<unsigned __int128>(x) << static_cast<int>(y)) & mask;
-      if (lo < 0 && (v >> (width - 1)) & 1) *r = static_cast<i128>(v) - (static_cast<i128>(1) << width);
-      else *r = static_cast<i128>(v);
+      if (lo < 0 && (v >> (width - 1)) & 1)
+        *r = static_cast<i128>(v) - (static_cast<i128>(1) << width);
+      else
+        *r = static_cast<i128>(v);
       return true;
     }
     case BinOp::kShr:
-      if (y >= width) { *r = x < 0 ? -1 : 0; return true; }
+      if (y >= width) {
+        *r = x < 0 ? -1 : 0;
+        return true;
+      }
       *r = x >> static_cast<int>(y);  // arithmetic for negative x
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
 double FloatOp(BinOp k, double x, double y) {
   switch (k) {
-    case BinOp::kAdd: return x + y;
-    case BinOp::kSub: return x - y;
-    case BinOp::kMul: return x * y;
-    case BinOp::kDiv: return x / y;
-    case BinOp::kMax: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
-    case BinOp::kMin: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
-    case BinOp::kPow: return std::pow(x, y);
-    case BinOp::kFloorDiv: return std::floor(x / y);
+    case BinOp::kAdd:
+      return x + y;
+    case BinOp::kSub:
+      return x - y;
+    case BinOp::kMul:
+      return x * y;
+    case BinOp::kDiv:
+      return x / y;
+    case BinOp::kMax:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+    case BinOp::kMin:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case BinOp::kPow:
+      return std::pow(x, y);
+    case BinOp::kFloorDiv:
+      return std::floor(x / y);
     case BinOp::kFloorMod: {
       double m = std::fmod(x, y);
       if (m != 0 && ((m < 0) != (y < 0))) m += y;
       return m;
     }
-    case BinOp::kMod: return std::fmod(x, y);
-    default: return 0;
+    case BinOp::kMod:
+      return std::fmod(x, y);
+    default:
+      return 0;
   }
 }
 
@@ -124,8 +197,8 @@ OpEvalFn BinaryKernel(std::string op, BinOp kind) {
     const Tensor& a = args[0];
     const Tensor& b = args[1];
     if (a.dtype != b.dtype)
-      return InvalidArgument(op + ": dtypes differ (" + std::string(DataTypeName(a.dtype)) + " vs " +
-                             std::string(DataTypeName(b.dtype)) + ")");
+      return InvalidArgument(op + ": dtypes differ (" + std::string(DataTypeName(a.dtype)) +
+                             " vs " + std::string(DataTypeName(b.dtype)) + ")");
     auto shape_or = BroadcastShape(a.shape, b.shape);
     if (!shape_or.ok()) return InvalidArgument(op + ": shapes do not broadcast");
     std::vector<int64_t> shape = *shape_or;
@@ -152,13 +225,15 @@ OpEvalFn BinaryKernel(std::string op, BinOp kind) {
     if (IsBitwise(kind) && IsFloat(dt)) return InvalidArgument(op + " needs integer tensors");
     if ((kind == BinOp::kShl || kind == BinOp::kShr) && dt == DataType::kBool)
       return InvalidArgument(op + " needs integer tensors");
-    if ((kind == BinOp::kPow || kind == BinOp::kFloorDiv || kind == BinOp::kFloorMod || kind == BinOp::kMod) &&
+    if ((kind == BinOp::kPow || kind == BinOp::kFloorDiv || kind == BinOp::kFloorMod ||
+         kind == BinOp::kMod) &&
         dt == DataType::kBool)
       return InvalidArgument(op + " does not take bool");
     if (IsInteger(dt) || (dt == DataType::kBool && kind != BinOp::kAdd && kind != BinOp::kSub &&
                           kind != BinOp::kMul && kind != BinOp::kDiv)) {
       for (int64_t i = 0; Divides(kind) && i < b.NumElements(); ++i)
-        if (LoadInt(dt, ElemPtr(b, i)) == 0) return InvalidArgument(op + ": integer division by zero");
+        if (LoadInt(dt, ElemPtr(b, i)) == 0)
+          return InvalidArgument(op + ": integer division by zero");
       for (int64_t i = 0; (kind == BinOp::kShl || kind == BinOp::kShr) && i < b.NumElements(); ++i)
         if (LoadInt(dt, ElemPtr(b, i)) < 0) return InvalidArgument(op + ": negative shift amount");
       bool pow_neg = false;
@@ -209,15 +284,34 @@ StatusOr<Tensor> Where(const std::vector<Tensor>& args, const Attrs&) {
 }  // namespace
 
 void RegisterBinaryKernels(OpKernelTable& t) {
-  struct B { const char* name; BinOp kind; };
+  struct B {
+    const char* name;
+    BinOp kind;
+  };
   const B ops[] = {
-      {"add", BinOp::kAdd}, {"subtract", BinOp::kSub}, {"multiply", BinOp::kMul}, {"divide", BinOp::kDiv},
-      {"maximum", BinOp::kMax}, {"minimum", BinOp::kMin}, {"power", BinOp::kPow},
-      {"floor_divide", BinOp::kFloorDiv}, {"floor_mod", BinOp::kFloorMod}, {"mod", BinOp::kMod},
-      {"equal", BinOp::kEq}, {"not_equal", BinOp::kNe}, {"less", BinOp::kLt}, {"less_equal", BinOp::kLe},
-      {"greater", BinOp::kGt}, {"greater_equal", BinOp::kGe}, {"logical_and", BinOp::kAnd},
-      {"logical_or", BinOp::kOr}, {"logical_xor", BinOp::kXor}, {"bitwise_and", BinOp::kBitAnd},
-      {"bitwise_or", BinOp::kBitOr}, {"bitwise_xor", BinOp::kBitXor}, {"left_shift", BinOp::kShl},
+      {"add", BinOp::kAdd},
+      {"subtract", BinOp::kSub},
+      {"multiply", BinOp::kMul},
+      {"divide", BinOp::kDiv},
+      {"maximum", BinOp::kMax},
+      {"minimum", BinOp::kMin},
+      {"power", BinOp::kPow},
+      {"floor_divide", BinOp::kFloorDiv},
+      {"floor_mod", BinOp::kFloorMod},
+      {"mod", BinOp::kMod},
+      {"equal", BinOp::kEq},
+      {"not_equal", BinOp::kNe},
+      {"less", BinOp::kLt},
+      {"less_equal", BinOp::kLe},
+      {"greater", BinOp::kGt},
+      {"greater_equal", BinOp::kGe},
+      {"logical_and", BinOp::kAnd},
+      {"logical_or", BinOp::kOr},
+      {"logical_xor", BinOp::kXor},
+      {"bitwise_and", BinOp::kBitAnd},
+      {"bitwise_or", BinOp::kBitOr},
+      {"bitwise_xor", BinOp::kBitXor},
+      {"left_shift", BinOp::kShl},
       {"right_shift", BinOp::kShr},
   };
   for (const B& b : ops) Set(t, b.name, BinaryKernel(b.name, b.kind));

@@ -14,12 +14,16 @@ OpEvalFn Creation(std::string op) {
     DataType dflt = op == "full" && !args.empty() ? args[0].dtype : DataType::kUnknown;
     PLIR_ASSIGN_OR_RETURN(DataType dt, DtypeAttr(op, attrs, dflt));
     if (dt == DataType::kUnknown) return InvalidArgument(op + ": dtype needed");
-    if (op != "full") return MakeTensor(dt, shape, [&](int64_t) { return op == "ones" ? 1.0 : 0.0; });
+    if (op != "full")
+      return MakeTensor(dt, shape, [&](int64_t) { return op == "ones" ? 1.0 : 0.0; });
     if (args.size() != 1 || !args[0].data || args[0].NumElements() != 1)
       return InvalidArgument("full: the fill value must be a scalar tensor");
     if (IsInteger(dt) && !IsFloat(args[0].dtype)) {  // exact
       i128 v = LoadInt(args[0].dtype, args[0].data->data());
-      return IntTensor(op, dt, shape, [&](int64_t, i128* r) { *r = v; return true; });
+      return IntTensor(op, dt, shape, [&](int64_t, i128* r) {
+        *r = v;
+        return true;
+      });
     }
     double fill = args[0].GetDouble(0);
     return MakeTensor(dt, shape, [&](int64_t) { return fill; });
@@ -40,7 +44,6 @@ StatusOr<Tensor> Arange(const std::vector<Tensor>&, const Attrs& attrs) {
   PLIR_ASSIGN_OR_RETURN(DataType dt, DtypeAttr("arange", attrs, DataType::kInt64));
   return MakeTensor(dt, {n}, [&](int64_t i) { return start + step * static_cast<double>(i); });
 }
-
 
 }  // namespace
 

@@ -1,4 +1,5 @@
-// Reference kernels of data movement and shape values: reshape, permute_dims, take, expand_dims, concat, strided_slice, shape_of, shape/tensor conversions.
+// Reference kernels of data movement and shape values: reshape, permute_dims, take, expand_dims,
+// concat, strided_slice, shape_of, shape/tensor conversions.
 #include "kernels/internal/elements.h"
 #include "kernels/op_kernels.h"
 
@@ -11,7 +12,8 @@ StatusOr<Tensor> Reshape(const std::vector<Tensor>& args, const Attrs& attrs) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOperand("reshape", args[1]));
     for (int64_t d : shape)
       if (d < 0) return InvalidArgument("reshape: negative dimension");
-    if (Product(shape) != args[0].NumElements()) return InvalidArgument("reshape: element count differs");
+    if (Product(shape) != args[0].NumElements())
+      return InvalidArgument("reshape: element count differs");
     Tensor t = args[0];
     t.shape = shape;
     return t;
@@ -21,9 +23,12 @@ StatusOr<Tensor> Reshape(const std::vector<Tensor>& args, const Attrs& attrs) {
   std::vector<int64_t> shape = IntList(attrs, "shape", {});
   int64_t known = 1, minus = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1) minus = static_cast<int64_t>(i);
-    else if (shape[i] < 0) return InvalidArgument("reshape: negative dimension");
-    else known *= shape[i];
+    if (shape[i] == -1)
+      minus = static_cast<int64_t>(i);
+    else if (shape[i] < 0)
+      return InvalidArgument("reshape: negative dimension");
+    else
+      known *= shape[i];
   }
   if (minus >= 0) shape[minus] = known ? a.NumElements() / known : 0;
   if (Product(shape) != a.NumElements()) return InvalidArgument("reshape: element count differs");
@@ -45,7 +50,6 @@ OpEvalFn ShapeIdentity(std::string op) {
     return ShapeResult(v);
   };
 }
-
 
 // take(x, indices, axis=a): NumPy take (indices must be in range; negative
 // ones count from the end). Without axis, x is flattened.
@@ -75,8 +79,10 @@ StatusOr<Tensor> Take(const std::vector<Tensor>& args, const Attrs& attrs) {
     for (int64_t j = 0; j < k; ++j) {
       int64_t i = idx.GetInt(j);
       if (i < 0) i += len;
-      if (i < 0 || i >= len) return InvalidArgument("take: index " + std::to_string(idx.GetInt(j)) + " out of range");
-      std::memcpy(dst + ((o * k + j) * inner) * size, x.data->data() + ((o * len + i) * inner) * size,
+      if (i < 0 || i >= len)
+        return InvalidArgument("take: index " + std::to_string(idx.GetInt(j)) + " out of range");
+      std::memcpy(dst + ((o * k + j) * inner) * size,
+                  x.data->data() + ((o * len + i) * inner) * size,
                   static_cast<size_t>(inner) * size);
     }
   return t;
@@ -140,7 +146,8 @@ StatusOr<Tensor> Concat(const std::vector<Tensor>& args, const Attrs& attrs) {
 // 1-D integer tensors. NumPy slicing semantics (negative indices count from
 // the end, clamped to the range).
 StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
-  if (args.size() != 4 && args.size() != 5) return InvalidArgument("strided_slice takes 4 or 5 tensors");
+  if (args.size() != 4 && args.size() != 5)
+    return InvalidArgument("strided_slice takes 4 or 5 tensors");
   PLIR_RETURN_IF_ERROR(CheckArgs("strided_slice", args, args.size()));
   const Tensor& x = args[0];
   std::vector<std::vector<int64_t>> v;
@@ -150,7 +157,8 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
   }
   size_t n = v[0].size();
   for (const auto& t : v)
-    if (t.size() != n) return InvalidArgument("strided_slice: axes, begin, end (and strides) differ in length");
+    if (t.size() != n)
+      return InvalidArgument("strided_slice: axes, begin, end (and strides) differ in length");
   size_t nd = x.shape.size();
   std::vector<int64_t> start(nd, 0), step(nd, 1), shape = x.shape;
   for (size_t i = 0; i < n; ++i) {
@@ -164,7 +172,8 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
     int64_t lo = clamp(v[1][i]), hi = clamp(v[2][i]);
     start[ax] = lo;
     step[ax] = st;
-    shape[ax] = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+    shape[ax] =
+        st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
   }
   Tensor out = NewTensor(x.dtype, shape);
   size_t size = DataTypeSize(x.dtype);
@@ -196,7 +205,8 @@ StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs
   std::vector<bool> seen(nd);
   for (int64_t& x : axes) {
     if (x < 0) x += static_cast<int64_t>(nd);
-    if (x < 0 || x >= static_cast<int64_t>(nd) || seen[x]) return InvalidArgument("permute_dims: bad axes");
+    if (x < 0 || x >= static_cast<int64_t>(nd) || seen[x])
+      return InvalidArgument("permute_dims: bad axes");
     seen[x] = true;
   }
   std::vector<int64_t> shape;
@@ -249,15 +259,18 @@ int64_t Ravel(const std::vector<int64_t>& c, const std::vector<int64_t>& strides
 
 // A result whose element i is input element src(i) (a byte copy).
 template <typename F>
-StatusOr<Tensor> Gather(const std::string& op, const Tensor& x, const std::vector<int64_t>& shape, F src) {
+StatusOr<Tensor> Gather(const std::string& op, const Tensor& x, const std::vector<int64_t>& shape,
+                        F src) {
   PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
   Tensor out = NewTensor(x.dtype, shape);
   int size = DataTypeSize(x.dtype);
   char* dst = MutableData(out);
   for (int64_t i = 0; i < out.NumElements(); ++i) {
     int64_t j = src(i);
-    if (j < 0) std::memset(dst + i * size, 0, size);
-    else std::memcpy(dst + i * size, ElemPtr(x, j), size);
+    if (j < 0)
+      std::memset(dst + i * size, 0, size);
+    else
+      std::memcpy(dst + i * size, ElemPtr(x, j), size);
   }
   return out;
 }
@@ -267,9 +280,11 @@ StatusOr<Tensor> BroadcastTo(const std::vector<Tensor>& args, const Attrs&) {
   const Tensor& x = args[0];
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOperand("broadcast_to", args[1]));
   auto b = BroadcastShape(x.shape, shape);
-  if (!b.ok() || *b != shape) return InvalidArgument("broadcast_to: the tensor does not broadcast to the shape");
+  if (!b.ok() || *b != shape)
+    return InvalidArgument("broadcast_to: the tensor does not broadcast to the shape");
   auto st = Strides(x.shape);
-  return Gather("broadcast_to", x, shape, [&](int64_t i) { return BroadcastIndex(i, shape, x.shape, st); });
+  return Gather("broadcast_to", x, shape,
+                [&](int64_t i) { return BroadcastIndex(i, shape, x.shape, st); });
 }
 
 StatusOr<Tensor> Squeeze(const std::vector<Tensor>& args, const Attrs& attrs) {
@@ -279,7 +294,8 @@ StatusOr<Tensor> Squeeze(const std::vector<Tensor>& args, const Attrs& attrs) {
   if (const AttrValue* v = attrs.Get("axis")) {
     PLIR_ASSIGN_OR_RETURN(auto axes, KernelAxes("squeeze", v, t.shape.size()));
     for (int64_t a : axes) {
-      if (t.shape[a] != 1) return InvalidArgument("squeeze: dimension " + std::to_string(a) + " is not 1");
+      if (t.shape[a] != 1)
+        return InvalidArgument("squeeze: dimension " + std::to_string(a) + " is not 1");
       drop[a] = true;
     }
   } else {
@@ -350,7 +366,8 @@ StatusOr<Tensor> Repeat(const std::vector<Tensor>& args, const Attrs& attrs) {
 StatusOr<Tensor> Flip(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("flip", args, 1));
   const Tensor& x = args[0];
-  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis("flip", IntAttrOr(attrs, "axis", 0), x.shape.size()));
+  PLIR_ASSIGN_OR_RETURN(int64_t axis,
+                        KernelAxis("flip", IntAttrOr(attrs, "axis", 0), x.shape.size()));
   auto st = Strides(x.shape);
   std::vector<int64_t> c;
   return Gather("flip", x, x.shape, [&](int64_t i) {
@@ -380,8 +397,9 @@ OpEvalFn Triangle(std::string op, bool lower) {
 StatusOr<int64_t> IndexAt(const std::string& op, const Tensor& idx, int64_t i, int64_t len) {
   int64_t v = idx.GetInt(i);
   if (v < 0) v += len;
-  if (v < 0 || v >= len) return InvalidArgument(op + ": index " + std::to_string(idx.GetInt(i)) + " out of range [" +
-                                                std::to_string(-len) + ", " + std::to_string(len) + ")");
+  if (v < 0 || v >= len)
+    return InvalidArgument(op + ": index " + std::to_string(idx.GetInt(i)) + " out of range [" +
+                           std::to_string(-len) + ", " + std::to_string(len) + ")");
   return v;
 }
 
@@ -391,7 +409,8 @@ StatusOr<Tensor> GatherElements(const std::vector<Tensor>& args, const Attrs& at
   const Tensor& x = args[0];
   const Tensor& idx = args[1];
   if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
-  if (idx.shape.size() != x.shape.size()) return InvalidArgument(op + ": data and indices differ in rank");
+  if (idx.shape.size() != x.shape.size())
+    return InvalidArgument(op + ": data and indices differ in rank");
   PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", 0), x.shape.size()));
   for (size_t k = 0; k < x.shape.size(); ++k)
     if (static_cast<int64_t>(k) != axis && idx.shape[k] > x.shape[k])
@@ -410,12 +429,13 @@ StatusOr<Tensor> GatherElements(const std::vector<Tensor>& args, const Attrs& at
 // The index tuples of indices' last axis (gather_nd / scatter_nd): for each
 // tuple, the flat offset of its slice in `x` (of `slice` elements each),
 // after `b` batch dimensions.
-StatusOr<std::vector<int64_t>> NdOffsets(const std::string& op, const Tensor& x, const Tensor& idx, int64_t b,
-                                         int64_t* slice) {
+StatusOr<std::vector<int64_t>> NdOffsets(const std::string& op, const Tensor& x, const Tensor& idx,
+                                         int64_t b, int64_t* slice) {
   if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
   if (idx.shape.empty()) return InvalidArgument(op + ": indices must have rank >= 1");
   int64_t m = idx.shape.back();
-  if (b < 0 || b >= static_cast<int64_t>(idx.shape.size()) || b + m > static_cast<int64_t>(x.shape.size()))
+  if (b < 0 || b >= static_cast<int64_t>(idx.shape.size()) ||
+      b + m > static_cast<int64_t>(x.shape.size()))
     return InvalidArgument(op + ": indices do not fit the data");
   for (int64_t k = 0; k < b; ++k)
     if (idx.shape[k] != x.shape[k]) return InvalidArgument(op + ": batch dimensions differ");
@@ -464,11 +484,14 @@ struct Scatter {
   std::vector<i128> n;
   std::vector<int64_t> count;  // mean: updates applied per element
   bool exact;
-  Scatter(std::string o, std::string r, const Tensor& x) : op(std::move(o)), red(std::move(r)), dt(x.dtype) {
+  Scatter(std::string o, std::string r, const Tensor& x)
+      : op(std::move(o)), red(std::move(r)), dt(x.dtype) {
     exact = !IsFloat(dt);
     for (int64_t i = 0; i < x.NumElements(); ++i) {
-      if (exact) n.push_back(LoadInt(dt, ElemPtr(x, i)));
-      else f.push_back(x.GetDouble(i));
+      if (exact)
+        n.push_back(LoadInt(dt, ElemPtr(x, i)));
+      else
+        f.push_back(x.GetDouble(i));
     }
     if (red == "mean") count.assign(x.NumElements(), 1);
   }
@@ -476,21 +499,33 @@ struct Scatter {
     if (exact) {
       i128 v = LoadInt(dt, ElemPtr(u, k));
       i128& t = n[j];
-      if (red == "update") t = v;
-      else if (red == "add" || red == "mean") { if (__builtin_add_overflow(t, v, &t)) return InvalidArgument(op + ": overflow"); }
-      else if (red == "mul") { if (__builtin_mul_overflow(t, v, &t)) return InvalidArgument(op + ": overflow"); }
-      else if (red == "min") t = std::min(t, v);
-      else if (red == "max") t = std::max(t, v);
-      else return InvalidArgument(op + ": unknown reduction " + red);
+      if (red == "update")
+        t = v;
+      else if (red == "add" || red == "mean") {
+        if (__builtin_add_overflow(t, v, &t)) return InvalidArgument(op + ": overflow");
+      } else if (red == "mul") {
+        if (__builtin_mul_overflow(t, v, &t)) return InvalidArgument(op + ": overflow");
+      } else if (red == "min")
+        t = std::min(t, v);
+      else if (red == "max")
+        t = std::max(t, v);
+      else
+        return InvalidArgument(op + ": unknown reduction " + red);
     } else {
       double v = u.GetDouble(k);
       double& t = f[j];
-      if (red == "update") t = v;
-      else if (red == "add" || red == "mean") t += v;
-      else if (red == "mul") t *= v;
-      else if (red == "min") t = std::isnan(t) || std::isnan(v) ? NAN : std::min(t, v);
-      else if (red == "max") t = std::isnan(t) || std::isnan(v) ? NAN : std::max(t, v);
-      else return InvalidArgument(op + ": unknown reduction " + red);
+      if (red == "update")
+        t = v;
+      else if (red == "add" || red == "mean")
+        t += v;
+      else if (red == "mul")
+        t *= v;
+      else if (red == "min")
+        t = std::isnan(t) || std::isnan(v) ? NAN : std::min(t, v);
+      else if (red == "max")
+        t = std::isnan(t) || std::isnan(v) ? NAN : std::max(t, v);
+      else
+        return InvalidArgument(op + ": unknown reduction " + red);
     }
     if (red == "mean") ++count[j];
     return Status::Ok();
@@ -501,7 +536,10 @@ struct Scatter {
         for (size_t i = 0; i < n.size(); ++i) n[i] /= count[i];
       if (dt == DataType::kBool)
         for (i128& v : n) v = v != 0;
-      return IntTensor(op, dt, shape, [&](int64_t i, i128* r) { *r = n[i]; return true; });
+      return IntTensor(op, dt, shape, [&](int64_t i, i128* r) {
+        *r = n[i];
+        return true;
+      });
     }
     if (red == "mean")
       for (size_t i = 0; i < f.size(); ++i) f[i] /= static_cast<double>(count[i]);
@@ -517,7 +555,8 @@ StatusOr<Tensor> ScatterElements(const std::vector<Tensor>& args, const Attrs& a
   const Tensor& u = args[2];
   if (!IsInteger(idx.dtype)) return InvalidArgument(op + ": indices must be integers");
   if (u.dtype != x.dtype || u.shape != idx.shape || idx.shape.size() != x.shape.size())
-    return InvalidArgument(op + ": updates must have the indices' shape and the data's dtype and rank");
+    return InvalidArgument(op +
+                           ": updates must have the indices' shape and the data's dtype and rank");
   PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", 0), x.shape.size()));
   for (size_t k = 0; k < x.shape.size(); ++k)
     if (static_cast<int64_t>(k) != axis && idx.shape[k] > x.shape[k])
@@ -544,10 +583,12 @@ StatusOr<Tensor> ScatterNd(const std::vector<Tensor>& args, const Attrs& attrs) 
   std::vector<int64_t> ushape(idx.shape.begin(), idx.shape.end() - 1);
   ushape.insert(ushape.end(), x.shape.begin() + idx.shape.back(), x.shape.end());
   if (u.dtype != x.dtype || u.shape != ushape)
-    return InvalidArgument(op + ": updates must have shape indices.shape[:-1] + data.shape[m:] and the data's dtype");
+    return InvalidArgument(
+        op + ": updates must have shape indices.shape[:-1] + data.shape[m:] and the data's dtype");
   Scatter s(op, StringAttrOr(attrs, "reduction", "update"), x);
   for (int64_t t = 0; t < static_cast<int64_t>(offs.size()); ++t)
-    for (int64_t e = 0; e < slice; ++e) PLIR_RETURN_IF_ERROR(s.Apply(offs[t] + e, u, t * slice + e));
+    for (int64_t e = 0; e < slice; ++e)
+      PLIR_RETURN_IF_ERROR(s.Apply(offs[t] + e, u, t * slice + e));
   return s.Result(x.shape);
 }
 
@@ -591,7 +632,8 @@ StatusOr<Tensor> Pad(const std::vector<Tensor>& args, const Attrs& attrs) {
   std::vector<int64_t> pw = IntList(attrs, "pad_width", {});
   size_t nd = x.shape.size();
   if (pw.size() != 2 * nd) return InvalidArgument(op + ": pad_width needs two values per axis");
-  if (mode != "constant" && mode != "edge" && mode != "reflect") return InvalidArgument(op + ": unknown pad_mode " + mode);
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return InvalidArgument(op + ": unknown pad_mode " + mode);
   std::vector<int64_t> shape(nd);
   for (size_t k = 0; k < nd; ++k) {
     auto n = CheckedAdd(x.shape[k], pw[2 * k]);
@@ -599,7 +641,8 @@ StatusOr<Tensor> Pad(const std::vector<Tensor>& args, const Attrs& attrs) {
     if (!n || *n < 0) return InvalidArgument(op + ": a padded dimension is out of range");
     shape[k] = *n;
     bool grows = pw[2 * k] > 0 || pw[2 * k + 1] > 0;
-    if (mode != "constant" && grows && x.shape[k] == 0) return InvalidArgument(op + ": " + mode + " padding of an empty dimension");
+    if (mode != "constant" && grows && x.shape[k] == 0)
+      return InvalidArgument(op + ": " + mode + " padding of an empty dimension");
   }
   Tensor value = MakeTensor(x.dtype, {}, [](int64_t) { return 0.0; });
   if (args.size() == 2) {
@@ -619,10 +662,22 @@ StatusOr<Tensor> Pad(const std::vector<Tensor>& args, const Attrs& attrs) {
     for (size_t k = 0; k < nd; ++k) {
       int64_t n = x.shape[k];
       int64_t v = c[k] - pw[2 * k];
-      if (v >= 0 && v < n) { c[k] = v; continue; }
-      if (mode == "constant") { inside = false; break; }
-      if (mode == "edge") { c[k] = v < 0 ? 0 : n - 1; continue; }
-      if (n == 1) { c[k] = 0; continue; }
+      if (v >= 0 && v < n) {
+        c[k] = v;
+        continue;
+      }
+      if (mode == "constant") {
+        inside = false;
+        break;
+      }
+      if (mode == "edge") {
+        c[k] = v < 0 ? 0 : n - 1;
+        continue;
+      }
+      if (n == 1) {
+        c[k] = 0;
+        continue;
+      }
       int64_t period = 2 * (n - 1);  // reflect (the edge is not repeated)
       int64_t m = ((v % period) + period) % period;
       c[k] = m < n ? m : period - m;

@@ -71,17 +71,32 @@ OpEvalFn Unary(std::string op, FloatFn f, IntFn fi) {
   return [op, f, fi](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
     const Tensor& a = args[0];
-    if (IsFloat(a.dtype)) return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return f(a.GetDouble(i)); });
+    if (IsFloat(a.dtype))
+      return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return f(a.GetDouble(i)); });
     if (!fi || a.dtype == DataType::kBool)
       return InvalidArgument(op + " does not take " + std::string(DataTypeName(a.dtype)));
-    return IntTensor(op, a.dtype, a.shape, [&](int64_t i, i128* r) { return fi(LoadInt(a.dtype, ElemPtr(a, i)), a.dtype, r); });
+    return IntTensor(op, a.dtype, a.shape, [&](int64_t i, i128* r) {
+      return fi(LoadInt(a.dtype, ElemPtr(a, i)), a.dtype, r);
+    });
   };
 }
 
-bool IntIdentity(i128 x, DataType, i128* r) { *r = x; return true; }
-bool IntAbs(i128 x, DataType, i128* r) { *r = x < 0 ? -x : x; return true; }
-bool IntNeg(i128 x, DataType, i128* r) { *r = -x; return true; }
-bool IntSign(i128 x, DataType, i128* r) { *r = x > 0 ? 1 : x < 0 ? -1 : 0; return true; }
+bool IntIdentity(i128 x, DataType, i128* r) {
+  *r = x;
+  return true;
+}
+bool IntAbs(i128 x, DataType, i128* r) {
+  *r = x < 0 ? -x : x;
+  return true;
+}
+bool IntNeg(i128 x, DataType, i128* r) {
+  *r = -x;
+  return true;
+}
+bool IntSign(i128 x, DataType, i128* r) {
+  *r = x > 0 ? 1 : x < 0 ? -1 : 0;
+  return true;
+}
 bool IntSquare(i128 x, DataType, i128* r) { return !__builtin_mul_overflow(x, x, r); }
 
 StatusOr<Tensor> BitwiseNot(const std::vector<Tensor>& args, const Attrs&) {
@@ -104,7 +119,8 @@ OpEvalFn Predicate(std::string op, std::function<bool(double, const Attrs&)> p, 
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
     const Tensor& a = args[0];
     if (numeric && a.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
-    return MakeTensor(DataType::kBool, a.shape, [&](int64_t i) { return p(a.GetDouble(i), attrs) ? 1.0 : 0.0; });
+    return MakeTensor(DataType::kBool, a.shape,
+                      [&](int64_t i) { return p(a.GetDouble(i), attrs) ? 1.0 : 0.0; });
   };
 }
 
@@ -148,7 +164,11 @@ StatusOr<Tensor> Clip(const std::vector<Tensor>& args, const Attrs&) {
 void RegisterElementwiseKernels(OpKernelTable& t) {
   Set(t, "nn.relu", Relu);
   Set(t, "astype", Astype);
-  struct U { const char* name; FloatFn f; IntFn fi; };
+  struct U {
+    const char* name;
+    FloatFn f;
+    IntFn fi;
+  };
   const U unary[] = {
       {"abs", [](double x) { return std::fabs(x); }, IntAbs},
       {"negative", [](double x) { return -x; }, IntNeg},
@@ -182,13 +202,23 @@ void RegisterElementwiseKernels(OpKernelTable& t) {
   };
   for (const U& u : unary) Set(t, u.name, Unary(u.name, u.f, u.fi));
   Set(t, "bitwise_not", BitwiseNot);
-  Set(t, "logical_not", Predicate("logical_not", [](double x, const Attrs&) { return x == 0; }, false));
-  Set(t, "isnan", Predicate("isnan", [](double x, const Attrs&) { return std::isnan(x); }, true));
-  Set(t, "isfinite", Predicate("isfinite", [](double x, const Attrs&) { return std::isfinite(x); }, true));
-  Set(t, "isinf", Predicate("isinf", [](double x, const Attrs& a) {
-        return std::isinf(x) && ((x > 0 && BoolAttrOr(a, "detect_positive", true)) ||
-                                 (x < 0 && BoolAttrOr(a, "detect_negative", true)));
-      }, true));
+  Set(t, "logical_not",
+      Predicate(
+          "logical_not", [](double x, const Attrs&) { return x == 0; }, false));
+  Set(t, "isnan",
+      Predicate(
+          "isnan", [](double x, const Attrs&) { return std::isnan(x); }, true));
+  Set(t, "isfinite",
+      Predicate(
+          "isfinite", [](double x, const Attrs&) { return std::isfinite(x); }, true));
+  Set(t, "isinf",
+      Predicate(
+          "isinf",
+          [](double x, const Attrs& a) {
+            return std::isinf(x) && ((x > 0 && BoolAttrOr(a, "detect_positive", true)) ||
+                                     (x < 0 && BoolAttrOr(a, "detect_negative", true)));
+          },
+          true));
   Set(t, "nn.leakyrelu", WithAttrs("nn.leakyrelu", [](double x, const Attrs& a) {
         return x >= 0 || std::isnan(x) ? x : FloatAttrOr(a, "alpha", 0.01) * x;
       }));
@@ -202,7 +232,8 @@ void RegisterElementwiseKernels(OpKernelTable& t) {
         return x > 0 || std::isnan(x) ? x : FloatAttrOr(a, "alpha", 1.0) * std::expm1(x);
       }));
   Set(t, "nn.selu", WithAttrs("nn.selu", [](double x, const Attrs& a) {
-        double alpha = FloatAttrOr(a, "alpha", 1.6732632423543772), gamma = FloatAttrOr(a, "gamma", 1.0507009873554805);
+        double alpha = FloatAttrOr(a, "alpha", 1.6732632423543772),
+               gamma = FloatAttrOr(a, "gamma", 1.0507009873554805);
         return gamma * (x > 0 || std::isnan(x) ? x : alpha * std::expm1(x));
       }));
   Set(t, "nn.celu", WithAttrs("nn.celu", [](double x, const Attrs& a) {
@@ -212,13 +243,15 @@ void RegisterElementwiseKernels(OpKernelTable& t) {
       }));
   Set(t, "nn.hardsigmoid", WithAttrs("nn.hardsigmoid", [](double x, const Attrs& a) {
         if (std::isnan(x)) return x;
-        return std::max(0.0, std::min(1.0, FloatAttrOr(a, "alpha", 0.2) * x + FloatAttrOr(a, "beta", 0.5)));
+        return std::max(
+            0.0, std::min(1.0, FloatAttrOr(a, "alpha", 0.2) * x + FloatAttrOr(a, "beta", 0.5)));
       }));
   Set(t, "nn.hardswish", WithAttrs("nn.hardswish", [](double x, const Attrs&) {
         if (std::isnan(x)) return x;
         return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
       }));
-  Set(t, "nn.softsign", WithAttrs("nn.softsign", [](double x, const Attrs&) { return x / (1 + std::fabs(x)); }));
+  Set(t, "nn.softsign",
+      WithAttrs("nn.softsign", [](double x, const Attrs&) { return x / (1 + std::fabs(x)); }));
   Set(t, "nn.mish", WithAttrs("nn.mish", [](double x, const Attrs&) {
         double sp = x > 20 ? x : std::log1p(std::exp(x));
         return x * std::tanh(sp);

@@ -15,7 +15,8 @@ ExternKernelDef Permute(std::string name, std::string description, std::vector<i
   d.name = std::move(name);
   d.description = std::move(description);
   d.fn = [axes, n = d.name](const std::vector<Tensor>& in, const Type&) -> StatusOr<Tensor> {
-    if (in.size() != 1) return InvalidArgument("@" + n + " takes 1 tensor, got " + std::to_string(in.size()));
+    if (in.size() != 1)
+      return InvalidArgument("@" + n + " takes 1 tensor, got " + std::to_string(in.size()));
     if (in[0].shape.size() != axes.size())
       return InvalidArgument("@" + n + " needs a " + std::to_string(axes.size()) + "-D tensor");
     std::vector<AttrValue> l;
@@ -32,7 +33,8 @@ KernelRegistry& KernelRegistry::Global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
     Status s = r->Register(Permute("transform_layout_IOHW_to_OIHW",
-                                   "conv weight layout IOHW -> OIHW (swaps the first two dims)", {1, 0, 2, 3}));
+                                   "conv weight layout IOHW -> OIHW (swaps the first two dims)",
+                                   {1, 0, 2, 3}));
     s = r->Register(Permute("transpose", "2-D transpose", {1, 0}));
     (void)s;  // distinct built-in names
     return r;
@@ -41,13 +43,16 @@ KernelRegistry& KernelRegistry::Global() {
 }
 
 Status KernelRegistry::Register(ExternKernelDef def) {
-  if (def.name.empty()) return InvalidArgument("an extern kernel from " + def.origin + " has no name");
-  if (!def.fn && !def.tuple_fn) return InvalidArgument("extern kernel @" + def.name + " from " + def.origin + " has no function");
+  if (def.name.empty())
+    return InvalidArgument("an extern kernel from " + def.origin + " has no name");
+  if (!def.fn && !def.tuple_fn)
+    return InvalidArgument("extern kernel @" + def.name + " from " + def.origin +
+                           " has no function");
   std::string name = def.name, origin = def.origin;
   auto taken = kernels_.Insert(name, std::make_shared<const ExternKernelDef>(std::move(def)));
   if (taken)
-    return AlreadyExists("extern kernel @" + name + " from " + origin + " is already registered by " +
-                         taken->origin);
+    return AlreadyExists("extern kernel @" + name + " from " + origin +
+                         " is already registered by " + taken->origin);
   return Status::Ok();
 }
 

@@ -16,14 +16,15 @@
 
 #include "ir/status.h"
 #include "ir/support/registry.h"
-#include "kernels/tensor.h"
 #include "ir/type.h"
+#include "kernels/tensor.h"
 
 namespace plir {
 
 // Computes an extern's output (of the call's type `out`, its sinfo_args)
 // from its input tensors. Errors are values; a kernel never throws.
-using ExternKernelFn = std::function<StatusOr<Tensor>(const std::vector<Tensor>& in, const Type& out)>;
+using ExternKernelFn =
+    std::function<StatusOr<Tensor>(const std::vector<Tensor>& in, const Type& out)>;
 
 // Computes the outputs of an extern with several (a call whose type `out` is
 // a tuple of tensors, one per element, as a TIR PrimFunc with several output
@@ -32,10 +33,10 @@ using ExternKernelTupleFn =
     std::function<StatusOr<std::vector<Tensor>>(const std::vector<Tensor>& in, const Type& out)>;
 
 struct ExternKernelDef {
-  std::string name;         // the extern function's name, without '@'
+  std::string name;  // the extern function's name, without '@'
   std::string description;
   ExternKernelFn fn;             // for a tensor result
-  std::string origin = "core";  // who registered it (for duplicate errors)
+  std::string origin = "core";   // who registered it (for duplicate errors)
   ExternKernelTupleFn tuple_fn;  // for a tuple result; a kernel has fn, tuple_fn or both
 };
 

@@ -1,7 +1,7 @@
 // Reference kernels of matmul and einsum.
+#include "ir/ops/einsum_subscripts.h"
 #include "kernels/internal/elements.h"
 #include "kernels/op_kernels.h"
-#include "ir/ops/einsum_subscripts.h"
 
 namespace plir::internal {
 namespace {
@@ -16,7 +16,8 @@ StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
   if (b_vec) b.shape.push_back(1);
   int64_t n = a.shape[a.shape.size() - 2], k = a.shape.back(), m = b.shape.back();
   if (b.shape[b.shape.size() - 2] != k) return InvalidArgument("matmul: contraction mismatch");
-  std::vector<int64_t> ba(a.shape.begin(), a.shape.end() - 2), bb(b.shape.begin(), b.shape.end() - 2);
+  std::vector<int64_t> ba(a.shape.begin(), a.shape.end() - 2),
+      bb(b.shape.begin(), b.shape.end() - 2);
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> batch, BroadcastShape(ba, bb));
   auto sa = Strides(ba), sb = Strides(bb);
   std::vector<int64_t> shape = batch;
@@ -39,7 +40,8 @@ StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
       for (int64_t t = 0; t < k; ++t) {
         i128 p;
         if (__builtin_mul_overflow(LoadInt(a.dtype, a.data->data() + (oa + i * k + t) * size),
-                                   LoadInt(b.dtype, b.data->data() + (ob + t * m + j) * size), &p) ||
+                                   LoadInt(b.dtype, b.data->data() + (ob + t * m + j) * size),
+                                   &p) ||
             __builtin_add_overflow(*s, p, s))
           return false;
       }
@@ -52,7 +54,8 @@ StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
       int64_t i, j, oa, ob;
       offsets(flat, &i, &j, &oa, &ob);
       double s = 0;
-      for (int64_t t = 0; t < k; ++t) s += a.GetDouble(oa + i * k + t) * b.GetDouble(ob + t * m + j);
+      for (int64_t t = 0; t < k; ++t)
+        s += a.GetDouble(oa + i * k + t) * b.GetDouble(ob + t * m + j);
       return s;
     });
   }
@@ -81,8 +84,11 @@ StatusOr<Tensor> Einsum(const std::vector<Tensor>& args, const Attrs& attrs) {
     for (size_t i = 0; i < spec.inputs[k].size(); ++i) {
       int64_t d = args[k].shape[i];
       int64_t& s = size[spec.inputs[k][i]];
-      if (s < 0 || s == 1) s = d;
-      else if (d != 1 && d != s) return InvalidArgument("einsum: a label has sizes " + std::to_string(s) + " and " + std::to_string(d));
+      if (s < 0 || s == 1)
+        s = d;
+      else if (d != 1 && d != s)
+        return InvalidArgument("einsum: a label has sizes " + std::to_string(s) + " and " +
+                               std::to_string(d));
     }
   std::vector<int> labels = spec.output;  // output labels, then the summed ones
   std::vector<bool> in_out(spec.num_labels, false);
@@ -95,7 +101,8 @@ StatusOr<Tensor> Einsum(const std::vector<Tensor>& args, const Attrs& attrs) {
   i128 combos = 1;
   for (int l : labels) {
     combos *= size[l];
-    if (combos > (i128{1} << 30)) return ResourceExhausted("einsum: more than 2^30 products to sum");
+    if (combos > (i128{1} << 30))
+      return ResourceExhausted("einsum: more than 2^30 products to sum");
   }
   // Each operand's stride per label (0 where broadcast).
   std::vector<std::vector<int64_t>> stride(args.size(), std::vector<int64_t>(labels.size(), 0));
@@ -118,8 +125,14 @@ StatusOr<Tensor> Einsum(const std::vector<Tensor>& args, const Attrs& attrs) {
     return o;
   };
   auto coords = [&](int64_t oi, int64_t r) {
-    for (size_t j = spec.output.size(); j-- > 0;) { c[j] = oi % size[labels[j]]; oi /= size[labels[j]]; }
-    for (size_t j = labels.size(); j-- > spec.output.size();) { c[j] = r % size[labels[j]]; r /= size[labels[j]]; }
+    for (size_t j = spec.output.size(); j-- > 0;) {
+      c[j] = oi % size[labels[j]];
+      oi /= size[labels[j]];
+    }
+    for (size_t j = labels.size(); j-- > spec.output.size();) {
+      c[j] = r % size[labels[j]];
+      r /= size[labels[j]];
+    }
   };
   if (exact) {
     return IntTensor(op, dt, shape, [&](int64_t oi, i128* sum) {

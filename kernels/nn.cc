@@ -10,7 +10,8 @@ StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   const Tensor& d = args[0];
   const Tensor& w = args[1];
   if (d.dtype != w.dtype) return InvalidArgument("nn.conv2d: dtypes differ");
-  if (d.shape.size() != 4 || w.shape.size() != 4) return InvalidArgument("nn.conv2d: 4-D tensors needed");
+  if (d.shape.size() != 4 || w.shape.size() != 4)
+    return InvalidArgument("nn.conv2d: 4-D tensors needed");
   auto expand = [](std::vector<int64_t> v, size_t n) {
     if (v.size() == 1) v.assign(n, v[0]);
     if (n == 4 && v.size() == 2) v = {v[0], v[1], v[0], v[1]};
@@ -24,14 +25,16 @@ StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   int64_t groups = attrs.Get("groups") ? attrs.Get("groups")->as_int() : 1;
   int64_t N = d.shape[0], C = d.shape[1], H = d.shape[2], W = d.shape[3];
   int64_t O = w.shape[0], I = w.shape[1], KH = w.shape[2], KW = w.shape[3];
-  if (groups <= 0 || O % groups != 0 || C != I * groups) return InvalidArgument("nn.conv2d: channel mismatch");
+  if (groups <= 0 || O % groups != 0 || C != I * groups)
+    return InvalidArgument("nn.conv2d: channel mismatch");
   int64_t OH = (H + pad[0] + pad[2] - dil[0] * (KH - 1) - 1) / st[0] + 1;
   int64_t OW = (W + pad[1] + pad[3] - dil[1] * (KW - 1) - 1) / st[1] + 1;
   if (OH < 0 || OW < 0) return InvalidArgument("nn.conv2d: window larger than the padded input");
   int64_t opg = O / groups;
   // Calls visit(data index, weight index) for each tap of output `flat`.
   auto taps = [&](int64_t flat, auto&& visit) {
-    int64_t ow = flat % OW, oh = (flat / OW) % OH, o = (flat / (OW * OH)) % O, n = flat / (OW * OH * O);
+    int64_t ow = flat % OW, oh = (flat / OW) % OH, o = (flat / (OW * OH)) % O,
+            n = flat / (OW * OH * O);
     int64_t g = o / opg;
     for (int64_t ic = 0; ic < I; ++ic)
       for (int64_t kh = 0; kh < KH; ++kh)
@@ -40,7 +43,8 @@ StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
           int64_t iw = ow * st[1] - pad[1] + kw * dil[1];
           if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
           int64_t c = g * I + ic;
-          if (!visit(((n * C + c) * H + ih) * W + iw, ((o * I + ic) * KH + kh) * KW + kw)) return false;
+          if (!visit(((n * C + c) * H + ih) * W + iw, ((o * I + ic) * KH + kh) * KW + kw))
+            return false;
         }
     return true;
   };
@@ -97,7 +101,8 @@ StatusOr<Tensor> Conv2dAnyLayout(const std::vector<Tensor>& args, const Attrs& a
   };
   std::vector<Attrs::Entry> rest;
   for (const auto& e : attrs.entries())
-    if (e.first.str() != "data_layout" && e.first.str() != "kernel_layout" && e.first.str() != "out_layout")
+    if (e.first.str() != "data_layout" && e.first.str() != "kernel_layout" &&
+        e.first.str() != "out_layout")
       rest.push_back(e);
   PLIR_ASSIGN_OR_RETURN(Tensor d, permute(args[0], da));
   PLIR_ASSIGN_OR_RETURN(Tensor w, permute(args[1], ka));
@@ -112,8 +117,8 @@ StatusOr<Tensor> Conv2dAnyLayout(const std::vector<Tensor>& args, const Attrs& a
 // data (N, C, in...), weight (O, C/groups, k...) or, transposed,
 // (C, O/groups, k...). Floats accumulate in double; integers are exact
 // (overflow is an error).
-StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& attrs, const char* key, int n,
-                                           int64_t def, bool pad) {
+StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& attrs,
+                                           const char* key, int n, int64_t def, bool pad) {
   std::vector<int64_t> v = IntList(attrs, key, {def});
   size_t want = pad ? 2 * n : n;
   if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
@@ -122,12 +127,14 @@ StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& a
     out.insert(out.end(), v.begin(), v.end());
     return out;
   }
-  if (v.size() != want) return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
+  if (v.size() != want)
+    return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
   return v;
 }
 
 OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
-  return [op, nd, transpose](const std::vector<Tensor>& args, const Attrs& attrs) -> StatusOr<Tensor> {
+  return [op, nd, transpose](const std::vector<Tensor>& args,
+                             const Attrs& attrs) -> StatusOr<Tensor> {
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
     const Tensor& x = args[0];
     const Tensor& w = args[1];
@@ -140,17 +147,21 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
     static const char* tl[] = {"IOW", "IOHW", "IODHW"};
     if (StringAttrOr(attrs, "data_layout", dl[nd - 1]) != dl[nd - 1] ||
         StringAttrOr(attrs, "out_layout", dl[nd - 1]) != dl[nd - 1] ||
-        StringAttrOr(attrs, "kernel_layout", transpose ? tl[nd - 1] : kl[nd - 1]) != (transpose ? tl[nd - 1] : kl[nd - 1]))
+        StringAttrOr(attrs, "kernel_layout", transpose ? tl[nd - 1] : kl[nd - 1]) !=
+            (transpose ? tl[nd - 1] : kl[nd - 1]))
       return InvalidArgument(op + ": unsupported layout");
     PLIR_ASSIGN_OR_RETURN(auto st, ConvSpatial(op, attrs, "strides", nd, 1, false));
     PLIR_ASSIGN_OR_RETURN(auto dil, ConvSpatial(op, attrs, "dilation", nd, 1, false));
     PLIR_ASSIGN_OR_RETURN(auto pad, ConvSpatial(op, attrs, "padding", nd, 0, true));
     std::vector<int64_t> opad(nd, 0);
-    if (transpose) { PLIR_ASSIGN_OR_RETURN(opad, ConvSpatial(op, attrs, "output_padding", nd, 0, false)); }
+    if (transpose) {
+      PLIR_ASSIGN_OR_RETURN(opad, ConvSpatial(op, attrs, "output_padding", nd, 0, false));
+    }
     int64_t groups = IntAttrOr(attrs, "groups", 1);
     for (int i = 0; i < nd; ++i)
-      if (st[i] <= 0 || dil[i] <= 0 || pad[i] < 0 || pad[i + nd] < 0 || opad[i] < 0 || st[i] > (int64_t{1} << 31) ||
-          dil[i] > (int64_t{1} << 31) || pad[i] > (int64_t{1} << 40) || pad[i + nd] > (int64_t{1} << 40) ||
+      if (st[i] <= 0 || dil[i] <= 0 || pad[i] < 0 || pad[i + nd] < 0 || opad[i] < 0 ||
+          st[i] > (int64_t{1} << 31) || dil[i] > (int64_t{1} << 31) ||
+          pad[i] > (int64_t{1} << 40) || pad[i + nd] > (int64_t{1} << 40) ||
           opad[i] > (int64_t{1} << 31))
         return InvalidArgument(op + ": bad strides, dilation or padding");
     int64_t N = x.shape[0], C = x.shape[1];
@@ -178,10 +189,13 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
         if (padded < eff) return InvalidArgument(op + ": kernel larger than the padded input");
         o = (padded - eff) / st[i] + 1;
       } else {
-        o = in[i] == 0 ? 0 : static_cast<i128>(in[i] - 1) * st[i] - pad[i] - pad[i + nd] + eff + opad[i];
+        o = in[i] == 0
+                ? 0
+                : static_cast<i128>(in[i] - 1) * st[i] - pad[i] - pad[i + nd] + eff + opad[i];
         if (o < 0) return InvalidArgument(op + ": the padding is larger than the output");
       }
-      if (o > (static_cast<i128>(1) << 62)) return InvalidArgument(op + ": the output is too large");
+      if (o > (static_cast<i128>(1) << 62))
+        return InvalidArgument(op + ": the output is too large");
       shape.push_back(static_cast<int64_t>(o));
     }
     PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
@@ -196,7 +210,8 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
     auto acc = [&](int64_t oi, int64_t xi, int64_t wi) {
       if (exact) {
         i128 p;
-        if (__builtin_mul_overflow(LoadInt(x.dtype, ElemPtr(x, xi)), LoadInt(w.dtype, ElemPtr(w, wi)), &p) ||
+        if (__builtin_mul_overflow(LoadInt(x.dtype, ElemPtr(x, xi)),
+                                   LoadInt(w.dtype, ElemPtr(w, wi)), &p) ||
             __builtin_add_overflow(io[oi], p, &io[oi]))
           overflow = true;
       } else {
@@ -206,7 +221,10 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
     std::vector<int64_t> kc(nd), pos(nd);
     // Tap t's kernel coordinates.
     auto tap = [&](int64_t t) {
-      for (int i = nd - 1; i >= 0; --i) { kc[i] = t % k[i]; t /= k[i]; }
+      for (int i = nd - 1; i >= 0; --i) {
+        kc[i] = t % k[i];
+        t /= k[i];
+      }
     };
     if (!transpose) {
       std::vector<int64_t> oc(nd);
@@ -249,8 +267,13 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
         }
       }
     }
-    if (overflow) return InvalidArgument(op + ": " + std::string(DataTypeName(x.dtype)) + " overflow");
-    if (exact) return IntTensor(op, x.dtype, shape, [&](int64_t i, i128* r) { *r = io[i]; return true; });
+    if (overflow)
+      return InvalidArgument(op + ": " + std::string(DataTypeName(x.dtype)) + " overflow");
+    if (exact)
+      return IntTensor(op, x.dtype, shape, [&](int64_t i, i128* r) {
+        *r = io[i];
+        return true;
+      });
     return MakeTensor(x.dtype, shape, [&](int64_t i) { return fo[i]; });
   };
 }

@@ -12,7 +12,8 @@ OpEvalFn Softmax(std::string op, bool log) {
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
     const Tensor& a = args[0];
     if (!IsFloat(a.dtype)) return InvalidArgument(op + " needs a float tensor");
-    PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", -1), a.shape.size()));
+    PLIR_ASSIGN_OR_RETURN(int64_t axis,
+                          KernelAxis(op, IntAttrOr(attrs, "axis", -1), a.shape.size()));
     int64_t len = a.shape[axis];
     int64_t inner = 1;
     for (size_t i = axis + 1; i < a.shape.size(); ++i) inner *= a.shape[i];
@@ -38,18 +39,21 @@ struct Param {
   const Tensor* t = nullptr;  // null: absent (gamma 1, beta 0)
   std::vector<int64_t> ns, strides;
   double def = 0;
-  double At(int64_t k) const { return t ? t->GetDouble(BroadcastIndex(k, ns, t->shape, strides)) : def; }
+  double At(int64_t k) const {
+    return t ? t->GetDouble(BroadcastIndex(k, ns, t->shape, strides)) : def;
+  }
 };
 
-StatusOr<Param> MakeParam(const std::string& op, const char* what, const Tensor* t, const DataType dt,
-                          const std::vector<int64_t>& ns, double def) {
+StatusOr<Param> MakeParam(const std::string& op, const char* what, const Tensor* t,
+                          const DataType dt, const std::vector<int64_t>& ns, double def) {
   Param p;
   p.def = def;
   p.ns = ns;
   if (!t) return p;
   if (t->dtype != dt) return InvalidArgument(op + ": " + what + " differs from the data in dtype");
   auto b = BroadcastShape(ns, t->shape);
-  if (!b.ok() || *b != ns) return InvalidArgument(op + ": " + what + " does not match the normalized shape");
+  if (!b.ok() || *b != ns)
+    return InvalidArgument(op + ": " + what + " does not match the normalized shape");
   p.t = t;
   p.strides = Strides(t->shape);
   return p;
@@ -65,15 +69,19 @@ OpEvalFn LayerNorm(std::string op, bool rms) {
     std::vector<int64_t> axes;
     for (int64_t a : given) {
       PLIR_ASSIGN_OR_RETURN(int64_t n, KernelAxis(op, a, x.shape.size()));
-      if (!axes.empty() && n <= axes.back()) return InvalidArgument(op + ": axes must be increasing");
+      if (!axes.empty() && n <= axes.back())
+        return InvalidArgument(op + ": axes must be increasing");
       axes.push_back(n);
     }
     std::vector<int64_t> ns;
     for (int64_t a : axes) ns.push_back(x.shape[a]);
     double eps = FloatAttrOr(attrs, "epsilon", 1e-5);
-    bool scale = rms || BoolAttrOr(attrs, "scale", true), center = !rms && BoolAttrOr(attrs, "center", true);
-    PLIR_ASSIGN_OR_RETURN(Param gamma, MakeParam(op, rms ? "weight" : "gamma", scale ? &args[1] : nullptr, x.dtype, ns, 1));
-    PLIR_ASSIGN_OR_RETURN(Param beta, MakeParam(op, "beta", center ? &args[2] : nullptr, x.dtype, ns, 0));
+    bool scale = rms || BoolAttrOr(attrs, "scale", true),
+         center = !rms && BoolAttrOr(attrs, "center", true);
+    PLIR_ASSIGN_OR_RETURN(Param gamma, MakeParam(op, rms ? "weight" : "gamma",
+                                                 scale ? &args[1] : nullptr, x.dtype, ns, 1));
+    PLIR_ASSIGN_OR_RETURN(Param beta,
+                          MakeParam(op, "beta", center ? &args[2] : nullptr, x.dtype, ns, 0));
     ReduceGeometry g(x.shape, axes);
     std::vector<double> out(x.NumElements());
     for (int64_t o = 0; o < g.outer; ++o) {
@@ -102,7 +110,8 @@ OpEvalFn GroupNorm(std::string op, bool instance) {
     const Tensor& x = args[0];
     PLIR_RETURN_IF_ERROR(NeedFloat(op, x));
     if (x.shape.size() < 2) return InvalidArgument(op + ": data of rank >= 2 needed");
-    PLIR_ASSIGN_OR_RETURN(int64_t c, KernelAxis(op, IntAttrOr(attrs, "channel_axis", 1), x.shape.size()));
+    PLIR_ASSIGN_OR_RETURN(int64_t c,
+                          KernelAxis(op, IntAttrOr(attrs, "channel_axis", 1), x.shape.size()));
     std::vector<int64_t> axes;
     if (attrs.Get("axes")) {
       PLIR_ASSIGN_OR_RETURN(axes, KernelAxes(op, attrs.Get("axes"), x.shape.size()));
@@ -114,13 +123,15 @@ OpEvalFn GroupNorm(std::string op, bool instance) {
       if (a == c) return InvalidArgument(op + ": axes must not include the channel axis");
     int64_t C = x.shape[c];
     int64_t G = instance ? C : IntAttrOr(attrs, "num_groups", 0);
-    if (G <= 0 || (C > 0 && C % G != 0)) return InvalidArgument(op + ": the channels are not divisible by num_groups");
+    if (G <= 0 || (C > 0 && C % G != 0))
+      return InvalidArgument(op + ": the channels are not divisible by num_groups");
     int64_t per = C > 0 ? C / G : 1;
     double eps = FloatAttrOr(attrs, "epsilon", 1e-5);
     bool scale = BoolAttrOr(attrs, "scale", true), center = BoolAttrOr(attrs, "center", true);
     for (int i = 1; i < 3; ++i)
       if (args[i].dtype != x.dtype || args[i].NumElements() != C)
-        return InvalidArgument(op + ": gamma and beta must have one value per channel, of the data's dtype");
+        return InvalidArgument(
+            op + ": gamma and beta must have one value per channel, of the data's dtype");
     std::vector<int64_t> red = axes;
     red.push_back(c);
     std::sort(red.begin(), red.end());
@@ -165,8 +176,10 @@ StatusOr<Tensor> BatchNorm(const std::vector<Tensor>& args, const Attrs& attrs) 
   int64_t C = x.shape[c];
   for (int i = 1; i < 5; ++i)
     if (args[i].dtype != x.dtype || args[i].NumElements() != C)
-      return InvalidArgument(op + ": gamma, beta, moving_mean and moving_var must have one value per channel, "
-                                  "of the data's dtype");
+      return InvalidArgument(
+          op +
+          ": gamma, beta, moving_mean and moving_var must have one value per channel, "
+          "of the data's dtype");
   double eps = FloatAttrOr(attrs, "epsilon", 1e-5);
   bool scale = BoolAttrOr(attrs, "scale", true), center = BoolAttrOr(attrs, "center", true);
   int64_t cstride = Strides(x.shape)[c];

@@ -7,9 +7,12 @@ using namespace testing_kernels;
 
 TEST(NormalizationKernelTest, SoftmaxAndLogSoftmax) {
   // ONNX LogSoftmax's example.
-  EXPECT_TRUE(Near(Values(Eval("nn.log_softmax", {F32({-1, 0, 1}, {1, 3})})), {-2.40760596, -1.40760596, -0.40760596}));
-  EXPECT_TRUE(Near(Values(Eval("nn.softmax", {F32({-1, 0, 1}, {1, 3})})), {0.09003057, 0.24472847, 0.66524096}));
-  EXPECT_TRUE(Near(Values(Eval("nn.softmax", {F32({1, 3, 1, 3}, {2, 2})}, A("axis", 0))), {0.5, 0.5, 0.5, 0.5}));
+  EXPECT_TRUE(Near(Values(Eval("nn.log_softmax", {F32({-1, 0, 1}, {1, 3})})),
+                   {-2.40760596, -1.40760596, -0.40760596}));
+  EXPECT_TRUE(Near(Values(Eval("nn.softmax", {F32({-1, 0, 1}, {1, 3})})),
+                   {0.09003057, 0.24472847, 0.66524096}));
+  EXPECT_TRUE(Near(Values(Eval("nn.softmax", {F32({1, 3, 1, 3}, {2, 2})}, A("axis", 0))),
+                   {0.5, 0.5, 0.5, 0.5}));
   EXPECT_FALSE(Error("nn.log_softmax", {F32({1})}, A("axis", 2)).empty());
   EXPECT_FALSE(Error("nn.softmax", {T(DataType::kInt32, {1})}).empty());
 }
@@ -19,8 +22,9 @@ TEST(NormalizationKernelTest, LayerNorm) {
   Tensor gamma = F32({2, 2, 2}), beta = F32({1, 1, 1});
   // Row 1: mean 2, variance 2/3; row 2: mean 6, variance 8/3.
   double r = 1 / std::sqrt(2.0 / 3);
-  EXPECT_TRUE(Near(Values(Eval("nn.layer_norm", {x, gamma, beta}, A("axes", L({-1}), "epsilon", 0.0))),
-                   {1 - 2 * r, 1, 1 + 2 * r, 1 - 2 * r, 1, 1 + 2 * r}));
+  EXPECT_TRUE(
+      Near(Values(Eval("nn.layer_norm", {x, gamma, beta}, A("axes", L({-1}), "epsilon", 0.0))),
+           {1 - 2 * r, 1, 1 + 2 * r, 1 - 2 * r, 1, 1 + 2 * r}));
   // Over both axes: mean 4, variance 16/3 - ... computed by hand: values 1,2,3,4,6,8.
   double mean = 4, var = (9 + 4 + 1 + 0 + 4 + 16) / 6.0;
   Tensor g2 = F32({1, 1, 1, 1, 1, 1}, {2, 3}), b2 = F32({0, 0, 0, 0, 0, 0}, {2, 3});
@@ -28,11 +32,14 @@ TEST(NormalizationKernelTest, LayerNorm) {
   for (double v : {1, 2, 3, 4, 6, 8}) want.push_back((v - mean) / std::sqrt(var + 1e-5));
   EXPECT_TRUE(Near(Values(Eval("nn.layer_norm", {x, g2, b2}, A("axes", L({0, 1})))), want));
   // scale=false, center=false ignore gamma and beta.
-  EXPECT_TRUE(Near(Values(Eval("nn.layer_norm", {x, gamma, beta}, A("axes", L({1}), "epsilon", 0.0, "scale", false, "center", false))),
+  EXPECT_TRUE(Near(Values(Eval("nn.layer_norm", {x, gamma, beta},
+                               A("axes", L({1}), "epsilon", 0.0, "scale", false, "center", false))),
                    {-r, 0, r, -r, 0, r}));
   EXPECT_FALSE(Error("nn.layer_norm", {x, F32({1, 1}), beta}, A("axes", L({1}))).empty());
-  Tensor h = Eval("nn.layer_norm", {T(DataType::kFloat16, {1, 3}), T(DataType::kFloat16, {1, 1}), T(DataType::kFloat16, {0, 0})},
-                 A("axes", L({0})));
+  Tensor h = Eval(
+      "nn.layer_norm",
+      {T(DataType::kFloat16, {1, 3}), T(DataType::kFloat16, {1, 1}), T(DataType::kFloat16, {0, 0})},
+      A("axes", L({0})));
   EXPECT_EQ(h.dtype, DataType::kFloat16);
   EXPECT_TRUE(Near(Values(h), {-1, 1}));
 }
@@ -44,15 +51,20 @@ TEST(NormalizationKernelTest, RmsNorm) {
 
 TEST(NormalizationKernelTest, BatchNorm) {
   Tensor x = F32({1, 2, 3, 4}, {1, 2, 1, 2});
-  Tensor out = Eval("nn.batch_norm", {x, F32({1, 2}), F32({0, 1}), F32({1.5, 3.5}), F32({0.25, 0.25})}, A("epsilon", 0.0));
+  Tensor out =
+      Eval("nn.batch_norm", {x, F32({1, 2}), F32({0, 1}), F32({1.5, 3.5}), F32({0.25, 0.25})},
+           A("epsilon", 0.0));
   EXPECT_EQ(out.shape, x.shape);
   EXPECT_TRUE(Near(Values(out), {-1, 1, -1, 3}));
   // Channels last (axis=-1).
   Tensor xl = F32({1, 3, 2, 4}, {2, 2});
-  EXPECT_TRUE(Near(Values(Eval("nn.batch_norm", {xl, F32({1, 2}), F32({0, 1}), F32({1.5, 3.5}), F32({0.25, 0.25})},
-                              A("axis", -1, "epsilon", 0.0))),
+  EXPECT_TRUE(Near(Values(Eval("nn.batch_norm",
+                               {xl, F32({1, 2}), F32({0, 1}), F32({1.5, 3.5}), F32({0.25, 0.25})},
+                               A("axis", -1, "epsilon", 0.0))),
                    {-1, -1, 1, 3}));
-  EXPECT_FALSE(Error("nn.batch_norm", {x, F32({1}), F32({0, 1}), F32({1.5, 3.5}), F32({0.25, 0.25})}).empty());
+  EXPECT_FALSE(
+      Error("nn.batch_norm", {x, F32({1}), F32({0, 1}), F32({1.5, 3.5}), F32({0.25, 0.25})})
+          .empty());
 }
 
 TEST(NormalizationKernelTest, GroupAndInstanceNorm) {
@@ -64,10 +76,12 @@ TEST(NormalizationKernelTest, GroupAndInstanceNorm) {
   want.insert(want.end(), g.begin(), g.end());
   EXPECT_TRUE(Near(Values(Eval("nn.group_norm", {x, ones, zeros}, A("num_groups", 2))), want));
   // Instance norm: every channel [a, a + 1] -> [-1, 1] (epsilon 0).
-  EXPECT_TRUE(Near(Values(Eval("nn.instance_norm", {x, F32({1, 1, 2, 1}), F32({0, 0, 0, 5})}, A("epsilon", 0.0))),
+  EXPECT_TRUE(Near(Values(Eval("nn.instance_norm", {x, F32({1, 1, 2, 1}), F32({0, 0, 0, 5})},
+                               A("epsilon", 0.0))),
                    {-1, 1, -1, 1, -2, 2, 4, 6}));
   EXPECT_FALSE(Error("nn.group_norm", {x, ones, zeros}, A("num_groups", 3)).empty());
-  EXPECT_FALSE(Error("nn.group_norm", {x, ones, zeros}, A("num_groups", 2, "axes", L({1}))).empty());
+  EXPECT_FALSE(
+      Error("nn.group_norm", {x, ones, zeros}, A("num_groups", 2, "axes", L({1}))).empty());
 }
 
 }  // namespace

@@ -46,7 +46,8 @@ StatusOr<Tensor> EvalOp(const OpNode& op, const std::vector<Tensor>& args, const
   return eval(args, attrs);
 }
 
-StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args, const Attrs& attrs) {
+StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args,
+                        const Attrs& attrs) {
   Op o = OpRegistry::Global().Lookup(op);
   if (!o) return NotFound("unknown op '" + op + "'");
   return EvalOp(*o, args, attrs);

@@ -54,8 +54,7 @@ OpEvalFn FindOpKernel(const OpNode& op);
 // Evaluates a registered op on concrete tensors through its kernel. Fails if
 // the op is unknown or has no kernel, and with the kernel's error (shape
 // errors, integer division by zero, overflow).
-StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args,
-                        const Attrs& attrs);
+StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args, const Attrs& attrs);
 // The same for an op already looked up.
 StatusOr<Tensor> EvalOp(const OpNode& op, const std::vector<Tensor>& args, const Attrs& attrs);
 // Former name of EvalOp, kept for source compatibility.

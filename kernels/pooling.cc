@@ -23,8 +23,8 @@ std::optional<std::vector<int>> Layout(const std::string& layout, int nd) {
   return axes;
 }
 
-StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key, int n,
-                                       int64_t def, bool pad) {
+StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key,
+                                       int n, int64_t def, bool pad) {
   std::vector<int64_t> v = IntList(attrs, key, {def});
   size_t want = pad ? 2 * n : n;
   if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
@@ -33,7 +33,8 @@ StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs
     out.insert(out.end(), v.begin(), v.end());
     return out;
   }
-  if (v.size() != want) return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
+  if (v.size() != want)
+    return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
   return v;
 }
 
@@ -44,7 +45,10 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
     const Tensor& x = args[0];
     if (x.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
-    std::string layout = StringAttrOr(attrs, "layout", nd == 1 ? "NCW" : nd == 2 ? "NCHW" : "NCDHW");
+    std::string layout = StringAttrOr(attrs, "layout",
+                                      nd == 1   ? "NCW"
+                                      : nd == 2 ? "NCHW"
+                                                : "NCDHW");
     auto pos = Layout(layout, nd);
     if (!pos || StringAttrOr(attrs, "out_layout", layout) != layout)
       return InvalidArgument(op + ": unsupported layout " + layout);
@@ -56,7 +60,9 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
     for (int i = 0; i < nd; ++i) in[i] = x.shape[(*pos)[2 + i]];
     if (adaptive) {
       std::vector<int64_t> size = in;
-      if (attrs.Get("output_size")) { PLIR_ASSIGN_OR_RETURN(size, Spatial(op, attrs, "output_size", nd, 1, false)); }
+      if (attrs.Get("output_size")) {
+        PLIR_ASSIGN_OR_RETURN(size, Spatial(op, attrs, "output_size", nd, 1, false));
+      }
       for (int i = 0; i < nd; ++i) {
         if (size[i] <= 0) return InvalidArgument(op + ": output_size must be positive");
         out_sp[i] = size[i];
@@ -68,12 +74,13 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
       PLIR_ASSIGN_OR_RETURN(p, Spatial(op, attrs, "padding", nd, 0, true));
       bool ceil = BoolAttrOr(attrs, "ceil_mode", false);
       for (int i = 0; i < nd; ++i) {
-        if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || p[i + nd] < 0 || k[i] > (int64_t{1} << 31) ||
-            s[i] > (int64_t{1} << 31) || d[i] > (int64_t{1} << 31) || p[i] > (int64_t{1} << 40) ||
-            p[i + nd] > (int64_t{1} << 40))
+        if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || p[i + nd] < 0 ||
+            k[i] > (int64_t{1} << 31) || s[i] > (int64_t{1} << 31) || d[i] > (int64_t{1} << 31) ||
+            p[i] > (int64_t{1} << 40) || p[i + nd] > (int64_t{1} << 40))
           return InvalidArgument(op + ": bad pool_size, strides, dilation or padding");
         int64_t eff = d[i] * (k[i] - 1) + 1, padded = in[i] + p[i] + p[i + nd];
-        if (padded < eff) return InvalidArgument(op + ": the window is larger than the padded input");
+        if (padded < eff)
+          return InvalidArgument(op + ": the window is larger than the padded input");
         int64_t o = ceil ? (padded - eff + s[i] - 1) / s[i] + 1 : (padded - eff) / s[i] + 1;
         if (ceil && (o - 1) * s[i] >= in[i] + p[i]) --o;
         out_sp[i] = o;
@@ -102,7 +109,9 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
             spatial = true;
             if (adaptive) {
               first[i] = static_cast<int64_t>(static_cast<i128>(c) * in[i] / out_sp[i]);
-              last[i] = static_cast<int64_t>((static_cast<i128>(c + 1) * in[i] + out_sp[i] - 1) / out_sp[i]) - 1;
+              last[i] = static_cast<int64_t>((static_cast<i128>(c + 1) * in[i] + out_sp[i] - 1) /
+                                             out_sp[i]) -
+                        1;
               step[i] = 1;
               padded_taps *= last[i] - first[i] + 1;
             } else {
@@ -113,7 +122,10 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
               first[i] = start + jlo * d[i];
               last[i] = start + jhi * d[i];
               step[i] = d[i];
-              if (jhi < jlo) { first[i] = 0; last[i] = -1; }
+              if (jhi < jlo) {
+                first[i] = 0;
+                last[i] = -1;
+              }
               // Taps inside the padded input [-pb, in + pe).
               int64_t plo = 0;
               int64_t phi = std::min(k[i] - 1, (in[i] + p[i + nd] - 1 - start) / d[i]);
@@ -123,7 +135,8 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
         if (!spatial) base += c * in_strides[a];
       }
       int64_t count = 1;
-      for (int i = 0; i < nd; ++i) count *= last[i] >= first[i] ? (last[i] - first[i]) / step[i] + 1 : 0;
+      for (int i = 0; i < nd; ++i)
+        count *= last[i] >= first[i] ? (last[i] - first[i]) / step[i] + 1 : 0;
       if (count > 0) {
         std::vector<int64_t> cur(first);
         while (true) {
@@ -144,7 +157,8 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
     if (exact) {
       return IntTensor(op, x.dtype, shape, [&](int64_t flat, i128* r) {
         i128 best = lo;
-        window(flat, [&](int64_t off) { best = std::max(best, LoadInt(x.dtype, ElemPtr(x, off))); });
+        window(flat,
+               [&](int64_t off) { best = std::max(best, LoadInt(x.dtype, ElemPtr(x, off))); });
         *r = best;
         return true;
       });
@@ -167,7 +181,8 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
 int64_t PoolWork(const std::vector<Tensor>& args, int64_t out) {
   if (args.size() != 1 || args[0].shape.size() < 3) return out;
   int64_t spatial = 1;
-  for (size_t i = 2; i < args[0].shape.size(); ++i) spatial *= std::max<int64_t>(1, args[0].shape[i]);
+  for (size_t i = 2; i < args[0].shape.size(); ++i)
+    spatial *= std::max<int64_t>(1, args[0].shape[i]);
   return out * spatial;  // at most every input position per output
 }
 
@@ -178,8 +193,10 @@ void RegisterPoolingKernels(OpKernelTable& t) {
     std::string d = std::to_string(nd) + "d";
     Set(t, ("nn.max_pool" + d).c_str(), PoolKernel("nn.max_pool" + d, nd, Pool::kMax), PoolWork);
     Set(t, ("nn.avg_pool" + d).c_str(), PoolKernel("nn.avg_pool" + d, nd, Pool::kAvg), PoolWork);
-    Set(t, ("nn.adaptive_avg_pool" + d).c_str(), PoolKernel("nn.adaptive_avg_pool" + d, nd, Pool::kAdaptiveAvg), PoolWork);
-    Set(t, ("nn.adaptive_max_pool" + d).c_str(), PoolKernel("nn.adaptive_max_pool" + d, nd, Pool::kAdaptiveMax), PoolWork);
+    Set(t, ("nn.adaptive_avg_pool" + d).c_str(),
+        PoolKernel("nn.adaptive_avg_pool" + d, nd, Pool::kAdaptiveAvg), PoolWork);
+    Set(t, ("nn.adaptive_max_pool" + d).c_str(),
+        PoolKernel("nn.adaptive_max_pool" + d, nd, Pool::kAdaptiveMax), PoolWork);
   }
 }
 

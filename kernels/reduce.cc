@@ -10,12 +10,15 @@ namespace {
 
 enum class Red { kSum, kMean, kMax, kMin, kProd, kVar, kStd };
 
-std::vector<int64_t> ReducedShape(const std::vector<int64_t>& shape, const std::vector<int64_t>& axes, bool keep) {
+std::vector<int64_t> ReducedShape(const std::vector<int64_t>& shape,
+                                  const std::vector<int64_t>& axes, bool keep) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < shape.size(); ++i) {
     bool red = std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(i));
-    if (!red) out.push_back(shape[i]);
-    else if (keep) out.push_back(1);
+    if (!red)
+      out.push_back(shape[i]);
+    else if (keep)
+      out.push_back(1);
   }
   return out;
 }
@@ -41,8 +44,12 @@ OpEvalFn Reduce(std::string op, Red kind) {
         for (int64_t k = 0; k < g.inner; ++k) {
           i128 x = LoadInt(dt, ElemPtr(a, g.Flat(o, k)));
           switch (kind) {
-            case Red::kMax: acc = std::max(acc, x); break;
-            case Red::kMin: acc = std::min(acc, x); break;
+            case Red::kMax:
+              acc = std::max(acc, x);
+              break;
+            case Red::kMin:
+              acc = std::min(acc, x);
+              break;
             case Red::kProd:
               if (__builtin_mul_overflow(acc, x, &acc) || acc < lo || acc > hi) return false;
               break;
@@ -56,16 +63,26 @@ OpEvalFn Reduce(std::string op, Red kind) {
       });
     }
     return MakeTensor(dt, shape, [&](int64_t o) {
-      double acc = kind == Red::kProd ? 1 : kind == Red::kMax ? -INFINITY : kind == Red::kMin ? INFINITY : 0;
+      double acc = kind == Red::kProd  ? 1
+                   : kind == Red::kMax ? -INFINITY
+                   : kind == Red::kMin ? INFINITY
+                                       : 0;
       bool nan = false;
       for (int64_t k = 0; k < g.inner; ++k) {
         double x = a.GetDouble(g.Flat(o, k));
         if (std::isnan(x)) nan = true;
         switch (kind) {
-          case Red::kMax: acc = std::max(acc, x); break;
-          case Red::kMin: acc = std::min(acc, x); break;
-          case Red::kProd: acc *= x; break;
-          default: acc += x;
+          case Red::kMax:
+            acc = std::max(acc, x);
+            break;
+          case Red::kMin:
+            acc = std::min(acc, x);
+            break;
+          case Red::kProd:
+            acc *= x;
+            break;
+          default:
+            acc += x;
         }
       }
       if (maxmin && nan) return static_cast<double>(NAN);
@@ -107,14 +124,16 @@ OpEvalFn ArgReduce(std::string op, bool is_max) {
         bool better;
         if (exact) {
           i128 x = LoadInt(a.dtype, ElemPtr(a, flat));
-          better = k == 0 || (is_max ? (x > bi || (last && x == bi)) : (x < bi || (last && x == bi)));
+          better =
+              k == 0 || (is_max ? (x > bi || (last && x == bi)) : (x < bi || (last && x == bi)));
           if (better) bi = x;
         } else {
           double x = a.GetDouble(flat);
           if (k > 0 && std::isnan(bd)) {
             better = last && std::isnan(x);
           } else {
-            better = k == 0 || std::isnan(x) || (is_max ? (x > bd || (last && x == bd)) : (x < bd || (last && x == bd)));
+            better = k == 0 || std::isnan(x) ||
+                     (is_max ? (x > bd || (last && x == bd)) : (x < bd || (last && x == bd)));
           }
           if (better) bd = x;
         }
@@ -132,7 +151,8 @@ OpEvalFn Scan(std::string op, bool prod) {
     Tensor a = args[0];
     if (a.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
     PLIR_ASSIGN_OR_RETURN(DataType dt, DtypeAttr(op, attrs, a.dtype));
-    if (dt == DataType::kUnknown || dt == DataType::kBool) return InvalidArgument(op + ": bad dtype");
+    if (dt == DataType::kUnknown || dt == DataType::kBool)
+      return InvalidArgument(op + ": bad dtype");
     int64_t axis = 0;
     if (const AttrValue* v = attrs.Get("axis")) {
       if (a.shape.empty()) return InvalidArgument(op + ": axis given for a 0-d tensor");
@@ -140,7 +160,8 @@ OpEvalFn Scan(std::string op, bool prod) {
     } else {
       a.shape = {a.NumElements()};
     }
-    bool exclusive = BoolAttrOr(attrs, "exclusive", false), reverse = BoolAttrOr(attrs, "reverse", false);
+    bool exclusive = BoolAttrOr(attrs, "exclusive", false),
+         reverse = BoolAttrOr(attrs, "reverse", false);
     int64_t len = a.shape[axis], inner = 1, outer = 1;
     for (size_t i = axis + 1; i < a.shape.size(); ++i) inner *= a.shape[i];
     for (int64_t i = 0; i < axis; ++i) outer *= a.shape[i];
@@ -161,13 +182,18 @@ OpEvalFn Scan(std::string op, bool prod) {
       IntRange(dt, &lo, &hi);
       bool over = false;  // run left the dtype's range (a stored value would overflow)
       bool ok = lines([&](int64_t i, bool first) {
-        if (first) { run = prod ? 1 : 0; over = false; }
+        if (first) {
+          run = prod ? 1 : 0;
+          over = false;
+        }
         i128 x = LoadInt(a.dtype, ElemPtr(a, i));
         if (exclusive) {
           if (over) return false;
           out[i] = run;
         }
-        if (!over && (prod ? __builtin_mul_overflow(run, x, &run) : __builtin_add_overflow(run, x, &run))) over = true;
+        if (!over &&
+            (prod ? __builtin_mul_overflow(run, x, &run) : __builtin_add_overflow(run, x, &run)))
+          over = true;
         if (run < lo || run > hi) over = true;
         if (!exclusive) {
           if (over) return false;
@@ -176,7 +202,10 @@ OpEvalFn Scan(std::string op, bool prod) {
         return true;
       });
       if (!ok) return InvalidArgument(op + ": " + std::string(DataTypeName(dt)) + " overflow");
-      return IntTensor(op, dt, a.shape, [&](int64_t i, i128* r) { *r = out[i]; return true; });
+      return IntTensor(op, dt, a.shape, [&](int64_t i, i128* r) {
+        *r = out[i];
+        return true;
+      });
     }
     std::vector<double> out(n);
     double run = 0;

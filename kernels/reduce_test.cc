@@ -19,7 +19,8 @@ TEST(ReduceKernelTest, OnnxExamples) {
   EXPECT_EQ(Values(Eval("mean", {OnnxData()}, keep1)), (std::vector<double>{2, 3, 6, 7, 10, 11}));
   EXPECT_EQ(Values(Eval("max", {OnnxData()}, keep1)), (std::vector<double>{3, 4, 7, 8, 11, 12}));
   EXPECT_EQ(Values(Eval("min", {OnnxData()}, keep1)), (std::vector<double>{1, 2, 5, 6, 9, 10}));
-  EXPECT_EQ(Values(Eval("prod", {OnnxData()}, keep1)), (std::vector<double>{3, 8, 35, 48, 99, 120}));
+  EXPECT_EQ(Values(Eval("prod", {OnnxData()}, keep1)),
+            (std::vector<double>{3, 8, 35, 48, 99, 120}));
   Tensor all = Eval("sum", {OnnxData()});
   EXPECT_EQ(all.shape, (std::vector<int64_t>{}));
   EXPECT_EQ(Values(all), (std::vector<double>{78}));
@@ -39,10 +40,13 @@ TEST(ReduceKernelTest, IntegersAreExact) {
   const int64_t big = (int64_t{1} << 53) + 1;
   Tensor s = Eval("sum", {Raw<int64_t>(DataType::kInt64, {big, 1, 1}, {3})});
   EXPECT_EQ(s.GetInt(0), big + 2);
-  EXPECT_NE(Error("sum", {Raw<int64_t>(DataType::kInt64, {std::numeric_limits<int64_t>::max(), 1}, {2})}).find("overflow"),
-            std::string::npos);
+  EXPECT_NE(
+      Error("sum", {Raw<int64_t>(DataType::kInt64, {std::numeric_limits<int64_t>::max(), 1}, {2})})
+          .find("overflow"),
+      std::string::npos);
   EXPECT_FALSE(Error("prod", {T(DataType::kInt8, {16, 16})}).empty());
-  EXPECT_EQ(Values(Eval("mean", {T(DataType::kInt32, {-3, -4})})), (std::vector<double>{-3}));  // truncated
+  EXPECT_EQ(Values(Eval("mean", {T(DataType::kInt32, {-3, -4})})),
+            (std::vector<double>{-3}));  // truncated
   EXPECT_EQ(Values(Eval("max", {T(DataType::kUInt8, {3, 250, 7})})), (std::vector<double>{250}));
   EXPECT_FALSE(Error("variance", {T(DataType::kInt32, {1})}).empty());
 }
@@ -51,7 +55,8 @@ TEST(ReduceKernelTest, EmptyReductions) {
   Tensor e = MakeTensor(DataType::kFloat32, {0, 3}, [](int64_t) { return 0.0; });
   EXPECT_EQ(Values(Eval("sum", {e}, A("axis", L({0})))), (std::vector<double>{0, 0, 0}));
   EXPECT_EQ(Values(Eval("prod", {e}, A("axis", L({0})))), (std::vector<double>{1, 1, 1}));
-  EXPECT_EQ(Values(Eval("max", {e}, A("axis", L({0})))), (std::vector<double>{-INFINITY, -INFINITY, -INFINITY}));
+  EXPECT_EQ(Values(Eval("max", {e}, A("axis", L({0})))),
+            (std::vector<double>{-INFINITY, -INFINITY, -INFINITY}));
   EXPECT_FALSE(Error("argmax", {e}, A("axis", 0)).empty());
   // A 0-size tensor reduced to a huge result is refused before allocation.
   Tensor h = MakeTensor(DataType::kFloat32, {0, int64_t{1} << 50}, [](int64_t) { return 0.0; });
@@ -70,36 +75,45 @@ TEST(ReduceKernelTest, ArgMaxArgMin) {
   EXPECT_EQ(Values(a1), (std::vector<double>{0, 1}));
   Tensor ties = F32({2, 2, 3, 10}, {2, 2});
   EXPECT_EQ(Values(Eval("argmax", {ties}, A("axis", 1))), (std::vector<double>{0, 1}));
-  EXPECT_EQ(Values(Eval("argmax", {ties}, A("axis", 1, "select_last_index", true))), (std::vector<double>{1, 1}));
+  EXPECT_EQ(Values(Eval("argmax", {ties}, A("axis", 1, "select_last_index", true))),
+            (std::vector<double>{1, 1}));
   EXPECT_EQ(Values(Eval("argmin", {d}, A("axis", 1))), (std::vector<double>{1, 0}));
-  EXPECT_EQ(Values(Eval("argmin", {ties}, A("axis", 1, "select_last_index", true))), (std::vector<double>{1, 0}));
+  EXPECT_EQ(Values(Eval("argmin", {ties}, A("axis", 1, "select_last_index", true))),
+            (std::vector<double>{1, 0}));
   EXPECT_EQ(Values(Eval("argmax", {d})), (std::vector<double>{3}));  // flattened
   EXPECT_EQ(Values(Eval("argmax", {F32({1, NAN, 5})})), (std::vector<double>{1}));
   uint64_t m = std::numeric_limits<uint64_t>::max();
-  EXPECT_EQ(Values(Eval("argmax", {Raw<uint64_t>(DataType::kUInt64, {m - 1, m, m - 2}, {3})})), (std::vector<double>{1}));
+  EXPECT_EQ(Values(Eval("argmax", {Raw<uint64_t>(DataType::kUInt64, {m - 1, m, m - 2}, {3})})),
+            (std::vector<double>{1}));
 }
 
 TEST(ReduceKernelTest, CumSum) {
   // ONNX CumSum's examples.
   Tensor x = T(DataType::kFloat64, {1, 2, 3, 4, 5});
   EXPECT_EQ(Values(Eval("cumsum", {x}, A("axis", 0))), (std::vector<double>{1, 3, 6, 10, 15}));
-  EXPECT_EQ(Values(Eval("cumsum", {x}, A("axis", 0, "exclusive", true))), (std::vector<double>{0, 1, 3, 6, 10}));
-  EXPECT_EQ(Values(Eval("cumsum", {x}, A("axis", 0, "reverse", true))), (std::vector<double>{15, 14, 12, 9, 5}));
+  EXPECT_EQ(Values(Eval("cumsum", {x}, A("axis", 0, "exclusive", true))),
+            (std::vector<double>{0, 1, 3, 6, 10}));
+  EXPECT_EQ(Values(Eval("cumsum", {x}, A("axis", 0, "reverse", true))),
+            (std::vector<double>{15, 14, 12, 9, 5}));
   EXPECT_EQ(Values(Eval("cumsum", {x}, A("axis", 0, "exclusive", true, "reverse", true))),
             (std::vector<double>{14, 12, 9, 5, 0}));
   Tensor m = T(DataType::kInt32, {1, 2, 3, 4, 5, 6}, {2, 3});
   EXPECT_EQ(Values(Eval("cumsum", {m}, A("axis", 0))), (std::vector<double>{1, 2, 3, 5, 7, 9}));
   EXPECT_EQ(Values(Eval("cumsum", {m}, A("axis", 1))), (std::vector<double>{1, 3, 6, 4, 9, 15}));
-  EXPECT_EQ(Values(Eval("cumsum", {m}, A("axis", -1, "reverse", true))), (std::vector<double>{6, 5, 3, 15, 11, 6}));
+  EXPECT_EQ(Values(Eval("cumsum", {m}, A("axis", -1, "reverse", true))),
+            (std::vector<double>{6, 5, 3, 15, 11, 6}));
   Tensor flat = Eval("cumsum", {m});
   EXPECT_EQ(flat.shape, (std::vector<int64_t>{6}));
   EXPECT_EQ(Values(flat), (std::vector<double>{1, 3, 6, 10, 15, 21}));
   EXPECT_EQ(Values(Eval("cumprod", {m}, A("axis", 1))), (std::vector<double>{1, 2, 6, 4, 20, 120}));
-  EXPECT_EQ(Values(Eval("cumprod", {m}, A("axis", 1, "exclusive", true))), (std::vector<double>{1, 1, 2, 1, 4, 20}));
-  EXPECT_NE(Error("cumsum", {T(DataType::kInt8, {100, 100})}, A("axis", 0)).find("overflow"), std::string::npos);
+  EXPECT_EQ(Values(Eval("cumprod", {m}, A("axis", 1, "exclusive", true))),
+            (std::vector<double>{1, 1, 2, 1, 4, 20}));
+  EXPECT_NE(Error("cumsum", {T(DataType::kInt8, {100, 100})}, A("axis", 0)).find("overflow"),
+            std::string::npos);
   // Exclusive: the total after the last element is never stored.
-  EXPECT_EQ(Values(Eval("cumsum", {T(DataType::kInt8, {100, 27, 100})}, A("axis", 0, "exclusive", true))),
-            (std::vector<double>{0, 100, 127}));
+  EXPECT_EQ(
+      Values(Eval("cumsum", {T(DataType::kInt8, {100, 27, 100})}, A("axis", 0, "exclusive", true))),
+      (std::vector<double>{0, 100, 127}));
   Tensor cast = Eval("cumsum", {T(DataType::kInt8, {100, 100})}, A("axis", 0, "dtype", "int32"));
   EXPECT_EQ(cast.dtype, DataType::kInt32);
   EXPECT_EQ(Values(cast), (std::vector<double>{100, 200}));

@@ -13,15 +13,16 @@ namespace plir {
 namespace {
 using namespace testing_kernels;
 
-const DataType kDtypes[] = {DataType::kBool,    DataType::kInt8,    DataType::kInt16,    DataType::kInt32,
-                            DataType::kInt64,   DataType::kUInt8,   DataType::kUInt16,   DataType::kUInt32,
-                            DataType::kUInt64,  DataType::kFloat16, DataType::kBFloat16, DataType::kFloat32,
+const DataType kDtypes[] = {DataType::kBool,    DataType::kInt8,     DataType::kInt16,
+                            DataType::kInt32,   DataType::kInt64,    DataType::kUInt8,
+                            DataType::kUInt16,  DataType::kUInt32,   DataType::kUInt64,
+                            DataType::kFloat16, DataType::kBFloat16, DataType::kFloat32,
                             DataType::kFloat64};
 
 // Ops without a kernel on purpose: calls, casts of types, markers, and
 // split (a tuple result: kernels return one tensor).
-const std::set<std::string> kNoKernel = {"call_tir", "call_packed", "match_cast", "vm.kill_object",
-                                         "builtin.stop_lift_params", "split"};
+const std::set<std::string> kNoKernel = {
+    "call_tir", "call_packed", "match_cast", "vm.kill_object", "builtin.stop_lift_params", "split"};
 
 TEST(KernelSweepTest, EveryComputingCoreOpHasAKernel) {
   int with_kernel = 0;
@@ -85,8 +86,8 @@ std::vector<Attrs> HostileAttrs() {
 TEST(KernelSweepTest, NoKernelCrashesOnAnyDtypeShapeOrAttribute) {
   int64_t saved = MaxTensorBytes();
   SetMaxTensorBytes(int64_t{1} << 26);  // hostile sizes fail fast, and small
-  const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {3}, {2, 3}, {1, 2, 3}, {1, 2, 2, 3}, {2, 0, 2},
-                                                    {1, 1, 2, 2, 2}};
+  const std::vector<std::vector<int64_t>> shapes = {
+      {}, {0}, {3}, {2, 3}, {1, 2, 3}, {1, 2, 2, 3}, {2, 0, 2}, {1, 1, 2, 2, 2}};
   std::vector<Attrs> attrs = HostileAttrs();
   auto start = std::chrono::steady_clock::now();
   int64_t calls = 0, ok = 0;
@@ -103,7 +104,8 @@ TEST(KernelSweepTest, NoKernelCrashesOnAnyDtypeShapeOrAttribute) {
             for (int i = 0; i < n; ++i) {
               // Later operands: the same dtype, or int64 (indices), or 0-d.
               DataType adt = i > 0 && (calls + i) % 3 == 0 ? DataType::kInt64 : dt;
-              args.push_back(Filled(adt, i > 0 && (calls + i) % 4 == 0 ? std::vector<int64_t>{} : shape));
+              args.push_back(
+                  Filled(adt, i > 0 && (calls + i) % 4 == 0 ? std::vector<int64_t>{} : shape));
             }
             ++calls;
             StatusOr<Tensor> r = k->eval(args, a);
@@ -111,7 +113,9 @@ TEST(KernelSweepTest, NoKernelCrashesOnAnyDtypeShapeOrAttribute) {
               ++ok;
               // A result is a well-formed tensor.
               ASSERT_TRUE(r->data) << name;
-              ASSERT_EQ(r->NumBytes(), static_cast<size_t>(r->NumElements()) * DataTypeSize(r->dtype)) << name;
+              ASSERT_EQ(r->NumBytes(),
+                        static_cast<size_t>(r->NumElements()) * DataTypeSize(r->dtype))
+                  << name;
             }
           }
   }

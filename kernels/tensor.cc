@@ -40,7 +40,8 @@ Status CheckTensorSize(const Type& type, const std::string& what) {
     if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown) continue;
     std::vector<int64_t> dims;
     for (const Dim& d : tt->shape()) dims.push_back(d.value);
-    PLIR_ASSIGN_OR_RETURN(int64_t n, ElementCount(dims, what + " (" + TypeToString(Type(tt)) + ")"));
+    PLIR_ASSIGN_OR_RETURN(int64_t n,
+                          ElementCount(dims, what + " (" + TypeToString(Type(tt)) + ")"));
     auto bytes = CheckedBytes(n, DataTypeSize(tt->dtype()), MaxTensorBytes(),
                               what + " (" + TypeToString(Type(tt)) + ")");
     if (!bytes.ok()) return bytes.status();
@@ -54,7 +55,9 @@ std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes) {
 }
 
 int64_t Tensor::NumElements() const { return Product(shape); }
-double Tensor::GetDouble(int64_t i) const { return Load(dtype, data->data() + i * DataTypeSize(dtype)); }
+double Tensor::GetDouble(int64_t i) const {
+  return Load(dtype, data->data() + i * DataTypeSize(dtype));
+}
 int64_t Tensor::GetInt(int64_t i) const {
   if (IsFloat(dtype)) return static_cast<int64_t>(GetDouble(i));
   return static_cast<int64_t>(LoadInt(dtype, data->data() + i * DataTypeSize(dtype)));
@@ -74,7 +77,8 @@ StatusOr<Ref<ConstantNode>> Tensor::ToConstant() const {
   return ConstantNode::Make(TensorTypeNode::Make(std::move(dims), dtype), data);
 }
 
-Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape, const std::function<double(int64_t)>& f) {
+Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,
+                  const std::function<double(int64_t)>& f) {
   Tensor t;
   t.dtype = dtype;
   t.shape = std::move(shape);
@@ -88,12 +92,13 @@ Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape, const std::functio
 
 StatusOr<Tensor> MakeIntTensor(DataType dtype, std::vector<int64_t> shape,
                                const std::function<int64_t(int64_t)>& f) {
-  if (IsFloat(dtype)) return InvalidArgument("MakeIntTensor: " + std::string(DataTypeName(dtype)) + " is not an integer dtype");
+  if (IsFloat(dtype))
+    return InvalidArgument("MakeIntTensor: " + std::string(DataTypeName(dtype)) +
+                           " is not an integer dtype");
   return IntTensor("MakeIntTensor", dtype, std::move(shape), [&](int64_t i, i128* v) {
     *v = f(i);
     return true;
   });
 }
-
 
 }  // namespace plir

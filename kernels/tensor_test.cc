@@ -1,14 +1,13 @@
 // The SDK's reference kernels: exact integer arithmetic with checked
 // overflow, kernels carried by ops, and the extern kernel registry.
-#include "kernels/op_kernels.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <limits>
 
-#include "kernels/extern_kernels.h"
 #include "ir/op.h"
+#include "kernels/extern_kernels.h"
+#include "kernels/op_kernels.h"
 
 namespace plir {
 namespace {
@@ -51,32 +50,46 @@ TEST(TensorKernelTest, Int64ArithmeticIsExactAbove2To53) {
 
 TEST(TensorKernelTest, IntegerOverflowIsAnError) {
   const int64_t max64 = std::numeric_limits<int64_t>::max();
-  auto r = EvalOp("add", {Of<int64_t>(DataType::kInt64, {max64}), Of<int64_t>(DataType::kInt64, {1})}, Attrs());
+  auto r = EvalOp(
+      "add", {Of<int64_t>(DataType::kInt64, {max64}), Of<int64_t>(DataType::kInt64, {1})}, Attrs());
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("add: int64 overflow at element 0"), std::string::npos) << r.status().message();
-  r = EvalOp("multiply", {Of<int64_t>(DataType::kInt64, {max64 / 2 + 1}), Of<int64_t>(DataType::kInt64, {2})}, Attrs());
+  EXPECT_NE(r.status().message().find("add: int64 overflow at element 0"), std::string::npos)
+      << r.status().message();
+  r = EvalOp("multiply",
+             {Of<int64_t>(DataType::kInt64, {max64 / 2 + 1}), Of<int64_t>(DataType::kInt64, {2})},
+             Attrs());
   EXPECT_FALSE(r.ok());
-  r = EvalOp("multiply", {Of<int32_t>(DataType::kInt32, {65536}), Of<int32_t>(DataType::kInt32, {32768})}, Attrs());
+  r = EvalOp("multiply",
+             {Of<int32_t>(DataType::kInt32, {65536}), Of<int32_t>(DataType::kInt32, {32768})},
+             Attrs());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("int32 overflow"), std::string::npos);
-  r = EvalOp("subtract", {Of<uint8_t>(DataType::kUInt8, {1}), Of<uint8_t>(DataType::kUInt8, {2})}, Attrs());
+  r = EvalOp("subtract", {Of<uint8_t>(DataType::kUInt8, {1}), Of<uint8_t>(DataType::kUInt8, {2})},
+             Attrs());
   EXPECT_FALSE(r.ok());
   // INT32_MIN / -1 does not fit either.
-  r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {std::numeric_limits<int32_t>::min()}),
-                        Of<int32_t>(DataType::kInt32, {-1})}, Attrs());
+  r = EvalOp("divide",
+             {Of<int32_t>(DataType::kInt32, {std::numeric_limits<int32_t>::min()}),
+              Of<int32_t>(DataType::kInt32, {-1})},
+             Attrs());
   EXPECT_FALSE(r.ok());
   // In range: fine.
-  r = EvalOp("multiply", {Of<int32_t>(DataType::kInt32, {46340}), Of<int32_t>(DataType::kInt32, {46340})}, Attrs());
+  r = EvalOp("multiply",
+             {Of<int32_t>(DataType::kInt32, {46340}), Of<int32_t>(DataType::kInt32, {46340})},
+             Attrs());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(At<int32_t>(*r, 0), 46340 * 46340);
 }
 
 TEST(TensorKernelTest, IntegerDivisionTruncatesAndRejectsZero) {
-  auto r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {-7, 7}), Of<int32_t>(DataType::kInt32, {2, -2})}, Attrs());
+  auto r = EvalOp("divide",
+                  {Of<int32_t>(DataType::kInt32, {-7, 7}), Of<int32_t>(DataType::kInt32, {2, -2})},
+                  Attrs());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(At<int32_t>(*r, 0), -3);
   EXPECT_EQ(At<int32_t>(*r, 1), -3);
-  r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {1}), Of<int32_t>(DataType::kInt32, {0})}, Attrs());
+  r = EvalOp("divide", {Of<int32_t>(DataType::kInt32, {1}), Of<int32_t>(DataType::kInt32, {0})},
+             Attrs());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("division by zero"), std::string::npos);
 }
@@ -84,12 +97,16 @@ TEST(TensorKernelTest, IntegerDivisionTruncatesAndRejectsZero) {
 TEST(TensorKernelTest, IntegerMatmulIsExactAndChecked) {
   const int64_t big = int64_t{1} << 40;
   // [big, 1] x [[big], [3]] = big^2 + 3 would overflow; use big * 1000 + 3.
-  auto r = EvalOp("matmul", {Of<int64_t>(DataType::kInt64, {big, 1}, {1, 2}),
-                             Of<int64_t>(DataType::kInt64, {1000, 3}, {2, 1})}, Attrs());
+  auto r = EvalOp("matmul",
+                  {Of<int64_t>(DataType::kInt64, {big, 1}, {1, 2}),
+                   Of<int64_t>(DataType::kInt64, {1000, 3}, {2, 1})},
+                  Attrs());
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(At<int64_t>(*r, 0), big * 1000 + 3);
-  r = EvalOp("matmul", {Of<int64_t>(DataType::kInt64, {big, 1}, {1, 2}),
-                        Of<int64_t>(DataType::kInt64, {big, 3}, {2, 1})}, Attrs());
+  r = EvalOp("matmul",
+             {Of<int64_t>(DataType::kInt64, {big, 1}, {1, 2}),
+              Of<int64_t>(DataType::kInt64, {big, 3}, {2, 1})},
+             Attrs());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("matmul: int64 overflow"), std::string::npos);
 }
@@ -106,7 +123,9 @@ TEST(TensorKernelTest, PermuteCopiesBytesExactly) {
 }
 
 TEST(TensorKernelTest, FloatKernelsStillRoundOnce) {
-  auto r = EvalOp("add", {Of<float>(DataType::kFloat32, {0.5f, 1.25f}), Of<float>(DataType::kFloat32, {0.25f})}, Attrs());
+  auto r = EvalOp(
+      "add", {Of<float>(DataType::kFloat32, {0.5f, 1.25f}), Of<float>(DataType::kFloat32, {0.25f})},
+      Attrs());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(At<float>(*r, 0), 0.75f);
   EXPECT_EQ(At<float>(*r, 1), 1.5f);
@@ -129,13 +148,15 @@ TEST(TensorKernelTest, ShapeTakeExpandConcat) {
   auto t = EvalOp("take", {x, Of<int64_t>(DataType::kInt64, {2, -3})}, axis1);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->shape, (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ((std::vector<int32_t>{At<int32_t>(*t, 0), At<int32_t>(*t, 1), At<int32_t>(*t, 2), At<int32_t>(*t, 3)}),
+  EXPECT_EQ((std::vector<int32_t>{At<int32_t>(*t, 0), At<int32_t>(*t, 1), At<int32_t>(*t, 2),
+                                  At<int32_t>(*t, 3)}),
             (std::vector<int32_t>{2, 0, 5, 3}));
   EXPECT_FALSE(EvalOp("take", {x, Of<int64_t>(DataType::kInt64, {3})}, axis1).ok());
   auto flat = EvalOp("take", {x, Of<int64_t>(DataType::kInt64, {4})}, Attrs());
   ASSERT_TRUE(flat.ok());
   EXPECT_EQ(At<int32_t>(*flat, 0), 4);
-  Attrs axes = *Attrs::Make({{Symbol("axis"), AttrValue::List({AttrValue::Int(0), AttrValue::Int(-1)})}});
+  Attrs axes =
+      *Attrs::Make({{Symbol("axis"), AttrValue::List({AttrValue::Int(0), AttrValue::Int(-1)})}});
   auto e = EvalOp("expand_dims", {x}, axes);
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->shape, (std::vector<int64_t>{1, 2, 3, 1}));
@@ -149,8 +170,8 @@ TEST(TensorKernelTest, ShapeTakeExpandConcat) {
 }
 
 TEST(TensorKernelTest, EveryKernelNamesACoreOp) {
-  for (const char* name : {"add", "subtract", "multiply", "divide", "nn.relu", "nn.softmax", "matmul",
-                           "reshape", "permute_dims", "nn.conv2d"}) {
+  for (const char* name : {"add", "subtract", "multiply", "divide", "nn.relu", "nn.softmax",
+                           "matmul", "reshape", "permute_dims", "nn.conv2d"}) {
     EXPECT_TRUE(OpKernelTable::Global().Lookup(name)) << name;
     EXPECT_TRUE(FindOpKernel(*OpRegistry::Global().Lookup(name))) << name;
     // The definition carries no kernel: the IR core links no computation.
@@ -159,7 +180,9 @@ TEST(TensorKernelTest, EveryKernelNamesACoreOp) {
   EXPECT_FALSE(OpKernelTable::Global().Lookup("call_tir"));
   EXPECT_TRUE(OpKernelTable::Global().Lookup("matmul")->work);
   // Registering twice is refused; a kernel without eval too.
-  EXPECT_EQ(OpKernelTable::Global().Register("add", OpKernel{OpKernelTable::Global().Lookup("add")->eval, nullptr}).code(),
+  EXPECT_EQ(OpKernelTable::Global()
+                .Register("add", OpKernel{OpKernelTable::Global().Lookup("add")->eval, nullptr})
+                .code(),
             StatusCode::kAlreadyExists);
   EXPECT_EQ(OpKernelTable::Global().Register("x", OpKernel{}).code(), StatusCode::kInvalidArgument);
   auto r = EvalOp("call_tir", {}, Attrs());
@@ -175,7 +198,8 @@ TEST(TensorKernelTest, EveryKernelNamesACoreOp) {
 TEST(TensorKernelTest, ExternKernelRegistry) {
   auto builtin = KernelRegistry::Global().Lookup("transform_layout_IOHW_to_OIHW");
   ASSERT_TRUE(builtin);
-  Tensor w = MakeTensor(DataType::kFloat32, {2, 3, 1, 1}, [](int64_t i) { return static_cast<double>(i); });
+  Tensor w = MakeTensor(DataType::kFloat32, {2, 3, 1, 1},
+                        [](int64_t i) { return static_cast<double>(i); });
   auto r = builtin->fn({w}, Type());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->shape, (std::vector<int64_t>{3, 2, 1, 1}));
@@ -191,13 +215,16 @@ TEST(TensorKernelTest, ExternKernelRegistry) {
   d.origin = "B";
   Status s = reg.Register(d);
   ASSERT_EQ(s.code(), StatusCode::kAlreadyExists);
-  EXPECT_NE(s.message().find("from B is already registered by A"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("from B is already registered by A"), std::string::npos)
+      << s.message();
   d.name = "nofn";
   d.fn = nullptr;
   EXPECT_EQ(reg.Register(d).code(), StatusCode::kInvalidArgument);
   // A kernel with only a tuple result (several outputs) is a kernel.
   d.name = "tuple_only";
-  d.tuple_fn = [](const std::vector<Tensor>& in, const Type&) -> StatusOr<std::vector<Tensor>> { return in; };
+  d.tuple_fn = [](const std::vector<Tensor>& in, const Type&) -> StatusOr<std::vector<Tensor>> {
+    return in;
+  };
   EXPECT_TRUE(reg.Register(d).ok());
   EXPECT_EQ(reg.Names(), (std::vector<std::string>{"k", "tuple_only"}));
 }

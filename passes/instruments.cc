@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "ir/text/printer.h"
 #include "ir/structural.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 #include "passes/unified_diff.h"
 
@@ -61,8 +61,8 @@ Status PrintIRInstrument::AfterPass(const PassInfo& pass, const Module&, const M
 Status PrintChangedInstrument::AfterPass(const PassInfo& pass, const Module& input,
                                          const Module& output) {
   if (output.same_as(input)) return Status::Ok();
-  std::string diff = UnifiedDiff(PrintModule(input), PrintModule(output),
-                                 "before " + pass.name, "after " + pass.name);
+  std::string diff = UnifiedDiff(PrintModule(input), PrintModule(output), "before " + pass.name,
+                                 "after " + pass.name);
   if (!diff.empty()) *out_ << diff;
   return Status::Ok();
 }

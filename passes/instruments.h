@@ -38,8 +38,11 @@ class PrintIRInstrument : public Instrument {
  public:
   PrintIRInstrument(std::ostream* out, std::set<std::string> before, std::set<std::string> after,
                     bool all_before, bool all_after)
-      : out_(out), before_(std::move(before)), after_(std::move(after)),
-        all_before_(all_before), all_after_(all_after) {}
+      : out_(out),
+        before_(std::move(before)),
+        after_(std::move(after)),
+        all_before_(all_before),
+        all_after_(all_after) {}
   void BeforePass(const PassInfo& pass, const Module& input) override;
   Status AfterPass(const PassInfo& pass, const Module& input, const Module& output) override;
 

@@ -6,14 +6,22 @@ namespace plir {
 
 const char* OptionTypeName(OptionType t) {
   switch (t) {
-    case OptionType::kInt: return "int";
-    case OptionType::kFloat: return "float";
-    case OptionType::kBool: return "bool";
-    case OptionType::kString: return "string";
-    case OptionType::kIntList: return "list of ints";
-    case OptionType::kFloatList: return "list of floats";
-    case OptionType::kBoolList: return "list of bools";
-    case OptionType::kStringList: return "list of strings";
+    case OptionType::kInt:
+      return "int";
+    case OptionType::kFloat:
+      return "float";
+    case OptionType::kBool:
+      return "bool";
+    case OptionType::kString:
+      return "string";
+    case OptionType::kIntList:
+      return "list of ints";
+    case OptionType::kFloatList:
+      return "list of floats";
+    case OptionType::kBoolList:
+      return "list of bools";
+    case OptionType::kStringList:
+      return "list of strings";
   }
   return "?";
 }
@@ -74,20 +82,29 @@ std::optional<AttrValue> Coerce(const AttrValue& v, OptionType type) {
     return AttrValue::List(std::move(items));
   };
   switch (type) {
-    case OptionType::kInt: return scalar(v, K::kInt);
-    case OptionType::kFloat: return scalar(v, K::kFloat);
-    case OptionType::kBool: return scalar(v, K::kBool);
-    case OptionType::kString: return scalar(v, K::kString);
-    case OptionType::kIntList: return list(K::kInt);
-    case OptionType::kFloatList: return list(K::kFloat);
-    case OptionType::kBoolList: return list(K::kBool);
-    case OptionType::kStringList: return list(K::kString);
+    case OptionType::kInt:
+      return scalar(v, K::kInt);
+    case OptionType::kFloat:
+      return scalar(v, K::kFloat);
+    case OptionType::kBool:
+      return scalar(v, K::kBool);
+    case OptionType::kString:
+      return scalar(v, K::kString);
+    case OptionType::kIntList:
+      return list(K::kInt);
+    case OptionType::kFloatList:
+      return list(K::kFloat);
+    case OptionType::kBoolList:
+      return list(K::kBool);
+    case OptionType::kStringList:
+      return list(K::kString);
   }
   return std::nullopt;
 }
 }  // namespace
 
-StatusOr<PassOptions> PassInfo::ResolveOptions(const std::map<std::string, AttrValue>& given) const {
+StatusOr<PassOptions> PassInfo::ResolveOptions(
+    const std::map<std::string, AttrValue>& given) const {
   std::map<std::string, AttrValue> values;
   for (const auto& [key, value] : given) {
     const OptionSpec* spec = FindOption(key);
@@ -96,8 +113,10 @@ StatusOr<PassOptions> PassInfo::ResolveOptions(const std::map<std::string, AttrV
       for (const OptionSpec& o : options) names.push_back(o.name);
       std::string msg = "pass " + name + " has no option '" + key + "'";
       auto close = ClosestNames(key, names, 1);
-      if (!close.empty()) msg += "; did you mean '" + close[0] + "'?";
-      else if (names.empty()) msg += " (it takes no options)";
+      if (!close.empty())
+        msg += "; did you mean '" + close[0] + "'?";
+      else if (names.empty())
+        msg += " (it takes no options)";
       return InvalidArgument(msg);
     }
     auto v = Coerce(value, spec->type);
@@ -124,7 +143,9 @@ namespace internal {
 // Set while a function pass runs one function: its warnings are collected
 // here and flushed in function order (not in the order threads finish).
 thread_local std::vector<std::pair<std::string, std::string>>* t_warning_sink = nullptr;
-void SetWarningSink(std::vector<std::pair<std::string, std::string>>* sink) { t_warning_sink = sink; }
+void SetWarningSink(std::vector<std::pair<std::string, std::string>>* sink) {
+  t_warning_sink = sink;
+}
 }  // namespace internal
 
 void PassContext::Warn(const std::string& pass, const std::string& message) {

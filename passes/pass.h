@@ -23,7 +23,16 @@
 
 namespace plir {
 
-enum class OptionType { kInt, kFloat, kBool, kString, kIntList, kFloatList, kBoolList, kStringList };
+enum class OptionType {
+  kInt,
+  kFloat,
+  kBool,
+  kString,
+  kIntList,
+  kFloatList,
+  kBoolList,
+  kStringList
+};
 const char* OptionTypeName(OptionType t);
 
 struct OptionSpec {
@@ -44,7 +53,9 @@ class PassOptions {
   int64_t GetInt(const std::string& name) const { return values_.at(name).as_int(); }
   double GetFloat(const std::string& name) const;
   bool GetBool(const std::string& name) const { return values_.at(name).as_bool(); }
-  const std::string& GetString(const std::string& name) const { return values_.at(name).as_string(); }
+  const std::string& GetString(const std::string& name) const {
+    return values_.at(name).as_string();
+  }
   std::vector<std::string> GetStringList(const std::string& name) const;
   std::vector<int64_t> GetIntList(const std::string& name) const;
   const AttrValue* Find(const std::string& name) const;
@@ -65,7 +76,7 @@ struct PassInfo {
   int min_opt_level = 0;
   std::vector<std::string> requires_properties;  // an earlier pass must provide these
   std::vector<std::string> provides_properties;  // this pass establishes these
-  std::string origin = "core";        // who registered it: "plugin foo (path)"
+  std::string origin = "core";                   // who registered it: "plugin foo (path)"
 
   const OptionSpec* FindOption(const std::string& name) const;
   // Checks `given` against the schema (names, types; ints widen to floats)
@@ -77,7 +88,7 @@ class PassContext;
 
 // What a running pass sees besides its input.
 struct PassCallContext {
-  const Module& module;       // the whole input module (for lookups)
+  const Module& module;  // the whole input module (for lookups)
   const PassOptions& options;
   PassContext& context;
 };

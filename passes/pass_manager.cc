@@ -130,8 +130,8 @@ StatusOr<Module> PassManager::RunPassOnFunctions(const PassDef& pass, const Pass
   // (std::regex_match(".*") overflows the stack on a 100k-character name).
   RE2 re(functions, RE2::Quiet);
   if (!re.ok())
-    return InvalidArgument("pass " + name + ": functions: invalid regular expression '" + functions +
-                           "': " + re.error());
+    return InvalidArgument("pass " + name + ": functions: invalid regular expression '" +
+                           functions + "': " + re.error());
   for (auto& inst : context.instruments) inst->BeforePass(pass.info, module);
   std::vector<Item> subset;
   std::set<std::string> selected, internal;
@@ -146,27 +146,31 @@ StatusOr<Module> PassManager::RunPassOnFunctions(const PassDef& pass, const Pass
         subset.push_back(item);
       } else {
         internal.insert(item->name());
-        subset.push_back(
-            WithItemAttrs(item, item->attrs().With(Symbol(kGlobalSymbol), AttrValue::String(item->name()))));
+        subset.push_back(WithItemAttrs(
+            item, item->attrs().With(Symbol(kGlobalSymbol), AttrValue::String(item->name()))));
       }
     } else {
       // Hidden from the pass: a signature, so references to it stay valid.
       std::vector<Var> params;
-      for (const Var& p : item->params()) params.push_back(VarNode::Make(p->name_hint(), p->type()));
+      for (const Var& p : item->params())
+        params.push_back(VarNode::Make(p->name_hint(), p->type()));
       subset.push_back(ExternFuncNode::Make(item->name(), std::move(params), item->ret_type()));
     }
   }
   Module result = module;
   if (selected.empty()) {
-    context.Warn(name, "functions: '" + functions + "' matches no function; the module is left as it is");
+    context.Warn(name,
+                 "functions: '" + functions + "' matches no function; the module is left as it is");
   } else {
     PLIR_ASSIGN_OR_RETURN(Module sub, Module::Make(std::move(subset)));
     StatusOr<Module> out = RunPassBody(pass, options, sub, context);
-    if (!out.ok()) return out.status().WithPrefix("pass " + name + " (on functions '" + functions + "')");
+    if (!out.ok())
+      return out.status().WithPrefix("pass " + name + " (on functions '" + functions + "')");
     if (!out->same_as(sub)) {
       for (const Item& item : out->items()) {
         const std::string& n = item->name();
-        if (module.Contains(n) && !selected.count(n)) continue;  // hidden, or an extern: kept as it was
+        if (module.Contains(n) && !selected.count(n))
+          continue;  // hidden, or an extern: kept as it was
         if (Item given = sub.Lookup(n); given && given.get() == item.get()) continue;  // unchanged
         Item merged = item;
         if (internal.count(n) && item->attrs().Get(kGlobalSymbol))
@@ -193,7 +197,8 @@ StatusOr<Module> PassManager::RunSteps(const std::vector<PipelineStep>& steps, c
         int min_level = step.min_opt_level.value_or(def->info.min_opt_level);
         if (!context.ShouldRun(step.pass, min_level)) break;
         if (step.functions) {
-          PLIR_ASSIGN_OR_RETURN(m, RunPassOnFunctions(*def, step.options, *step.functions, m, context));
+          PLIR_ASSIGN_OR_RETURN(
+              m, RunPassOnFunctions(*def, step.options, *step.functions, m, context));
         } else {
           PLIR_ASSIGN_OR_RETURN(m, RunPass(*def, step.options, m, context));
         }

@@ -84,8 +84,8 @@ class PassManager {
  private:
   StatusOr<Module> RunSteps(const std::vector<PipelineStep>& steps, const Module& module,
                             PassContext& context) const;
-  StatusOr<Module> RunPassBody(const PassDef& pass, const PassOptions& options, const Module& module,
-                               PassContext& context) const;
+  StatusOr<Module> RunPassBody(const PassDef& pass, const PassOptions& options,
+                               const Module& module, PassContext& context) const;
   StatusOr<Module> RunFunctionPass(const PassDef& pass, const PassOptions& options,
                                    const Module& module, PassContext& context) const;
   const PassRegistry& registry_;

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "ir/op.h"
-#include "ir/text/printer.h"
 #include "ir/structural.h"
+#include "ir/text/printer.h"
 #include "ir/visitor.h"
 #include "passes/instruments.h"
 #include "testing/ir_test_util.h"
@@ -167,7 +167,8 @@ TEST_F(PassManagerTest, FunctionsRestrictAPassToMatchingFunctions) {
       if (it->kind() == NodeKind::kFunction)
         out = out.WithItem(AddToMultiply().MutateFunction(Downcast<FunctionNode>(it)));
     out = out.Without("gone");
-    return out.WithItem(testing::ParseOrFail("def @added(%x: Tensor[(2,), float32]) { %x }").items()[0]);
+    return out.WithItem(
+        testing::ParseOrFail("def @added(%x: Tensor[(2,), float32]) { %x }").items()[0]);
   });
   Module m = testing::ParseOrFail(R"(
 extern @k(%a: Tensor[(2,), float32]) -> Tensor[(2,), float32]
@@ -195,7 +196,8 @@ def @other(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   auto r = PassManager(registry_).Run({step}, m, ctx);
   ASSERT_TRUE(r.ok()) << r.status().message();
   // Matched private functions are public for the run; others are externs.
-  EXPECT_EQ(seen, "extern @k def @main(public) def @helper(public) def @gone(public) extern @other ");
+  EXPECT_EQ(seen,
+            "extern @k def @main(public) def @helper(public) def @gone(public) extern @other ");
   std::string out = PrintModule(*r);
   // main and helper changed; helper is private again; @other unchanged,
   // @gone not removed (as TVM), @added joined at the end.
@@ -231,7 +233,8 @@ def @added(%x: Tensor[(2,), float32]) { %x }
   EXPECT_TRUE(r->same_as(m));
   std::vector<std::string> warnings = ctx.TakeWarnings();
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "FnAddToMultiply: functions: 'oth' matches no function; the module is left as it is");
+  EXPECT_EQ(warnings[0],
+            "FnAddToMultiply: functions: 'oth' matches no function; the module is left as it is");
   step.functions = "oth.*";
   r = PassManager(registry_).Run({step}, m, ctx);
   ASSERT_TRUE(r.ok());
@@ -250,7 +253,8 @@ def @added(%x: Tensor[(2,), float32]) { %x }
   step.functions = "(";
   r = PassManager(registry_).Run({step}, m, ctx);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("pass Noop: functions: invalid regular expression '('"), std::string::npos)
+  EXPECT_NE(r.status().message().find("pass Noop: functions: invalid regular expression '('"),
+            std::string::npos)
       << r.status().message();
   step = Step("Fails");
   step.functions = "main";
@@ -261,7 +265,8 @@ def @added(%x: Tensor[(2,), float32]) { %x }
   // Names of any length match in linear time and constant stack (std::regex
   // overflowed the stack on `.*` against a 100k-character name).
   std::string long_name(200000, 'f');
-  Module big = testing::ParseOrFail("def @" + long_name + "(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n"
+  Module big = testing::ParseOrFail("def @" + long_name +
+                                    "(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n"
                                     "  %a = add(%x, %x);\n  %a\n}\n");
   step = Step("FnAddToMultiply");
   step.functions = "f*(f|g)*";
@@ -307,7 +312,8 @@ TEST_F(PassManagerTest, ParallelWarningsComeOutInFunctionOrder) {
   };
   ASSERT_TRUE(registry_.Register(std::move(warn)).ok());
   std::string text;
-  for (int f = 0; f < 32; ++f) text += "def @f" + std::to_string(f) + "(%x: Tensor[(2,), float32]) { %x }\n";
+  for (int f = 0; f < 32; ++f)
+    text += "def @f" + std::to_string(f) + "(%x: Tensor[(2,), float32]) { %x }\n";
   Module m = testing::ParseOrFail(text);
   PassContext ctx;
   ctx.num_threads = 8;
@@ -339,7 +345,8 @@ TEST_F(PassManagerTest, PrintIRInstrument) {
       &out, std::set<std::string>{}, std::set<std::string>{"Once"}, false, false));
   ASSERT_TRUE(PassManager(registry_).Run({Step("Noop"), Step("Once")}, Chain(1), ctx).ok());
   EXPECT_EQ(out.str().find("IR after Noop"), std::string::npos);
-  EXPECT_NE(out.str().find("// ----- IR after Once -----\n#[version = \"1\"]\ndef @f"), std::string::npos);
+  EXPECT_NE(out.str().find("// ----- IR after Once -----\n#[version = \"1\"]\ndef @f"),
+            std::string::npos);
 }
 
 TEST(PassOptionsTest, ResolveChecksNamesAndTypesAndFillsDefaults) {

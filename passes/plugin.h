@@ -18,17 +18,17 @@
 
 #include <cstring>
 #include <exception>
-#include <string>
-#include <set>
-#include <optional>
-#include <mutex>
-#include <memory>
-#include <map>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
-#include "kernels/extern_kernels.h"
 #include "ir/op.h"
+#include "kernels/extern_kernels.h"
 #include "passes/pass.h"
 #include "passes/plugin_abi.h"
 #include "passes/version.h"
@@ -80,7 +80,9 @@ class PluginHost {
 constexpr uint64_t PlirBoundaryLayoutHash() {
   uint64_t h = PlirIrLayoutHash();
   auto mix = [&h](uint64_t v) { h = plir::Fnv1aMix(h, v); };
-#define PLIR_MIX_TYPE(...) mix(sizeof(__VA_ARGS__)); mix(alignof(__VA_ARGS__))
+#define PLIR_MIX_TYPE(...)  \
+  mix(sizeof(__VA_ARGS__)); \
+  mix(alignof(__VA_ARGS__))
   PLIR_MIX_TYPE(plir::PassDef);
   PLIR_MIX_TYPE(plir::PassInfo);
   PLIR_MIX_TYPE(plir::PassKind);
@@ -147,15 +149,15 @@ inline int CallRegister(Status (*fn)(PluginHost&), void* host, char* error, size
 
 }  // namespace plir
 
-#define PLIR_PLUGIN(NAME, VERSION, REGISTER_FN)                                          \
-  static int plir_plugin_register_(void* host, char* error, size_t error_size) {         \
-    return ::plir::internal::CallRegister(&REGISTER_FN, host, error, error_size);         \
-  }                                                                                       \
-  extern "C" __attribute__((visibility("default"))) const PlirPluginInfo*                \
-  plir_plugin_entry(void) {                                                               \
-    static const PlirPluginInfo info = {PLIR_PLUGIN_API_VERSION, PLIR_BOUNDARY_FINGERPRINT, \
-                                        NAME, VERSION, &plir_plugin_register_};           \
-    return &info;                                                                         \
+#define PLIR_PLUGIN(NAME, VERSION, REGISTER_FN)                                                   \
+  static int plir_plugin_register_(void* host, char* error, size_t error_size) {                  \
+    return ::plir::internal::CallRegister(&REGISTER_FN, host, error, error_size);                 \
+  }                                                                                               \
+  extern "C" __attribute__((visibility("default"))) const PlirPluginInfo* plir_plugin_entry(      \
+      void) {                                                                                     \
+    static const PlirPluginInfo info = {PLIR_PLUGIN_API_VERSION, PLIR_BOUNDARY_FINGERPRINT, NAME, \
+                                        VERSION, &plir_plugin_register_};                         \
+    return &info;                                                                                 \
   }
 
 #endif  // PLIR_PASSES_PLUGIN_H_

@@ -14,10 +14,10 @@
 
 #ifdef __cplusplus
 #include "ir/expr.h"
+#include "ir/module.h"
+#include "ir/op.h"
 #include "ir/support/fnv.h"
 #include "kernels/extern_kernels.h"
-#include "ir/op.h"
-#include "ir/module.h"
 #endif
 
 // Bumped on any change to PlirPluginInfo or to the meaning of its fields.
@@ -29,17 +29,18 @@ extern "C" {
 #endif
 
 typedef struct PlirBuildFingerprint {
-  const char* compiler;        // compiler id and version, e.g. "gcc 12.2.0"
-  uint32_t stdlib_version;     // __GLIBCXX__ (libstdc++ release date), 0 if unknown
-  uint32_t stdlib_cxx11_abi;   // _GLIBCXX_USE_CXX11_ABI
-  uint64_t ir_layout_hash;     // PlirBoundaryLayoutHash() (passes/plugin.h) of the headers built against
+  const char* compiler;       // compiler id and version, e.g. "gcc 12.2.0"
+  uint32_t stdlib_version;    // __GLIBCXX__ (libstdc++ release date), 0 if unknown
+  uint32_t stdlib_cxx11_abi;  // _GLIBCXX_USE_CXX11_ABI
+  uint64_t
+      ir_layout_hash;  // PlirBoundaryLayoutHash() (passes/plugin.h) of the headers built against
 } PlirBuildFingerprint;
 
 typedef struct PlirPluginInfo {
   uint32_t api_version;  // PLIR_PLUGIN_API_VERSION at build time
   PlirBuildFingerprint fingerprint;
-  const char* name;      // "dead_code_elimination"
-  const char* version;   // the plugin's own version, free-form
+  const char* name;     // "dead_code_elimination"
+  const char* version;  // the plugin's own version, free-form
   // Registers the plugin's passes and ops with `host` (a plir::PluginHost*).
   // Returns 0 on success; otherwise writes a NUL-terminated message into
   // `error` (at most `error_size` bytes) and returns non-zero. Never throws.
@@ -78,24 +79,43 @@ constexpr uint64_t PlirIrLayoutHash() {
   auto mix = [&h](uint64_t v) { h = plir::Fnv1aMix(h, v); };
   mix(PLIR_PLUGIN_API_VERSION);
   mix(static_cast<uint64_t>(plir::NodeKind::kExternFunc));
-  mix(sizeof(plir::Node)); mix(alignof(plir::Node));
-  mix(sizeof(plir::TensorTypeNode)); mix(sizeof(plir::TupleTypeNode));
-  mix(sizeof(plir::PrimTypeNode)); mix(sizeof(plir::ShapeTypeNode));
-  mix(sizeof(plir::Dim)); mix(sizeof(plir::AttrValue)); mix(sizeof(plir::Attrs));
-  mix(sizeof(plir::VarNode)); mix(sizeof(plir::GlobalVarNode)); mix(sizeof(plir::OpNode));
-  mix(sizeof(plir::TupleNode)); mix(sizeof(plir::TupleGetItemNode));
-  mix(sizeof(plir::PrimValueNode)); mix(sizeof(plir::StringImmNode));
-  mix(sizeof(plir::ConstantNode)); mix(sizeof(plir::CallNode)); mix(sizeof(plir::IfNode));
-  mix(sizeof(plir::SeqExprNode)); mix(sizeof(plir::VarBindingNode));
-  mix(sizeof(plir::BindingBlockNode)); mix(sizeof(plir::FunctionNode));
-  mix(sizeof(plir::ExternFuncNode)); mix(sizeof(plir::Module)); mix(sizeof(plir::OpDef));
-  mix(sizeof(plir::Tensor)); mix(sizeof(plir::ExternKernelDef));
+  mix(sizeof(plir::Node));
+  mix(alignof(plir::Node));
+  mix(sizeof(plir::TensorTypeNode));
+  mix(sizeof(plir::TupleTypeNode));
+  mix(sizeof(plir::PrimTypeNode));
+  mix(sizeof(plir::ShapeTypeNode));
+  mix(sizeof(plir::Dim));
+  mix(sizeof(plir::AttrValue));
+  mix(sizeof(plir::Attrs));
+  mix(sizeof(plir::VarNode));
+  mix(sizeof(plir::GlobalVarNode));
+  mix(sizeof(plir::OpNode));
+  mix(sizeof(plir::TupleNode));
+  mix(sizeof(plir::TupleGetItemNode));
+  mix(sizeof(plir::PrimValueNode));
+  mix(sizeof(plir::StringImmNode));
+  mix(sizeof(plir::ConstantNode));
+  mix(sizeof(plir::CallNode));
+  mix(sizeof(plir::IfNode));
+  mix(sizeof(plir::SeqExprNode));
+  mix(sizeof(plir::VarBindingNode));
+  mix(sizeof(plir::BindingBlockNode));
+  mix(sizeof(plir::FunctionNode));
+  mix(sizeof(plir::ExternFuncNode));
+  mix(sizeof(plir::Module));
+  mix(sizeof(plir::OpDef));
+  mix(sizeof(plir::Tensor));
+  mix(sizeof(plir::ExternKernelDef));
   // Expression kinds added after the first set (shape values, symbolic values).
   mix(static_cast<uint64_t>(plir::NodeKind::kPrimExpr));
-  mix(sizeof(plir::ShapeExprNode)); mix(sizeof(plir::PrimExprNode));
+  mix(sizeof(plir::ShapeExprNode));
+  mix(sizeof(plir::PrimExprNode));
   // Function values: kinds added after kExternFunc, and their classes.
-  mix(static_cast<uint64_t>(plir::NodeKind::kFuncType)); mix(static_cast<uint64_t>(plir::NodeKind::kLocalFn));
-  mix(sizeof(plir::FuncTypeNode)); mix(sizeof(plir::LocalFnNode));
+  mix(static_cast<uint64_t>(plir::NodeKind::kFuncType));
+  mix(static_cast<uint64_t>(plir::NodeKind::kLocalFn));
+  mix(sizeof(plir::FuncTypeNode));
+  mix(sizeof(plir::LocalFnNode));
   return h;
 }
 

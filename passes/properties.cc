@@ -28,8 +28,8 @@ Status CheckProperties(const std::vector<PipelineStep>& steps, const PassRegistr
       for (const std::string& n : registry.Names())
         for (const std::string& p : registry.Lookup(n)->info.provides_properties)
           if (p == req) providers += (providers.empty() ? "" : ", ") + n;
-      return FailedPrecondition(s.loc.ToString() + ": pass " + s.pass + " requires property '" + req +
-                                "', which no earlier pass provides" +
+      return FailedPrecondition(s.loc.ToString() + ": pass " + s.pass + " requires property '" +
+                                req + "', which no earlier pass provides" +
                                 (providers.empty() ? "" : " (provided by: " + providers + ")"));
     }
     for (const std::string& p : def->info.provides_properties) provided.insert(p);

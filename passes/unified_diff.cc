@@ -27,8 +27,8 @@ struct Edit {
 
 // Myers' O((N+M)D) shortest edit script on a[lo_a, hi_a) and b[lo_b, hi_b).
 // Falls back to delete-all/insert-all past `max_d` edits.
-void Myers(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b, size_t lo_a,
-           size_t hi_a, size_t lo_b, size_t hi_b, std::vector<Edit>* out) {
+void Myers(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b,
+           size_t lo_a, size_t hi_a, size_t lo_b, size_t hi_b, std::vector<Edit>* out) {
   const int n = static_cast<int>(hi_a - lo_a), m = static_cast<int>(hi_b - lo_b);
   const int max_d = std::min(n + m, 4000);
   const int offset = max_d + 1;
@@ -38,8 +38,9 @@ void Myers(const std::vector<std::string_view>& a, const std::vector<std::string
   for (int d = 0; d <= max_d && found_d < 0; ++d) {
     trace.push_back(v);
     for (int k = -d; k <= d; k += 2) {
-      int x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])) ? v[offset + k + 1]
-                                                                            : v[offset + k - 1] + 1;
+      int x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1]))
+                  ? v[offset + k + 1]
+                  : v[offset + k - 1] + 1;
       int y = x - k;
       while (x < n && y < m && a[lo_a + x] == b[lo_b + y]) ++x, ++y;
       v[offset + k] = x;
@@ -66,8 +67,10 @@ void Myers(const std::vector<std::string_view>& a, const std::vector<std::string
       --x, --y;
       rev.push_back({Op::kKeep, lo_a + x, lo_b + y});
     }
-    if (x == prev_x) rev.push_back({Op::kInsert, lo_a + x, lo_b + prev_y});
-    else rev.push_back({Op::kDelete, lo_a + prev_x, lo_b + y});
+    if (x == prev_x)
+      rev.push_back({Op::kInsert, lo_a + x, lo_b + prev_y});
+    else
+      rev.push_back({Op::kDelete, lo_a + prev_x, lo_b + y});
     x = prev_x, y = prev_y;
   }
   while (x > 0 && y > 0) {
@@ -113,8 +116,10 @@ std::string UnifiedDiff(std::string_view a_text, std::string_view b_text, const 
     size_t end = i;
     size_t last_change = i;
     while (end < edits.size()) {
-      if (edits[end].op != Op::kKeep) last_change = end;
-      else if (end - last_change > static_cast<size_t>(2 * context)) break;
+      if (edits[end].op != Op::kKeep)
+        last_change = end;
+      else if (end - last_change > static_cast<size_t>(2 * context))
+        break;
       ++end;
     }
     end = std::min(edits.size(), last_change + 1 + context);
@@ -134,9 +139,9 @@ std::string UnifiedDiff(std::string_view a_text, std::string_view b_text, const 
         ++b_count;
       }
     }
-    out += "@@ -" + std::to_string(a_count ? a_start + 1 : a_start) + "," + std::to_string(a_count) +
-           " +" + std::to_string(b_count ? b_start + 1 : b_start) + "," + std::to_string(b_count) +
-           " @@\n" + body;
+    out += "@@ -" + std::to_string(a_count ? a_start + 1 : a_start) + "," +
+           std::to_string(a_count) + " +" + std::to_string(b_count ? b_start + 1 : b_start) + "," +
+           std::to_string(b_count) + " @@\n" + body;
     i = end;
   }
   return out;

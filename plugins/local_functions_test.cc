@@ -4,21 +4,27 @@
 // manager). Plugins are loaded from their built .so files.
 #include <gtest/gtest.h>
 
-#include "ir/text/printer.h"
+#include "driver/plugin_loader.h"
 #include "ir/structural.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
 #include "passes/registry.h"
-#include "driver/plugin_loader.h"
 #include "testing/random_module.h"
 
 namespace plir {
 namespace {
 
-const char* kPlugins[] = {"canonicalize_bindings", "common_subexpression_elimination",
-                          "dead_code_elimination", "fold_constant", "fuse_ops", "lazy_transform_params",
-                          "lift_transform_params", "normalize", "to_basic_block_normal_form"};
+const char* kPlugins[] = {"canonicalize_bindings",
+                          "common_subexpression_elimination",
+                          "dead_code_elimination",
+                          "fold_constant",
+                          "fuse_ops",
+                          "lazy_transform_params",
+                          "lift_transform_params",
+                          "normalize",
+                          "to_basic_block_normal_form"};
 
 TEST(LocalFunctionsTest, EveryPassKeepsModulesWithLocalFunctionsWellFormed) {
   PluginLoader loader;

@@ -1,16 +1,15 @@
 #include "testing/golden.h"
 
-#include "passes/properties.h"
-
 #include <filesystem>
 #include <sstream>
 
+#include "driver/pipeline.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-#include "driver/pipeline.h"
+#include "passes/properties.h"
 
 namespace plir::testing {
 namespace {
@@ -53,9 +52,12 @@ std::vector<GoldenCase> SplitCases(const std::string& text) {
   auto finish = [&]() {
     for (const std::string& t : HeaderComments(current.text)) {
       std::string body = Trim(t.substr(2));
-      if (body.rfind("RUN:", 0) == 0) current.run = Trim(body.substr(4));
-      else if (body.rfind("PIPELINE:", 0) == 0) current.pipeline = Trim(body.substr(9));
-      else if (body.rfind("EXPECT ERROR:", 0) == 0) current.expect_error = Trim(body.substr(13));
+      if (body.rfind("RUN:", 0) == 0)
+        current.run = Trim(body.substr(4));
+      else if (body.rfind("PIPELINE:", 0) == 0)
+        current.pipeline = Trim(body.substr(9));
+      else if (body.rfind("EXPECT ERROR:", 0) == 0)
+        current.expect_error = Trim(body.substr(13));
       else if (body.rfind("EXPECT PARSE ERROR:", 0) == 0)
         current.expect_parse_error = Trim(body.substr(19));
     }
@@ -150,9 +152,10 @@ StatusOr<CaseResult> RunCase(const GoldenCase& c, const std::string& case_file,
   return result;
 }
 
-std::string RenderExpected(const std::vector<std::string>& sections, const std::string& plugin_name) {
-  std::string out = std::string(kBannerPrefix) + "\n// Regenerate: bazel run //plugins/" + plugin_name +
-                    ":update_goldens\n";
+std::string RenderExpected(const std::vector<std::string>& sections,
+                           const std::string& plugin_name) {
+  std::string out = std::string(kBannerPrefix) + "\n// Regenerate: bazel run //plugins/" +
+                    plugin_name + ":update_goldens\n";
   for (size_t i = 0; i < sections.size(); ++i) {
     if (i) out += std::string(kCaseSeparator) + "\n";
     out += sections[i];
@@ -164,8 +167,8 @@ std::vector<std::string> SplitExpected(const std::string& text) {
   std::vector<std::string> sections(1);
   std::vector<std::string> lines = Lines(text);
   size_t i = 0;
-  while (i < lines.size() && (lines[i].rfind(kBannerPrefix, 0) == 0 ||
-                              lines[i].rfind("// Regenerate:", 0) == 0))
+  while (i < lines.size() &&
+         (lines[i].rfind(kBannerPrefix, 0) == 0 || lines[i].rfind("// Regenerate:", 0) == 0))
     ++i;
   for (; i < lines.size(); ++i) {
     if (IsSeparator(lines[i])) {

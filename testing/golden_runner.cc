@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <iostream>
 
+#include "driver/file_util.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "passes/unified_diff.h"
-#include "driver/file_util.h"
 #include "testing/golden.h"
 
 namespace plir::testing {
@@ -89,17 +89,23 @@ int Main(const std::vector<std::string>& plugins, const std::string& case_file,
     }
     rendered.push_back(r->rendered);
     if (!c.expect_parse_error.empty()) {
-      if (!r->is_parse_error) fail("expected a parse error containing \"" + c.expect_parse_error + "\", but the input parsed");
+      if (!r->is_parse_error)
+        fail("expected a parse error containing \"" + c.expect_parse_error +
+             "\", but the input parsed");
       else if (r->error.find(c.expect_parse_error) == std::string::npos)
-        fail("expected a parse error containing \"" + c.expect_parse_error + "\", got: " + r->error);
-      else std::cout << "[  OK  ] " << where << " (does not parse, as expected)\n";
+        fail("expected a parse error containing \"" + c.expect_parse_error +
+             "\", got: " + r->error);
+      else
+        std::cout << "[  OK  ] " << where << " (does not parse, as expected)\n";
       continue;
     }
     if (!c.expect_error.empty()) {
-      if (!r->is_error) fail("expected an error containing \"" + c.expect_error + "\", but the pipeline succeeded");
+      if (!r->is_error)
+        fail("expected an error containing \"" + c.expect_error + "\", but the pipeline succeeded");
       else if (r->error.find(c.expect_error) == std::string::npos)
         fail("expected an error containing \"" + c.expect_error + "\", got: " + r->error);
-      else std::cout << "[  OK  ] " << where << " (fails as expected)\n";
+      else
+        std::cout << "[  OK  ] " << where << " (fails as expected)\n";
       continue;
     }
     if (r->is_error) {

@@ -27,7 +27,8 @@ std::vector<std::string> ListTestFiles(const std::string& dir, const std::string
   std::vector<std::string> out;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string p = entry.path().string();
-    if (p.size() >= suffix.size() && p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (p.size() >= suffix.size() &&
+        p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.push_back(p);
   }
   std::sort(out.begin(), out.end());

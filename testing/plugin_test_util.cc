@@ -4,13 +4,13 @@
 #include <mutex>
 #include <set>
 
+#include "driver/plugin_loader.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
 #include "passes/unified_diff.h"
-#include "driver/plugin_loader.h"
 
 namespace plir::testing {
 
@@ -63,7 +63,8 @@ Module RunPassesOrFail(const Module& m, const std::vector<std::string>& passes) 
 ::testing::AssertionResult ModulesEqual(const Module& actual, const std::string& expected_text) {
   StatusOr<Module> want = ParseModule(expected_text);
   if (!want.ok())
-    return ::testing::AssertionFailure() << "cannot parse the expected module: " << want.status().message();
+    return ::testing::AssertionFailure()
+           << "cannot parse the expected module: " << want.status().message();
   return ModulesEqual(actual, *want);
 }
 

@@ -10,7 +10,9 @@
 namespace plir::testing {
 namespace {
 
-Type TA() { return TensorTypeNode::Make({Dim::Sym(Symbol("n")), Dim::Const(4)}, DataType::kFloat32); }
+Type TA() {
+  return TensorTypeNode::Make({Dim::Sym(Symbol("n")), Dim::Const(4)}, DataType::kFloat32);
+}
 Type TW() { return TensorTypeNode::Make({Dim::Const(4), Dim::Const(4)}, DataType::kFloat32); }
 Type TI() {
   return TensorTypeNode::Make({Dim::Const(1), Dim::Const(2), Dim::Const(6), Dim::Const(6)},
@@ -53,7 +55,8 @@ class Generator {
     }
     size_t fn = 0;
     while (emitted_ < opts_.num_bindings || fn == 0) {
-      size_t budget = std::min(opts_.bindings_per_function, opts_.num_bindings - std::min(emitted_, opts_.num_bindings));
+      size_t budget = std::min(opts_.bindings_per_function,
+                               opts_.num_bindings - std::min(emitted_, opts_.num_bindings));
       if (budget == 0) budget = 1;
       items.push_back(MakeFunction(fn == 0 ? "main" : "main_" + std::to_string(fn), budget));
       ++fn;
@@ -71,8 +74,8 @@ class Generator {
     size_t a, w, i, obj, tup, fn;
   };
   Mark Save() const {
-    return {pools_.a.size(), pools_.w.size(), pools_.i.size(), pools_.obj.size(), pools_.tup.size(),
-            pools_.fn.size()};
+    return {pools_.a.size(),   pools_.w.size(),   pools_.i.size(),
+            pools_.obj.size(), pools_.tup.size(), pools_.fn.size()};
   }
   void Restore(const Mark& m) {
     pools_.a.resize(m.a);
@@ -86,7 +89,9 @@ class Generator {
   size_t Rand(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
   bool Coin(int percent) { return Rand(100) < static_cast<size_t>(percent); }
   template <typename T>
-  const T& Pick(const std::vector<T>& v) { return v[Rand(v.size())]; }
+  const T& Pick(const std::vector<T>& v) {
+    return v[Rand(v.size())];
+  }
 
   std::string Hint() {
     static const char* kHints[] = {"lv", "lv1", "x", "gv", "", "a", "lv1_1", "t"};
@@ -144,13 +149,26 @@ class Generator {
 
   void AddToPool(const Expr& v, int cat) {
     switch (cat) {
-      case 0: pools_.a.push_back(v); break;
-      case 1: pools_.w.push_back(v); break;
-      case 2: pools_.i.push_back(v); break;
-      case 3: pools_.obj.push_back(v); break;
-      case 4: pools_.tup.push_back(v); break;
-      case 6: pools_.fn.push_back(v); break;
-      default: break;  // not reused
+      case 0:
+        pools_.a.push_back(v);
+        break;
+      case 1:
+        pools_.w.push_back(v);
+        break;
+      case 2:
+        pools_.i.push_back(v);
+        break;
+      case 3:
+        pools_.obj.push_back(v);
+        break;
+      case 4:
+        pools_.tup.push_back(v);
+        break;
+      case 6:
+        pools_.fn.push_back(v);
+        break;
+      default:
+        break;  // not reused
     }
   }
 
@@ -201,29 +219,39 @@ class Generator {
     Expr result = pools_.a.back();
     Restore(saved);
     *cat = 6;
-    return LocalFnNode::Make({p}, Coin(50) ? TA() : Type(), SeqExprNode::Make(std::move(blocks), result));
+    return LocalFnNode::Make({p}, Coin(50) ? TA() : Type(),
+                             SeqExprNode::Make(std::move(blocks), result));
   }
 
   // Makes a value and sets *cat to its pool category.
   Expr MakeValue(int* cat, int if_depth, bool in_dataflow) {
-    if (opts_.local_functions && if_depth > 0 && Coin(8)) return MakeLocalFunctionValue(cat, if_depth);
+    if (opts_.local_functions && if_depth > 0 && Coin(8))
+      return MakeLocalFunctionValue(cat, if_depth);
     size_t choice = Rand(24);
     *cat = 0;
     auto a = [&]() { return Pick(pools_.a); };
     switch (choice) {
-      case 0: return Must(MakeOpCall("add", {a(), a()}));
-      case 1: return Must(MakeOpCall("multiply", {a(), a()}));
-      case 2: return Must(MakeOpCall("subtract", {a(), a()}));
-      case 3: return Must(MakeOpCall("nn.relu", {a()}));
+      case 0:
+        return Must(MakeOpCall("add", {a(), a()}));
+      case 1:
+        return Must(MakeOpCall("multiply", {a(), a()}));
+      case 2:
+        return Must(MakeOpCall("subtract", {a(), a()}));
+      case 3:
+        return Must(MakeOpCall("nn.relu", {a()}));
       case 4:
         return Must(MakeOpCall("nn.softmax", {a()},
                                A({{Symbol("axis"), AttrValue::Int(Coin(50) ? 1 : -1)}})));
-      case 5: return Must(MakeOpCall("matmul", {a(), Pick(pools_.w)}));
-      case 6: return Must(MakeOpCall("add", {a(), VecConst()}));
+      case 5:
+        return Must(MakeOpCall("matmul", {a(), Pick(pools_.w)}));
+      case 6:
+        return Must(MakeOpCall("add", {a(), VecConst()}));
       case 7:
-        return Must(MakeOpCall("call_tir", {GlobalVarNode::Make("ext_kernel"), TupleNode::Make({a()})},
-                               Attrs(), {TA()}));
-      case 8: return MakeGlobalCall(GlobalVarNode::Make("helper"), {a()}, TA());
+        return Must(MakeOpCall("call_tir",
+                               {GlobalVarNode::Make("ext_kernel"), TupleNode::Make({a()})}, Attrs(),
+                               {TA()}));
+      case 8:
+        return MakeGlobalCall(GlobalVarNode::Make("helper"), {a()}, TA());
       case 9: {  // nested call, not in normal form
         Expr inner = Must(MakeOpCall("multiply", {a(), a()}));
         return Must(MakeOpCall("add", {inner, a()}));
@@ -238,11 +266,12 @@ class Generator {
         return Must(MakeOpCall("nn.relu", {a()}));
       case 12:
         *cat = 1;
-        return Must(MakeOpCall("permute_dims", {Pick(pools_.w)},
-                               A({{Symbol("axes"), IntList({1, 0})}})));
+        return Must(
+            MakeOpCall("permute_dims", {Pick(pools_.w)}, A({{Symbol("axes"), IntList({1, 0})}})));
       case 13: {
         *cat = 1;
-        Expr r = Must(MakeOpCall("reshape", {Pick(pools_.w)}, A({{Symbol("shape"), IntList({2, 8})}})));
+        Expr r =
+            Must(MakeOpCall("reshape", {Pick(pools_.w)}, A({{Symbol("shape"), IntList({2, 8})}})));
         return Must(MakeOpCall("reshape", {r}, A({{Symbol("shape"), IntList({4, -1})}})));
       }
       case 14:
@@ -251,12 +280,14 @@ class Generator {
         return ConstOf(DataType::kFloat32, {Dim::Const(4), Dim::Const(4)}, 16);
       case 15: {
         *cat = 2;
-        Expr k = Coin(50) ? Expr(k_) : ConstOf(DataType::kFloat32, {Dim::Const(2), Dim::Const(2), Dim::Const(3), Dim::Const(3)}, 36);
-        return Must(MakeOpCall(
-            "nn.conv2d", {Pick(pools_.i), k},
-            A({{Symbol("padding"), IntList({1, 1, 1, 1})},
-               {Symbol("channels"), AttrValue::Int(2)},
-               {Symbol("kernel_size"), IntList({3, 3})}})));
+        Expr k = Coin(50)
+                     ? Expr(k_)
+                     : ConstOf(DataType::kFloat32,
+                               {Dim::Const(2), Dim::Const(2), Dim::Const(3), Dim::Const(3)}, 36);
+        return Must(MakeOpCall("nn.conv2d", {Pick(pools_.i), k},
+                               A({{Symbol("padding"), IntList({1, 1, 1, 1})},
+                                  {Symbol("channels"), AttrValue::Int(2)},
+                                  {Symbol("kernel_size"), IntList({3, 3})}})));
       }
       case 16:
         *cat = 2;
@@ -278,9 +309,10 @@ class Generator {
         return TupleNode::Make({a(), Pick(pools_.w)});
       case 20: {
         *cat = 5;
-        static const DataType kTypes[] = {DataType::kInt8, DataType::kUInt16, DataType::kInt32,
-                                          DataType::kInt64, DataType::kFloat16, DataType::kBFloat16,
-                                          DataType::kFloat64, DataType::kBool, DataType::kUInt64};
+        static const DataType kTypes[] = {
+            DataType::kInt8,    DataType::kUInt16,  DataType::kInt32,
+            DataType::kInt64,   DataType::kFloat16, DataType::kBFloat16,
+            DataType::kFloat64, DataType::kBool,    DataType::kUInt64};
         DataType dt = kTypes[Rand(9)];
         size_t n = Coin(20) ? 100 : 1 + Rand(6);  // 100 elements print as hex
         return ConstOf(dt, {Dim::Const(static_cast<int64_t>(n))}, n);
@@ -334,7 +366,8 @@ class SingleChange : public ExprMutator {
       if (!c->data().empty() && seen_++ == target_) {
         std::string bytes = c->data();
         bytes[0] = static_cast<char>(bytes[0] ^ 1);
-        return *ConstantNode::Make(c->type(), std::make_shared<const std::string>(std::move(bytes)));
+        return *ConstantNode::Make(c->type(),
+                                   std::make_shared<const std::string>(std::move(bytes)));
       }
     }
     return n;
@@ -347,9 +380,7 @@ class SingleChange : public ExprMutator {
 
 }  // namespace
 
-Module GenerateRandomModule(const RandomModuleOptions& options) {
-  return Generator(options).Run();
-}
+Module GenerateRandomModule(const RandomModuleOptions& options) { return Generator(options).Run(); }
 
 Module ApplySingleChange(const Module& m, uint64_t seed) {
   SingleChange count(static_cast<size_t>(-1));

@@ -93,7 +93,8 @@ int UpdatePlugin(const fs::path& root, const std::string& package, PluginLoader&
       ++errors;
       continue;
     }
-    std::cout << (previous ? "changed " : "created ") << fs::relative(expected, root).string() << "\n";
+    std::cout << (previous ? "changed " : "created ") << fs::relative(expected, root).string()
+              << "\n";
     ++(previous ? tally->changed : tally->created);
   }
   return errors;
@@ -133,7 +134,8 @@ int main(int argc, char** argv) {
   }
   if (names.empty())
     for (const auto& e : fs::directory_iterator(root / "plugins"))
-      if (fs::exists(e.path() / "tests")) names.push_back("plugins/" + e.path().filename().string());
+      if (fs::exists(e.path() / "tests"))
+        names.push_back("plugins/" + e.path().filename().string());
   std::sort(names.begin(), names.end());
   if (!explicit_plugins) {
     // Load every in-tree plugin so that RUN lines may use passes of others.

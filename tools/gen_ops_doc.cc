@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "ir/op.h"
 #include "driver/file_util.h"
 #include "driver/plugin_loader.h"
+#include "ir/op.h"
 
 int main(int argc, char** argv) {
   std::string check;
@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (*have != doc) {
-      std::cerr << "gen_ops_doc: " << check << " is stale; regenerate it with `bazel run //tools:gen_ops_doc`\n";
+      std::cerr << "gen_ops_doc: " << check
+                << " is stale; regenerate it with `bazel run //tools:gen_ops_doc`\n";
       return 1;
     }
     std::cout << check << " is up to date\n";

@@ -69,7 +69,9 @@ std::optional<std::vector<Tensor>> SmallIntInputs(ConvertContext& c) {
   std::vector<Tensor> in;
   for (int i = 0; i < c.num_inputs(); ++i) {
     std::optional<Tensor> t = c.StaticInput(i);
-    if (!t || !(IsInt(t->dtype) || t->dtype == DataType::kBool) || t->NumElements() > kShapeFoldElements) return std::nullopt;
+    if (!t || !(IsInt(t->dtype) || t->dtype == DataType::kBool) ||
+        t->NumElements() > kShapeFoldElements)
+      return std::nullopt;
     in.push_back(*t);
   }
   return in;
@@ -91,33 +93,39 @@ StatusOr<Expr> FoldBroadcast(ConvertContext& c, const std::vector<Tensor>& in, D
   for (int64_t d : shape) n *= d;
   if (n > kShapeFoldElements) return c.Error("too large to evaluate at import");
   PLIR_ASSIGN_OR_RETURN(Tensor out, MakeIntTensor(out_dt, shape, [&](int64_t e) {
-    std::vector<int64_t> args;
-    for (const Tensor& t : in) {
-      int64_t off = 0, rem = e, stride = 1;
-      std::vector<int64_t> coord(rank);
-      for (size_t i = rank; i-- > 0;) { coord[i] = rem % shape[i]; rem /= shape[i]; }
-      size_t lead = rank - t.shape.size();
-      for (size_t i = t.shape.size(); i-- > 0;) {
-        off += (t.shape[i] == 1 ? 0 : coord[lead + i]) * stride;
-        stride *= t.shape[i];
-      }
-      args.push_back(t.GetInt(off));
-    }
-    return f(args);
-  }));
+                          std::vector<int64_t> args;
+                          for (const Tensor& t : in) {
+                            int64_t off = 0, rem = e, stride = 1;
+                            std::vector<int64_t> coord(rank);
+                            for (size_t i = rank; i-- > 0;) {
+                              coord[i] = rem % shape[i];
+                              rem /= shape[i];
+                            }
+                            size_t lead = rank - t.shape.size();
+                            for (size_t i = t.shape.size(); i-- > 0;) {
+                              off += (t.shape[i] == 1 ? 0 : coord[lead + i]) * stride;
+                              stride *= t.shape[i];
+                            }
+                            args.push_back(t.GetInt(off));
+                          }
+                          return f(args);
+                        }));
   return c.Const(out);
 }
 
 // A converter that uses PLIR op `op` when registered, else evaluates shape
 // values known at import with `f` (result dtype `out_dt`, or the first
 // input's when kUnknown).
-ConverterFn WithShapeFold(std::string op, DataType out_dt, std::function<int64_t(const std::vector<int64_t>&)> f) {
+ConverterFn WithShapeFold(std::string op, DataType out_dt,
+                          std::function<int64_t(const std::vector<int64_t>&)> f) {
   return [op, out_dt, f](ConvertContext& c) -> StatusOr<Outputs> {
     if (!Has(op.c_str())) {
       std::optional<std::vector<Tensor>> in = SmallIntInputs(c);
       if (!in)
-        return Unimplemented("PLIR has no op " + op + " (only shape values known at import are evaluated without it)");
-      DataType dt = out_dt == DataType::kUnknown ? (*in)[c.num_inputs() == 3 ? 1 : 0].dtype : out_dt;
+        return Unimplemented("PLIR has no op " + op +
+                             " (only shape values known at import are evaluated without it)");
+      DataType dt =
+          out_dt == DataType::kUnknown ? (*in)[c.num_inputs() == 3 ? 1 : 0].dtype : out_dt;
       PLIR_ASSIGN_OR_RETURN(Expr e, FoldBroadcast(c, *in, dt, f));
       return Outputs{e};
     }
@@ -170,24 +178,30 @@ void RegisterElementwiseConverters(ConverterTable& t) {
 
   // Comparisons and logic.
   using V = const std::vector<int64_t>&;
-  t.Add("Equal", 7, {}, WithShapeFold("equal", DataType::kBool, [](V a) -> int64_t { return a[0] == a[1]; }));
-  t.Add("Less", 7, {}, WithShapeFold("less", DataType::kBool, [](V a) -> int64_t { return a[0] < a[1]; }));
-  t.Add("Greater", 7, {}, WithShapeFold("greater", DataType::kBool, [](V a) -> int64_t { return a[0] > a[1]; }));
+  t.Add("Equal", 7, {},
+        WithShapeFold("equal", DataType::kBool, [](V a) -> int64_t { return a[0] == a[1]; }));
+  t.Add("Less", 7, {},
+        WithShapeFold("less", DataType::kBool, [](V a) -> int64_t { return a[0] < a[1]; }));
+  t.Add("Greater", 7, {},
+        WithShapeFold("greater", DataType::kBool, [](V a) -> int64_t { return a[0] > a[1]; }));
   t.Add("LessOrEqual", 12, {"less_equal"}, Binary("less_equal"));
   t.Add("GreaterOrEqual", 12, {"greater_equal"}, Binary("greater_equal"));
   t.Add("And", 7, {"logical_and"}, Binary("logical_and"));
   t.Add("Or", 7, {"logical_or"}, Binary("logical_or"));
   t.Add("Xor", 7, {"logical_xor"}, Binary("logical_xor"));
-  t.Add("Not", 1, {}, WithShapeFold("logical_not", DataType::kBool, [](V a) -> int64_t { return !a[0]; }));
-  t.Add("Where", 9, {}, WithShapeFold("where", DataType::kUnknown, [](V a) { return a[0] ? a[1] : a[2]; }));
+  t.Add("Not", 1, {},
+        WithShapeFold("logical_not", DataType::kBool, [](V a) -> int64_t { return !a[0]; }));
+  t.Add("Where", 9, {},
+        WithShapeFold("where", DataType::kUnknown, [](V a) { return a[0] ? a[1] : a[2]; }));
 
   // Unary math: ONNX op -> PLIR (TVM Relax) op of the same meaning.
   const std::pair<const char*, const char*> unary[] = {
-      {"Abs", "abs"},     {"Exp", "exp"},       {"Log", "log"},     {"Sqrt", "sqrt"},   {"Erf", "erf"},
-      {"Tanh", "tanh"},   {"Sigmoid", "sigmoid"}, {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"},
-      {"Sin", "sin"},     {"Cos", "cos"},       {"Tan", "tan"},     {"Asin", "asin"},   {"Acos", "acos"},
-      {"Atan", "atan"},   {"Sinh", "sinh"},     {"Cosh", "cosh"},   {"Asinh", "asinh"}, {"Acosh", "acosh"},
-      {"Atanh", "atanh"}, {"Sign", "sign"},     {"IsNaN", "isnan"}, {"BitwiseNot", "bitwise_not"},
+      {"Abs", "abs"},     {"Exp", "exp"},     {"Log", "log"},         {"Sqrt", "sqrt"},
+      {"Erf", "erf"},     {"Tanh", "tanh"},   {"Sigmoid", "sigmoid"}, {"Floor", "floor"},
+      {"Ceil", "ceil"},   {"Round", "round"}, {"Sin", "sin"},         {"Cos", "cos"},
+      {"Tan", "tan"},     {"Asin", "asin"},   {"Acos", "acos"},       {"Atan", "atan"},
+      {"Sinh", "sinh"},   {"Cosh", "cosh"},   {"Asinh", "asinh"},     {"Acosh", "acosh"},
+      {"Atanh", "atanh"}, {"Sign", "sign"},   {"IsNaN", "isnan"},     {"BitwiseNot", "bitwise_not"},
   };
   for (const auto& [onnx_op, op] : unary) t.Add(onnx_op, 1, {op}, Unary(op));
   t.Add("Neg", 6, {"subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
@@ -209,10 +223,15 @@ void RegisterElementwiseConverters(ConverterTable& t) {
 
   // Clip: max(min(x, hi), lo) with maximum and minimum (exact); bounds from
   // attributes before opset 11, optional inputs since.
-  auto clip = [](ConvertContext& c, std::optional<Expr> lo, std::optional<Expr> hi) -> StatusOr<Outputs> {
+  auto clip = [](ConvertContext& c, std::optional<Expr> lo,
+                 std::optional<Expr> hi) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr y, c.Input(0));
-    if (lo) { PLIR_ASSIGN_OR_RETURN(y, c.Call("maximum", {y, *lo})); }
-    if (hi) { PLIR_ASSIGN_OR_RETURN(y, c.Call("minimum", {y, *hi})); }
+    if (lo) {
+      PLIR_ASSIGN_OR_RETURN(y, c.Call("maximum", {y, *lo}));
+    }
+    if (hi) {
+      PLIR_ASSIGN_OR_RETURN(y, c.Call("minimum", {y, *hi}));
+    }
     return Outputs{y};
   };
   t.Add("Clip", 6, {"maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
@@ -223,15 +242,22 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   });
   t.Add("Clip", 11, {"maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
     std::optional<Expr> lo, hi;
-    if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(1)); lo = e; }
-    if (c.HasInput(2)) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(2)); hi = e; }
+    if (c.HasInput(1)) {
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(1));
+      lo = e;
+    }
+    if (c.HasInput(2)) {
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(2));
+      hi = e;
+    }
     return clip(c, lo, hi);
   });
 
   // Shrink with bias = lambd (soft shrinkage): relu(x - l) - relu(-x - l).
   t.Add("Shrink", 9, {"nn.relu", "subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     double lambd = c.AttrFloat("lambd", 0.5f), bias = c.AttrFloat("bias", 0.0f);
-    if (lambd != bias) return Unimplemented("Shrink with bias != lambd (PLIR has no comparison op)");
+    if (lambd != bias)
+      return Unimplemented("Shrink with bias != lambd (PLIR has no comparison op)");
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     DataType dt = c.InputDtype(0);
     PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
@@ -247,47 +273,52 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   // Activations.
   t.Add("Relu", 6, {"nn.relu"}, Unary("nn.relu"));
   // relu(x) - alpha * relu(-x): exact for both signs.
-  t.Add("LeakyRelu", 6, {"nn.relu", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
-    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
-    PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));
-    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {negx}));
-    PLIR_ASSIGN_OR_RETURN(Expr sn, Scale(c, neg, c.AttrFloat("alpha", 0.01f)));
-    return c.One("subtract", {pos, sn});
-  });
-  t.Add("PRelu", 7, {"nn.relu", "subtract", "multiply", "reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr slope, c.Input(1));
-    // Models converted from opset 6 give a per-channel slope [C]: as [C, 1, ...].
-    const TensorTypeNode* xt = c.InputType(0);
-    const TensorTypeNode* st = c.InputType(1);
-    if (xt && st && xt->IsStatic() && st->IsStatic() && st->ndim() == 1 && xt->ndim() > 2 &&
-        st->shape()[0].value == xt->shape()[1].value && st->shape()[0].value != xt->shape().back().value) {
-      std::vector<int64_t> shape(static_cast<size_t>(xt->ndim() - 1), 1);
-      shape[0] = st->shape()[0].value;
-      PLIR_ASSIGN_OR_RETURN(slope, c.Call("reshape", {slope}, MakeAttrs({{Symbol("shape"), IntList(shape)}})));
-    }
-    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
-    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
-    PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));
-    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {negx}));
-    PLIR_ASSIGN_OR_RETURN(Expr sn, c.Call("multiply", {neg, slope}));
-    return c.One("subtract", {pos, sn});
-  });
+  t.Add("LeakyRelu", 6, {"nn.relu", "subtract", "multiply"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
+          PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+          PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));
+          PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {negx}));
+          PLIR_ASSIGN_OR_RETURN(Expr sn, Scale(c, neg, c.AttrFloat("alpha", 0.01f)));
+          return c.One("subtract", {pos, sn});
+        });
+  t.Add("PRelu", 7, {"nn.relu", "subtract", "multiply", "reshape"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          PLIR_ASSIGN_OR_RETURN(Expr slope, c.Input(1));
+          // Models converted from opset 6 give a per-channel slope [C]: as [C, 1, ...].
+          const TensorTypeNode* xt = c.InputType(0);
+          const TensorTypeNode* st = c.InputType(1);
+          if (xt && st && xt->IsStatic() && st->IsStatic() && st->ndim() == 1 && xt->ndim() > 2 &&
+              st->shape()[0].value == xt->shape()[1].value &&
+              st->shape()[0].value != xt->shape().back().value) {
+            std::vector<int64_t> shape(static_cast<size_t>(xt->ndim() - 1), 1);
+            shape[0] = st->shape()[0].value;
+            PLIR_ASSIGN_OR_RETURN(
+                slope, c.Call("reshape", {slope}, MakeAttrs({{Symbol("shape"), IntList(shape)}})));
+          }
+          PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, c.InputDtype(0)));
+          PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+          PLIR_ASSIGN_OR_RETURN(Expr negx, c.Call("subtract", {zero, x}));
+          PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {negx}));
+          PLIR_ASSIGN_OR_RETURN(Expr sn, c.Call("multiply", {neg, slope}));
+          return c.One("subtract", {pos, sn});
+        });
   // max(0, min(1, alpha * x + beta)) as clip's replacement: relu twice.
-  t.Add("HardSigmoid", 6, {"nn.relu", "subtract", "multiply", "add"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    DataType dt = c.InputDtype(0);
-    PLIR_ASSIGN_OR_RETURN(Expr ax, Scale(c, x, c.AttrFloat("alpha", 0.2f)));
-    PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(c.AttrFloat("beta", 0.5f), dt));
-    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {ax, beta}));
-    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {y}));                // max(0, y)
-    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, r}));          // 1 - max(0, y)
-    PLIR_ASSIGN_OR_RETURN(Expr rd, c.Call("nn.relu", {d}));               // max(0, 1 - max(0, y))
-    return c.One("subtract", {one, rd});                                  // min(1, max(0, y))
-  });
+  t.Add("HardSigmoid", 6, {"nn.relu", "subtract", "multiply", "add"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          DataType dt = c.InputDtype(0);
+          PLIR_ASSIGN_OR_RETURN(Expr ax, Scale(c, x, c.AttrFloat("alpha", 0.2f)));
+          PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(c.AttrFloat("beta", 0.5f), dt));
+          PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {ax, beta}));
+          PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {y}));        // max(0, y)
+          PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, r}));  // 1 - max(0, y)
+          PLIR_ASSIGN_OR_RETURN(Expr rd, c.Call("nn.relu", {d}));       // max(0, 1 - max(0, y))
+          return c.One("subtract", {one, rd});                          // min(1, max(0, y))
+        });
   t.Add("Softsign", 1, {"abs", "add", "divide"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
@@ -303,50 +334,54 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     return c.One("log", {s});
   });
   // Elu: relu(x) - alpha * relu(1 - exp(x))  (x < 0: alpha * (exp(x) - 1)).
-  t.Add("Elu", 6, {"nn.relu", "exp", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
-    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
-    PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
-    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, e}));
-    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {d}));
-    PLIR_ASSIGN_OR_RETURN(Expr s, Scale(c, r, c.AttrFloat("alpha", 1.0f)));
-    return c.One("subtract", {pos, s});
-  });
-  t.Add("Selu", 6, {"nn.relu", "exp", "subtract", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
-    double alpha = c.AttrFloat("alpha", 1.67326319217681884765625f);
-    double gamma = c.AttrFloat("gamma", 1.05070102214813232421875f);
-    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
-    PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
-    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, e}));
-    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {d}));
-    PLIR_ASSIGN_OR_RETURN(Expr s, Scale(c, r, alpha));
-    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("subtract", {pos, s}));
-    PLIR_ASSIGN_OR_RETURN(Expr out, Scale(c, y, gamma));
-    return Outputs{out};
-  });
-  t.Add("ThresholdedRelu", 10, {"greater", "astype", "multiply"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr a, c.Scalar(c.AttrFloat("alpha", 1.0f), c.InputDtype(0)));
-    PLIR_ASSIGN_OR_RETURN(Expr m, c.Call("greater", {x, a}));
-    PLIR_ASSIGN_OR_RETURN(Expr mf, c.Cast(m, c.InputDtype(0)));
-    return c.One("multiply", {x, mf});
-  });
-  t.Add("HardSwish", 14, {"nn.relu", "subtract", "multiply", "add"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    DataType dt = c.InputDtype(0);
-    PLIR_ASSIGN_OR_RETURN(Expr ax, Scale(c, x, 1.0 / 6));
-    PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(0.5, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {ax, beta}));
-    PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {y}));
-    PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, r}));
-    PLIR_ASSIGN_OR_RETURN(Expr rd, c.Call("nn.relu", {d}));
-    PLIR_ASSIGN_OR_RETURN(Expr hs, c.Call("subtract", {one, rd}));
-    return c.One("multiply", {x, hs});
-  });
+  t.Add("Elu", 6, {"nn.relu", "exp", "subtract", "multiply"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+          PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+          PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
+          PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, e}));
+          PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {d}));
+          PLIR_ASSIGN_OR_RETURN(Expr s, Scale(c, r, c.AttrFloat("alpha", 1.0f)));
+          return c.One("subtract", {pos, s});
+        });
+  t.Add("Selu", 6, {"nn.relu", "exp", "subtract", "multiply"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
+          double alpha = c.AttrFloat("alpha", 1.67326319217681884765625f);
+          double gamma = c.AttrFloat("gamma", 1.05070102214813232421875f);
+          PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {x}));
+          PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("exp", {x}));
+          PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, e}));
+          PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {d}));
+          PLIR_ASSIGN_OR_RETURN(Expr s, Scale(c, r, alpha));
+          PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("subtract", {pos, s}));
+          PLIR_ASSIGN_OR_RETURN(Expr out, Scale(c, y, gamma));
+          return Outputs{out};
+        });
+  t.Add("ThresholdedRelu", 10, {"greater", "astype", "multiply"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          PLIR_ASSIGN_OR_RETURN(Expr a, c.Scalar(c.AttrFloat("alpha", 1.0f), c.InputDtype(0)));
+          PLIR_ASSIGN_OR_RETURN(Expr m, c.Call("greater", {x, a}));
+          PLIR_ASSIGN_OR_RETURN(Expr mf, c.Cast(m, c.InputDtype(0)));
+          return c.One("multiply", {x, mf});
+        });
+  t.Add("HardSwish", 14, {"nn.relu", "subtract", "multiply", "add"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          DataType dt = c.InputDtype(0);
+          PLIR_ASSIGN_OR_RETURN(Expr ax, Scale(c, x, 1.0 / 6));
+          PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(0.5, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {ax, beta}));
+          PLIR_ASSIGN_OR_RETURN(Expr r, c.Call("nn.relu", {y}));
+          PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {one, r}));
+          PLIR_ASSIGN_OR_RETURN(Expr rd, c.Call("nn.relu", {d}));
+          PLIR_ASSIGN_OR_RETURN(Expr hs, c.Call("subtract", {one, rd}));
+          return c.One("multiply", {x, hs});
+        });
 }
 
 }  // namespace plir::onnx_import

@@ -14,8 +14,8 @@ namespace plir::onnx_import {
 namespace {
 
 struct ResizeSpec {
-  std::string mode = "nearest";        // nearest | linear | cubic
-  std::string ctm = "half_pixel";      // coordinate_transformation_mode
+  std::string mode = "nearest";    // nearest | linear | cubic
+  std::string ctm = "half_pixel";  // coordinate_transformation_mode
   std::string nearest_mode = "round_prefer_floor";
   double cubic_a = -0.75;
   bool exclude_outside = false;
@@ -24,16 +24,19 @@ struct ResizeSpec {
 
 std::vector<double> Coeffs(const ResizeSpec& r, double ratio) {
   if (r.mode == "nearest") {
-    if (ratio == 1.0) return {0.0, 1.0};  // x_original is an integer: that index, whatever the rounding
-    if (r.nearest_mode == "round_prefer_ceil") return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
+    if (ratio == 1.0)
+      return {0.0, 1.0};  // x_original is an integer: that index, whatever the rounding
+    if (r.nearest_mode == "round_prefer_ceil")
+      return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
     if (r.nearest_mode == "floor") return {1.0, 0.0};
     if (r.nearest_mode == "ceil") return {0.0, 1.0};
     return {ratio <= 0.5 ? 1.0 : 0.0, ratio > 0.5 ? 1.0 : 0.0};
   }
   if (r.mode == "linear") return {1 - ratio, ratio};
   double a = r.cubic_a, p = ratio + 1, q = 1 - ratio, t = 2 - ratio;
-  return {((a * p - 5 * a) * p + 8 * a) * p - 4 * a, ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1,
-          ((a + 2) * q - (a + 3)) * q * q + 1, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a};
+  return {((a * p - 5 * a) * p + 8 * a) * p - 4 * a,
+          ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1, ((a + 2) * q - (a + 3)) * q * q + 1,
+          ((a * t - 5 * a) * t + 8 * a) * t - 4 * a};
 }
 
 // Row o of the map: weight per source index (size in), and whether the row
@@ -43,22 +46,32 @@ struct Row {
   bool extrapolate = false;
 };
 
-std::vector<Row> AxisMap(const ResizeSpec& r, int64_t in, int64_t out, double scale, double roi_lo, double roi_hi) {
+std::vector<Row> AxisMap(const ResizeSpec& r, int64_t in, int64_t out, double scale, double roi_lo,
+                         double roi_hi) {
   std::vector<Row> rows(static_cast<size_t>(out));
   double out_w = scale * static_cast<double>(in);
   for (int64_t o = 0; o < out; ++o) {
     Row& row = rows[o];
     row.w.assign(static_cast<size_t>(in), 0.0);
     double x = static_cast<double>(o), xo = 0;
-    if (r.ctm == "align_corners") xo = out_w == 1 ? 0 : x * (in - 1) / (out_w - 1);
-    else if (r.ctm == "asymmetric") xo = x / scale;
+    if (r.ctm == "align_corners")
+      xo = out_w == 1 ? 0 : x * (in - 1) / (out_w - 1);
+    else if (r.ctm == "asymmetric")
+      xo = x / scale;
     else if (r.ctm == "tf_crop_and_resize") {
-      xo = out_w == 1 ? (roi_hi - roi_lo) * (in - 1) / 2 : x * (roi_hi - roi_lo) * (in - 1) / (out_w - 1);
+      xo = out_w == 1 ? (roi_hi - roi_lo) * (in - 1) / 2
+                      : x * (roi_hi - roi_lo) * (in - 1) / (out_w - 1);
       xo += roi_lo * (in - 1);
-      if (xo < 0 || xo > in - 1) { row.extrapolate = true; continue; }
-    } else if (r.ctm == "pytorch_half_pixel") xo = out_w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-    else if (r.ctm == "tf_half_pixel_for_nn") xo = (x + 0.5) / scale;
-    else xo = (x + 0.5) / scale - 0.5;  // half_pixel
+      if (xo < 0 || xo > in - 1) {
+        row.extrapolate = true;
+        continue;
+      }
+    } else if (r.ctm == "pytorch_half_pixel")
+      xo = out_w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    else if (r.ctm == "tf_half_pixel_for_nn")
+      xo = (x + 0.5) / scale;
+    else
+      xo = (x + 0.5) / scale - 0.5;  // half_pixel
     double fl = std::floor(xo);
     double ratio = xo == fl ? 1.0 : xo - fl;
     std::vector<double> c = Coeffs(r, ratio);
@@ -97,8 +110,10 @@ StatusOr<Expr> ApplyAxis(ConvertContext& c, Expr x, int64_t axis, int64_t rank, 
     int ones = 0;
     for (int64_t i = 0; i < in; ++i) {
       double w = rows[o].w[i];
-      if (w == 1.0) ++ones;
-      else if (w != 0.0) one_hot = false;
+      if (w == 1.0)
+        ++ones;
+      else if (w != 0.0)
+        one_hot = false;
       if (identity && w != (i == o ? 1.0 : 0.0)) identity = false;
     }
     if (ones != 1 || rows[o].extrapolate) one_hot = false;
@@ -107,28 +122,39 @@ StatusOr<Expr> ApplyAxis(ConvertContext& c, Expr x, int64_t axis, int64_t rank, 
   if (identity) return x;
   if (one_hot) {  // a take: exact for every dtype
     std::vector<int64_t> idx;
-    for (const Row& row : rows) idx.push_back(std::find(row.w.begin(), row.w.end(), 1.0) - row.w.begin());
+    for (const Row& row : rows)
+      idx.push_back(std::find(row.w.begin(), row.w.end(), 1.0) - row.w.begin());
     PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
     return c.Call("take", {x, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)}}));
   }
-  if (!IsFloat(dt)) return Unimplemented("Resize " + r.mode + " of " + std::string(DataTypeName(dt)) + " data");
+  if (!IsFloat(dt))
+    return Unimplemented("Resize " + r.mode + " of " + std::string(DataTypeName(dt)) + " data");
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < rank; ++i)
     if (i != axis) perm.push_back(i);
   perm.push_back(axis);
   bool moved = axis != rank - 1;
-  if (moved) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
-  PLIR_ASSIGN_OR_RETURN(Expr m, c.Const(MakeTensor(dt, {in, out}, [&](int64_t k) { return rows[k % out].w[k / out]; })));
+  if (moved) {
+    PLIR_ASSIGN_OR_RETURN(
+        x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  }
+  PLIR_ASSIGN_OR_RETURN(
+      Expr m,
+      c.Const(MakeTensor(dt, {in, out}, [&](int64_t k) { return rows[k % out].w[k / out]; })));
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("matmul", {x, m}));
-  bool any_extra = std::any_of(rows.begin(), rows.end(), [](const Row& row) { return row.extrapolate; });
+  bool any_extra =
+      std::any_of(rows.begin(), rows.end(), [](const Row& row) { return row.extrapolate; });
   if (any_extra) {
-    PLIR_ASSIGN_OR_RETURN(Expr b, c.Const(MakeTensor(dt, {out}, [&](int64_t o) { return rows[o].extrapolate ? r.extrapolation : 0.0; })));
+    PLIR_ASSIGN_OR_RETURN(Expr b, c.Const(MakeTensor(dt, {out}, [&](int64_t o) {
+      return rows[o].extrapolate ? r.extrapolation : 0.0;
+    })));
     PLIR_ASSIGN_OR_RETURN(y, c.Call("add", {y, b}));
   }
   if (moved) {
     std::vector<int64_t> inv(perm.size());
     for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+    PLIR_ASSIGN_OR_RETURN(y,
+                          c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
   }
   return y;
 }
@@ -140,14 +166,18 @@ StatusOr<Outputs> ResizeImpl(ConvertContext& c, const ResizeSpec& r, std::vector
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
   int64_t rank = static_cast<int64_t>(s.size());
   if (!sizes.empty()) {
-    if (static_cast<int64_t>(sizes.size()) != rank) return c.Error("sizes needs one entry per axis");
+    if (static_cast<int64_t>(sizes.size()) != rank)
+      return c.Error("sizes needs one entry per axis");
     scales.clear();
-    for (int64_t i = 0; i < rank; ++i) scales.push_back(static_cast<double>(sizes[i]) / static_cast<double>(s[i]));
+    for (int64_t i = 0; i < rank; ++i)
+      scales.push_back(static_cast<double>(sizes[i]) / static_cast<double>(s[i]));
   } else {
-    if (static_cast<int64_t>(scales.size()) != rank) return c.Error("scales needs one entry per axis");
+    if (static_cast<int64_t>(scales.size()) != rank)
+      return c.Error("scales needs one entry per axis");
     for (int64_t i = 0; i < rank; ++i) {
       double v = scales[i] * static_cast<double>(s[i]);
-      if (!(v >= 0 && v < static_cast<double>(ConvertContext::kMaxImportElements))) return c.Error("scale " + std::to_string(scales[i]) + " gives an output size out of range");
+      if (!(v >= 0 && v < static_cast<double>(ConvertContext::kMaxImportElements)))
+        return c.Error("scale " + std::to_string(scales[i]) + " gives an output size out of range");
       sizes.push_back(static_cast<int64_t>(v));
     }
   }
@@ -156,7 +186,8 @@ StatusOr<Outputs> ResizeImpl(ConvertContext& c, const ResizeSpec& r, std::vector
     for (int64_t i = 0; i < rank; ++i) roi[rank + i] = 1.0;
   }
   for (int64_t a = rank - 1; a >= 0; --a) {
-    if (s[a] == 0 || sizes[a] <= 0 || !(scales[a] > 0)) return c.Error("cannot resize an empty axis or by a scale that is not positive");
+    if (s[a] == 0 || sizes[a] <= 0 || !(scales[a] > 0))
+      return c.Error("cannot resize an empty axis or by a scale that is not positive");
     PLIR_RETURN_IF_ERROR(c.Limit({s[a], sizes[a]}, "the resize matrix"));
     std::vector<Row> rows = AxisMap(r, s[a], sizes[a], scales[a], roi[a], roi[rank + a]);
     PLIR_ASSIGN_OR_RETURN(x, ApplyAxis(c, x, a, rank, r, rows, s[a]));

@@ -26,7 +26,8 @@ StatusOr<Expr> NllLoss(ConvertContext& c, Expr logp, int target_input, int weigh
   PLIR_ASSIGN_OR_RETURN(t, c.Cast(t, DataType::kInt64));
   bool has_ignore = c.HasAttr("ignore_index");
   int64_t ii = c.AttrInt("ignore_index", 0);
-  int64_t lo = has_ignore ? std::min<int64_t>(0, ii) : 0, hi = has_ignore ? std::max<int64_t>(C, ii + 1) : C;
+  int64_t lo = has_ignore ? std::min<int64_t>(0, ii) : 0,
+          hi = has_ignore ? std::max<int64_t>(C, ii + 1) : C;
   PLIR_RETURN_IF_ERROR(c.Limit({hi - lo}, "the ignore_index table"));
   // Target -> class to read (ignored: class 0), and -> weight slot (ignored: C, a zero).
   std::vector<int64_t> cls, slot;
@@ -48,7 +49,8 @@ StatusOr<Expr> NllLoss(ConvertContext& c, Expr logp, int target_input, int weigh
     PLIR_ASSIGN_OR_RETURN(Expr zero, c.Const(MakeTensor(dt, {1}, [](int64_t) { return 0.0; })));
     PLIR_ASSIGN_OR_RETURN(w, c.Call("concat", {TupleNode::Make({wi, zero})}, Axis0()));
   } else {
-    PLIR_ASSIGN_OR_RETURN(w, c.Const(MakeTensor(dt, {C + 1}, [&](int64_t i) { return i < C ? 1.0 : 0.0; })));
+    PLIR_ASSIGN_OR_RETURN(
+        w, c.Const(MakeTensor(dt, {C + 1}, [&](int64_t i) { return i < C ? 1.0 : 0.0; })));
   }
   PLIR_ASSIGN_OR_RETURN(Expr wt, c.Call("take", {w, tw}, Axis0()));
   // logp[n, t, d...]: class axis last, flattened, one take.
@@ -56,10 +58,13 @@ StatusOr<Expr> NllLoss(ConvertContext& c, Expr logp, int target_input, int weigh
   for (int64_t i = 2; i < r; ++i) perm.push_back(i);
   perm.push_back(1);
   Expr lp = logp;
-  if (r > 2) { PLIR_ASSIGN_OR_RETURN(lp, c.Call("permute_dims", {lp}, AxesAttr(perm))); }
+  if (r > 2) {
+    PLIR_ASSIGN_OR_RETURN(lp, c.Call("permute_dims", {lp}, AxesAttr(perm)));
+  }
   std::vector<int64_t> ts_shape = {s[0]};
   for (int64_t i = 2; i < r; ++i) ts_shape.push_back(s[i]);
-  PLIR_ASSIGN_OR_RETURN(Tensor base, MakeIntTensor(DataType::kInt64, ts_shape, [&](int64_t e) { return e * C; }));
+  PLIR_ASSIGN_OR_RETURN(
+      Tensor base, MakeIntTensor(DataType::kInt64, ts_shape, [&](int64_t e) { return e * C; }));
   PLIR_ASSIGN_OR_RETURN(Expr be, c.Const(base));
   PLIR_ASSIGN_OR_RETURN(Expr flat, c.Call("add", {tc, be}));
   PLIR_ASSIGN_OR_RETURN(Expr picked, c.Call("take", {lp, flat}));
@@ -86,9 +91,11 @@ StatusOr<Outputs> SoftmaxCrossEntropy(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   Expr logp;
   if (OpRegistry::Global().Lookup("nn.log_softmax")) {
-    PLIR_ASSIGN_OR_RETURN(logp, c.Call("nn.log_softmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+    PLIR_ASSIGN_OR_RETURN(
+        logp, c.Call("nn.log_softmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
   } else {
-    PLIR_ASSIGN_OR_RETURN(Expr sm, c.Call("nn.softmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr sm, c.Call("nn.softmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
     PLIR_ASSIGN_OR_RETURN(logp, c.Call("log", {sm}));
   }
   PLIR_ASSIGN_OR_RETURN(Expr loss, NllLoss(c, logp, 1, 2));
@@ -98,8 +105,8 @@ StatusOr<Outputs> SoftmaxCrossEntropy(ConvertContext& c) {
 }  // namespace
 
 void RegisterLossConverters(ConverterTable& t) {
-  const std::vector<std::string> base = {"take", "add", "subtract", "multiply", "divide", "concat", "astype",
-                                         "permute_dims", "matmul", "reshape"};
+  const std::vector<std::string> base = {"take",   "add",    "subtract",     "multiply", "divide",
+                                         "concat", "astype", "permute_dims", "matmul",   "reshape"};
   t.Add("NegativeLogLikelihoodLoss", 12, base, Nll);
   std::vector<std::string> sce = base;
   sce.push_back("nn.softmax");

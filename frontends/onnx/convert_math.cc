@@ -13,8 +13,12 @@ StatusOr<Outputs> Gemm(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr a, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(1));
   Attrs swap = MakeAttrs({{Symbol("axes"), IntList({1, 0})}});
-  if (c.AttrInt("transA", 0)) { PLIR_ASSIGN_OR_RETURN(a, c.Call("permute_dims", {a}, swap)); }
-  if (c.AttrInt("transB", 0)) { PLIR_ASSIGN_OR_RETURN(b, c.Call("permute_dims", {b}, swap)); }
+  if (c.AttrInt("transA", 0)) {
+    PLIR_ASSIGN_OR_RETURN(a, c.Call("permute_dims", {a}, swap));
+  }
+  if (c.AttrInt("transB", 0)) {
+    PLIR_ASSIGN_OR_RETURN(b, c.Call("permute_dims", {b}, swap));
+  }
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("matmul", {a, b}));
   DataType dt = c.InputDtype(0);
   double alpha = c.AttrFloat("alpha", 1.0f), beta = c.AttrFloat("beta", 1.0f);
@@ -34,53 +38,74 @@ StatusOr<Outputs> Gemm(ConvertContext& c) {
 }
 
 bool Has(const std::string& op) { return static_cast<bool>(OpRegistry::Global().Lookup(op)); }
-Attrs ShapeAttr(const std::vector<int64_t>& s) { return MakeAttrs({{Symbol("shape"), IntList(s)}}); }
+Attrs ShapeAttr(const std::vector<int64_t>& s) {
+  return MakeAttrs({{Symbol("shape"), IntList(s)}});
+}
 
 // sum over `axes` (sorted, distinct) of a statically shaped x as a matmul
 // with a column of ones (the kernel accumulates in double, or exactly in
 // integers): the reduced axes moved last, flattened, multiplied.
-StatusOr<Expr> SumByMatmul(ConvertContext& c, Expr x, const std::vector<int64_t>& s, const std::vector<bool>& red,
-                           bool keepdims) {
+StatusOr<Expr> SumByMatmul(ConvertContext& c, Expr x, const std::vector<int64_t>& s,
+                           const std::vector<bool>& red, bool keepdims) {
   std::vector<int64_t> perm, out_shape;
   int64_t outer = 1, inner = 1;
   for (size_t i = 0; i < s.size(); ++i)
-    if (!red[i]) { perm.push_back(static_cast<int64_t>(i)); outer *= s[i]; }
+    if (!red[i]) {
+      perm.push_back(static_cast<int64_t>(i));
+      outer *= s[i];
+    }
   for (size_t i = 0; i < s.size(); ++i)
-    if (red[i]) { perm.push_back(static_cast<int64_t>(i)); inner *= s[i]; }
+    if (red[i]) {
+      perm.push_back(static_cast<int64_t>(i));
+      inner *= s[i];
+    }
   for (size_t i = 0; i < s.size(); ++i) {
-    if (!red[i]) out_shape.push_back(s[i]);
-    else if (keepdims) out_shape.push_back(1);
+    if (!red[i])
+      out_shape.push_back(s[i]);
+    else if (keepdims)
+      out_shape.push_back(1);
   }
   bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
   DataType dt = As<TensorTypeNode>(x->type())->dtype();
   PLIR_RETURN_IF_ERROR(c.Limit({inner}, "the column of ones"));
   if (inner == 0) {
     PLIR_ASSIGN_OR_RETURN(Expr z, c.Scalar(0, dt));
     return c.Call("full", {z}, ShapeAttr(out_shape));
   }
-  if (!identity) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
+  if (!identity) {
+    PLIR_ASSIGN_OR_RETURN(
+        x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  }
   PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, ShapeAttr({outer, inner})));
-  PLIR_ASSIGN_OR_RETURN(Expr ones, c.Const(MakeTensor(dt, {inner, 1}, [](int64_t) { return 1.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr ones,
+                        c.Const(MakeTensor(dt, {inner, 1}, [](int64_t) { return 1.0; })));
   PLIR_ASSIGN_OR_RETURN(x, c.Call("matmul", {x, ones}));
   return c.Call("reshape", {x}, ShapeAttr(out_shape));
 }
 
 }  // namespace
 
-StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& red, bool keepdims, bool mean) {
+StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& red, bool keepdims,
+                           bool mean) {
   const auto* t = As<TensorTypeNode>(x->type());
   if (!t || !t->IsStatic()) return c.Error("a reduction needs a static shape");
   std::vector<int64_t> s, axes;
   int64_t n = 1;
   for (size_t i = 0; i < t->shape().size(); ++i) {
     s.push_back(t->shape()[i].value);
-    if (red[i]) { axes.push_back(static_cast<int64_t>(i)); n *= s.back(); }
+    if (red[i]) {
+      axes.push_back(static_cast<int64_t>(i));
+      n *= s.back();
+    }
   }
   const char* op = mean ? "mean" : "sum";
   if (Has(op))
-    return c.Call(op, {x}, MakeAttrs({{Symbol(OpAttrName(op, {"axis", "axes"})), IntList(axes)},
-                                      {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})), AttrValue::Bool(keepdims)}}));
+    return c.Call(op, {x},
+                  MakeAttrs({{Symbol(OpAttrName(op, {"axis", "axes"})), IntList(axes)},
+                             {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
+                              AttrValue::Bool(keepdims)}}));
   PLIR_ASSIGN_OR_RETURN(Expr y, SumByMatmul(c, x, s, red, keepdims));
   if (!mean) return y;
   PLIR_ASSIGN_OR_RETURN(Expr d, c.Scalar(static_cast<double>(n), t->dtype()));
@@ -106,7 +131,10 @@ StatusOr<Outputs> CumSum(ConvertContext& c) {
     if (i != axis) perm.push_back(i);
   perm.push_back(axis);
   bool moved = axis != rank - 1;
-  if (moved) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
+  if (moved) {
+    PLIR_ASSIGN_OR_RETURN(
+        x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  }
   DataType dt = c.InputDtype(0);
   // out[j] = sum_i x[i] * T[i][j].
   PLIR_ASSIGN_OR_RETURN(Expr tri, c.Const(MakeTensor(dt, {n, n}, [&](int64_t k) {
@@ -118,7 +146,8 @@ StatusOr<Outputs> CumSum(ConvertContext& c) {
   if (moved) {
     std::vector<int64_t> inv(perm.size());
     for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+    PLIR_ASSIGN_OR_RETURN(y,
+                          c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
   }
   return Outputs{y};
 }
@@ -132,7 +161,8 @@ StatusOr<Expr> MinusZeroPoint(ConvertContext& c, int i, int zp, int64_t axis_for
   PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
   const TensorTypeNode* zt = c.InputType(zp);
   int64_t r = c.InputRank(i);
-  if (zt && zt->ndim() == 1 && zt->IsStatic() && zt->shape()[0].value > 1 && axis_for_vector >= 0 && r > 0) {
+  if (zt && zt->ndim() == 1 && zt->IsStatic() && zt->shape()[0].value > 1 && axis_for_vector >= 0 &&
+      r > 0) {
     std::vector<int64_t> shape(static_cast<size_t>(r), 1);
     shape[axis_for_vector] = zt->shape()[0].value;
     PLIR_ASSIGN_OR_RETURN(z, c.Call("reshape", {z}, ShapeAttr(shape)));
@@ -206,7 +236,8 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
     p = q + 1;
   }
   int n = static_cast<int>(terms.size());
-  if (n != c.num_inputs() || n < 1 || n > 2) return Unimplemented("Einsum of " + std::to_string(n) + " operands");
+  if (n != c.num_inputs() || n < 1 || n > 2)
+    return Unimplemented("Einsum of " + std::to_string(n) + " operands");
   // Expand "..." to upper-case labels (ONNX labels are letters; ellipsis dims first).
   std::vector<Expr> xs;
   std::vector<std::vector<int64_t>> shapes;
@@ -237,7 +268,8 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
     if (e != std::string::npos) out = out.substr(0, e) + ell_labels + out.substr(e + 3);
   } else {
     std::map<char, int> count;
-    for (const auto& t : terms) for (char ch : t) count[ch]++;
+    for (const auto& t : terms)
+      for (char ch : t) count[ch]++;
     out = ell_labels;
     for (auto& [ch, k] : count)
       if (k == 1 && !(ch >= '0' && ch <= '9')) out.push_back(ch);
@@ -245,7 +277,8 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
   // A label repeated in one operand takes the diagonal: both axes moved
   // last, flattened, and a take of the indices j * (n + 1).
   for (int i = 0; i < n; ++i) {
-    if (terms[i].size() != shapes[i].size()) return c.Error("operand " + std::to_string(i) + "'s labels do not match its rank");
+    if (terms[i].size() != shapes[i].size())
+      return c.Error("operand " + std::to_string(i) + "'s labels do not match its rank");
     for (size_t b = 0; b < terms[i].size(); ++b) {
       size_t a = terms[i].find(terms[i][b]);
       if (a == b) continue;
@@ -254,17 +287,25 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
       std::vector<int64_t> perm, ns;
       std::string rest;
       for (size_t k = 0; k < terms[i].size(); ++k)
-        if (k != a && k != b) { perm.push_back(static_cast<int64_t>(k)); ns.push_back(shapes[i][k]); rest.push_back(terms[i][k]); }
+        if (k != a && k != b) {
+          perm.push_back(static_cast<int64_t>(k));
+          ns.push_back(shapes[i][k]);
+          rest.push_back(terms[i][k]);
+        }
       perm.push_back(static_cast<int64_t>(a));
       perm.push_back(static_cast<int64_t>(b));
-      PLIR_ASSIGN_OR_RETURN(Expr x, c.Call("permute_dims", {xs[i]}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+      PLIR_ASSIGN_OR_RETURN(
+          Expr x, c.Call("permute_dims", {xs[i]}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
       std::vector<int64_t> flat = ns;
       flat.push_back(d * d);
       PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, ShapeAttr(flat)));
       std::vector<int64_t> diag;
       for (int64_t j = 0; j < d; ++j) diag.push_back(j * (d + 1));
       PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(diag));
-      PLIR_ASSIGN_OR_RETURN(xs[i], c.Call("take", {x, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(static_cast<int64_t>(ns.size()))}})));
+      PLIR_ASSIGN_OR_RETURN(
+          xs[i],
+          c.Call("take", {x, ie},
+                 MakeAttrs({{Symbol("axis"), AttrValue::Int(static_cast<int64_t>(ns.size()))}})));
       ns.push_back(d);
       shapes[i] = ns;
       terms[i] = rest + terms[i][a];
@@ -275,7 +316,8 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
   for (int i = 0; i < n; ++i) {
     for (size_t a = 0; a < terms[i].size(); ++a) {
       char ch = terms[i][a];
-      if (size.count(ch) && size[ch] != shapes[i][a]) return Unimplemented("Einsum with broadcast dimensions");
+      if (size.count(ch) && size[ch] != shapes[i][a])
+        return Unimplemented("Einsum with broadcast dimensions");
       size[ch] = shapes[i][a];
     }
   }
@@ -301,7 +343,8 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
     std::vector<int64_t> perm;
     for (char ch : to) perm.push_back(static_cast<int64_t>(from.find(ch)));
     bool identity = true;
-    for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+    for (size_t i = 0; i < perm.size(); ++i)
+      identity = identity && perm[i] == static_cast<int64_t>(i);
     if (identity) return x;
     return c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}));
   };
@@ -311,8 +354,10 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
   }
   std::string batch, fa, fb, k;
   for (char ch : terms[0]) {
-    if (in_str(terms[1], ch)) (in_str(out, ch) ? batch : k).push_back(ch);
-    else fa.push_back(ch);
+    if (in_str(terms[1], ch))
+      (in_str(out, ch) ? batch : k).push_back(ch);
+    else
+      fa.push_back(ch);
   }
   for (char ch : terms[1])
     if (!in_str(terms[0], ch)) fb.push_back(ch);
@@ -336,8 +381,8 @@ StatusOr<Outputs> Einsum(ConvertContext& c) {
 
 // DFT (opset 17) as matmuls with constant cosine and sine matrices over
 // the signal axis (moved last); the last input axis holds [re] or [re, im].
-StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, int64_t axis, bool inverse,
-                     bool onesided, int64_t len) {
+StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, int64_t axis,
+                     bool inverse, bool onesided, int64_t len) {
   int64_t r = static_cast<int64_t>(s.size());
   DataType dt = As<TensorTypeNode>(x->type())->dtype();
   int64_t n = s[axis];
@@ -345,13 +390,18 @@ StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, i
   PLIR_RETURN_IF_ERROR(c.Limit({len, k}, "the DFT matrix"));
   std::vector<int64_t> sig(s.begin(), s.end() - 1);
   auto part = [&](int64_t i) -> StatusOr<Expr> {
-    PLIR_ASSIGN_OR_RETURN(Expr p, c.Call("strided_slice", {x, ConvertContext::IntTuple({r - 1}), ConvertContext::IntTuple({i}),
-                                                            ConvertContext::IntTuple({i + 1}), ConvertContext::IntTuple({1})}));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr p, c.Call("strided_slice",
+                       {x, ConvertContext::IntTuple({r - 1}), ConvertContext::IntTuple({i}),
+                        ConvertContext::IntTuple({i + 1}), ConvertContext::IntTuple({1})}));
     return c.Call("reshape", {p}, ShapeAttr(sig));
   };
   PLIR_ASSIGN_OR_RETURN(Expr xr, part(0));
   std::optional<Expr> xi;
-  if (s.back() == 2) { PLIR_ASSIGN_OR_RETURN(Expr e, part(1)); xi = e; }
+  if (s.back() == 2) {
+    PLIR_ASSIGN_OR_RETURN(Expr e, part(1));
+    xi = e;
+  }
   int64_t rr = r - 1;
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < rr; ++i)
@@ -363,7 +413,9 @@ StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, i
   for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
   // The signal axis last, cut or zero-padded to len.
   auto prep = [&](Expr v) -> StatusOr<Expr> {
-    if (moved) { PLIR_ASSIGN_OR_RETURN(v, c.Call("permute_dims", {v}, pa)); }
+    if (moved) {
+      PLIR_ASSIGN_OR_RETURN(v, c.Call("permute_dims", {v}, pa));
+    }
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> vs, [&]() -> StatusOr<std::vector<int64_t>> {
       const auto* t = As<TensorTypeNode>(v->type());
       std::vector<int64_t> out;
@@ -371,26 +423,36 @@ StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, i
       return out;
     }());
     if (len < n) {
-      PLIR_ASSIGN_OR_RETURN(v, c.Call("strided_slice", {v, ConvertContext::IntTuple({rr - 1}), ConvertContext::IntTuple({0}),
-                                                         ConvertContext::IntTuple({len}), ConvertContext::IntTuple({1})}));
+      PLIR_ASSIGN_OR_RETURN(
+          v, c.Call("strided_slice",
+                    {v, ConvertContext::IntTuple({rr - 1}), ConvertContext::IntTuple({0}),
+                     ConvertContext::IntTuple({len}), ConvertContext::IntTuple({1})}));
     } else if (len > n) {
       vs.back() = len - n;
       PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
       PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, ShapeAttr(vs)));
-      PLIR_ASSIGN_OR_RETURN(v, c.Call("concat", {TupleNode::Make({v, z})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr - 1)}})));
+      PLIR_ASSIGN_OR_RETURN(v, c.Call("concat", {TupleNode::Make({v, z})},
+                                      MakeAttrs({{Symbol("axis"), AttrValue::Int(rr - 1)}})));
     }
     return v;
   };
   PLIR_ASSIGN_OR_RETURN(xr, prep(xr));
-  if (xi) { PLIR_ASSIGN_OR_RETURN(Expr e, prep(*xi)); xi = e; }
+  if (xi) {
+    PLIR_ASSIGN_OR_RETURN(Expr e, prep(*xi));
+    xi = e;
+  }
   const double pi = 3.14159265358979323846;
   double scale = inverse ? 1.0 / static_cast<double>(len) : 1.0;
   PLIR_ASSIGN_OR_RETURN(Expr cm, c.Const(MakeTensor(dt, {len, k}, [&](int64_t e) {
-    return std::cos(2 * pi * static_cast<double>((e / k) * (e % k) % len) / static_cast<double>(len)) * scale;
+    return std::cos(2 * pi * static_cast<double>((e / k) * (e % k) % len) /
+                    static_cast<double>(len)) *
+           scale;
   })));
   // Forward: e^{-i theta}; inverse: e^{+i theta}. sm = -sin (forward) or +sin.
   PLIR_ASSIGN_OR_RETURN(Expr sm, c.Const(MakeTensor(dt, {len, k}, [&](int64_t e) {
-    double v = std::sin(2 * pi * static_cast<double>((e / k) * (e % k) % len) / static_cast<double>(len)) * scale;
+    double v =
+        std::sin(2 * pi * static_cast<double>((e / k) * (e % k) % len) / static_cast<double>(len)) *
+        scale;
     return inverse ? v : -v;
   })));
   // re = xr.C - xi.S', im = xr.S' + xi.C (S' = sm).
@@ -410,25 +472,29 @@ StatusOr<Expr> DftOf(ConvertContext& c, Expr x, const std::vector<int64_t>& s, i
   Attrs last = MakeAttrs({{Symbol("axis"), IntList({rr})}});
   PLIR_ASSIGN_OR_RETURN(re, c.Call("expand_dims", {re}, last));
   PLIR_ASSIGN_OR_RETURN(im, c.Call("expand_dims", {im}, last));
-  return c.Call("concat", {TupleNode::Make({re, im})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(rr)}}));
+  return c.Call("concat", {TupleNode::Make({re, im})},
+                MakeAttrs({{Symbol("axis"), AttrValue::Int(rr)}}));
 }
 
 StatusOr<Outputs> Dft(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
   int64_t r = static_cast<int64_t>(s.size());
-  if (r < 2 || (s.back() != 1 && s.back() != 2)) return c.Error("the last axis must hold 1 (real) or 2 (complex) values");
+  if (r < 2 || (s.back() != 1 && s.back() != 2))
+    return c.Error("the last axis must hold 1 (real) or 2 (complex) values");
   if (!IsFloat(c.InputDtype(0))) return c.Error("DFT needs floating-point data");
   int64_t axis = c.AttrInt("axis", 1);  // negative: from the back of all r axes ([-r, -2])
   if (axis < 0) axis += r;
-  if (axis < 0 || axis > r - 2) return c.Error("axis " + std::to_string(c.AttrInt("axis", 1)) + " is out of range");
+  if (axis < 0 || axis > r - 2)
+    return c.Error("axis " + std::to_string(c.AttrInt("axis", 1)) + " is out of range");
   int64_t len = s[axis];
   if (c.HasInput(1)) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> l, c.RequireInts(1, "dft_length"));
     if (l.size() != 1 || l[0] <= 0) return c.Error("dft_length must be one positive integer");
     len = l[0];
   }
-  PLIR_ASSIGN_OR_RETURN(Expr y, DftOf(c, x, s, axis, c.AttrInt("inverse", 0) != 0, c.AttrInt("onesided", 0) != 0, len));
+  PLIR_ASSIGN_OR_RETURN(Expr y, DftOf(c, x, s, axis, c.AttrInt("inverse", 0) != 0,
+                                      c.AttrInt("onesided", 0) != 0, len));
   return Outputs{y};
 }
 
@@ -437,7 +503,8 @@ StatusOr<Outputs> Dft(ConvertContext& c) {
 StatusOr<Outputs> Stft(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
-  if (s.size() != 3 || (s[2] != 1 && s[2] != 2)) return c.Error("the signal must be [batch, length, 1 or 2]");
+  if (s.size() != 3 || (s[2] != 1 && s[2] != 2))
+    return c.Error("the signal must be [batch, length, 1 or 2]");
   if (!IsFloat(c.InputDtype(0))) return c.Error("STFT needs floating-point data");
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> step, c.RequireInts(1, "frame_step"));
   if (step.size() != 1 || step[0] <= 0) return c.Error("frame_step must be one positive integer");
@@ -459,7 +526,8 @@ StatusOr<Outputs> Stft(ConvertContext& c) {
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t t = 0; t < fl; ++t) idx.push_back(f * step[0] + t);
   PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {x, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+  PLIR_ASSIGN_OR_RETURN(Expr y,
+                        c.Call("take", {x, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
   std::vector<int64_t> fs = {s[0], frames, fl, s[2]};
   PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, ShapeAttr(fs)));
   if (c.HasInput(2)) {
@@ -474,14 +542,18 @@ StatusOr<Outputs> Stft(ConvertContext& c) {
 // ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims)), int64.
 ConverterFn ArgConverter(std::string op) {
   return [op](ConvertContext& c) -> StatusOr<Outputs> {
-    if (c.AttrInt("select_last_index", 0) != 0) return Unimplemented(op + " with select_last_index = 1");
+    if (c.AttrInt("select_last_index", 0) != 0)
+      return Unimplemented(op + " with select_last_index = 1");
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     int64_t r = c.InputRank(0);
     if (r < 0) return c.Error("input 0 needs a known rank");
     PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
     bool keepdims = c.AttrInt("keepdims", 1) != 0;
-    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call(op, {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
-                                                              {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})), AttrValue::Bool(keepdims)}})));
+    PLIR_ASSIGN_OR_RETURN(Expr y,
+                          c.Call(op, {x},
+                                 MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                            {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
+                                             AttrValue::Bool(keepdims)}})));
     PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kInt64));
     return Outputs{y};
   };
@@ -502,16 +574,26 @@ StatusOr<Outputs> Hardmax(ConvertContext& c) {
     if (i != axis) perm.push_back(i);
   perm.push_back(axis);
   bool moved = axis != r - 1;
-  if (moved) { PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}))); }
-  PLIR_ASSIGN_OR_RETURN(Expr i, c.Call("argmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(r - 1)},
-                                                                  {Symbol(OpAttrName("argmax", {"keepdims", "keep_dims"})), AttrValue::Bool(false)}})));
+  if (moved) {
+    PLIR_ASSIGN_OR_RETURN(
+        x, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr i,
+                        c.Call("argmax", {x},
+                               MakeAttrs({{Symbol("axis"), AttrValue::Int(r - 1)},
+                                          {Symbol(OpAttrName("argmax", {"keepdims", "keep_dims"})),
+                                           AttrValue::Bool(false)}})));
   PLIR_ASSIGN_OR_RETURN(i, c.Cast(i, DataType::kInt64));
-  PLIR_ASSIGN_OR_RETURN(Expr eye, c.Const(MakeTensor(c.InputDtype(0), {n, n}, [&](int64_t e) { return e / n == e % n ? 1.0 : 0.0; })));
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {eye, i}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  PLIR_ASSIGN_OR_RETURN(Expr eye, c.Const(MakeTensor(c.InputDtype(0), {n, n}, [&](int64_t e) {
+    return e / n == e % n ? 1.0 : 0.0;
+  })));
+  PLIR_ASSIGN_OR_RETURN(Expr y,
+                        c.Call("take", {eye, i}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
   if (moved) {
     std::vector<int64_t> inv(perm.size());
     for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = static_cast<int64_t>(k);
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+    PLIR_ASSIGN_OR_RETURN(y,
+                          c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
   }
   return Outputs{y};
 }
@@ -526,7 +608,9 @@ ConverterFn ReduceConverter(Reduce kind, bool axes_input) {
     int64_t rank = c.InputRank(0);
     if (rank < 0) return c.Error("input 0 needs a known rank");
     std::vector<int64_t> axes = c.AttrInts("axes");
-    if (axes_input && c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(axes, c.RequireInts(1, "the axes")); }
+    if (axes_input && c.HasInput(1)) {
+      PLIR_ASSIGN_OR_RETURN(axes, c.RequireInts(1, "the axes"));
+    }
     bool keepdims = c.AttrInt("keepdims", 1) != 0;
     if (axes.empty() && c.AttrInt("noop_with_empty_axes", 0) != 0) return Outputs{x};
     std::vector<bool> red(static_cast<size_t>(rank), axes.empty());
@@ -540,23 +624,45 @@ ConverterFn ReduceConverter(Reduce kind, bool axes_input) {
     // Elementwise before.
     switch (kind) {
       case Reduce::kSumSquare:
-      case Reduce::kL2: { PLIR_ASSIGN_OR_RETURN(x, c.Call("multiply", {x, x})); break; }
-      case Reduce::kL1: { PLIR_ASSIGN_OR_RETURN(x, c.Call("abs", {x})); break; }
-      case Reduce::kLogSumExp: { PLIR_ASSIGN_OR_RETURN(x, c.Call("exp", {x})); break; }
-      default: break;
+      case Reduce::kL2: {
+        PLIR_ASSIGN_OR_RETURN(x, c.Call("multiply", {x, x}));
+        break;
+      }
+      case Reduce::kL1: {
+        PLIR_ASSIGN_OR_RETURN(x, c.Call("abs", {x}));
+        break;
+      }
+      case Reduce::kLogSumExp: {
+        PLIR_ASSIGN_OR_RETURN(x, c.Call("exp", {x}));
+        break;
+      }
+      default:
+        break;
     }
     const char* op = "sum";
     switch (kind) {
-      case Reduce::kMean: op = "mean"; break;
-      case Reduce::kMax: op = "max"; break;
-      case Reduce::kMin: op = "min"; break;
-      case Reduce::kProd: op = "prod"; break;
-      default: break;
+      case Reduce::kMean:
+        op = "mean";
+        break;
+      case Reduce::kMax:
+        op = "max";
+        break;
+      case Reduce::kMin:
+        op = "min";
+        break;
+      case Reduce::kProd:
+        op = "prod";
+        break;
+      default:
+        break;
     }
     Expr y;
     if (Has(op)) {
-      PLIR_ASSIGN_OR_RETURN(y, c.Call(op, {x}, MakeAttrs({{Symbol(OpAttrName(op, {"axis", "axes"})), IntList(sorted)},
-                                                          {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})), AttrValue::Bool(keepdims)}})));
+      PLIR_ASSIGN_OR_RETURN(
+          y, c.Call(op, {x},
+                    MakeAttrs({{Symbol(OpAttrName(op, {"axis", "axes"})), IntList(sorted)},
+                               {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
+                                AttrValue::Bool(keepdims)}})));
     } else if (kind == Reduce::kMax || kind == Reduce::kMin || kind == Reduce::kProd) {
       return Unimplemented(std::string("PLIR has no op ") + op);
     } else {
@@ -571,10 +677,17 @@ ConverterFn ReduceConverter(Reduce kind, bool axes_input) {
       }
     }
     switch (kind) {
-      case Reduce::kL2: { PLIR_ASSIGN_OR_RETURN(y, c.Call("sqrt", {y})); break; }
+      case Reduce::kL2: {
+        PLIR_ASSIGN_OR_RETURN(y, c.Call("sqrt", {y}));
+        break;
+      }
       case Reduce::kLogSum:
-      case Reduce::kLogSumExp: { PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y})); break; }
-      default: break;
+      case Reduce::kLogSumExp: {
+        PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y}));
+        break;
+      }
+      default:
+        break;
     }
     return Outputs{y};
   };
@@ -605,19 +718,28 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("ReduceL2", 1, with({"multiply", "sqrt"}), ReduceConverter(Reduce::kL2, false));
   t.Add("ReduceLogSum", 1, with({"log"}), ReduceConverter(Reduce::kLogSum, false));
   t.Add("ReduceLogSumExp", 1, with({"exp", "log"}), ReduceConverter(Reduce::kLogSumExp, false));
-  t.Add("MatMulInteger", 10, {"matmul", "astype", "subtract", "reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    int64_t ra = c.InputRank(0);
-    PLIR_ASSIGN_OR_RETURN(Expr a, MinusZeroPoint(c, 0, 2, ra >= 2 ? ra - 2 : -1));  // a's zero point per row
-    int64_t rb = c.InputRank(1);
-    PLIR_ASSIGN_OR_RETURN(Expr b, MinusZeroPoint(c, 1, 3, rb >= 1 ? rb - 1 : -1));  // b's per column
-    return c.One("matmul", {a, b});
-  });
+  t.Add("MatMulInteger", 10, {"matmul", "astype", "subtract", "reshape"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          int64_t ra = c.InputRank(0);
+          PLIR_ASSIGN_OR_RETURN(
+              Expr a, MinusZeroPoint(c, 0, 2, ra >= 2 ? ra - 2 : -1));  // a's zero point per row
+          int64_t rb = c.InputRank(1);
+          PLIR_ASSIGN_OR_RETURN(Expr b,
+                                MinusZeroPoint(c, 1, 3, rb >= 1 ? rb - 1 : -1));  // b's per column
+          return c.One("matmul", {a, b});
+        });
   t.Add("DequantizeLinear", 10, {"astype", "subtract", "multiply", "reshape"}, Dequantize);
   t.Add("HannWindow", 17, {}, Window(0));
   t.Add("HammingWindow", 17, {}, Window(1));
   t.Add("BlackmanWindow", 17, {}, Window(2));
-  t.Add("DFT", 17, {"matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Dft);
-  t.Add("STFT", 17, {"take", "multiply", "matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full", "add", "subtract"}, Stft);
+  t.Add("DFT", 17,
+        {"matmul", "strided_slice", "reshape", "permute_dims", "concat", "expand_dims", "full",
+         "add", "subtract"},
+        Dft);
+  t.Add("STFT", 17,
+        {"take", "multiply", "matmul", "strided_slice", "reshape", "permute_dims", "concat",
+         "expand_dims", "full", "add", "subtract"},
+        Stft);
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("Hardmax", 13, {"argmax", "take", "permute_dims", "astype"}, Hardmax);

@@ -11,7 +11,8 @@ Attrs Shape(const std::vector<int64_t>& s) { return MakeAttrs({{Symbol("shape"),
 
 // Explicit begin/end pads per spatial axis from ONNX's pads or auto_pad.
 StatusOr<std::vector<int64_t>> ConvPads(ConvertContext& c, const std::vector<int64_t>& in,
-                                        const std::vector<int64_t>& k, const std::vector<int64_t>& strides,
+                                        const std::vector<int64_t>& k,
+                                        const std::vector<int64_t>& strides,
                                         const std::vector<int64_t>& dil) {
   size_t n = in.size();
   std::string ap = c.AttrString("auto_pad", "NOTSET");
@@ -25,7 +26,8 @@ StatusOr<std::vector<int64_t>> ConvPads(ConvertContext& c, const std::vector<int
   } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
       int64_t out = (in[i] + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in[i]);
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in[i]);
       int64_t small = total / 2, big = total - small;
       pads[i] = ap == "SAME_UPPER" ? small : big;
       pads[i + n] = ap == "SAME_UPPER" ? big : small;
@@ -55,18 +57,21 @@ StatusOr<std::vector<int64_t>> StaticShapeOf(ConvertContext& c, const Expr& e) {
 // An N-D convolution (N = 1, 2, 3) on nn.conv2d: 1-D as height 1; 3-D as
 // one 2-D convolution per kernel depth over the depth-flattened batch,
 // shifted along depth by a take and summed. `pads` is begins then ends.
-StatusOr<Expr> ConvNd(ConvertContext& c, Expr x, Expr w, std::vector<int64_t> strides, std::vector<int64_t> pads,
-                      std::vector<int64_t> dil, int64_t groups) {
+StatusOr<Expr> ConvNd(ConvertContext& c, Expr x, Expr w, std::vector<int64_t> strides,
+                      std::vector<int64_t> pads, std::vector<int64_t> dil, int64_t groups) {
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, StaticShapeOf(c, x));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, StaticShapeOf(c, w));
   if (xs.size() < 3 || ws.size() != xs.size()) return c.Error("data and kernel ranks do not match");
   size_t n = xs.size() - 2;
-  if (strides.size() != n || dil.size() != n || pads.size() != 2 * n) return c.Error("attribute lengths do not match the spatial rank");
+  if (strides.size() != n || dil.size() != n || pads.size() != 2 * n)
+    return c.Error("attribute lengths do not match the spatial rank");
   if (n == 2) return c.Call("nn.conv2d", {x, w}, Conv2dAttrs(strides, pads, dil, groups));
   if (n == 1) {
     PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
     PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape({ws[0], ws[1], 1, ws[2]})));
-    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.conv2d", {x, w}, Conv2dAttrs({1, strides[0]}, {0, pads[0], 0, pads[1]}, {1, dil[0]}, groups)));
+    PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.conv2d", {x, w},
+                                         Conv2dAttrs({1, strides[0]}, {0, pads[0], 0, pads[1]},
+                                                     {1, dil[0]}, groups)));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, y));
     return c.Call("reshape", {y}, Shape({ys[0], ys[1], ys[3]}));
   }
@@ -77,31 +82,47 @@ StatusOr<Expr> ConvNd(ConvertContext& c, Expr x, Expr w, std::vector<int64_t> st
   if (pads[0] > 0 || pads[3] > 0) {
     std::vector<Expr> parts;
     PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
-    if (pads[0] > 0) { PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape({N, C, pads[0], H, W}))); parts.push_back(z); }
+    if (pads[0] > 0) {
+      PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape({N, C, pads[0], H, W})));
+      parts.push_back(z);
+    }
     parts.push_back(x);
-    if (pads[3] > 0) { PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape({N, C, pads[3], H, W}))); parts.push_back(z); }
-    PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, MakeAttrs({{Symbol("axis"), AttrValue::Int(2)}})));
+    if (pads[3] > 0) {
+      PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape({N, C, pads[3], H, W})));
+      parts.push_back(z);
+    }
+    PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)},
+                                    MakeAttrs({{Symbol("axis"), AttrValue::Int(2)}})));
     D += pads[0] + pads[3];
   }
   int64_t Do = (D - dil[0] * (kd - 1) - 1) / strides[0] + 1;
   if (Do <= 0) return c.Error("the kernel is deeper than the padded input");
-  PLIR_ASSIGN_OR_RETURN(Expr xr, c.Call("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList({0, 2, 1, 3, 4})}})));
+  PLIR_ASSIGN_OR_RETURN(Expr xr, c.Call("permute_dims", {x},
+                                        MakeAttrs({{Symbol("axes"), IntList({0, 2, 1, 3, 4})}})));
   PLIR_ASSIGN_OR_RETURN(xr, c.Call("reshape", {xr}, Shape({N * D, C, H, W})));
   Expr sum;
   for (int64_t i = 0; i < kd; ++i) {
-    PLIR_ASSIGN_OR_RETURN(Expr wi, c.Call("strided_slice", {w, ConvertContext::IntTuple({2}), ConvertContext::IntTuple({i}),
-                                                            ConvertContext::IntTuple({i + 1}), ConvertContext::IntTuple({1})}));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr wi, c.Call("strided_slice",
+                        {w, ConvertContext::IntTuple({2}), ConvertContext::IntTuple({i}),
+                         ConvertContext::IntTuple({i + 1}), ConvertContext::IntTuple({1})}));
     PLIR_ASSIGN_OR_RETURN(wi, c.Call("reshape", {wi}, Shape({ws[0], ws[1], ws[3], ws[4]})));
-    PLIR_ASSIGN_OR_RETURN(Expr yi, c.Call("nn.conv2d", {xr, wi}, Conv2dAttrs({strides[1], strides[2]}, {pads[1], pads[2], pads[4], pads[5]},
-                                                                           {dil[1], dil[2]}, groups)));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr yi, c.Call("nn.conv2d", {xr, wi},
+                        Conv2dAttrs({strides[1], strides[2]}, {pads[1], pads[2], pads[4], pads[5]},
+                                    {dil[1], dil[2]}, groups)));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, yi));
     PLIR_ASSIGN_OR_RETURN(yi, c.Call("reshape", {yi}, Shape({N, D, M, ys[2], ys[3]})));
     std::vector<int64_t> idx;
     for (int64_t o = 0; o < Do; ++o) idx.push_back(o * strides[0] + i * dil[0]);
     PLIR_ASSIGN_OR_RETURN(Expr ie, c.Int64s(idx));
-    PLIR_ASSIGN_OR_RETURN(yi, c.Call("take", {yi, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
-    if (!sum) sum = yi;
-    else { PLIR_ASSIGN_OR_RETURN(sum, c.Call("add", {sum, yi})); }
+    PLIR_ASSIGN_OR_RETURN(
+        yi, c.Call("take", {yi, ie}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+    if (!sum)
+      sum = yi;
+    else {
+      PLIR_ASSIGN_OR_RETURN(sum, c.Call("add", {sum, yi}));
+    }
   }
   return c.Call("permute_dims", {sum}, MakeAttrs({{Symbol("axes"), IntList({0, 2, 1, 3, 4})}}));
 }
@@ -120,13 +141,16 @@ StatusOr<Outputs> Conv(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
-  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("Conv on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
+  if (xs.size() < 3 || xs.size() > 5)
+    return Unimplemented("Conv on " + std::to_string(xs.size() - 2) +
+                         "-D data (PLIR has 1-D to 3-D)");
   if (ws.size() != xs.size()) return c.Error("data and kernel ranks do not match");
   size_t n = xs.size() - 2;
   std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
   std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
   std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
-  if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
+  if (strides.size() != n || dil.size() != n)
+    return c.Error("strides and dilations need one entry per spatial axis");
   PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
   PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
   PLIR_RETURN_IF_ERROR(c.Positive({c.AttrInt("group", 1)}, "group"));
@@ -143,7 +167,9 @@ StatusOr<Outputs> Conv(ConvertContext& c) {
 StatusOr<Outputs> AveragePool(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
-  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("AveragePool on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
+  if (xs.size() < 3 || xs.size() > 5)
+    return Unimplemented("AveragePool on " + std::to_string(xs.size() - 2) +
+                         "-D data (PLIR has 1-D to 3-D)");
   size_t n = xs.size() - 2;
   std::vector<int64_t> k = c.AttrInts("kernel_shape");
   if (k.size() != n) return c.Error("kernel_shape needs one entry per spatial axis");
@@ -171,7 +197,8 @@ StatusOr<Outputs> AveragePool(ConvertContext& c) {
     int64_t span = in[i] + pads[i] + pads[i + n] - k[i];
     int64_t out = (ceil_mode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
     if (ceil_mode && (out - 1) * strides[i] >= in[i] + pads[i]) --out;
-    int64_t extra = std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - (in[i] + pads[i] + pads[i + n]));
+    int64_t extra =
+        std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - (in[i] + pads[i] + pads[i + n]));
     conv_pads[i + n] += extra;
     outs[i] = out;
     if (out <= 0) return c.Error("the pooling window is larger than the padded input");
@@ -192,7 +219,8 @@ StatusOr<Outputs> AveragePool(ConvertContext& c) {
   std::vector<int64_t> wshape = {ch, 1};
   wshape.insert(wshape.end(), k.begin(), k.end());
   PLIR_ASSIGN_OR_RETURN(Expr w, c.Const(MakeTensor(dt, wshape, [](int64_t) { return 1.0; })));
-  PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, conv_pads, std::vector<int64_t>(n, 1), ch));
+  PLIR_ASSIGN_OR_RETURN(Expr y,
+                        ConvNd(c, x, w, strides, conv_pads, std::vector<int64_t>(n, 1), ch));
   std::vector<int64_t> dshape = {1, 1};
   dshape.insert(dshape.end(), outs.begin(), outs.end());
   PLIR_ASSIGN_OR_RETURN(Expr div, c.Const(MakeTensor(dt, dshape, [&](int64_t e) {
@@ -217,17 +245,26 @@ StatusOr<Outputs> SoftmaxOld(ConvertContext& c, bool log) {
   int64_t a = 1, b = 1;
   for (int64_t i = 0; i < r; ++i) (i < axis ? a : b) *= s[i];
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("reshape", {x}, Shape({a, b})));
-  PLIR_ASSIGN_OR_RETURN(y, c.Call("nn.softmax", {y}, MakeAttrs({{Symbol("axis"), AttrValue::Int(-1)}})));
-  if (log) { PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y})); }
+  PLIR_ASSIGN_OR_RETURN(
+      y, c.Call("nn.softmax", {y}, MakeAttrs({{Symbol("axis"), AttrValue::Int(-1)}})));
+  if (log) {
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y}));
+  }
   PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape(s)));
   return Outputs{y};
 }
 
 StatusOr<Outputs> Softmax13(ConvertContext& c, bool log) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-  if (log && Has("nn.log_softmax")) return c.One("nn.log_softmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(c.AttrInt("axis", -1))}}));
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("nn.softmax", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(c.AttrInt("axis", -1))}})));
-  if (log) { PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y})); }
+  if (log && Has("nn.log_softmax"))
+    return c.One("nn.log_softmax", {x},
+                 MakeAttrs({{Symbol("axis"), AttrValue::Int(c.AttrInt("axis", -1))}}));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr y, c.Call("nn.softmax", {x},
+                     MakeAttrs({{Symbol("axis"), AttrValue::Int(c.AttrInt("axis", -1))}})));
+  if (log) {
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("log", {y}));
+  }
   return Outputs{y};
 }
 
@@ -242,7 +279,9 @@ StatusOr<Outputs> GlobalAveragePool(ConvertContext& c) {
   PLIR_RETURN_IF_ERROR(c.Limit({hw}, "the averaging column"));
   DataType dt = c.InputDtype(0);
   PLIR_ASSIGN_OR_RETURN(Expr flat, c.Call("reshape", {x}, Shape({s[0], s[1], hw})));
-  PLIR_ASSIGN_OR_RETURN(Expr col, c.Const(MakeTensor(dt, {hw, 1}, [&](int64_t) { return 1.0 / static_cast<double>(hw); })));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr col,
+      c.Const(MakeTensor(dt, {hw, 1}, [&](int64_t) { return 1.0 / static_cast<double>(hw); })));
   PLIR_ASSIGN_OR_RETURN(Expr m, c.Call("matmul", {flat, col}));
   std::vector<int64_t> out = {s[0], s[1]};
   for (size_t i = 2; i < s.size(); ++i) out.push_back(1);
@@ -259,13 +298,15 @@ StatusOr<Outputs> MaxPool(ConvertContext& c) {
   if (c.AttrInt("storage_order", 0) != 0) return Unimplemented("MaxPool with storage_order = 1");
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
-  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("MaxPool on " + std::to_string(xs.size() - 2) + "-D data");
+  if (xs.size() < 3 || xs.size() > 5)
+    return Unimplemented("MaxPool on " + std::to_string(xs.size() - 2) + "-D data");
   size_t n = xs.size() - 2;
   std::vector<int64_t> k = c.AttrInts("kernel_shape");
   if (k.size() != n) return c.Error("kernel_shape needs one entry per spatial axis");
   std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
   std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
-  if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
+  if (strides.size() != n || dil.size() != n)
+    return c.Error("strides and dilations need one entry per spatial axis");
   PLIR_RETURN_IF_ERROR(c.Positive(k, "kernel_shape"));
   PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
   PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
@@ -276,7 +317,10 @@ StatusOr<Outputs> MaxPool(ConvertContext& c) {
   if (!Has(op.c_str())) return Unimplemented("PLIR has no op " + op);
   if (n == 1) {
     PLIR_ASSIGN_OR_RETURN(x, c.Call("reshape", {x}, Shape({xs[0], xs[1], 1, xs[2]})));
-    k = {1, k[0]}; strides = {1, strides[0]}; dil = {1, dil[0]}; pads = {0, pads[0], 0, pads[1]};
+    k = {1, k[0]};
+    strides = {1, strides[0]};
+    dil = {1, dil[0]};
+    pads = {0, pads[0], 0, pads[1]};
   }
   Attrs a = MakeAttrs({{Symbol(OpAttrName(op, {"pool_size", "kernel_size"})), IntList(k)},
                        {Symbol("strides"), IntList(strides)},
@@ -303,22 +347,26 @@ StatusOr<Expr> PerChannel(ConvertContext& c, int i, int64_t rank) {
 }
 
 // (x - mean) / sqrt(var + eps) * scale + bias.
-StatusOr<Expr> Normalize(ConvertContext& c, Expr x, Expr mean, Expr var, Expr scale, std::optional<Expr> bias,
-                         double eps, DataType dt) {
+StatusOr<Expr> Normalize(ConvertContext& c, Expr x, Expr mean, Expr var, Expr scale,
+                         std::optional<Expr> bias, double eps, DataType dt) {
   PLIR_ASSIGN_OR_RETURN(Expr e, c.Scalar(eps, dt));
   PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("subtract", {x, mean}));
   PLIR_ASSIGN_OR_RETURN(Expr v, c.Call("add", {var, e}));
   PLIR_ASSIGN_OR_RETURN(Expr sd, c.Call("sqrt", {v}));
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("divide", {d, sd}));
   PLIR_ASSIGN_OR_RETURN(y, c.Call("multiply", {y, scale}));
-  if (bias) { PLIR_ASSIGN_OR_RETURN(y, c.Call("add", {y, *bias})); }
+  if (bias) {
+    PLIR_ASSIGN_OR_RETURN(y, c.Call("add", {y, *bias}));
+  }
   return y;
 }
 
 StatusOr<Outputs> BatchNorm(ConvertContext& c) {
-  if (c.AttrInt("training_mode", 0) != 0) return Unimplemented("BatchNormalization in training mode");
+  if (c.AttrInt("training_mode", 0) != 0)
+    return Unimplemented("BatchNormalization in training mode");
   for (int k = 1; k < c.node().output_size(); ++k)
-    if (!c.node().output(k).empty()) return Unimplemented("BatchNormalization's running mean and variance outputs");
+    if (!c.node().output(k).empty())
+      return Unimplemented("BatchNormalization's running mean and variance outputs");
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   int64_t r = c.InputRank(0);
   if (r < 2) return c.Error("input 0 needs a known rank of at least 2");
@@ -326,7 +374,8 @@ StatusOr<Outputs> BatchNorm(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr bias, PerChannel(c, 2, r));
   PLIR_ASSIGN_OR_RETURN(Expr mean, PerChannel(c, 3, r));
   PLIR_ASSIGN_OR_RETURN(Expr var, PerChannel(c, 4, r));
-  PLIR_ASSIGN_OR_RETURN(Expr y, Normalize(c, x, mean, var, scale, bias, c.AttrFloat("epsilon", 1e-5f), c.InputDtype(0)));
+  PLIR_ASSIGN_OR_RETURN(Expr y, Normalize(c, x, mean, var, scale, bias,
+                                          c.AttrFloat("epsilon", 1e-5f), c.InputDtype(0)));
   return Outputs{y};
 }
 
@@ -343,7 +392,8 @@ StatusOr<Outputs> InstanceNorm(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr var, ReduceSumOf(c, d2, red, true, true));
   PLIR_ASSIGN_OR_RETURN(Expr scale, PerChannel(c, 1, r));
   PLIR_ASSIGN_OR_RETURN(Expr bias, PerChannel(c, 2, r));
-  PLIR_ASSIGN_OR_RETURN(Expr y, Normalize(c, x, mean, var, scale, bias, c.AttrFloat("epsilon", 1e-5f), c.InputDtype(0)));
+  PLIR_ASSIGN_OR_RETURN(Expr y, Normalize(c, x, mean, var, scale, bias,
+                                          c.AttrFloat("epsilon", 1e-5f), c.InputDtype(0)));
   return Outputs{y};
 }
 
@@ -384,7 +434,9 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
-  if (xs.size() < 3 || xs.size() > 5) return Unimplemented("ConvTranspose on " + std::to_string(xs.size() - 2) + "-D data (PLIR has 1-D to 3-D)");
+  if (xs.size() < 3 || xs.size() > 5)
+    return Unimplemented("ConvTranspose on " + std::to_string(xs.size() - 2) +
+                         "-D data (PLIR has 1-D to 3-D)");
   if (ws.size() != xs.size()) return c.Error("data and kernel ranks do not match");
   size_t n = xs.size() - 2;
   int64_t g = c.AttrInt("group", 1);
@@ -395,7 +447,8 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   std::vector<int64_t> pads = c.AttrInts("pads", std::vector<int64_t>(2 * n, 0));
   std::vector<int64_t> out_shape = c.AttrInts("output_shape");
   std::string ap = c.AttrString("auto_pad", "NOTSET");
-  if (s.size() != n || d.size() != n || op.size() != n || pads.size() != 2 * n) return c.Error("attribute lengths do not match the spatial rank");
+  if (s.size() != n || d.size() != n || op.size() != n || pads.size() != 2 * n)
+    return c.Error("attribute lengths do not match the spatial rank");
   PLIR_RETURN_IF_ERROR(c.Positive(s, "strides"));
   PLIR_RETURN_IF_ERROR(c.Positive(d, "dilations"));
   PLIR_RETURN_IF_ERROR(c.Positive({g}, "group"));
@@ -407,9 +460,15 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   if (!out_shape.empty()) {
     for (size_t i = 0; i < n; ++i) {
       int64_t total = s[i] * (in[i] - 1) + op[i] + ((k[i] - 1) * d[i] + 1) - out_shape[i];
-      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2), as the spec's formula
-      if (ap == "SAME_UPPER") { pads[i] = half; pads[i + n] = total - half; }
-      else { pads[i] = total - half; pads[i + n] = half; }
+      int64_t half =
+          total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2), as the spec's formula
+      if (ap == "SAME_UPPER") {
+        pads[i] = half;
+        pads[i + n] = total - half;
+      } else {
+        pads[i] = total - half;
+        pads[i + n] = half;
+      }
     }
   }
   DataType dt = c.InputDtype(0);
@@ -417,18 +476,22 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   for (size_t a = 0; a < n; ++a) {
     int64_t ax = static_cast<int64_t>(a) + 2, st = s[a];
     if (st == 1) continue;
-    PLIR_ASSIGN_OR_RETURN(Expr e, c.Call("expand_dims", {x}, MakeAttrs({{Symbol("axis"), IntList({ax + 1})}})));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr e, c.Call("expand_dims", {x}, MakeAttrs({{Symbol("axis"), IntList({ax + 1})}})));
     std::vector<int64_t> zs = cur;
     zs.insert(zs.begin() + ax + 1, st - 1);
     PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
     PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("full", {zero}, Shape(zs)));
-    PLIR_ASSIGN_OR_RETURN(Expr j, c.Call("concat", {TupleNode::Make({e, z})}, MakeAttrs({{Symbol("axis"), AttrValue::Int(ax + 1)}})));
+    PLIR_ASSIGN_OR_RETURN(Expr j, c.Call("concat", {TupleNode::Make({e, z})},
+                                         MakeAttrs({{Symbol("axis"), AttrValue::Int(ax + 1)}})));
     std::vector<int64_t> rs = cur;
     rs[ax] *= st;
     PLIR_ASSIGN_OR_RETURN(j, c.Call("reshape", {j}, Shape(rs)));
     int64_t len = (cur[ax] - 1) * st + 1;
-    PLIR_ASSIGN_OR_RETURN(x, c.Call("strided_slice", {j, ConvertContext::IntTuple({ax}), ConvertContext::IntTuple({0}),
-                                                       ConvertContext::IntTuple({len}), ConvertContext::IntTuple({1})}));
+    PLIR_ASSIGN_OR_RETURN(
+        x,
+        c.Call("strided_slice", {j, ConvertContext::IntTuple({ax}), ConvertContext::IntTuple({0}),
+                                 ConvertContext::IntTuple({len}), ConvertContext::IntTuple({1})}));
     cur[ax] = len;
   }
   std::vector<int64_t> cpad(2 * n, 0);
@@ -438,8 +501,10 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
     if (b < 0 || e < 0) {
       int64_t ax = static_cast<int64_t>(i) + 2;
       int64_t lo = b < 0 ? -b : 0, hi = cur[ax] - (e < 0 ? -e : 0);
-      PLIR_ASSIGN_OR_RETURN(x, c.Call("strided_slice", {x, ConvertContext::IntTuple({ax}), ConvertContext::IntTuple({lo}),
-                                                         ConvertContext::IntTuple({hi}), ConvertContext::IntTuple({1})}));
+      PLIR_ASSIGN_OR_RETURN(
+          x, c.Call("strided_slice",
+                    {x, ConvertContext::IntTuple({ax}), ConvertContext::IntTuple({lo}),
+                     ConvertContext::IntTuple({hi}), ConvertContext::IntTuple({1})}));
       cur[ax] = hi - lo;
       b = std::max<int64_t>(b, 0);
       e = std::max<int64_t>(e, 0);
@@ -449,7 +514,8 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
   }
   // The kernel: [Cin, Cout/g, k...] -> [Cout, Cin/g, k...], flipped.
   int64_t cin = ws[0], coutg = ws[1];
-  std::vector<int64_t> s5 = {g, cin / g, coutg}, perm = {0, 2, 1}, s4 = {g * coutg, cin / g}, axes, lo, hi, step;
+  std::vector<int64_t> s5 = {g, cin / g, coutg}, perm = {0, 2, 1}, s4 = {g * coutg, cin / g}, axes,
+                       lo, hi, step;
   for (size_t i = 0; i < n; ++i) {
     s5.push_back(k[i]);
     perm.push_back(static_cast<int64_t>(i) + 3);
@@ -460,10 +526,12 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
     step.push_back(-1);
   }
   PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape(s5)));
-  PLIR_ASSIGN_OR_RETURN(w, c.Call("permute_dims", {w}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+  PLIR_ASSIGN_OR_RETURN(w,
+                        c.Call("permute_dims", {w}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
   PLIR_ASSIGN_OR_RETURN(w, c.Call("reshape", {w}, Shape(s4)));
-  PLIR_ASSIGN_OR_RETURN(w, c.Call("strided_slice", {w, ConvertContext::IntTuple(axes), ConvertContext::IntTuple(lo),
-                                                     ConvertContext::IntTuple(hi), ConvertContext::IntTuple(step)}));
+  PLIR_ASSIGN_OR_RETURN(
+      w, c.Call("strided_slice", {w, ConvertContext::IntTuple(axes), ConvertContext::IntTuple(lo),
+                                  ConvertContext::IntTuple(hi), ConvertContext::IntTuple(step)}));
   PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, std::vector<int64_t>(n, 1), cpad, d, g));
   PLIR_ASSIGN_OR_RETURN(y, AddBias(c, y, 2, g * coutg, n));
   return Outputs{y};
@@ -474,45 +542,51 @@ StatusOr<Outputs> ConvTranspose(ConvertContext& c) {
 void RegisterNnConverters(ConverterTable& t) {
   t.Add("Conv", 1, {"nn.conv2d", "reshape", "add", "permute_dims", "take", "strided_slice"}, Conv);
   // ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in int32.
-  t.Add("ConvInteger", 10, {"nn.conv2d", "reshape", "astype", "subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
-    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
-    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
-    if (xs.size() < 3 || xs.size() > 5 || ws.size() != xs.size()) return Unimplemented("ConvInteger on this rank");
-    size_t n = xs.size() - 2;
-    PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kInt32));
-    PLIR_ASSIGN_OR_RETURN(w, c.Cast(w, DataType::kInt32));
-    if (c.HasInput(2)) {
-      PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(2));
-      PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
-      PLIR_ASSIGN_OR_RETURN(x, c.Call("subtract", {x, z}));
-    }
-    if (c.HasInput(3)) {
-      PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(3));
-      PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
-      const TensorTypeNode* zt = c.InputType(3);
-      if (zt && zt->ndim() == 1) {
-        std::vector<int64_t> shape(ws.size(), 1);
-        shape[0] = -1;
-        PLIR_ASSIGN_OR_RETURN(z, c.Call("reshape", {z}, Shape(shape)));
-      }
-      PLIR_ASSIGN_OR_RETURN(w, c.Call("subtract", {w, z}));
-    }
-    std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
-    std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
-    std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
-    if (strides.size() != n || dil.size() != n) return c.Error("strides and dilations need one entry per spatial axis");
-    PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
-    PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
-    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
-    PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, pads, dil, c.AttrInt("group", 1)));
-    return Outputs{y};
-  });
-  t.Add("Softmax", 1, {"nn.softmax", "reshape"}, [](ConvertContext& c) { return SoftmaxOld(c, false); });
+  t.Add("ConvInteger", 10, {"nn.conv2d", "reshape", "astype", "subtract"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          PLIR_ASSIGN_OR_RETURN(Expr w, c.Input(1));
+          PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
+          PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ws, c.InputShape(1));
+          if (xs.size() < 3 || xs.size() > 5 || ws.size() != xs.size())
+            return Unimplemented("ConvInteger on this rank");
+          size_t n = xs.size() - 2;
+          PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kInt32));
+          PLIR_ASSIGN_OR_RETURN(w, c.Cast(w, DataType::kInt32));
+          if (c.HasInput(2)) {
+            PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(2));
+            PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
+            PLIR_ASSIGN_OR_RETURN(x, c.Call("subtract", {x, z}));
+          }
+          if (c.HasInput(3)) {
+            PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(3));
+            PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, DataType::kInt32));
+            const TensorTypeNode* zt = c.InputType(3);
+            if (zt && zt->ndim() == 1) {
+              std::vector<int64_t> shape(ws.size(), 1);
+              shape[0] = -1;
+              PLIR_ASSIGN_OR_RETURN(z, c.Call("reshape", {z}, Shape(shape)));
+            }
+            PLIR_ASSIGN_OR_RETURN(w, c.Call("subtract", {w, z}));
+          }
+          std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
+          std::vector<int64_t> strides = c.AttrInts("strides", std::vector<int64_t>(n, 1));
+          std::vector<int64_t> dil = c.AttrInts("dilations", std::vector<int64_t>(n, 1));
+          if (strides.size() != n || dil.size() != n)
+            return c.Error("strides and dilations need one entry per spatial axis");
+          PLIR_RETURN_IF_ERROR(c.Positive(strides, "strides"));
+          PLIR_RETURN_IF_ERROR(c.Positive(dil, "dilations"));
+          PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConvPads(c, in, k, strides, dil));
+          PLIR_ASSIGN_OR_RETURN(Expr y, ConvNd(c, x, w, strides, pads, dil, c.AttrInt("group", 1)));
+          return Outputs{y};
+        });
+  t.Add("Softmax", 1, {"nn.softmax", "reshape"},
+        [](ConvertContext& c) { return SoftmaxOld(c, false); });
   t.Add("Softmax", 13, {"nn.softmax"}, [](ConvertContext& c) { return Softmax13(c, false); });
-  t.Add("LogSoftmax", 1, {"nn.softmax", "reshape", "log"}, [](ConvertContext& c) { return SoftmaxOld(c, true); });
-  t.Add("LogSoftmax", 13, {"nn.softmax", "log"}, [](ConvertContext& c) { return Softmax13(c, true); });
+  t.Add("LogSoftmax", 1, {"nn.softmax", "reshape", "log"},
+        [](ConvertContext& c) { return SoftmaxOld(c, true); });
+  t.Add("LogSoftmax", 13, {"nn.softmax", "log"},
+        [](ConvertContext& c) { return Softmax13(c, true); });
   t.Add("GlobalAveragePool", 1, {"reshape", "matmul"}, GlobalAveragePool);
   t.Add("MaxPool", 1, {"nn.max_pool2d", "reshape"}, MaxPool);
   t.Add("GlobalMaxPool", 1, {"max"}, [](ConvertContext& c) -> StatusOr<Outputs> {
@@ -521,14 +595,19 @@ void RegisterNnConverters(ConverterTable& t) {
     if (r < 3) return c.Error("input must have spatial axes");
     std::vector<int64_t> axes;
     for (int64_t i = 2; i < r; ++i) axes.push_back(i);
-    return c.One("max", {x}, MakeAttrs({{Symbol(OpAttrName("max", {"axis", "axes"})), IntList(axes)},
-                                        {Symbol(OpAttrName("max", {"keepdims", "keep_dims"})), AttrValue::Bool(true)}}));
+    return c.One(
+        "max", {x},
+        MakeAttrs({{Symbol(OpAttrName("max", {"axis", "axes"})), IntList(axes)},
+                   {Symbol(OpAttrName("max", {"keepdims", "keep_dims"})), AttrValue::Bool(true)}}));
   });
   t.Add("AveragePool", 7, {"nn.conv2d", "divide", "reshape"}, AveragePool);
-  t.Add("BatchNormalization", 7, {"reshape", "subtract", "add", "sqrt", "divide", "multiply"}, BatchNorm);
-  t.Add("InstanceNormalization", 6, {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, InstanceNorm);
+  t.Add("BatchNormalization", 7, {"reshape", "subtract", "add", "sqrt", "divide", "multiply"},
+        BatchNorm);
+  t.Add("InstanceNormalization", 6,
+        {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, InstanceNorm);
   // MeanVarianceNormalization: (x - mean) / sqrt(mean((x - mean)^2)) over `axes`.
-  t.Add("MeanVarianceNormalization", 9, {"subtract", "multiply", "sqrt", "divide", "matmul", "reshape"},
+  t.Add("MeanVarianceNormalization", 9,
+        {"subtract", "multiply", "sqrt", "divide", "matmul", "reshape"},
         [](ConvertContext& c) -> StatusOr<Outputs> {
           PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
           int64_t r = c.InputRank(0);
@@ -545,8 +624,10 @@ void RegisterNnConverters(ConverterTable& t) {
           PLIR_ASSIGN_OR_RETURN(Expr sd, c.Call("sqrt", {var}));
           return c.One("divide", {d, sd});
         });
-  t.Add("LayerNormalization", 17, {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, LayerNorm);
-  t.Add("ConvTranspose", 1, {"nn.conv2d", "reshape", "permute_dims", "strided_slice", "concat", "full", "expand_dims"},
+  t.Add("LayerNormalization", 17,
+        {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, LayerNorm);
+  t.Add("ConvTranspose", 1,
+        {"nn.conv2d", "reshape", "permute_dims", "strided_slice", "concat", "full", "expand_dims"},
         ConvTranspose);
 }
 

@@ -23,20 +23,25 @@ StatusOr<Expr> Full(ConvertContext& c, double v, DataType dt, const std::vector<
   return c.Call("full", {fill}, MakeAttrs({{Symbol("shape"), IntList(shape)}}));
 }
 
-StatusOr<Expr> Slice(ConvertContext& c, Expr x, const std::vector<int64_t>& axes, const std::vector<int64_t>& begin,
-                     const std::vector<int64_t>& end, const std::vector<int64_t>& steps) {
+StatusOr<Expr> Slice(ConvertContext& c, Expr x, const std::vector<int64_t>& axes,
+                     const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                     const std::vector<int64_t>& steps) {
   return c.Call("strided_slice",
-                {x, ConvertContext::IntTuple(axes), ConvertContext::IntTuple(begin), ConvertContext::IntTuple(end),
-                 ConvertContext::IntTuple(steps)});
+                {x, ConvertContext::IntTuple(axes), ConvertContext::IntTuple(begin),
+                 ConvertContext::IntTuple(end), ConvertContext::IntTuple(steps)});
 }
 
 // The broadcast of two static shapes (NumPy rules).
-StatusOr<std::vector<int64_t>> Broadcast(const ConvertContext& c, std::vector<int64_t> a, std::vector<int64_t> b) {
+StatusOr<std::vector<int64_t>> Broadcast(const ConvertContext& c, std::vector<int64_t> a,
+                                         std::vector<int64_t> b) {
   if (a.size() < b.size()) std::swap(a, b);
   b.insert(b.begin(), a.size() - b.size(), 1);
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] == b[i] || b[i] == 1) continue;
-    if (a[i] == 1) { a[i] = b[i]; continue; }
+    if (a[i] == 1) {
+      a[i] = b[i];
+      continue;
+    }
     return c.Error("shapes do not broadcast");
   }
   return a;
@@ -47,7 +52,9 @@ StatusOr<Outputs> Unsqueeze(ConvertContext& c, std::vector<int64_t> axes) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   int64_t rank = c.InputRank(0);
   if (rank < 0) return c.Error("input 0 needs a known rank");
-  for (int64_t& a : axes) { PLIR_ASSIGN_OR_RETURN(a, NormAxis(c, a, rank + static_cast<int64_t>(axes.size()))); }
+  for (int64_t& a : axes) {
+    PLIR_ASSIGN_OR_RETURN(a, NormAxis(c, a, rank + static_cast<int64_t>(axes.size())));
+  }
   return c.One("expand_dims", {x}, MakeAttrs({{Symbol("axis"), IntList(axes)}}));
 }
 
@@ -61,7 +68,9 @@ StatusOr<Outputs> Squeeze(ConvertContext& c, std::vector<int64_t> axes, bool giv
   } else {
     for (int64_t a : axes) {
       PLIR_ASSIGN_OR_RETURN(int64_t k, NormAxis(c, a, rank));
-      if (s[k] != 1) return c.Error("cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(s[k]));
+      if (s[k] != 1)
+        return c.Error("cannot squeeze axis " + std::to_string(a) + " of size " +
+                       std::to_string(s[k]));
       drop[k] = true;
     }
   }
@@ -72,8 +81,9 @@ StatusOr<Outputs> Squeeze(ConvertContext& c, std::vector<int64_t> axes, bool giv
   return Outputs{r};
 }
 
-StatusOr<Outputs> SliceImpl(ConvertContext& c, std::vector<int64_t> starts, std::vector<int64_t> ends,
-                            std::vector<int64_t> axes, std::vector<int64_t> steps) {
+StatusOr<Outputs> SliceImpl(ConvertContext& c, std::vector<int64_t> starts,
+                            std::vector<int64_t> ends, std::vector<int64_t> axes,
+                            std::vector<int64_t> steps) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   int64_t rank = c.InputRank(0);
   if (rank < 0) return c.Error("input 0 needs a known rank");
@@ -82,7 +92,9 @@ StatusOr<Outputs> SliceImpl(ConvertContext& c, std::vector<int64_t> starts, std:
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return c.Error("starts, ends, axes and steps differ in length");
-  for (int64_t& a : axes) { PLIR_ASSIGN_OR_RETURN(a, NormAxis(c, a, rank)); }
+  for (int64_t& a : axes) {
+    PLIR_ASSIGN_OR_RETURN(a, NormAxis(c, a, rank));
+  }
   PLIR_ASSIGN_OR_RETURN(Expr r, Slice(c, x, axes, starts, ends, steps));
   return Outputs{r};
 }
@@ -90,14 +102,18 @@ StatusOr<Outputs> SliceImpl(ConvertContext& c, std::vector<int64_t> starts, std:
 StatusOr<Outputs> SplitImpl(ConvertContext& c, std::vector<int64_t> split) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
-  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), static_cast<int64_t>(s.size())));
+  PLIR_ASSIGN_OR_RETURN(int64_t axis,
+                        NormAxis(c, c.AttrInt("axis", 0), static_cast<int64_t>(s.size())));
   int n = c.node().output_size();
   if (split.empty()) {
     int64_t parts = n, len = s[axis];
     int64_t each = (len + parts - 1) / parts;
-    for (int i = 0; i < n; ++i) split.push_back(std::max<int64_t>(0, std::min(each, len - each * i)));
+    for (int i = 0; i < n; ++i)
+      split.push_back(std::max<int64_t>(0, std::min(each, len - each * i)));
   }
-  if (static_cast<int>(split.size()) != n) return c.Error("split has " + std::to_string(split.size()) + " sizes for " + std::to_string(n) + " outputs");
+  if (static_cast<int>(split.size()) != n)
+    return c.Error("split has " + std::to_string(split.size()) + " sizes for " + std::to_string(n) +
+                   " outputs");
   Outputs outs;
   int64_t at = 0;
   for (int64_t k : split) {
@@ -134,12 +150,14 @@ StatusOr<Outputs> ShapeImpl(ConvertContext& c, int64_t start, std::optional<int6
 }
 
 // Pads by taking indices (edge, reflect) or joining fills (constant).
-StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const std::string& mode, double value,
-                          std::optional<Expr> value_expr) {
+StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const std::string& mode,
+                          double value, std::optional<Expr> value_expr) {
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
   size_t r = s.size();
-  if (pads.size() != 2 * r) return c.Error("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(r));
+  if (pads.size() != 2 * r)
+    return c.Error("pads has " + std::to_string(pads.size()) + " entries for rank " +
+                   std::to_string(r));
   DataType dt = c.InputDtype(0);
   for (size_t ax = 0; ax < r; ++ax) {
     int64_t before = pads[ax], after = pads[ax + r];
@@ -161,13 +179,21 @@ StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const st
       auto fill = [&](int64_t k) -> StatusOr<Expr> {
         std::vector<int64_t> fs = s;
         fs[ax] = k;
-        if (value_expr) return c.Call("full", {*value_expr}, MakeAttrs({{Symbol("shape"), IntList(fs)}}));
+        if (value_expr)
+          return c.Call("full", {*value_expr}, MakeAttrs({{Symbol("shape"), IntList(fs)}}));
         return Full(c, value, dt, fs);
       };
-      if (before > 0) { PLIR_ASSIGN_OR_RETURN(Expr f, fill(before)); parts.push_back(f); }
+      if (before > 0) {
+        PLIR_ASSIGN_OR_RETURN(Expr f, fill(before));
+        parts.push_back(f);
+      }
       parts.push_back(x);
-      if (after > 0) { PLIR_ASSIGN_OR_RETURN(Expr f, fill(after)); parts.push_back(f); }
-      PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
+      if (after > 0) {
+        PLIR_ASSIGN_OR_RETURN(Expr f, fill(after));
+        parts.push_back(f);
+      }
+      PLIR_ASSIGN_OR_RETURN(
+          x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
     } else {
       if (n == 0) return c.Error("cannot " + mode + "-pad an empty axis");
       std::vector<int64_t> idx;
@@ -176,7 +202,8 @@ StatusOr<Outputs> PadImpl(ConvertContext& c, std::vector<int64_t> pads, const st
         if (mode == "edge") {
           k = std::clamp<int64_t>(i, 0, n - 1);
         } else if (mode == "reflect") {
-          if (n == 1) k = 0;
+          if (n == 1)
+            k = 0;
           else {
             int64_t period = 2 * (n - 1);
             k = ((i % period) + period) % period;
@@ -213,7 +240,10 @@ StatusOr<Outputs> GatherElements(ConvertContext& c) {
   bool moved = axis != r - 1;
   Attrs pa = MakeAttrs({{Symbol("axes"), IntList(perm)}});
   std::vector<int64_t> xp, ip;
-  for (int64_t p : perm) { xp.push_back(xs[p]); ip.push_back(is[p]); }
+  for (int64_t p : perm) {
+    xp.push_back(xs[p]);
+    ip.push_back(is[p]);
+  }
   if (moved) {
     PLIR_ASSIGN_OR_RETURN(x, c.Call("permute_dims", {x}, pa));
     PLIR_ASSIGN_OR_RETURN(idx, c.Call("permute_dims", {idx}, pa));
@@ -226,21 +256,22 @@ StatusOr<Outputs> GatherElements(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(Expr tab, c.Int64s(table));
   PLIR_ASSIGN_OR_RETURN(Expr nn, c.Scalar(static_cast<double>(n), DataType::kInt64));
   PLIR_ASSIGN_OR_RETURN(Expr shifted, c.Call("add", {idx, nn}));
-  PLIR_ASSIGN_OR_RETURN(idx, c.Call("take", {tab, shifted}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  PLIR_ASSIGN_OR_RETURN(
+      idx, c.Call("take", {tab, shifted}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
   // base[p] = the flat offset of position p's row in the (permuted) data.
   std::vector<int64_t> xstride(xp.size(), 1);
   for (int64_t i = r - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * xp[i + 1];
   int64_t total = 1;
   for (int64_t d : ip) total *= d;
   PLIR_ASSIGN_OR_RETURN(Tensor base, MakeIntTensor(DataType::kInt64, ip, [&](int64_t e) {
-    int64_t off = 0;
-    int64_t rem = e / ip.back();
-    for (int64_t i = r - 2; i >= 0; --i) {
-      off += (rem % ip[i]) * xstride[i];
-      rem /= ip[i];
-    }
-    return off;
-  }));
+                          int64_t off = 0;
+                          int64_t rem = e / ip.back();
+                          for (int64_t i = r - 2; i >= 0; --i) {
+                            off += (rem % ip[i]) * xstride[i];
+                            rem /= ip[i];
+                          }
+                          return off;
+                        }));
   (void)total;
   PLIR_ASSIGN_OR_RETURN(Expr be, c.Const(base));
   PLIR_ASSIGN_OR_RETURN(Expr flat, c.Call("add", {idx, be}));
@@ -248,7 +279,8 @@ StatusOr<Outputs> GatherElements(ConvertContext& c) {
   if (moved) {
     std::vector<int64_t> inv(perm.size());
     for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
+    PLIR_ASSIGN_OR_RETURN(y,
+                          c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(inv)}})));
   }
   return Outputs{y};
 }
@@ -267,17 +299,20 @@ StatusOr<Outputs> OneHot(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", -1), r + 1));
   PLIR_RETURN_IF_ERROR(c.Limit({depth, depth}, "the one-hot table"));
   double off = values.GetDouble(0), on = values.GetDouble(1);
-  Tensor eye = MakeTensor(values.dtype, {depth, depth}, [&](int64_t e) { return e / depth == e % depth ? on : off; });
+  Tensor eye = MakeTensor(values.dtype, {depth, depth},
+                          [&](int64_t e) { return e / depth == e % depth ? on : off; });
   PLIR_ASSIGN_OR_RETURN(Expr table, c.Const(eye));
   PLIR_ASSIGN_OR_RETURN(idx, c.Cast(idx, DataType::kInt64));
-  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {table, idx}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr y, c.Call("take", {table, idx}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
   if (axis != r) {
     std::vector<int64_t> perm;
     for (int64_t i = 0; i < r; ++i) {
       if (i == axis) perm.push_back(r);
       perm.push_back(i);
     }
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+    PLIR_ASSIGN_OR_RETURN(
+        y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
   }
   return Outputs{y};
 }
@@ -310,8 +345,8 @@ StatusOr<Expr> Flatten(ConvertContext& c, Expr x, const std::vector<int64_t>& s)
 // Scatter with indices known at import: target[j] is the flat position
 // update j writes. reduction none: one take from data ++ updates (the last
 // write wins); add: data plus a matmul with the 0/1 scatter matrix.
-StatusOr<Outputs> ScatterFlat(ConvertContext& c, const std::vector<int64_t>& ds, const std::vector<int64_t>& target,
-                              const std::string& reduction) {
+StatusOr<Outputs> ScatterFlat(ConvertContext& c, const std::vector<int64_t>& ds,
+                              const std::vector<int64_t>& target, const std::string& reduction) {
   PLIR_ASSIGN_OR_RETURN(Expr data, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(Expr upd, c.Input(2));
   int64_t n = 1, u = static_cast<int64_t>(target.size());
@@ -333,7 +368,9 @@ StatusOr<Outputs> ScatterFlat(ConvertContext& c, const std::vector<int64_t>& ds,
   if (reduction != "add") return Unimplemented("scatter with reduction '" + reduction + "'");
   PLIR_RETURN_IF_ERROR(c.Limit({u, n}, "the scatter matrix"));
   DataType dt = c.InputDtype(0);
-  PLIR_ASSIGN_OR_RETURN(Expr mat, c.Const(MakeTensor(dt, {u, n}, [&](int64_t e) { return target[e / n] == e % n ? 1.0 : 0.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr mat, c.Const(MakeTensor(dt, {u, n}, [&](int64_t e) {
+    return target[e / n] == e % n ? 1.0 : 0.0;
+  })));
   PLIR_ASSIGN_OR_RETURN(Expr row, c.Call("reshape", {uf}, Shape({1, u})));
   PLIR_ASSIGN_OR_RETURN(Expr add, c.Call("matmul", {row, mat}));
   PLIR_ASSIGN_OR_RETURN(add, c.Call("reshape", {add}, Shape(ds)));
@@ -354,7 +391,8 @@ StatusOr<Outputs> ScatterElements(ConvertContext& c) {
       rem %= ist[a];
       if (a == axis) {
         coord = idx[j] < 0 ? idx[j] + ds[a] : idx[j];
-        if (coord < 0 || coord >= ds[a]) return c.Error("index " + std::to_string(idx[j]) + " is out of range");
+        if (coord < 0 || coord >= ds[a])
+          return c.Error("index " + std::to_string(idx[j]) + " is out of range");
       }
       off += coord * dst[a];
     }
@@ -369,7 +407,8 @@ StatusOr<Outputs> ScatterND(ConvertContext& c) {
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.RequireInts(1, "the indices"));
   if (is.empty()) return c.Error("indices must have a last axis");
   int64_t k = is.back();
-  if (k > static_cast<int64_t>(ds.size())) return c.Error("index tuples are longer than the data's rank");
+  if (k > static_cast<int64_t>(ds.size()))
+    return c.Error("index tuples are longer than the data's rank");
   std::vector<int64_t> dst = Strides(ds), target;
   int64_t slice = 1;
   for (size_t a = static_cast<size_t>(k); a < ds.size(); ++a) slice *= ds[a];
@@ -377,7 +416,8 @@ StatusOr<Outputs> ScatterND(ConvertContext& c) {
     int64_t base = 0;
     for (int64_t a = 0; a < k; ++a) {
       int64_t v = idx[q + a] < 0 ? idx[q + a] + ds[a] : idx[q + a];
-      if (v < 0 || v >= ds[a]) return c.Error("index " + std::to_string(idx[q + a]) + " is out of range");
+      if (v < 0 || v >= ds[a])
+        return c.Error("index " + std::to_string(idx[q + a]) + " is out of range");
       base += v * dst[a];
     }
     for (int64_t e = 0; e < slice; ++e) target.push_back(base + e);
@@ -413,7 +453,8 @@ StatusOr<Outputs> GatherND(ConvertContext& c) {
       int64_t v = idx[q * k + a];
       int64_t dim = ds[b + a];
       if (v < 0) v += dim;
-      if (v < 0 || v >= dim) return c.Error("index " + std::to_string(idx[q * k + a]) + " is out of range");
+      if (v < 0 || v >= dim)
+        return c.Error("index " + std::to_string(idx[q * k + a]) + " is out of range");
       base += v * dst[b + a];
     }
     for (int64_t e = 0; e < slice; ++e) map.push_back(base + e);
@@ -427,10 +468,11 @@ StatusOr<Outputs> GatherND(ConvertContext& c) {
 
 // out.flat[k] = src.flat[map[k]], src = x flattened with a zero appended
 // (map[k] = size(x) reads the zero).
-StatusOr<Expr> GatherFlat(ConvertContext& c, Expr x, const std::vector<int64_t>& xs, const std::vector<int64_t>& map,
-                          const std::vector<int64_t>& out_shape) {
+StatusOr<Expr> GatherFlat(ConvertContext& c, Expr x, const std::vector<int64_t>& xs,
+                          const std::vector<int64_t>& map, const std::vector<int64_t>& out_shape) {
   PLIR_ASSIGN_OR_RETURN(Expr xf, Flatten(c, x, xs));
-  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Const(MakeTensor(As<TensorTypeNode>(x->type())->dtype(), {1}, [](int64_t) { return 0.0; })));
+  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Const(MakeTensor(As<TensorTypeNode>(x->type())->dtype(), {1},
+                                                      [](int64_t) { return 0.0; })));
   PLIR_ASSIGN_OR_RETURN(Expr src, c.Call("concat", {TupleNode::Make({xf, zero})}, Axis(0)));
   PLIR_ASSIGN_OR_RETURN(Expr m, c.Int64s(map));
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("take", {src, m}, Axis(0)));
@@ -445,7 +487,8 @@ StatusOr<Outputs> ReverseSequence(ConvertContext& c) {
   if (r < 2) return c.Error("input must be at least 2-D");
   PLIR_ASSIGN_OR_RETURN(int64_t ba, NormAxis(c, c.AttrInt("batch_axis", 1), r));
   PLIR_ASSIGN_OR_RETURN(int64_t ta, NormAxis(c, c.AttrInt("time_axis", 0), r));
-  if (static_cast<int64_t>(lens.size()) != s[ba]) return c.Error("sequence_lens needs one length per batch entry");
+  if (static_cast<int64_t>(lens.size()) != s[ba])
+    return c.Error("sequence_lens needs one length per batch entry");
   PLIR_RETURN_IF_ERROR(c.Limit(s, "the reverse map"));
   std::vector<int64_t> st = Strides(s), map;
   int64_t n = 1;
@@ -467,11 +510,14 @@ StatusOr<Outputs> MaxUnpool(ConvertContext& c) {
   size_t n = xs.size() - 2;
   // The indices are flat positions in the default unpooled shape; an
   // explicit output_shape places those coordinates in a larger tensor.
-  std::vector<int64_t> k = c.AttrInts("kernel_shape"), st = c.AttrInts("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> k = c.AttrInts("kernel_shape"),
+                       st = c.AttrInts("strides", std::vector<int64_t>(n, 1));
   std::vector<int64_t> pads = c.AttrInts("pads", std::vector<int64_t>(2 * n, 0));
-  if (k.size() != n || st.size() != n || pads.size() != 2 * n) return c.Error("attribute lengths do not match the spatial rank");
+  if (k.size() != n || st.size() != n || pads.size() != 2 * n)
+    return c.Error("attribute lengths do not match the spatial rank");
   std::vector<int64_t> def = {xs[0], xs[1]};
-  for (size_t i = 0; i < n; ++i) def.push_back((xs[i + 2] - 1) * st[i] + k[i] - pads[i] - pads[i + n]);
+  for (size_t i = 0; i < n; ++i)
+    def.push_back((xs[i + 2] - 1) * st[i] + k[i] - pads[i] - pads[i + n]);
   PLIR_RETURN_IF_ERROR(c.Limit(def, "the unpooled output"));
   std::vector<int64_t> out = def;
   if (c.HasInput(2)) {
@@ -496,7 +542,8 @@ StatusOr<Outputs> MaxUnpool(ConvertContext& c) {
   if (static_cast<int64_t>(idx.size()) != in) return c.Error("indices and data differ in size");
   std::vector<int64_t> map(static_cast<size_t>(total), in);
   for (int64_t j = 0; j < in; ++j) {
-    if (idx[j] < 0 || idx[j] >= total) return c.Error("index " + std::to_string(idx[j]) + " is out of range");
+    if (idx[j] < 0 || idx[j] >= total)
+      return c.Error("index " + std::to_string(idx[j]) + " is out of range");
     map[idx[j]] = j;
   }
   PLIR_ASSIGN_OR_RETURN(Expr y, GatherFlat(c, x, xs, map, out));
@@ -518,7 +565,8 @@ void RegisterShapeConverters(ConverterTable& t) {
     return Outputs{x};
   });
   t.Add("Reshape", 5, {"reshape"}, [](ConvertContext& c) { return ReshapeImpl(c, false); });
-  t.Add("Reshape", 14, {"reshape"}, [](ConvertContext& c) { return ReshapeImpl(c, c.AttrInt("allowzero", 0) != 0); });
+  t.Add("Reshape", 14, {"reshape"},
+        [](ConvertContext& c) { return ReshapeImpl(c, c.AttrInt("allowzero", 0) != 0); });
   t.Add("Flatten", 1, {"reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
@@ -540,12 +588,14 @@ void RegisterShapeConverters(ConverterTable& t) {
       for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
     return c.One("permute_dims", {x}, MakeAttrs({{Symbol("axes"), IntList(perm)}}));
   });
-  t.Add("Unsqueeze", 1, {"expand_dims"}, [](ConvertContext& c) { return Unsqueeze(c, c.AttrInts("axes")); });
+  t.Add("Unsqueeze", 1, {"expand_dims"},
+        [](ConvertContext& c) { return Unsqueeze(c, c.AttrInts("axes")); });
   t.Add("Unsqueeze", 13, {"expand_dims"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> axes, c.RequireInts(1, "the axes"));
     return Unsqueeze(c, axes);
   });
-  t.Add("Squeeze", 1, {"reshape"}, [](ConvertContext& c) { return Squeeze(c, c.AttrInts("axes"), c.HasAttr("axes")); });
+  t.Add("Squeeze", 1, {"reshape"},
+        [](ConvertContext& c) { return Squeeze(c, c.AttrInts("axes"), c.HasAttr("axes")); });
   t.Add("Squeeze", 13, {"reshape"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     if (!c.HasInput(1)) return Squeeze(c, {}, false);
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> axes, c.RequireInts(1, "the axes"));
@@ -559,7 +609,9 @@ void RegisterShapeConverters(ConverterTable& t) {
     }
     int64_t rank = c.InputRank(0);
     int64_t axis = c.AttrInt("axis", 0);
-    if (rank >= 0) { PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank)); }
+    if (rank >= 0) {
+      PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank));
+    }
     return c.One("concat", {TupleNode::Make(xs)}, Axis(axis));
   });
   t.Add("Gather", 1, {"take"}, [](ConvertContext& c) -> StatusOr<Outputs> {
@@ -567,7 +619,9 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Expr i, c.Input(1));
     int64_t rank = c.InputRank(0);
     int64_t axis = c.AttrInt("axis", 0);
-    if (rank >= 0) { PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank)); }
+    if (rank >= 0) {
+      PLIR_ASSIGN_OR_RETURN(axis, NormAxis(c, axis, rank));
+    }
     return c.One("take", {x, i}, Axis(axis));
   });
   t.Add("GatherElements", 11, {"take", "add", "permute_dims", "astype"}, GatherElements);
@@ -582,15 +636,16 @@ void RegisterShapeConverters(ConverterTable& t) {
   t.Add("GatherND", 11, {"take", "reshape"}, GatherND);
   // NonZero: its output's shape depends on the values, so they must be known.
   t.Add("NonZero", 9, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(Tensor x, c.RequireStatic(0, "the data (the output's shape depends on it)"));
+    PLIR_ASSIGN_OR_RETURN(Tensor x,
+                          c.RequireStatic(0, "the data (the output's shape depends on it)"));
     std::vector<int64_t> st = Strides(x.shape), hits;
     for (int64_t e = 0; e < x.NumElements(); ++e)
       if (IsFloat(x.dtype) ? x.GetDouble(e) != 0 : x.GetInt(e) != 0) hits.push_back(e);
     int64_t r = static_cast<int64_t>(x.shape.size()), n = static_cast<int64_t>(hits.size());
     PLIR_ASSIGN_OR_RETURN(Tensor out, MakeIntTensor(DataType::kInt64, {r, n}, [&](int64_t e) {
-      int64_t a = e / n, h = hits[e % n];
-      return (h / st[a]) % x.shape[a];
-    }));
+                            int64_t a = e / n, h = hits[e % n];
+                            return (h / st[a]) % x.shape[a];
+                          }));
     PLIR_ASSIGN_OR_RETURN(Expr k, c.Const(out));
     return Outputs{k};
   });
@@ -601,14 +656,21 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> starts, c.RequireInts(1, "starts"));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ends, c.RequireInts(2, "ends"));
     std::vector<int64_t> axes, steps;
-    if (c.HasInput(3)) { PLIR_ASSIGN_OR_RETURN(axes, c.RequireInts(3, "axes")); }
-    if (c.HasInput(4)) { PLIR_ASSIGN_OR_RETURN(steps, c.RequireInts(4, "steps")); }
+    if (c.HasInput(3)) {
+      PLIR_ASSIGN_OR_RETURN(axes, c.RequireInts(3, "axes"));
+    }
+    if (c.HasInput(4)) {
+      PLIR_ASSIGN_OR_RETURN(steps, c.RequireInts(4, "steps"));
+    }
     return SliceImpl(c, starts, ends, axes, steps);
   });
-  t.Add("Split", 2, {"strided_slice"}, [](ConvertContext& c) { return SplitImpl(c, c.AttrInts("split")); });
+  t.Add("Split", 2, {"strided_slice"},
+        [](ConvertContext& c) { return SplitImpl(c, c.AttrInts("split")); });
   t.Add("Split", 13, {"strided_slice"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     std::vector<int64_t> split;
-    if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(split, c.RequireInts(1, "split")); }
+    if (c.HasInput(1)) {
+      PLIR_ASSIGN_OR_RETURN(split, c.RequireInts(1, "split"));
+    }
     return SplitImpl(c, split);
   });
   t.Add("Shape", 1, {}, [](ConvertContext& c) { return ShapeImpl(c, 0, std::nullopt); });
@@ -630,13 +692,24 @@ void RegisterShapeConverters(ConverterTable& t) {
       PLIR_ASSIGN_OR_RETURN(Expr e, c.Const(v));
       return Outputs{e};
     }
-    if (c.HasAttr("value_float")) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Scalar(c.AttrFloat("value_float", 0), DataType::kFloat32)); return Outputs{e}; }
-    if (c.HasAttr("value_int")) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Scalar(static_cast<double>(c.AttrInt("value_int", 0)), DataType::kInt64)); return Outputs{e}; }
-    if (c.HasAttr("value_ints")) { PLIR_ASSIGN_OR_RETURN(Expr e, c.Int64s(c.AttrInts("value_ints"))); return Outputs{e}; }
+    if (c.HasAttr("value_float")) {
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Scalar(c.AttrFloat("value_float", 0), DataType::kFloat32));
+      return Outputs{e};
+    }
+    if (c.HasAttr("value_int")) {
+      PLIR_ASSIGN_OR_RETURN(
+          Expr e, c.Scalar(static_cast<double>(c.AttrInt("value_int", 0)), DataType::kInt64));
+      return Outputs{e};
+    }
+    if (c.HasAttr("value_ints")) {
+      PLIR_ASSIGN_OR_RETURN(Expr e, c.Int64s(c.AttrInts("value_ints")));
+      return Outputs{e};
+    }
     if (c.HasAttr("value_floats")) {
       std::vector<float> f = c.AttrFloats("value_floats");
-      PLIR_ASSIGN_OR_RETURN(Expr e, c.Const(MakeTensor(DataType::kFloat32, {static_cast<int64_t>(f.size())},
-                                                       [&](int64_t i) { return f[i]; })));
+      PLIR_ASSIGN_OR_RETURN(Expr e,
+                            c.Const(MakeTensor(DataType::kFloat32, {static_cast<int64_t>(f.size())},
+                                               [&](int64_t i) { return f[i]; })));
       return Outputs{e};
     }
     return Unimplemented("Constant with a string or sparse value");
@@ -657,7 +730,8 @@ void RegisterShapeConverters(ConverterTable& t) {
     int64_t to = c.AttrInt("to", 0);
     DataType dt = DataTypeFromOnnx(static_cast<int32_t>(to));
     if (dt == DataType::kUnknown || c.InputDtype(0) == DataType::kUnknown)
-      return Unimplemented("Cast to or from element type " + OnnxTypeName(static_cast<int32_t>(to)));
+      return Unimplemented("Cast to or from element type " +
+                           OnnxTypeName(static_cast<int32_t>(to)));
     PLIR_ASSIGN_OR_RETURN(Expr y, c.Cast(x, dt));
     return Outputs{y};
   });
@@ -675,17 +749,25 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> out, Broadcast(c, s, target));
     DataType dt = c.InputDtype(0);
     bool is_bool = dt == DataType::kBool;
-    if (is_bool) { PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kUInt8)); }
-    PLIR_ASSIGN_OR_RETURN(Expr z, c.Call("zeros", {}, MakeAttrs({{Symbol("shape"), IntList(out)},
-                                                               {Symbol("dtype"), AttrValue::String(std::string(DataTypeName(is_bool ? DataType::kUInt8 : dt)))}})));
+    if (is_bool) {
+      PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, DataType::kUInt8));
+    }
+    PLIR_ASSIGN_OR_RETURN(
+        Expr z, c.Call("zeros", {},
+                       MakeAttrs({{Symbol("shape"), IntList(out)},
+                                  {Symbol("dtype"), AttrValue::String(std::string(DataTypeName(
+                                                        is_bool ? DataType::kUInt8 : dt)))}})));
     PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("add", {x, z}));
-    if (is_bool) { PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kBool)); }
+    if (is_bool) {
+      PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kBool));
+    }
     return Outputs{y};
   });
   t.Add("Tile", 6, {"concat"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> reps, c.RequireInts(1, "the repeats"));
-    if (static_cast<int64_t>(reps.size()) != c.InputRank(0)) return c.Error("repeats must have one entry per axis");
+    if (static_cast<int64_t>(reps.size()) != c.InputRank(0))
+      return c.Error("repeats must have one entry per axis");
     for (size_t ax = 0; ax < reps.size(); ++ax) {
       if (reps[ax] == 1) continue;
       if (reps[ax] == 0) {
@@ -696,7 +778,8 @@ void RegisterShapeConverters(ConverterTable& t) {
       std::vector<int64_t> grown = c.InputShape(0).ok() ? *c.InputShape(0) : std::vector<int64_t>{};
       PLIR_RETURN_IF_ERROR(c.Limit({reps[ax], grown.empty() ? 1 : grown[ax]}, "the tiled axis"));
       std::vector<Expr> parts(static_cast<size_t>(reps[ax]), x);
-      PLIR_ASSIGN_OR_RETURN(x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
+      PLIR_ASSIGN_OR_RETURN(
+          x, c.Call("concat", {TupleNode::Make(parts)}, Axis(static_cast<int64_t>(ax))));
     }
     return Outputs{x};
   });
@@ -707,12 +790,14 @@ void RegisterShapeConverters(ConverterTable& t) {
     double start = a.GetDouble(0), limit = b.GetDouble(0), delta = d.GetDouble(0);
     if (delta == 0) return c.Error("delta is 0");
     double count = std::ceil((limit - start) / delta);
-    if (!(count < static_cast<double>(ConvertContext::kMaxImportElements))) count = static_cast<double>(ConvertContext::kMaxImportElements) + 1;
+    if (!(count < static_cast<double>(ConvertContext::kMaxImportElements)))
+      count = static_cast<double>(ConvertContext::kMaxImportElements) + 1;
     int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
     PLIR_RETURN_IF_ERROR(c.Limit({n}, "the range"));
     DataType dt = c.InputDtype(0);
     // start + i * delta in the input dtype (what the reference computes).
-    Tensor out = MakeTensor(dt, {n}, [&](int64_t i) { return start + static_cast<double>(i) * delta; });
+    Tensor out =
+        MakeTensor(dt, {n}, [&](int64_t i) { return start + static_cast<double>(i) * delta; });
     PLIR_ASSIGN_OR_RETURN(Expr e, c.Const(out));
     return Outputs{e};
   });
@@ -722,7 +807,10 @@ void RegisterShapeConverters(ConverterTable& t) {
       PLIR_ASSIGN_OR_RETURN(Tensor tm, c.RequireStatic(2, "training_mode"));
       if (tm.NumElements() == 1 && tm.GetInt(0) != 0) {
         double ratio = 0.5;
-        if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(Tensor r, c.RequireStatic(1, "ratio")); ratio = r.GetDouble(0); }
+        if (c.HasInput(1)) {
+          PLIR_ASSIGN_OR_RETURN(Tensor r, c.RequireStatic(1, "ratio"));
+          ratio = r.GetDouble(0);
+        }
         if (ratio != 0) return Unimplemented("Dropout in training mode (random)");
       }
     }
@@ -735,19 +823,23 @@ void RegisterShapeConverters(ConverterTable& t) {
     return outs;
   });
   t.Add("Pad", 2, {"concat", "full", "take", "strided_slice"}, [](ConvertContext& c) {
-    return PadImpl(c, c.AttrInts("pads"), c.AttrString("mode", "constant"), c.AttrFloat("value", 0), std::nullopt);
+    return PadImpl(c, c.AttrInts("pads"), c.AttrString("mode", "constant"), c.AttrFloat("value", 0),
+                   std::nullopt);
   });
-  t.Add("Pad", 11, {"concat", "full", "take", "strided_slice"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, c.RequireInts(1, "the pads"));
-    std::optional<Expr> v;
-    if (c.HasInput(2)) {
-      PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(2));
-      const TensorTypeNode* t = c.InputType(2);
-      if (t && t->ndim() != 0) { PLIR_ASSIGN_OR_RETURN(e, c.Call("reshape", {e}, Shape({}))); }
-      v = e;
-    }
-    return PadImpl(c, pads, c.AttrString("mode", "constant"), 0, v);
-  });
+  t.Add("Pad", 11, {"concat", "full", "take", "strided_slice"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, c.RequireInts(1, "the pads"));
+          std::optional<Expr> v;
+          if (c.HasInput(2)) {
+            PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(2));
+            const TensorTypeNode* t = c.InputType(2);
+            if (t && t->ndim() != 0) {
+              PLIR_ASSIGN_OR_RETURN(e, c.Call("reshape", {e}, Shape({})));
+            }
+            v = e;
+          }
+          return PadImpl(c, pads, c.AttrString("mode", "constant"), 0, v);
+        });
   t.Add("DepthToSpace", 1, {"reshape", "permute_dims"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
@@ -755,10 +847,13 @@ void RegisterShapeConverters(ConverterTable& t) {
     int64_t b = c.AttrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
     PLIR_RETURN_IF_ERROR(c.Positive({b}, "blocksize"));
     bool crd = c.AttrString("mode", "DCR") == "CRD";
-    std::vector<int64_t> s1 = crd ? std::vector<int64_t>{n, ch / (b * b), b, b, h, w} : std::vector<int64_t>{n, b, b, ch / (b * b), h, w};
-    std::vector<int64_t> perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+    std::vector<int64_t> s1 = crd ? std::vector<int64_t>{n, ch / (b * b), b, b, h, w}
+                                  : std::vector<int64_t>{n, b, b, ch / (b * b), h, w};
+    std::vector<int64_t> perm =
+        crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
     PLIR_ASSIGN_OR_RETURN(Expr y, Reshape(c, x, s1));
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
+    PLIR_ASSIGN_OR_RETURN(
+        y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList(perm)}})));
     PLIR_ASSIGN_OR_RETURN(y, Reshape(c, y, {n, ch / (b * b), h * b, w * b}));
     return Outputs{y};
   });
@@ -769,7 +864,8 @@ void RegisterShapeConverters(ConverterTable& t) {
     int64_t b = c.AttrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
     PLIR_RETURN_IF_ERROR(c.Positive({b}, "blocksize"));
     PLIR_ASSIGN_OR_RETURN(Expr y, Reshape(c, x, {n, ch, h / b, b, w / b, b}));
-    PLIR_ASSIGN_OR_RETURN(y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList({0, 3, 5, 1, 2, 4})}})));
+    PLIR_ASSIGN_OR_RETURN(
+        y, c.Call("permute_dims", {y}, MakeAttrs({{Symbol("axes"), IntList({0, 3, 5, 1, 2, 4})}})));
     PLIR_ASSIGN_OR_RETURN(y, Reshape(c, y, {n, ch * b * b, h / b, w / b}));
     return Outputs{y};
   });
@@ -779,7 +875,10 @@ void RegisterShapeConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
     if (s.size() < 2) return c.Error("input must be at least 2-D");
     int64_t k = 0;
-    if (c.HasInput(1)) { PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.RequireInts(1, "k")); k = kv.empty() ? 0 : kv[0]; }
+    if (c.HasInput(1)) {
+      PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.RequireInts(1, "k"));
+      k = kv.empty() ? 0 : kv[0];
+    }
     bool upper = c.AttrInt("upper", 1) != 0;
     int64_t rows = s[s.size() - 2], cols = s.back();
     PLIR_RETURN_IF_ERROR(c.Limit({rows, cols}, "the triangle mask"));
@@ -791,19 +890,25 @@ void RegisterShapeConverters(ConverterTable& t) {
       return (upper ? (col - r >= k) : (col - r <= k)) ? 1.0 : 0.0;
     });
     PLIR_ASSIGN_OR_RETURN(Expr m, c.Const(mask));
-    if (is_bool) { PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, mdt)); }
+    if (is_bool) {
+      PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, mdt));
+    }
     PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("multiply", {x, m}));
-    if (is_bool) { PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kBool)); }
+    if (is_bool) {
+      PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kBool));
+    }
     return Outputs{y};
   });
   t.Add("EyeLike", 9, {}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
     if (s.size() != 2) return c.Error("input must be 2-D");
-    DataType dt = c.HasAttr("dtype") ? DataTypeFromOnnx(static_cast<int32_t>(c.AttrInt("dtype", 1))) : c.InputDtype(0);
+    DataType dt = c.HasAttr("dtype") ? DataTypeFromOnnx(static_cast<int32_t>(c.AttrInt("dtype", 1)))
+                                     : c.InputDtype(0);
     if (dt == DataType::kUnknown) return Unimplemented("EyeLike to this element type");
     int64_t k = c.AttrInt("k", 0), cols = s[1];
     PLIR_RETURN_IF_ERROR(c.Limit(s, "the eye-like constant"));
-    Tensor e = MakeTensor(dt, s, [&](int64_t i) { return (i % cols) - (i / cols) == k ? 1.0 : 0.0; });
+    Tensor e =
+        MakeTensor(dt, s, [&](int64_t i) { return (i % cols) - (i / cols) == k ? 1.0 : 0.0; });
     PLIR_ASSIGN_OR_RETURN(Expr out, c.Const(e));
     return Outputs{out};
   });

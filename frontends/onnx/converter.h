@@ -39,7 +39,8 @@ class Importer;
 
 class ConvertContext {
  public:
-  ConvertContext(Importer* imp, const onnx::NodeProto& node, int opset) : imp_(imp), node_(node), opset_(opset) {}
+  ConvertContext(Importer* imp, const onnx::NodeProto& node, int opset)
+      : imp_(imp), node_(node), opset_(opset) {}
 
   const onnx::NodeProto& node() const { return node_; }
   int opset() const { return opset_; }
@@ -142,11 +143,12 @@ const ConverterTable& Converters();
 
 // One registration function per family file.
 void RegisterElementwiseConverters(ConverterTable& t);  // convert_elementwise.cc
-void RegisterShapeConverters(ConverterTable& t);        // convert_shape.cc: data movement, shape chains
-void RegisterNnConverters(ConverterTable& t);           // convert_nn.cc: conv, pooling, normalization, softmax
-void RegisterMathConverters(ConverterTable& t);         // convert_math.cc: matmul, gemm, reductions
-void RegisterImageConverters(ConverterTable& t);        // convert_image.cc: resize, upsample
-void RegisterLossConverters(ConverterTable& t);         // convert_loss.cc: NLL, softmax cross entropy
+void RegisterShapeConverters(ConverterTable& t);  // convert_shape.cc: data movement, shape chains
+void RegisterNnConverters(
+    ConverterTable& t);  // convert_nn.cc: conv, pooling, normalization, softmax
+void RegisterMathConverters(ConverterTable& t);   // convert_math.cc: matmul, gemm, reductions
+void RegisterImageConverters(ConverterTable& t);  // convert_image.cc: resize, upsample
+void RegisterLossConverters(ConverterTable& t);   // convert_loss.cc: NLL, softmax cross entropy
 
 // Helpers shared by the family files.
 // The first of `candidates` that op `op`'s attribute schema declares (ops
@@ -156,7 +158,8 @@ std::string OpAttrName(const std::string& op, const std::vector<std::string>& ca
 // Sum (or mean) of a statically shaped `x` over the axes where `red` is
 // true: the PLIR reduction op when registered, else a matmul with ones
 // (convert_math.cc).
-StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& red, bool keepdims, bool mean);
+StatusOr<Expr> ReduceSumOf(ConvertContext& c, Expr x, const std::vector<bool>& red, bool keepdims,
+                           bool mean);
 // Normalizes a possibly negative axis against `rank`.
 StatusOr<int64_t> NormAxis(const ConvertContext& c, int64_t axis, int64_t rank);
 

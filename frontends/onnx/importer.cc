@@ -11,11 +11,11 @@
 #include "frontends/onnx/converter.h"
 #include "frontends/onnx/onnx_proto.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "interpreter/safetensors.h"
 #include "ir/builder.h"
 #include "ir/verifier.h"
 #include "onnx/checker.h"
 #include "onnx/version_converter/convert.h"
-#include "interpreter/safetensors.h"
 
 namespace plir::onnx_import {
 
@@ -23,7 +23,8 @@ std::string SanitizeName(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 1);
   for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     out.push_back(ok ? c : '_');
   }
   if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), 'v');
@@ -69,8 +70,8 @@ class Importer {
   BlockBuilder& bb() { return bb_; }
   const std::string& file() const { return file_; }
   void NeedConstant(const std::string& input) {
-    if (opt_.needs_constant &&
-        std::find(opt_.needs_constant->begin(), opt_.needs_constant->end(), input) == opt_.needs_constant->end())
+    if (opt_.needs_constant && std::find(opt_.needs_constant->begin(), opt_.needs_constant->end(),
+                                         input) == opt_.needs_constant->end())
       opt_.needs_constant->push_back(input);
   }
   std::string current_hint;
@@ -102,7 +103,8 @@ Status Importer::ConvertNodes(const onnx::GraphProto& g) {
     if (!conv) return Unimplemented(file_ + ": " + c.Where() + ": no converter");
     for (int k = 0; k < n.input_size(); ++k)
       if (!n.input(k).empty() && !values_.count(n.input(k)))
-        return InvalidArgument(file_ + ": " + c.Where() + ": input '" + n.input(k) + "' is not defined before the node");
+        return InvalidArgument(file_ + ": " + c.Where() + ": input '" + n.input(k) +
+                               "' is not defined before the node");
     current_hint = n.output_size() > 0 ? SanitizeName(n.output(0)) : "lv";
     StatusOr<Outputs> outs = conv->fn(c);
     if (!outs.ok()) {
@@ -113,8 +115,8 @@ Status Importer::ConvertNodes(const onnx::GraphProto& g) {
     for (int k = 0; k < n.output_size(); ++k) {
       if (n.output(k).empty()) continue;
       if (k >= static_cast<int>(outs->size()) || !(*outs)[k])
-        return Unimplemented(file_ + ": " + c.Where() + ": output " + std::to_string(k) + " ('" + n.output(k) +
-                             "') is not supported");
+        return Unimplemented(file_ + ": " + c.Where() + ": output " + std::to_string(k) + " ('" +
+                             n.output(k) + "') is not supported");
       values_[n.output(k)] = Value{(*outs)[k], ""};
     }
   }
@@ -127,7 +129,8 @@ StatusOr<Outputs> Importer::ConvertSubgraph(const onnx::GraphProto& g) {
   Outputs outs;
   for (const auto& vi : g.output()) {
     const Value* v = Find(vi.name());
-    if (!v) return InvalidArgument(file_ + ": subgraph output '" + vi.name() + "' is never computed");
+    if (!v)
+      return InvalidArgument(file_ + ": subgraph output '" + vi.name() + "' is never computed");
     outs.push_back(v->expr);
   }
   return outs;
@@ -141,19 +144,24 @@ std::string Importer::UniqueName(const std::string& onnx_name) {
 
 StatusOr<Type> Importer::TypeOf(const onnx::ValueInfoProto& vi) {
   if (!vi.type().has_tensor_type())
-    return Unimplemented(file_ + ": graph input '" + vi.name() + "' is not a tensor (sequences, maps and optionals are not supported)");
+    return Unimplemented(file_ + ": graph input '" + vi.name() +
+                         "' is not a tensor (sequences, maps and optionals are not supported)");
   const auto& tt = vi.type().tensor_type();
   DataType dt = DataTypeFromOnnx(tt.elem_type());
   if (dt == DataType::kUnknown)
-    return Unimplemented(file_ + ": graph input '" + vi.name() + "' has element type " + OnnxTypeName(tt.elem_type()) +
-                         ", which PLIR does not support");
+    return Unimplemented(file_ + ": graph input '" + vi.name() + "' has element type " +
+                         OnnxTypeName(tt.elem_type()) + ", which PLIR does not support");
   if (!tt.has_shape()) return TensorTypeNode::MakeRank(-1, dt);
   std::vector<Dim> dims;
   int unknown = 0;
   for (const auto& d : tt.shape().dim()) {
-    if (d.has_dim_value() && d.dim_value() >= 0) dims.push_back(Dim::Const(d.dim_value()));
-    else if (d.has_dim_param() && !d.dim_param().empty()) dims.push_back(Dim::Sym(Symbol(SanitizeName(d.dim_param()))));
-    else dims.push_back(Dim::Sym(Symbol(SanitizeName(vi.name()) + "_dim" + std::to_string(unknown++))));
+    if (d.has_dim_value() && d.dim_value() >= 0)
+      dims.push_back(Dim::Const(d.dim_value()));
+    else if (d.has_dim_param() && !d.dim_param().empty())
+      dims.push_back(Dim::Sym(Symbol(SanitizeName(d.dim_param()))));
+    else
+      dims.push_back(
+          Dim::Sym(Symbol(SanitizeName(vi.name()) + "_dim" + std::to_string(unknown++))));
   }
   return TensorTypeNode::Make(std::move(dims), dt);
 }
@@ -162,19 +170,26 @@ StatusOr<ImportResult> Importer::Run() {
   ImportResult result;
   // The opset.
   int opset = DefaultOpset(model_);
-  if (opset < 0) return InvalidArgument(file_ + ": the model imports no opset of the default ONNX domain");
+  if (opset < 0)
+    return InvalidArgument(file_ + ": the model imports no opset of the default ONNX domain");
   if (opset < 1 || opset > kMaxOpset)
-    return InvalidArgument(file_ + ": opset " + std::to_string(opset) + " is not supported (PLIR imports opsets 7 to " + std::to_string(kMaxOpset) +
-                           ", and older ones through onnx's version converter or the converters that cover them)");
+    return InvalidArgument(
+        file_ + ": opset " + std::to_string(opset) +
+        " is not supported (PLIR imports opsets 7 to " + std::to_string(kMaxOpset) +
+        ", and older ones through onnx's version converter or the converters that cover them)");
   result.opset = opset;
   onnx::GraphProto& g = *model_.mutable_graph();
 
   // Every unsupported op, before anything is converted.
   {
-    struct Missing { int count = 0; std::string first, why; };
+    struct Missing {
+      int count = 0;
+      std::string first, why;
+    };
     std::map<std::string, Missing> missing;
     // Subgraphs (If's branches, Loop's body) too.
-    std::function<void(const onnx::GraphProto&, int)> walk = [&](const onnx::GraphProto& graph, int depth) {
+    std::function<void(const onnx::GraphProto&, int)> walk = [&](const onnx::GraphProto& graph,
+                                                                 int depth) {
       if (depth > 32) return;
       for (int i = 0; i < graph.node_size(); ++i) {
         const auto& n = graph.node(i);
@@ -191,16 +206,20 @@ StatusOr<ImportResult> Importer::Run() {
           continue;
         }
         Missing& m = missing[key];
-        if (m.count++ == 0) { m.first = NodeLabel(n, i); m.why = why; }
+        if (m.count++ == 0) {
+          m.first = NodeLabel(n, i);
+          m.why = why;
+        }
       }
     };
     walk(g, 0);
     if (!missing.empty()) {
       std::string msg = file_ + ": " + std::to_string(missing.size()) + " unsupported op" +
-                        (missing.size() == 1 ? "" : "s") + " (opset " + std::to_string(opset) + "):";
+                        (missing.size() == 1 ? "" : "s") + " (opset " + std::to_string(opset) +
+                        "):";
       for (const auto& [op, m] : missing)
-        msg += "\n  " + op + ": " + std::to_string(m.count) + " node" + (m.count == 1 ? "" : "s") + ", first " + m.first +
-               (m.why.empty() ? "" : " (" + m.why + ")");
+        msg += "\n  " + op + ": " + std::to_string(m.count) + " node" + (m.count == 1 ? "" : "s") +
+               ", first " + m.first + (m.why.empty() ? "" : " (" + m.why + ")");
       return Unimplemented(msg);
     }
   }
@@ -212,7 +231,8 @@ StatusOr<ImportResult> Importer::Run() {
   std::vector<AttrValue::MapEntry> onnx_names;
   for (const auto& vi : g.input()) {
     if (init_names.count(vi.name())) continue;  // a weight listed among the inputs (IR < 4)
-    if (values_.count(vi.name())) return InvalidArgument(file_ + ": graph input '" + vi.name() + "' is listed twice");
+    if (values_.count(vi.name()))
+      return InvalidArgument(file_ + ": graph input '" + vi.name() + "' is listed twice");
     auto bound = opt_.constant_inputs.find(vi.name());
     if (bound != opt_.constant_inputs.end()) {
       PLIR_ASSIGN_OR_RETURN(auto c, bound->second.ToConstant());
@@ -230,13 +250,15 @@ StatusOr<ImportResult> Importer::Run() {
   }
   for (const auto& [name, t] : opt_.constant_inputs)
     if (!values_.count(name) || !As<ConstantNode>(values_[name].expr))
-      return InvalidArgument(file_ + ": --constant-input " + name + ": the graph has no input of that name");
+      return InvalidArgument(file_ + ": --constant-input " + name +
+                             ": the graph has no input of that name");
   result.num_input = static_cast<int64_t>(params.size());
   for (int i = 0; i < g.initializer_size(); ++i) {
     onnx::TensorProto& tp = *g.mutable_initializer(i);
     if (values_.count(tp.name()))
       return InvalidArgument(file_ + ": initializer '" + tp.name() + "' is defined twice");
-    PLIR_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(tp, opt_.base_dir, file_ + ": initializer '" + tp.name() + "'"));
+    PLIR_ASSIGN_OR_RETURN(
+        Tensor t, TensorFromProto(tp, opt_.base_dir, file_ + ": initializer '" + tp.name() + "'"));
     if (opt_.weights_as_constants) {
       PLIR_ASSIGN_OR_RETURN(auto c, t.ToConstant());
       values_[tp.name()] = Value{c, ""};
@@ -273,13 +295,12 @@ StatusOr<ImportResult> Importer::Run() {
   Var out = bb_.EmitOutput(ret, "output");
   SeqExpr body = bb_.Finalize(out);
   PLIR_ASSIGN_OR_RETURN(AttrValue names_map, AttrValue::Map(std::move(onnx_names)));
-  PLIR_ASSIGN_OR_RETURN(
-      Attrs fattrs,
-      Attrs::Make({{Symbol("global_symbol"), AttrValue::String("main")},
-                   {Symbol("num_input"), AttrValue::Int(result.num_input)},
-                   {Symbol("onnx_names"), names_map},
-                   {Symbol("onnx_outputs"), AttrValue::List(out_names)},
-                   {Symbol("onnx_opset"), AttrValue::Int(opset)}}));
+  PLIR_ASSIGN_OR_RETURN(Attrs fattrs,
+                        Attrs::Make({{Symbol("global_symbol"), AttrValue::String("main")},
+                                     {Symbol("num_input"), AttrValue::Int(result.num_input)},
+                                     {Symbol("onnx_names"), names_map},
+                                     {Symbol("onnx_outputs"), AttrValue::List(out_names)},
+                                     {Symbol("onnx_opset"), AttrValue::Int(opset)}}));
   Function f = FunctionNode::Make("main", params, nullptr, body, fattrs);
   PLIR_ASSIGN_OR_RETURN(Module m, Module::Make({f}));
   Status v = Verify(m);
@@ -293,8 +314,9 @@ StatusOr<ImportResult> Importer::Run() {
 
 std::string ConvertContext::Where() const {
   std::string s = "node ";
-  s += node_.name().empty() ? "(unnamed, output '" + (node_.output_size() ? node_.output(0) : std::string()) + "')"
-                            : "'" + node_.name() + "'";
+  s += node_.name().empty()
+           ? "(unnamed, output '" + (node_.output_size() ? node_.output(0) : std::string()) + "')"
+           : "'" + node_.name() + "'";
   return s + " (" + node_.op_type() + ")";
 }
 
@@ -329,8 +351,10 @@ StatusOr<std::vector<int64_t>> ConvertContext::InputShape(int i) const {
   const TensorTypeNode* t = InputType(i);
   if (!t || !t->IsStatic()) {
     const Importer::Value* v = HasInput(i) ? imp_->Find(node_.input(i)) : nullptr;
-    return Error("input " + std::to_string(i) + " ('" + (HasInput(i) ? node_.input(i) : std::string()) +
-                 "') needs a static shape, but its type is " + (v ? TypeToString(v->expr->type()) : "unknown"));
+    return Error("input " + std::to_string(i) + " ('" +
+                 (HasInput(i) ? node_.input(i) : std::string()) +
+                 "') needs a static shape, but its type is " +
+                 (v ? TypeToString(v->expr->type()) : "unknown"));
   }
   std::vector<int64_t> s;
   for (const Dim& d : t->shape()) s.push_back(d.value);
@@ -353,8 +377,8 @@ StatusOr<Tensor> ConvertContext::RequireStatic(int i, const std::string& what) c
                     ") must be known at import, but it is computed at run time";
   if (v && !v->graph_input.empty()) {
     imp_->NeedConstant(v->graph_input);
-    msg += "; it is the graph input '" + v->graph_input + "': bind it with --constant-input " + v->graph_input +
-           "=FILE.pb";
+    msg += "; it is the graph input '" + v->graph_input + "': bind it with --constant-input " +
+           v->graph_input + "=FILE.pb";
   } else {
     msg += " (bind the graph inputs it is computed from with --constant-input NAME=FILE.pb)";
   }
@@ -363,7 +387,8 @@ StatusOr<Tensor> ConvertContext::RequireStatic(int i, const std::string& what) c
 
 StatusOr<std::vector<int64_t>> ConvertContext::RequireInts(int i, const std::string& what) const {
   PLIR_ASSIGN_OR_RETURN(Tensor t, RequireStatic(i, what));
-  if (!IsInt(t.dtype)) return Error("input " + std::to_string(i) + " (" + what + ") must be integers");
+  if (!IsInt(t.dtype))
+    return Error("input " + std::to_string(i) + " (" + what + ") must be integers");
   std::vector<int64_t> out;
   for (int64_t k = 0; k < t.NumElements(); ++k) out.push_back(t.GetInt(k));
   return out;
@@ -380,11 +405,13 @@ Status ConvertContext::Limit(const std::vector<int64_t>& dims, const std::string
   for (int64_t d : dims) {
     if (d < 0) return Error(what + ": negative size " + std::to_string(d));
     if (d != 0 && n > kMaxImportElements / d)
-      return ResourceExhausted(imp_->file() + ": " + Where() + ": " + what + " would be too large to build at import");
+      return ResourceExhausted(imp_->file() + ": " + Where() + ": " + what +
+                               " would be too large to build at import");
     n *= d;
   }
   if (n > kMaxImportElements)
-    return ResourceExhausted(imp_->file() + ": " + Where() + ": " + what + " would be too large to build at import");
+    return ResourceExhausted(imp_->file() + ": " + Where() + ": " + what +
+                             " would be too large to build at import");
   return Status::Ok();
 }
 
@@ -406,7 +433,8 @@ std::string ConvertContext::AttrString(const std::string& name, const std::strin
   const auto* a = Attr(name);
   return a ? a->s() : def;
 }
-std::vector<int64_t> ConvertContext::AttrInts(const std::string& name, std::vector<int64_t> def) const {
+std::vector<int64_t> ConvertContext::AttrInts(const std::string& name,
+                                              std::vector<int64_t> def) const {
   const auto* a = Attr(name);
   if (!a) return def;
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
@@ -440,7 +468,8 @@ bool FlattenStatic(const Expr& e, std::vector<Tensor>* out) {
   }
   if (const auto* t = As<TupleNode>(e)) {
     bool ints = !t->fields().empty();
-    for (const Expr& f : t->fields()) ints = ints && As<PrimValueNode>(f) && IsInt(As<PrimValueNode>(f)->dtype());
+    for (const Expr& f : t->fields())
+      ints = ints && As<PrimValueNode>(f) && IsInt(As<PrimValueNode>(f)->dtype());
     if (ints) {
       std::vector<int64_t> v;
       for (const Expr& f : t->fields()) v.push_back(As<PrimValueNode>(f)->int_value());
@@ -487,7 +516,8 @@ StatusOr<Expr> ConvertContext::Const(const Tensor& t) const {
 
 StatusOr<Expr> ConvertContext::Scalar(double v, DataType dt) const {
   if (IsInt(dt) || dt == DataType::kBool) {
-    PLIR_ASSIGN_OR_RETURN(Tensor t, MakeIntTensor(dt, {}, [&](int64_t) { return static_cast<int64_t>(v); }));
+    PLIR_ASSIGN_OR_RETURN(Tensor t,
+                          MakeIntTensor(dt, {}, [&](int64_t) { return static_cast<int64_t>(v); }));
     return Const(t);
   }
   return Const(MakeTensor(dt, {}, [&](int64_t) { return v; }));
@@ -508,7 +538,8 @@ Expr ConvertContext::IntTuple(const std::vector<int64_t>& v) {
 StatusOr<Expr> ConvertContext::Cast(Expr x, DataType dt) {
   const auto* t = As<TensorTypeNode>(x->type());
   if (t && t->dtype() == dt) return x;
-  return Call("astype", {x}, MakeAttrs({{Symbol("dtype"), AttrValue::String(std::string(DataTypeName(dt)))}}));
+  return Call("astype", {x},
+              MakeAttrs({{Symbol("dtype"), AttrValue::String(std::string(DataTypeName(dt)))}}));
 }
 
 AttrValue IntList(const std::vector<int64_t>& v) {
@@ -532,17 +563,20 @@ std::string OpAttrName(const std::string& op, const std::vector<std::string>& ca
 
 StatusOr<int64_t> NormAxis(const ConvertContext& c, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
-    return c.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    return c.Error("axis " + std::to_string(axis) + " is out of range for rank " +
+                   std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
 // ---------------------------------------------------------------------------
 // The converter table.
 
-void ConverterTable::Add(std::string op, int since, std::vector<std::string> needs, ConverterFn fn) {
+void ConverterTable::Add(std::string op, int since, std::vector<std::string> needs,
+                         ConverterFn fn) {
   auto& v = by_op_[op];
   v.push_back(Converter{op, since, std::move(needs), std::move(fn)});
-  std::sort(v.begin(), v.end(), [](const Converter& a, const Converter& b) { return a.since < b.since; });
+  std::sort(v.begin(), v.end(),
+            [](const Converter& a, const Converter& b) { return a.since < b.since; });
 }
 
 const Converter* ConverterTable::Find(const std::string& op, int opset, std::string* why) const {
@@ -599,9 +633,12 @@ std::vector<std::pair<std::string, std::string>> UnsupportedOps(const onnx::Mode
   std::map<std::string, std::string> out;
   for (const auto& n : model.graph().node()) {
     std::string why;
-    if (!IsDefaultDomain(n.domain())) out[n.domain() + "." + n.op_type()] = "domain " + n.domain() + " is not supported";
-    else if (!Converters().Find(n.op_type(), opset, &why)) out[n.op_type()] = why.empty() ? "no converter" : why;
-    else out[n.op_type()] = "";
+    if (!IsDefaultDomain(n.domain()))
+      out[n.domain() + "." + n.op_type()] = "domain " + n.domain() + " is not supported";
+    else if (!Converters().Find(n.op_type(), opset, &why))
+      out[n.op_type()] = why.empty() ? "no converter" : why;
+    else
+      out[n.op_type()] = "";
   }
   return {out.begin(), out.end()};
 }
@@ -609,7 +646,8 @@ std::vector<std::pair<std::string, std::string>> UnsupportedOps(const onnx::Mode
 // ---------------------------------------------------------------------------
 // Entry points.
 
-StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& file, const ImportOptions& options) {
+StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& file,
+                                   const ImportOptions& options) {
   if (options.check_model) {
     try {
       onnx::checker::check_model(model);
@@ -635,9 +673,11 @@ StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& f
   }
 }
 
-StatusOr<ImportResult> ImportModelBytes(std::string_view bytes, const std::string& file, const ImportOptions& options) {
+StatusOr<ImportResult> ImportModelBytes(std::string_view bytes, const std::string& file,
+                                        const ImportOptions& options) {
   onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX) || !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return InvalidArgument(file + ": not an ONNX model (malformed protobuf)");
   return ImportModel(model, file, options);
 }
@@ -646,7 +686,8 @@ StatusOr<ImportResult> ImportModelFile(const std::string& path, ImportOptions op
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound(path + ": cannot open");
   onnx::ModelProto model;
-  if (!model.ParseFromIstream(&in)) return InvalidArgument(path + ": not an ONNX model (malformed protobuf)");
+  if (!model.ParseFromIstream(&in))
+    return InvalidArgument(path + ": not an ONNX model (malformed protobuf)");
   if (options.base_dir.empty()) {
     size_t slash = path.find_last_of('/');
     options.base_dir = slash == std::string::npos ? "." : path.substr(0, slash);
@@ -657,7 +698,8 @@ StatusOr<ImportResult> ImportModelFile(const std::string& path, ImportOptions op
 Status WriteWeights(const ImportResult& result, const std::string& path) {
   PLIR_ASSIGN_OR_RETURN(auto w, SafetensorsWriter::Create(path));
   for (size_t i = 0; i < result.weights.size(); ++i)
-    PLIR_RETURN_IF_ERROR(w->Add(static_cast<int64_t>(i), result.weights[i].first, result.weights[i].second));
+    PLIR_RETURN_IF_ERROR(
+        w->Add(static_cast<int64_t>(i), result.weights[i].first, result.weights[i].second));
   return w->Finish();
 }
 

@@ -22,18 +22,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
-void RunTarget(const std::string& s) { LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+void RunTarget(const std::string& s) {
+  LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
 
 std::string Mutate(std::string s, std::mt19937_64& rng, const std::vector<std::string>& pool) {
   int edits = 1 + static_cast<int>(rng() % 4);
   for (int e = 0; e < edits; ++e) {
     size_t at = s.empty() ? 0 : rng() % s.size();
     switch (rng() % 6) {
-      case 0: if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8))); break;
-      case 1: if (!s.empty()) s[at] = static_cast<char>(rng()); break;
-      case 2: s.resize(at); break;
-      case 3: s.erase(at, std::min<size_t>(s.size() - at, 1 + rng() % 16)); break;
-      case 4: s.insert(at, std::string(1, static_cast<char>(0x80 | (rng() & 0x7f))) + std::string(1, static_cast<char>(rng() & 0x7f))); break;
+      case 0:
+        if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8)));
+        break;
+      case 1:
+        if (!s.empty()) s[at] = static_cast<char>(rng());
+        break;
+      case 2:
+        s.resize(at);
+        break;
+      case 3:
+        s.erase(at, std::min<size_t>(s.size() - at, 1 + rng() % 16));
+        break;
+      case 4:
+        s.insert(at, std::string(1, static_cast<char>(0x80 | (rng() & 0x7f))) +
+                         std::string(1, static_cast<char>(rng() & 0x7f)));
+        break;
       default: {
         const std::string& o = pool[rng() % pool.size()];
         size_t from = o.empty() ? 0 : rng() % o.size();
@@ -45,35 +58,49 @@ std::string Mutate(std::string s, std::mt19937_64& rng, const std::vector<std::s
 }
 
 int64_t HostileInt(std::mt19937_64& rng) {
-  static const int64_t v[] = {0, -1, 1, 2, 3, -2, 7, 1000, 1 << 20, INT32_MAX, INT64_MAX, INT64_MIN, -1000000};
+  static const int64_t v[] = {0,    -1,      1,         2,         3,         -2,      7,
+                              1000, 1 << 20, INT32_MAX, INT64_MAX, INT64_MIN, -1000000};
   return v[rng() % (sizeof v / sizeof v[0])];
 }
 
-std::string MutateModel(const std::string& bytes, std::mt19937_64& rng, const std::vector<std::string>& ops) {
+std::string MutateModel(const std::string& bytes, std::mt19937_64& rng,
+                        const std::vector<std::string>& ops) {
   onnx::ModelProto m;
   if (!m.ParseFromString(bytes)) return bytes;
   onnx::GraphProto* g = m.mutable_graph();
   int edits = 1 + static_cast<int>(rng() % 3);
   for (int e = 0; e < edits; ++e) {
-    onnx::NodeProto* n = g->node_size() ? g->mutable_node(static_cast<int>(rng() % g->node_size())) : nullptr;
+    onnx::NodeProto* n =
+        g->node_size() ? g->mutable_node(static_cast<int>(rng() % g->node_size())) : nullptr;
     switch (rng() % 8) {
       case 0:
       case 1:
         if (n && n->attribute_size()) {
-          onnx::AttributeProto* a = n->mutable_attribute(static_cast<int>(rng() % n->attribute_size()));
-          if (a->ints_size()) a->set_ints(static_cast<int>(rng() % a->ints_size()), HostileInt(rng));
-          else if (a->has_i()) a->set_i(HostileInt(rng));
-          else if (a->has_f()) a->set_f(rng() % 2 ? 0.0f : -1e30f);
-          else if (a->has_s()) a->set_s(rng() % 2 ? "" : "SAME_LOWER");
+          onnx::AttributeProto* a =
+              n->mutable_attribute(static_cast<int>(rng() % n->attribute_size()));
+          if (a->ints_size())
+            a->set_ints(static_cast<int>(rng() % a->ints_size()), HostileInt(rng));
+          else if (a->has_i())
+            a->set_i(HostileInt(rng));
+          else if (a->has_f())
+            a->set_f(rng() % 2 ? 0.0f : -1e30f);
+          else if (a->has_s())
+            a->set_s(rng() % 2 ? "" : "SAME_LOWER");
         }
         break;
       case 2:
         if (n) {
           onnx::AttributeProto* a = n->add_attribute();
-          static const char* names[] = {"axis", "axes", "strides", "pads", "kernel_shape", "group", "keepdims", "perm", "blocksize", "k"};
+          static const char* names[] = {"axis",  "axes",     "strides", "pads",      "kernel_shape",
+                                        "group", "keepdims", "perm",    "blocksize", "k"};
           a->set_name(names[rng() % 10]);
-          if (rng() % 2) { a->set_type(onnx::AttributeProto::INT); a->set_i(HostileInt(rng)); }
-          else { a->set_type(onnx::AttributeProto::INTS); for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) a->add_ints(HostileInt(rng)); }
+          if (rng() % 2) {
+            a->set_type(onnx::AttributeProto::INT);
+            a->set_i(HostileInt(rng));
+          } else {
+            a->set_type(onnx::AttributeProto::INTS);
+            for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) a->add_ints(HostileInt(rng));
+          }
         }
         break;
       case 3:
@@ -81,25 +108,33 @@ std::string MutateModel(const std::string& bytes, std::mt19937_64& rng, const st
         break;
       case 4:
         if (n && n->input_size()) {
-          if (rng() % 2) n->mutable_input()->RemoveLast();
-          else n->add_input(n->input(static_cast<int>(rng() % n->input_size())));
+          if (rng() % 2)
+            n->mutable_input()->RemoveLast();
+          else
+            n->add_input(n->input(static_cast<int>(rng() % n->input_size())));
         }
         break;
       case 5:
         if (g->input_size()) {
-          auto* tt = g->mutable_input(static_cast<int>(rng() % g->input_size()))->mutable_type()->mutable_tensor_type();
+          auto* tt = g->mutable_input(static_cast<int>(rng() % g->input_size()))
+                         ->mutable_type()
+                         ->mutable_tensor_type();
           if (tt->has_shape() && tt->shape().dim_size())
-            tt->mutable_shape()->mutable_dim(static_cast<int>(rng() % tt->shape().dim_size()))->set_dim_value(HostileInt(rng) & 0xffffff);
+            tt->mutable_shape()
+                ->mutable_dim(static_cast<int>(rng() % tt->shape().dim_size()))
+                ->set_dim_value(HostileInt(rng) & 0xffffff);
         }
         break;
       case 6:
         if (g->initializer_size()) {
           auto* t = g->mutable_initializer(static_cast<int>(rng() % g->initializer_size()));
-          if (t->dims_size()) t->set_dims(static_cast<int>(rng() % t->dims_size()), HostileInt(rng));
+          if (t->dims_size())
+            t->set_dims(static_cast<int>(rng() % t->dims_size()), HostileInt(rng));
         }
         break;
       default:
-        if (m.opset_import_size()) m.mutable_opset_import(0)->set_version(1 + static_cast<int64_t>(rng() % 19));
+        if (m.opset_import_size())
+          m.mutable_opset_import(0)->set_version(1 + static_cast<int64_t>(rng() % 19));
     }
   }
   return m.SerializeAsString();
@@ -108,7 +143,8 @@ std::string MutateModel(const std::string& bytes, std::mt19937_64& rng, const st
 TEST(ImporterFuzzTest, CorpusAndMutations) {
   std::vector<std::string> pool;
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator("frontends/onnx/fuzz_corpus")) files.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator("frontends/onnx/fuzz_corpus"))
+    files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);

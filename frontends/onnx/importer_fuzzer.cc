@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.base_dir = "/nonexistent";  // no external data from fuzzed paths
   auto r = plir::onnx_import::ImportModelBytes(bytes, "fuzz.onnx", options);
   if (!r.ok()) {
-    if (r.status().message().rfind("fuzz.onnx: ", 0) != 0) Die("an error that does not name the file: " + r.status().message());
+    if (r.status().message().rfind("fuzz.onnx: ", 0) != 0)
+      Die("an error that does not name the file: " + r.status().message());
     return 0;
   }
   plir::Status v = plir::Verify(r->module);
@@ -38,9 +39,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!f) Die("no @main");
   const plir::AttrValue* n = f->attrs().Get("num_input");
   if (!n || n->as_int() != r->num_input) Die("num_input attribute and result disagree");
-  if (r->num_input + static_cast<int64_t>(r->weights.size()) != static_cast<int64_t>(f->params().size()))
+  if (r->num_input + static_cast<int64_t>(r->weights.size()) !=
+      static_cast<int64_t>(f->params().size()))
     Die("parameters are not the inputs followed by one per weight");
   for (size_t i = 0; i < r->weights.size(); ++i)
-    if (f->params()[r->num_input + i]->name_hint() != r->weights[i].first) Die("a weight's name is not its parameter's");
+    if (f->params()[r->num_input + i]->name_hint() != r->weights[i].first)
+      Die("a weight's name is not its parameter's");
   return 0;
 }

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "frontends/onnx/onnx_proto.h"
+#include "interpreter/safetensors.h"
+#include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/serialize/serialize.h"
-#include "interpreter/safetensors.h"
 
 namespace plir::onnx_import {
 namespace {
@@ -135,7 +135,8 @@ TEST(ImporterTest, WeightsFileHoldsParametersInOrder) {
   onnx::ModelProto m = SignatureModel();
   auto r = ImportModel(m, "sig.onnx", {});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") + "/w.safetensors";
+  std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                     "/w.safetensors";
   ASSERT_TRUE(WriteWeights(*r, path).ok());
   auto reader = SafetensorsReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.status().message();
@@ -201,7 +202,8 @@ TEST(ImporterTest, CheckerFailureNamesTheFileAndNode) {
   auto r = ImportModel(m, "c.onnx", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("c.onnx: ", 0), 0u) << r.status().message();
-  EXPECT_NE(r.status().message().find("too_many_inputs"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("too_many_inputs"), std::string::npos)
+      << r.status().message();
 }
 
 TEST(ImporterTest, UnknownOpsetIsRejected) {
@@ -214,7 +216,8 @@ TEST(ImporterTest, UnknownOpsetIsRejected) {
   o.check_model = false;
   auto r = ImportModel(m, "o.onnx", o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("o.onnx: opset 99 is not supported"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("o.onnx: opset 99 is not supported"), std::string::npos)
+      << r.status().message();
 }
 
 onnx::ModelProto ReshapeModel() {
@@ -249,7 +252,8 @@ TEST(ImporterTest, ConstantInputBindsTheShape) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Main(*r).params().size(), 1u);
   EXPECT_EQ(r->num_input, 1);
-  EXPECT_NE(PrintModule(r->module).find("reshape(%x, shape=[6])"), std::string::npos) << PrintModule(r->module);
+  EXPECT_NE(PrintModule(r->module).find("reshape(%x, shape=[6])"), std::string::npos)
+      << PrintModule(r->module);
 }
 
 // Shape -> Gather -> Unsqueeze -> Concat -> Reshape on a static input folds
@@ -309,7 +313,7 @@ onnx::ModelProto WhereModel(std::vector<int64_t> probe, std::vector<int64_t> pic
   AddInput(g, "x", {2, 3});
   AddInt64s(g, "probe", probe);
   AddInt64s(g, "pick", pick);
-  AddNode(g, "Shape", {"x"}, {"s"});                    // [2, 3]
+  AddNode(g, "Shape", {"x"}, {"s"});  // [2, 3]
   AddNode(g, "Equal", {"s", "probe"}, {"eq"});
   AddNode(g, "Where", {"eq", "pick", "s"}, {"shape"});  // pick where equal, else the shape
   AddNode(g, "Reshape", {"x", "shape"}, {"y"});

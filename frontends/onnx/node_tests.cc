@@ -21,7 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string OneLine(std::string s, const std::string& strip) {
-  for (size_t p; !strip.empty() && (p = s.find(strip)) != std::string::npos;) s.erase(p, strip.size());
+  for (size_t p; !strip.empty() && (p = s.find(strip)) != std::string::npos;)
+    s.erase(p, strip.size());
   for (char& c : s)
     if (c == '\n' || c == '\t' || c == '\r') c = ' ';
   if (s.size() > 300) s = s.substr(0, 297) + "...";
@@ -52,8 +53,10 @@ std::vector<std::string> NumberedFiles(const fs::path& dir, const std::string& p
 
 std::string CompareTensors(const Tensor& got, const Tensor& exp) {
   if (got.dtype != exp.dtype)
-    return "dtype " + std::string(DataTypeName(got.dtype)) + ", expected " + std::string(DataTypeName(exp.dtype));
-  if (got.shape != exp.shape) return "shape " + ShapeStr(got.shape) + ", expected " + ShapeStr(exp.shape);
+    return "dtype " + std::string(DataTypeName(got.dtype)) + ", expected " +
+           std::string(DataTypeName(exp.dtype));
+  if (got.shape != exp.shape)
+    return "shape " + ShapeStr(got.shape) + ", expected " + ShapeStr(exp.shape);
   int64_t n = exp.NumElements();
   bool fl = IsFloat(exp.dtype);
   for (int64_t i = 0; i < n; ++i) {
@@ -62,11 +65,12 @@ std::string CompareTensors(const Tensor& got, const Tensor& exp) {
       if (std::isnan(e) && std::isnan(g)) continue;
       if (g == e) continue;
       if (!(std::fabs(g - e) <= 1e-7 + 1e-3 * std::fabs(e)))
-        return "element " + std::to_string(i) + " is " + std::to_string(g) + ", expected " + std::to_string(e);
+        return "element " + std::to_string(i) + " is " + std::to_string(g) + ", expected " +
+               std::to_string(e);
     } else if (got.GetInt(i) != exp.GetInt(i) ||
                (exp.dtype == DataType::kUInt64 && got.GetDouble(i) != exp.GetDouble(i))) {
-      return "element " + std::to_string(i) + " is " + std::to_string(got.GetInt(i)) + ", expected " +
-             std::to_string(exp.GetInt(i));
+      return "element " + std::to_string(i) + " is " + std::to_string(got.GetInt(i)) +
+             ", expected " + std::to_string(exp.GetInt(i));
     }
   }
   return "";
@@ -85,7 +89,9 @@ NodeTestResult RunNodeTest(const std::string& dir) {
     }
   }
   std::set<std::string> ops;
-  for (const auto& n : model.graph().node()) ops.insert(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + "." + n.op_type());
+  for (const auto& n : model.graph().node())
+    ops.insert(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
+                                                             : n.domain() + "." + n.op_type());
   r.ops.assign(ops.begin(), ops.end());
 
   std::set<std::string> inits;
@@ -95,7 +101,8 @@ NodeTestResult RunNodeTest(const std::string& dir) {
   for (const auto& vi : model.graph().input())
     if (!inits.count(vi.name())) {
       real_inputs.push_back(vi.name());
-      input_types[vi.name()] = vi.type().has_tensor_type() ? vi.type().tensor_type().elem_type() : 0;
+      input_types[vi.name()] =
+          vi.type().has_tensor_type() ? vi.type().tensor_type().elem_type() : 0;
     }
   std::vector<int32_t> declared;
   for (const auto& vi : model.graph().output())
@@ -104,7 +111,8 @@ NodeTestResult RunNodeTest(const std::string& dir) {
   std::vector<fs::path> sets;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
   std::sort(sets.begin(), sets.end());
   if (sets.empty()) {
     r.reason = "no test_data_set_N folders";
@@ -113,16 +121,19 @@ NodeTestResult RunNodeTest(const std::string& dir) {
 
   for (const fs::path& set : sets) {
     std::string set_name = set.filename().string();
-    std::vector<std::string> in_files = NumberedFiles(set, "input_"), out_files = NumberedFiles(set, "output_");
+    std::vector<std::string> in_files = NumberedFiles(set, "input_"),
+                             out_files = NumberedFiles(set, "output_");
     std::map<std::string, Tensor> inputs;
     std::map<std::string, std::string> bad_inputs;  // reported only when the input is used
     for (size_t k = 0; k < in_files.size() && k < real_inputs.size(); ++k) {
       auto t = ReadTensorProtoFile(in_files[k]);
-      if (!t.ok()) bad_inputs[real_inputs[k]] = set_name + ": " + OneLine(t.status().message(), strip);
+      if (!t.ok())
+        bad_inputs[real_inputs[k]] = set_name + ": " + OneLine(t.status().message(), strip);
       else {
         Tensor in = *t;
         DataType want = DataTypeFromOnnx(input_types[real_inputs[k]]);
-        if (want != DataType::kUnknown && want != in.dtype && DataTypeSize(want) == DataTypeSize(in.dtype))
+        if (want != DataType::kUnknown && want != in.dtype &&
+            DataTypeSize(want) == DataTypeSize(in.dtype))
           in.dtype = want;  // bfloat16 stored as uint16
         inputs[real_inputs[k]] = in;
       }
@@ -167,7 +178,8 @@ NodeTestResult RunNodeTest(const std::string& dir) {
     for (const std::string& name : imp->input_names) {
       auto it = inputs.find(name);
       if (it == inputs.end()) {
-        r.reason = bad_inputs.count(name) ? bad_inputs[name] : set_name + ": no data for input '" + name + "'";
+        r.reason = bad_inputs.count(name) ? bad_inputs[name]
+                                          : set_name + ": no data for input '" + name + "'";
         return r;
       }
       args.push_back(Value::OfTensor(it->second));
@@ -180,10 +192,13 @@ NodeTestResult RunNodeTest(const std::string& dir) {
       return r;
     }
     std::vector<ValueRef> got;
-    if (imp->output_names.size() == 1) got.push_back(*out);
-    else got = (*out)->fields;
+    if (imp->output_names.size() == 1)
+      got.push_back(*out);
+    else
+      got = (*out)->fields;
     if (got.size() != out_files.size()) {
-      r.reason = set_name + ": " + std::to_string(got.size()) + " outputs, expected " + std::to_string(out_files.size());
+      r.reason = set_name + ": " + std::to_string(got.size()) + " outputs, expected " +
+                 std::to_string(out_files.size());
       return r;
     }
     for (size_t k = 0; k < out_files.size(); ++k) {
@@ -194,7 +209,8 @@ NodeTestResult RunNodeTest(const std::string& dir) {
       }
       Tensor exp = *e;
       DataType want = k < declared.size() ? DataTypeFromOnnx(declared[k]) : DataType::kUnknown;
-      if (want != DataType::kUnknown && want != exp.dtype && DataTypeSize(want) == DataTypeSize(exp.dtype))
+      if (want != DataType::kUnknown && want != exp.dtype &&
+          DataTypeSize(want) == DataTypeSize(exp.dtype))
         exp.dtype = want;  // bfloat16 stored as uint16
       if (got[k]->kind != Value::Kind::kTensor) {
         r.reason = set_name + ": output " + std::to_string(k) + " is not a tensor";

@@ -18,8 +18,8 @@ namespace plir::onnx_import {
 
 struct NodeTestResult {
   bool pass = false;
-  bool unsupported = false;  // the importer named unsupported ops
-  std::string reason;        // one line; empty when passing
+  bool unsupported = false;      // the importer named unsupported ops
+  std::string reason;            // one line; empty when passing
   std::vector<std::string> ops;  // the ONNX op types of the graph, sorted
 };
 

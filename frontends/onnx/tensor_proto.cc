@@ -10,20 +10,34 @@ namespace plir::onnx_import {
 
 DataType DataTypeFromOnnx(int32_t t) {
   switch (t) {
-    case onnx::TensorProto::FLOAT: return DataType::kFloat32;
-    case onnx::TensorProto::UINT8: return DataType::kUInt8;
-    case onnx::TensorProto::INT8: return DataType::kInt8;
-    case onnx::TensorProto::UINT16: return DataType::kUInt16;
-    case onnx::TensorProto::INT16: return DataType::kInt16;
-    case onnx::TensorProto::INT32: return DataType::kInt32;
-    case onnx::TensorProto::INT64: return DataType::kInt64;
-    case onnx::TensorProto::BOOL: return DataType::kBool;
-    case onnx::TensorProto::FLOAT16: return DataType::kFloat16;
-    case onnx::TensorProto::DOUBLE: return DataType::kFloat64;
-    case onnx::TensorProto::UINT32: return DataType::kUInt32;
-    case onnx::TensorProto::UINT64: return DataType::kUInt64;
-    case onnx::TensorProto::BFLOAT16: return DataType::kBFloat16;
-    default: return DataType::kUnknown;
+    case onnx::TensorProto::FLOAT:
+      return DataType::kFloat32;
+    case onnx::TensorProto::UINT8:
+      return DataType::kUInt8;
+    case onnx::TensorProto::INT8:
+      return DataType::kInt8;
+    case onnx::TensorProto::UINT16:
+      return DataType::kUInt16;
+    case onnx::TensorProto::INT16:
+      return DataType::kInt16;
+    case onnx::TensorProto::INT32:
+      return DataType::kInt32;
+    case onnx::TensorProto::INT64:
+      return DataType::kInt64;
+    case onnx::TensorProto::BOOL:
+      return DataType::kBool;
+    case onnx::TensorProto::FLOAT16:
+      return DataType::kFloat16;
+    case onnx::TensorProto::DOUBLE:
+      return DataType::kFloat64;
+    case onnx::TensorProto::UINT32:
+      return DataType::kUInt32;
+    case onnx::TensorProto::UINT64:
+      return DataType::kUInt64;
+    case onnx::TensorProto::BFLOAT16:
+      return DataType::kBFloat16;
+    default:
+      return DataType::kUnknown;
   }
 }
 
@@ -45,20 +59,26 @@ StatusOr<std::string> ReadExternal(const onnx::TensorProto& p, const std::string
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
-    if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset") offset = std::atoll(kv.value().c_str());
-    else if (kv.key() == "length") length = std::atoll(kv.value().c_str());
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset")
+      offset = std::atoll(kv.value().c_str());
+    else if (kv.key() == "length")
+      length = std::atoll(kv.value().c_str());
   }
   if (location.empty() || location.find("..") != std::string::npos || location[0] == '/')
-    return InvalidArgument(what + ": external data needs a relative location inside the model's folder");
+    return InvalidArgument(what +
+                           ": external data needs a relative location inside the model's folder");
   std::string path = base_dir.empty() ? location : base_dir + "/" + location;
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound(what + ": cannot open external data file " + path);
   in.seekg(0, std::ios::end);
   int64_t size = in.tellg();
-  if (offset < 0 || offset > size) return InvalidArgument(what + ": external data offset out of range in " + path);
+  if (offset < 0 || offset > size)
+    return InvalidArgument(what + ": external data offset out of range in " + path);
   if (length < 0) length = size - offset;
-  if (length > size - offset) return InvalidArgument(what + ": external data length out of range in " + path);
+  if (length > size - offset)
+    return InvalidArgument(what + ": external data length out of range in " + path);
   std::string data(static_cast<size_t>(length), '\0');
   in.seekg(offset);
   in.read(data.data(), length);
@@ -72,7 +92,8 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
                                  const std::string& what) {
   DataType dt = DataTypeFromOnnx(p.data_type());
   if (dt == DataType::kUnknown)
-    return Unimplemented(what + ": element type " + OnnxTypeName(p.data_type()) + " is not supported");
+    return Unimplemented(what + ": element type " + OnnxTypeName(p.data_type()) +
+                         " is not supported");
   Tensor t;
   t.dtype = dt;
   unsigned __int128 n = 1;
@@ -80,18 +101,20 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
     if (d < 0) return InvalidArgument(what + ": negative dimension " + std::to_string(d));
     t.shape.push_back(d);
     n *= static_cast<uint64_t>(d);
-    if (n > (static_cast<unsigned __int128>(1) << 48)) return InvalidArgument(what + ": tensor too large");
+    if (n > (static_cast<unsigned __int128>(1) << 48))
+      return InvalidArgument(what + ": tensor too large");
   }
   size_t count = static_cast<size_t>(n);
   size_t esize = DataTypeSize(dt);
   size_t bytes = count * esize;
   if (static_cast<int64_t>(bytes) > MaxTensorBytes())
-    return ResourceExhausted(what + ": " + std::to_string(bytes) + " bytes is more than the tensor size limit");
+    return ResourceExhausted(what + ": " + std::to_string(bytes) +
+                             " bytes is more than the tensor size limit");
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
     PLIR_ASSIGN_OR_RETURN(std::string data, ReadExternal(p, base_dir, what));
     if (data.size() != bytes)
-      return InvalidArgument(what + ": external data has " + std::to_string(data.size()) + " bytes, expected " +
-                             std::to_string(bytes));
+      return InvalidArgument(what + ": external data has " + std::to_string(data.size()) +
+                             " bytes, expected " + std::to_string(bytes));
     t.data = std::make_shared<const std::string>(std::move(data));
     return t;
   }
@@ -114,12 +137,22 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
   {  // the value count first, so that a lying shape allocates nothing
     size_t have = 0;
     switch (dt) {
-      case DataType::kFloat32: have = p.float_data_size(); break;
-      case DataType::kFloat64: have = p.double_data_size(); break;
-      case DataType::kInt64: have = p.int64_data_size(); break;
+      case DataType::kFloat32:
+        have = p.float_data_size();
+        break;
+      case DataType::kFloat64:
+        have = p.double_data_size();
+        break;
+      case DataType::kInt64:
+        have = p.int64_data_size();
+        break;
       case DataType::kUInt32:
-      case DataType::kUInt64: have = p.uint64_data_size(); break;
-      default: have = p.int32_data_size(); break;
+      case DataType::kUInt64:
+        have = p.uint64_data_size();
+        break;
+      default:
+        have = p.int32_data_size();
+        break;
     }
     if (have != count) return mismatch(have);
   }
@@ -141,8 +174,10 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
     case DataType::kUInt64:
       if (static_cast<size_t>(p.uint64_data_size()) != count) return mismatch(p.uint64_data_size());
       for (size_t i = 0; i < count; ++i) {
-        if (dt == DataType::kUInt32) Put<uint32_t>(out.get(), i, static_cast<uint32_t>(p.uint64_data(i)));
-        else Put<uint64_t>(out.get(), i, p.uint64_data(i));
+        if (dt == DataType::kUInt32)
+          Put<uint32_t>(out.get(), i, static_cast<uint32_t>(p.uint64_data(i)));
+        else
+          Put<uint64_t>(out.get(), i, p.uint64_data(i));
       }
       break;
     default:  // int32_data holds the 8-, 16- and 32-bit types, bool, float16 and bfloat16 bits
@@ -150,9 +185,15 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
       for (size_t i = 0; i < count; ++i) {
         int32_t v = p.int32_data(i);
         switch (esize) {
-          case 1: (*out)[i] = dt == DataType::kBool ? (v != 0) : static_cast<char>(v); break;
-          case 2: Put<uint16_t>(out.get(), i, static_cast<uint16_t>(v)); break;
-          default: Put<int32_t>(out.get(), i, v); break;
+          case 1:
+            (*out)[i] = dt == DataType::kBool ? (v != 0) : static_cast<char>(v);
+            break;
+          case 2:
+            Put<uint16_t>(out.get(), i, static_cast<uint16_t>(v));
+            break;
+          default:
+            Put<int32_t>(out.get(), i, v);
+            break;
         }
       }
       break;
@@ -167,8 +208,10 @@ StatusOr<Tensor> ReadTensorProtoFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   onnx::TensorProto p;
-  if (!p.ParseFromString(ss.str())) return InvalidArgument(path + ": not a TensorProto (malformed protobuf)");
-  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
+  if (!p.ParseFromString(ss.str()))
+    return InvalidArgument(path + ": not a TensorProto (malformed protobuf)");
+  std::string dir =
+      path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
   return TensorFromProto(p, dir, path);
 }
 

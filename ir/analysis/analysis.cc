@@ -125,7 +125,8 @@ bool ContainsControlFlow(const Node* root) {
     const Node* n = stack.back();
     stack.pop_back();
     if (n->kind() == NodeKind::kIf) return true;
-    Children(n, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
+    Children(
+        n, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
   }
   return false;
 }
@@ -207,7 +208,8 @@ CallGraph CallGraph::Build(const Module& m) {
           }
         }
       }
-      Children(node, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
+      Children(
+          node, [&](const Node* c) { stack.push_back(c); }, [](const VarNode*) {});
     }
     ++i;
   }
@@ -268,8 +270,9 @@ class FreeVarCollector {
       // A binding's target is defined before later bindings use it; its own
       // value cannot use it (the verifier rejects that), so defining it on
       // the way in is safe.
-      Children(n, [&](const Node* c) { stack.push_back(c); },
-               [&](const VarNode* v) { defined_.insert(v); });
+      Children(
+          n, [&](const Node* c) { stack.push_back(c); },
+          [&](const VarNode* v) { defined_.insert(v); });
     }
   }
   void Use(const VarNode* v) {
@@ -376,7 +379,8 @@ DefUse DefUse::Compute(const FunctionNode& f) {
       case NodeKind::kSeqExpr: {
         auto* s = static_cast<const SeqExprNode*>(n);
         stack.push_back({s->result().get(), nullptr, s});
-        for (size_t i = s->blocks().size(); i-- > 0;) stack.push_back({s->blocks()[i].get(), nullptr, nullptr});
+        for (size_t i = s->blocks().size(); i-- > 0;)
+          stack.push_back({s->blocks()[i].get(), nullptr, nullptr});
         break;
       }
       case NodeKind::kVarBinding: {
@@ -386,8 +390,12 @@ DefUse DefUse::Compute(const FunctionNode& f) {
         break;
       }
       default:
-        Children(n, [&](const Node* c) { stack.push_back({c, fr.binding, fr.body}); },
-                 [](const VarNode*) {});
+        Children(
+            n,
+            [&](const Node* c) {
+              stack.push_back({c, fr.binding, fr.body});
+            },
+            [](const VarNode*) {});
     }
   }
   return du;

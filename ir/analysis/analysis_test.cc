@@ -146,7 +146,7 @@ TEST(PurityTest, OpsFunctionsAndExterns) {
   const Expr& h = FindBinding(body, "h")->value();
   EXPECT_TRUE(IsPure(FindBinding(body, "a")->value()));
   EXPECT_TRUE(IsPure(h, &impure));
-  EXPECT_FALSE(IsPure(h));  // without module knowledge: conservative
+  EXPECT_FALSE(IsPure(h));                               // without module knowledge: conservative
   EXPECT_TRUE(IsPure(FindBinding(body, "r")->value()));  // an if of pure branches
   EXPECT_TRUE(ContainsControlFlow(FindBinding(body, "r")->value().get()));
   EXPECT_FALSE(ContainsControlFlow(FindBinding(body, "a")->value().get()));
@@ -261,7 +261,8 @@ def @f(%x: Tensor[(2,), float32], %get: Callable[(), Object], %put: Callable[(Ob
   ASSERT_TRUE(g && a && b && c);
   // The local function calls an impure callback: its type is impure, yet
   // defining it has no effect; calling it has.
-  EXPECT_EQ(TypeToString(g->var()->type()), "Callable[(Tensor[(2,), float32]), Tensor[(2,), float32], pure=false]");
+  EXPECT_EQ(TypeToString(g->var()->type()),
+            "Callable[(Tensor[(2,), float32]), Tensor[(2,), float32], pure=false]");
   EXPECT_TRUE(IsPure(g->value()));
   EXPECT_FALSE(IsPure(b->value()));
   EXPECT_TRUE(IsPure(a->value()));

@@ -1,8 +1,8 @@
 // Def-use chains of one function (SDK analysis).
 //
 // For every variable the function defines (parameters and binding targets,
-// in nested bodies too, local functions' parameters counting as parameters): the binding that defines it (null for a
-// parameter), how many times it is used, and where. Each use is either in
+// in nested bodies too, local functions' parameters counting as parameters): the binding that
+// defines it (null for a parameter), how many times it is used, and where. Each use is either in
 // the value of a binding, the innermost one (a use in an `if` condition
 // belongs to the binding of the `if`; a use in a binding inside a branch
 // belongs to that binding), or in the result of a body (a SeqExpr: the

@@ -42,7 +42,8 @@ class LazyImpureFunctions {
 class UseScanner {
  public:
   // `impure_functions`: null when calls of module functions do not count.
-  explicit UseScanner(LazyImpureFunctions* impure_functions) : impure_functions_(impure_functions) {}
+  explicit UseScanner(LazyImpureFunctions* impure_functions)
+      : impure_functions_(impure_functions) {}
 
   struct Result {
     bool impure = false;
@@ -76,7 +77,8 @@ class UseScanner {
           break;
         }
         case NodeKind::kTuple:
-          for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) stack_.push_back(f.get());
+          for (const Expr& f : static_cast<const TupleNode*>(n)->fields())
+            stack_.push_back(f.get());
           break;
         case NodeKind::kTupleGetItem:
           stack_.push_back(static_cast<const TupleGetItemNode*>(n)->tuple().get());
@@ -246,7 +248,8 @@ class UnusedBindingRemover::Impl {
       kept.reserve(bindings.size() - removed[bi]);
       for (const Binding& b : bindings)
         if (keep_[pos++]) kept.push_back(b);
-      if (!kept.empty()) out.push_back(BindingBlockNode::Make(std::move(kept), blocks[bi]->is_dataflow()));
+      if (!kept.empty())
+        out.push_back(BindingBlockNode::Make(std::move(kept), blocks[bi]->is_dataflow()));
     }
     return SeqExprNode::Make(std::move(out), seq->result());
   }
@@ -332,7 +335,8 @@ class UnusedBindingRemover::Impl {
   }
 
   Result CleanList(ExprSpan xs, std::vector<Expr>* out, int depth) {
-    return RewriteEach(xs, out, [&](const Expr& e, Expr* x) { return CleanValue(e, x, depth + 1); });
+    return RewriteEach(xs, out,
+                       [&](const Expr& e, Expr* x) { return CleanValue(e, x, depth + 1); });
   }
 
   LazyImpureFunctions impure_;

@@ -103,7 +103,9 @@ Child ChildAt(const Node* n, bool is_def, size_t i) {
 }
 
 std::string ChildLabel(const Node* n, size_t i) {
-  auto idx = [&](const char* what, size_t k) { return std::string(what) + " " + std::to_string(k); };
+  auto idx = [&](const char* what, size_t k) {
+    return std::string(what) + " " + std::to_string(k);
+  };
   switch (n->kind()) {
     case NodeKind::kTupleType:
     case NodeKind::kTuple:
@@ -114,7 +116,8 @@ std::string ChildLabel(const Node* n, size_t i) {
     }
     case NodeKind::kLocalFn: {
       auto* f = static_cast<const LocalFnNode*>(n);
-      if (i < f->params().size()) return idx("parameter", i) + " (%" + f->params()[i]->name_hint() + ")";
+      if (i < f->params().size())
+        return idx("parameter", i) + " (%" + f->params()[i]->name_hint() + ")";
       return i == f->params().size() ? "return type" : "body";
     }
     case NodeKind::kVar:
@@ -143,7 +146,8 @@ std::string ChildLabel(const Node* n, size_t i) {
     case NodeKind::kFunction:
     case NodeKind::kExternFunc: {
       auto* f = static_cast<const ItemNode*>(n);
-      if (i < f->params().size()) return idx("parameter", i) + " (%" + f->params()[i]->name_hint() + ")";
+      if (i < f->params().size())
+        return idx("parameter", i) + " (%" + f->params()[i]->name_hint() + ")";
       return i == f->params().size() ? "return type" : "body";
     }
     default:
@@ -163,7 +167,8 @@ bool ShallowEqual(const Node* a, const Node* b) {
     case NodeKind::kPrimType: {
       auto* x = static_cast<const PrimTypeNode*>(a);
       auto* y = static_cast<const PrimTypeNode*>(b);
-      return x->dtype() == y->dtype() && x->has_value() == y->has_value() && x->value() == y->value();
+      return x->dtype() == y->dtype() && x->has_value() == y->has_value() &&
+             x->value() == y->value();
     }
     case NodeKind::kFuncType:
       return static_cast<const FuncTypeNode*>(a)->pure() ==
@@ -199,7 +204,8 @@ bool ShallowEqual(const Node* a, const Node* b) {
       return static_cast<const ShapeExprNode*>(a)->values() ==
              static_cast<const ShapeExprNode*>(b)->values();
     case NodeKind::kPrimExpr:
-      return static_cast<const PrimExprNode*>(a)->value() == static_cast<const PrimExprNode*>(b)->value();
+      return static_cast<const PrimExprNode*>(a)->value() ==
+             static_cast<const PrimExprNode*>(b)->value();
     case NodeKind::kConstant:
       return static_cast<const ConstantNode*>(a)->data() ==
              static_cast<const ConstantNode*>(b)->data();
@@ -347,9 +353,12 @@ std::string ShortDescription(const Node* n) {
     case NodeKind::kPrimValue: {
       auto* p = static_cast<const PrimValueNode*>(n);
       std::string s;
-      if (p->dtype() == DataType::kFloat64) AppendFloat(p->float_value(), &s);
-      else if (p->dtype() == DataType::kBool) s = p->int_value() ? "true" : "false";
-      else s = std::to_string(p->int_value());
+      if (p->dtype() == DataType::kFloat64)
+        AppendFloat(p->float_value(), &s);
+      else if (p->dtype() == DataType::kBool)
+        s = p->int_value() ? "true" : "false";
+      else
+        s = std::to_string(p->int_value());
       return "value " + s;
     }
     case NodeKind::kShapeExpr: {
@@ -378,10 +387,14 @@ std::string ShortDescription(const Node* n) {
     case NodeKind::kCall: {
       auto* c = static_cast<const CallNode*>(n);
       std::string s = "call of ";
-      if (auto* op = As<OpNode>(c->callee())) s += op->name();
-      else if (auto* g = As<GlobalVarNode>(c->callee())) s += "@" + g->name();
-      else if (auto* v = As<VarNode>(c->callee())) s += "%" + v->name_hint();
-      else s += "an expression";
+      if (auto* op = As<OpNode>(c->callee()))
+        s += op->name();
+      else if (auto* g = As<GlobalVarNode>(c->callee()))
+        s += "@" + g->name();
+      else if (auto* v = As<VarNode>(c->callee()))
+        s += "%" + v->name_hint();
+      else
+        s += "an expression";
       s += " with " + std::to_string(c->args().size()) + " argument(s)";
       if (!c->attrs().empty()) {
         s += " and attributes {";

@@ -30,8 +30,7 @@ class NameTable {
   V* Find(const NameHint& n) {
     if (n.number() != NameHint::kNoNumber) {
       if (PrefixSlot* p = FindPrefix(n.prefix().ptr())) {
-        if (n.number() < p->present.size() && p->present[n.number()])
-          return &p->values[n.number()];
+        if (n.number() < p->present.size() && p->present[n.number()]) return &p->values[n.number()];
       }
     }
     return sparse_.Find(Key(n));

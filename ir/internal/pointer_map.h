@@ -25,8 +25,10 @@ class PointerMap {
   V* FindMutable(const void* key) { return const_cast<V*>(Find(key)); }
   // Sets `key` -> `value`, inserting or overwriting.
   void Set(const void* key, V value) {
-    if (V* v = FindMutable(key)) *v = value;
-    else Insert(key, value);
+    if (V* v = FindMutable(key))
+      *v = value;
+    else
+      Insert(key, value);
   }
   // Reserves room for `n` entries without rehashing.
   void Reserve(size_t n) {

@@ -24,7 +24,9 @@ void RadixSortByAddress(std::vector<T>& v, KeyFn key) {
   std::vector<size_t> count(65537);
   for (int shift = 3; shift < 51; shift += 16) {
     std::fill(count.begin(), count.end(), 0);
-    auto digit = [&](const T& e) { return (reinterpret_cast<uintptr_t>(key(e)) >> shift) & 0xffff; };
+    auto digit = [&](const T& e) {
+      return (reinterpret_cast<uintptr_t>(key(e)) >> shift) & 0xffff;
+    };
     for (const T& e : v) ++count[digit(e) + 1];
     for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
     for (const T& e : v) tmp[count[digit(e)]++] = e;

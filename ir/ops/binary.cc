@@ -1,8 +1,8 @@
 // Binary elementwise ops with NumPy broadcasting: arithmetic, maximum and
 // minimum, power, integer division and remainders, comparisons (bool
 // result), logic and bitwise ops, shifts; and where (three operands).
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -16,7 +16,9 @@ StatusOr<Type> InferWhere(const Args& args, const Attrs&, TypeSpan) {
   if (c && c->dtype() != DataType::kUnknown && c->dtype() != DataType::kBool)
     return InvalidArgument("where: the condition must be bool, got " + ShapeStr(c));
   DataType dt = x ? x->dtype() : y ? y->dtype() : DataType::kUnknown;
-  if (x && y) { PLIR_ASSIGN_OR_RETURN(dt, SameDType(op, x, y)); }
+  if (x && y) {
+    PLIR_ASSIGN_OR_RETURN(dt, SameDType(op, x, y));
+  }
   PLIR_ASSIGN_OR_RETURN(Type xy, BroadcastTypes(op, x, y, dt));
   if (!c) return UnknownTensor(dt);
   PLIR_ASSIGN_OR_RETURN(Type out, BroadcastTypes(op, c, As<TensorTypeNode>(xy), dt));
@@ -45,10 +47,14 @@ void RegisterBinaryOps(OpRegistry& r) {
   const BinaryOp binary[] = {
       {"maximum", DTypeClass::kAny, false, "the larger of x and y (NaN wins)", "Max"},
       {"minimum", DTypeClass::kAny, false, "the smaller of x and y (NaN wins)", "Min"},
-      {"power", DTypeClass::kNumeric, false, "x^y (integers: exact, a negative exponent is an error)", "Pow"},
-      {"floor_divide", DTypeClass::kNumeric, false, "floor(x / y)", "Div (integers, Python semantics)"},
-      {"floor_mod", DTypeClass::kNumeric, false, "x - floor(x / y) * y: the sign of y (Python's %)", "Mod (fmod=0)"},
-      {"mod", DTypeClass::kNumeric, false, "C's fmod: the remainder of x / y truncated, the sign of x", "Mod (fmod=1)"},
+      {"power", DTypeClass::kNumeric, false,
+       "x^y (integers: exact, a negative exponent is an error)", "Pow"},
+      {"floor_divide", DTypeClass::kNumeric, false, "floor(x / y)",
+       "Div (integers, Python semantics)"},
+      {"floor_mod", DTypeClass::kNumeric, false, "x - floor(x / y) * y: the sign of y (Python's %)",
+       "Mod (fmod=0)"},
+      {"mod", DTypeClass::kNumeric, false,
+       "C's fmod: the remainder of x / y truncated, the sign of x", "Mod (fmod=1)"},
       {"equal", DTypeClass::kAny, true, "x == y (bool result)", "Equal"},
       {"not_equal", DTypeClass::kAny, true, "x != y (bool result)", "-"},
       {"less", DTypeClass::kAny, true, "x < y (bool result)", "Less"},
@@ -63,15 +69,19 @@ void RegisterBinaryOps(OpRegistry& r) {
       {"bitwise_xor", DTypeClass::kIntBool, false, "x ^ y", "BitwiseXor"},
       {"left_shift", DTypeClass::kInt, false, "x << y, bits shifted out are lost (y >= width: 0)",
        "BitShift (direction=LEFT)"},
-      {"right_shift", DTypeClass::kInt, false, "x >> y, arithmetic for signed x (y >= width: 0 or -1)",
-       "BitShift (direction=RIGHT)"},
+      {"right_shift", DTypeClass::kInt, false,
+       "x >> y, arithmetic for signed x (y >= width: 0 or -1)", "BitShift (direction=RIGHT)"},
   };
   for (const BinaryOp& b : binary)
-    Add(r, Def(b.name, Onnx(std::string("elementwise ") + b.desc + " with NumPy broadcasting", b.onnx), 2, 2,
-               BinaryInfer(b.name, b.dtypes, b.bool_result ? DataType::kBool : DataType::kUnknown), {}, true,
-               OpPattern::kBroadcast));
-  Add(r, Def("where", Onnx("elementwise x where cond else y: where(cond, x, y), all three broadcast", "Where"), 3,
-             3, InferWhere, {}, true, OpPattern::kBroadcast));
+    Add(r,
+        Def(b.name, Onnx(std::string("elementwise ") + b.desc + " with NumPy broadcasting", b.onnx),
+            2, 2,
+            BinaryInfer(b.name, b.dtypes, b.bool_result ? DataType::kBool : DataType::kUnknown), {},
+            true, OpPattern::kBroadcast));
+  Add(r,
+      Def("where",
+          Onnx("elementwise x where cond else y: where(cond, x, y), all three broadcast", "Where"),
+          3, 3, InferWhere, {}, true, OpPattern::kBroadcast));
 }
 
 }  // namespace plir::internal

@@ -1,6 +1,6 @@
 // Builtins: call_tir, call_packed, match_cast, stop_lift_params, vm.kill_object.
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -36,7 +36,8 @@ StatusOr<Type> InferCallPacked(const Args& args, const Attrs&, TypeSpan sinfo) {
 // the value's shape), as Relax's MatchCast binding does.
 StatusOr<Type> InferMatchCast(const Args& args, const Attrs&, TypeSpan sinfo) {
   if (sinfo.size() != 1)
-    return InvalidArgument("match_cast requires exactly one type in sinfo_args (the type to match)");
+    return InvalidArgument(
+        "match_cast requires exactly one type in sinfo_args (the type to match)");
   if (!TypeCompatible(args[0]->type(), sinfo[0]))
     return InvalidArgument("match_cast: a value of type " + TypeToString(args[0]->type()) +
                            " can never match " + TypeToString(sinfo[0]));
@@ -50,17 +51,20 @@ void RegisterBuiltinOps(OpRegistry& r) {
   Add(r, Def("call_tir",
              "call of an extern kernel: call_tir(@k, (args...), sinfo_args=[T]); an optional third "
              "argument, a shape value, gives the kernel symbolic values (Relax's tir_vars)",
-             2, 3,
-             InferCallTir, {}, true, OpPattern::kOpaque));
+             2, 3, InferCallTir, {}, true, OpPattern::kOpaque));
   Add(r, Def("call_packed", "call of a runtime function by name", 1, -1, InferCallPacked, {},
              /*pure=*/false));
-  Add(r, Def("match_cast", "the value, checked to have the type sinfo_args[0], which binds its new "
-                           "symbolic dimensions", 1, 1, InferMatchCast));
+  Add(r, Def("match_cast",
+             "the value, checked to have the type sinfo_args[0], which binds its new "
+             "symbolic dimensions",
+             1, 1, InferMatchCast));
   Add(r, Def("builtin.stop_lift_params",
              "the value itself; LiftTransformParams lifts nothing past it (Relax's "
              "R.builtin.stop_lift_params)",
-             1, 1, [](const Args& a, const Attrs&, TypeSpan) -> StatusOr<Type> { return a[0]->type(); }));
-  Add(r, Def("vm.kill_object", "frees a value", 1, 1,
+             1, 1,
+             [](const Args& a, const Attrs&, TypeSpan) -> StatusOr<Type> { return a[0]->type(); }));
+  Add(r, Def(
+             "vm.kill_object", "frees a value", 1, 1,
              [](const Args&, const Attrs&, TypeSpan) -> StatusOr<Type> {
                return TupleTypeNode::Make({});
              },

@@ -1,6 +1,6 @@
 // Creation ops: zeros, ones, full, arange.
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -48,21 +48,21 @@ StatusOr<Type> InferArange(const Args&, const Attrs& attrs, TypeSpan) {
 
 void RegisterCreationOps(OpRegistry& r) {
   // Creation ops are elementwise, arange injective (Relay's TOpPattern for them).
-    AttrSpec shape{"shape", AttrKind::kIntList, true, std::nullopt};
-    AttrSpec dtype_req{"dtype", AttrKind::kString, true, std::nullopt};
-    AttrSpec dtype_opt{"dtype", AttrKind::kString, false, std::nullopt};
-    Add(r, Def("zeros", "a tensor of zeros: zeros(shape=[...], dtype=...)", 0, 0,
-               InferCreation("zeros", false), {shape, dtype_req}, true, OpPattern::kElemWise));
-    Add(r, Def("ones", "a tensor of ones: ones(shape=[...], dtype=...)", 0, 0,
-               InferCreation("ones", false), {shape, dtype_req}, true, OpPattern::kElemWise));
-    Add(r, Def("full", "a tensor filled with a scalar: full(v, shape=[...], dtype=...)", 1, 1,
-               InferCreation("full", true), {shape, dtype_opt}, true, OpPattern::kElemWise));
-    Add(r, Def("arange", "[start, end) by step (NumPy arange)", 0, 0, InferArange,
-               {{"start", AttrKind::kFloat, false, AttrValue::Float(0)},
-                {"end", AttrKind::kFloat, true, std::nullopt},
-                {"step", AttrKind::kFloat, false, AttrValue::Float(1)},
-                {"dtype", AttrKind::kString, false, std::nullopt}},
-               true, OpPattern::kInjective));
+  AttrSpec shape{"shape", AttrKind::kIntList, true, std::nullopt};
+  AttrSpec dtype_req{"dtype", AttrKind::kString, true, std::nullopt};
+  AttrSpec dtype_opt{"dtype", AttrKind::kString, false, std::nullopt};
+  Add(r, Def("zeros", "a tensor of zeros: zeros(shape=[...], dtype=...)", 0, 0,
+             InferCreation("zeros", false), {shape, dtype_req}, true, OpPattern::kElemWise));
+  Add(r, Def("ones", "a tensor of ones: ones(shape=[...], dtype=...)", 0, 0,
+             InferCreation("ones", false), {shape, dtype_req}, true, OpPattern::kElemWise));
+  Add(r, Def("full", "a tensor filled with a scalar: full(v, shape=[...], dtype=...)", 1, 1,
+             InferCreation("full", true), {shape, dtype_opt}, true, OpPattern::kElemWise));
+  Add(r, Def("arange", "[start, end) by step (NumPy arange)", 0, 0, InferArange,
+             {{"start", AttrKind::kFloat, false, AttrValue::Float(0)},
+              {"end", AttrKind::kFloat, true, std::nullopt},
+              {"step", AttrKind::kFloat, false, AttrValue::Float(1)},
+              {"dtype", AttrKind::kString, false, std::nullopt}},
+             true, OpPattern::kInjective));
 }
 
 }  // namespace plir::internal

@@ -1,8 +1,8 @@
 // Data movement: reshape, permute_dims, take, expand_dims, concat, strided_slice,
 // broadcast_to, squeeze, flatten, tile, repeat, flip, tril/triu, gather and
 // scatter, one_hot, nn.pad, split.
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -13,7 +13,8 @@ StatusOr<Type> InferReshapeToValue(const TensorTypeNode* a, const Type& s) {
   DataType dt = a ? a->dtype() : DataType::kUnknown;
   if (s->kind() == NodeKind::kObjectType) return UnknownTensor(dt);
   auto* st = As<ShapeTypeNode>(s);
-  if (!st) return InvalidArgument("reshape: the new shape must be a shape value, got " + TypeToString(s));
+  if (!st)
+    return InvalidArgument("reshape: the new shape must be a shape value, got " + TypeToString(s));
   if (!st->has_values()) return TensorTypeNode::MakeRank(st->ndim(), dt);
   Type out = TensorTypeNode::Make(st->values(), dt);
   auto* ot = As<TensorTypeNode>(out);
@@ -26,10 +27,14 @@ StatusOr<Type> InferReshapeToValue(const TensorTypeNode* a, const Type& s) {
 StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(auto a, TensorArg("reshape", args, 0));
   if (args.size() == 2) {
-    if (attrs.Get("shape")) return InvalidArgument("reshape: give the shape as an argument or as attribute shape, not both");
+    if (attrs.Get("shape"))
+      return InvalidArgument(
+          "reshape: give the shape as an argument or as attribute shape, not both");
     return InferReshapeToValue(a, args[1]->type());
   }
-  if (!attrs.Get("shape")) return InvalidArgument("reshape requires attribute 'shape' or a shape value argument: reshape(x, s)");
+  if (!attrs.Get("shape"))
+    return InvalidArgument(
+        "reshape requires attribute 'shape' or a shape value argument: reshape(x, s)");
   std::vector<int64_t> shape;
   attrs.Get("shape")->GetIntList(&shape);
   int minus_one = -1;
@@ -42,7 +47,8 @@ StatusOr<Type> InferReshape(const Args& args, const Attrs& attrs, TypeSpan) {
       return InvalidArgument("reshape: negative dimension " + std::to_string(shape[i]));
     } else {
       auto k = CheckedMul(known, shape[i]);
-      if (!k) return InvalidArgument("reshape: the new shape's element count does not fit in 64 bits");
+      if (!k)
+        return InvalidArgument("reshape: the new shape's element count does not fit in 64 bits");
       known = *k;
     }
   }
@@ -101,11 +107,13 @@ StatusOr<Type> InferTake(const Args& args, const Attrs& attrs, TypeSpan) {
   const AttrValue* axis_attr = attrs.Get("axis");
   if (!axis_attr) {
     if (!i) return UnknownTensor(dt);
-    return i->has_shape() ? TensorTypeNode::Make(i->shape(), dt) : TensorTypeNode::MakeRank(i->ndim(), dt);
+    return i->has_shape() ? TensorTypeNode::Make(i->shape(), dt)
+                          : TensorTypeNode::MakeRank(i->ndim(), dt);
   }
   if (!x || x->ndim() < 0 || !i || i->ndim() < 0) return UnknownTensor(dt);
   PLIR_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis("take", axis_attr->as_int(), x->ndim()));
-  if (!x->has_shape() || !i->has_shape()) return TensorTypeNode::MakeRank(x->ndim() - 1 + i->ndim(), dt);
+  if (!x->has_shape() || !i->has_shape())
+    return TensorTypeNode::MakeRank(x->ndim() - 1 + i->ndim(), dt);
   std::vector<Dim> out(x->shape().begin(), x->shape().begin() + axis);
   out.insert(out.end(), i->shape().begin(), i->shape().end());
   out.insert(out.end(), x->shape().begin() + axis + 1, x->shape().end());
@@ -149,7 +157,10 @@ StatusOr<Type> InferConcat(const Args& args, const Attrs& attrs, TypeSpan) {
   for (const Type& f : tup->fields()) {
     auto* ft = As<TensorTypeNode>(f);
     if (!ft) {
-      if (f->kind() == NodeKind::kObjectType) { shapes = false; continue; }
+      if (f->kind() == NodeKind::kObjectType) {
+        shapes = false;
+        continue;
+      }
       return InvalidArgument("concat expects a tuple of tensors, got " + TypeToString(t));
     }
     if (ft->dtype() != DataType::kUnknown) {
@@ -177,8 +188,8 @@ StatusOr<Type> InferConcat(const Args& args, const Attrs& attrs, TypeSpan) {
       const Dim& a = out[k];
       const Dim& b = p->shape()[k];
       if (a.is_const() && b.is_const() && a.value != b.value)
-        return InvalidArgument("concat: the tensors differ in dimension " + std::to_string(k) + " (" +
-                               TypeToString(t) + ")");
+        return InvalidArgument("concat: the tensors differ in dimension " + std::to_string(k) +
+                               " (" + TypeToString(t) + ")");
     }
     const Dim& d = p->shape()[axis];
     if (sum.is_const() && sum.value == 0) {
@@ -201,10 +212,14 @@ std::optional<std::vector<Dim>> PrimTupleValues(const Expr& e) {
   std::vector<Dim> out;
   if (auto* t = As<TupleNode>(e)) {
     for (const Expr& f : t->fields()) {
-      if (auto* p = As<PrimValueNode>(f); p && p->dtype() == DataType::kInt64) out.push_back(Dim::Const(p->int_value()));
-      else if (auto* x = As<PrimExprNode>(f)) out.push_back(x->value());
-      else if (auto* pt = As<PrimTypeNode>(f->type()); pt && pt->has_value()) out.push_back(pt->value());
-      else return std::nullopt;
+      if (auto* p = As<PrimValueNode>(f); p && p->dtype() == DataType::kInt64)
+        out.push_back(Dim::Const(p->int_value()));
+      else if (auto* x = As<PrimExprNode>(f))
+        out.push_back(x->value());
+      else if (auto* pt = As<PrimTypeNode>(f->type()); pt && pt->has_value())
+        out.push_back(pt->value());
+      else
+        return std::nullopt;
     }
     return out;
   }
@@ -229,7 +244,8 @@ StatusOr<Type> InferStridedSlice(const Args& args, const Attrs& attrs, TypeSpan)
     const Type& t = args[i]->type();
     if (t->kind() != NodeKind::kTupleType && t->kind() != NodeKind::kObjectType)
       return InvalidArgument("strided_slice: argument " + std::to_string(i) +
-                             " (axes, begin, end, strides) must be a tuple of int64 values, got " + TypeToString(t));
+                             " (axes, begin, end, strides) must be a tuple of int64 values, got " +
+                             TypeToString(t));
   }
   DataType dt = x ? x->dtype() : DataType::kUnknown;
   if (!x || x->ndim() < 0) return UnknownTensor(dt);
@@ -244,7 +260,8 @@ StatusOr<Type> InferStridedSlice(const Args& args, const Attrs& attrs, TypeSpan)
   };
   int64_t n = count(1);
   if (n >= 0 && (count(2) != n || count(3) != n || (args.size() == 5 && count(4) != n)))
-    return InvalidArgument("strided_slice: axes, begin, end (and strides) must have the same length");
+    return InvalidArgument(
+        "strided_slice: axes, begin, end (and strides) must have the same length");
   if (!axes || !x->has_shape()) return TensorTypeNode::MakeRank(x->ndim(), dt);
   bool inbound = attrs.Get("assume_inbound") && attrs.Get("assume_inbound")->as_int() != 0;
   std::vector<Dim> out = x->shape();
@@ -252,9 +269,11 @@ StatusOr<Type> InferStridedSlice(const Args& args, const Attrs& attrs, TypeSpan)
   for (size_t i = 0; i < axes->size(); ++i) {
     if (!(*axes)[i].is_const()) return TensorTypeNode::MakeRank(x->ndim(), dt);
     PLIR_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis("strided_slice", (*axes)[i].value, x->ndim()));
-    if (seen[ax]) return InvalidArgument("strided_slice: axis " + std::to_string(ax) + " given twice");
+    if (seen[ax])
+      return InvalidArgument("strided_slice: axis " + std::to_string(ax) + " given twice");
     seen[ax] = true;
-    if (!begin || !end || (args.size() == 5 && !strides)) return TensorTypeNode::MakeRank(x->ndim(), dt);
+    if (!begin || !end || (args.size() == 5 && !strides))
+      return TensorTypeNode::MakeRank(x->ndim(), dt);
     Dim b = (*begin)[i], e = (*end)[i], d = out[ax];
     Dim s = strides ? (*strides)[i] : Dim::Const(1);
     if (s.is_const() && s.value == 0) return InvalidArgument("strided_slice: stride 0");
@@ -267,7 +286,8 @@ StatusOr<Type> InferStridedSlice(const Args& args, const Attrs& attrs, TypeSpan)
         return std::clamp<int64_t>(v, -1, len - 1);
       };
       int64_t lo = clamp(b.value), hi = clamp(e.value);
-      int64_t size = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+      int64_t size = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0)
+                            : (lo > hi ? (lo - hi - st - 1) / -st : 0);
       out[ax] = Dim::Const(size);
     } else if (inbound && s.is_const() && s.value == 1 && !DimTooLarge(DimSub(e, b))) {
       out[ax] = DimSub(e, b);
@@ -286,9 +306,12 @@ StatusOr<Type> InferBroadcastTo(const Args& args, const Attrs&, TypeSpan) {
   const Type& s = args[1]->type();
   if (s->kind() == NodeKind::kObjectType) return UnknownTensor(dt);
   auto* st = As<ShapeTypeNode>(s);
-  if (!st) return InvalidArgument("broadcast_to: the target shape must be a shape value, got " + TypeToString(s));
+  if (!st)
+    return InvalidArgument("broadcast_to: the target shape must be a shape value, got " +
+                           TypeToString(s));
   if (x && x->ndim() >= 0 && st->ndim() >= 0 && x->ndim() > st->ndim())
-    return InvalidArgument("broadcast_to: " + ShapeStr(x) + " has more dimensions than the target shape " + TypeToString(s));
+    return InvalidArgument("broadcast_to: " + ShapeStr(x) +
+                           " has more dimensions than the target shape " + TypeToString(s));
   if (!st->has_values()) return TensorTypeNode::MakeRank(st->ndim(), dt);
   if (x && x->has_shape()) {
     size_t off = st->values().size() - x->shape().size();
@@ -296,7 +319,8 @@ StatusOr<Type> InferBroadcastTo(const Args& args, const Attrs&, TypeSpan) {
       const Dim& a = x->shape()[i];
       const Dim& b = st->values()[off + i];
       if (a.is_const() && b.is_const() && a.value != 1 && a.value != b.value)
-        return InvalidArgument("broadcast_to: " + ShapeStr(x) + " does not broadcast to " + TypeToString(s));
+        return InvalidArgument("broadcast_to: " + ShapeStr(x) + " does not broadcast to " +
+                               TypeToString(s));
     }
   }
   return TensorTypeNode::Make(st->values(), dt);
@@ -315,7 +339,8 @@ StatusOr<Type> InferSqueeze(const Args& args, const Attrs& attrs, TypeSpan) {
     for (int64_t a : *given) {
       PLIR_ASSIGN_OR_RETURN(int64_t k, NormalizeAxis(op, a, x->ndim()));
       if (x->has_shape() && x->shape()[k].is_const() && x->shape()[k].value != 1)
-        return InvalidArgument("squeeze: dimension " + std::to_string(k) + " of " + ShapeStr(x) + " is not 1");
+        return InvalidArgument("squeeze: dimension " + std::to_string(k) + " of " + ShapeStr(x) +
+                               " is not 1");
       drop[k] = true;
     }
   } else {
@@ -367,7 +392,10 @@ StatusOr<Type> InferTile(const Args& args, const Attrs& attrs, TypeSpan) {
   reps.insert(reps.begin(), rank - reps.size(), 1);
   std::vector<Dim> out;
   for (int i = 0; i < rank; ++i) {
-    if (reps[i] == 1) { out.push_back(in[i]); continue; }
+    if (reps[i] == 1) {
+      out.push_back(in[i]);
+      continue;
+    }
     auto d = Times(in[i], reps[i]);
     if (!d) return TensorTypeNode::MakeRank(rank, dt);
     out.push_back(*d);
@@ -406,8 +434,10 @@ TypeInferFn InferSameWithAxis(std::string op, bool matrix) {
     PLIR_ASSIGN_OR_RETURN(auto x, TensorArg(op, args, 0));
     if (!x) return UnknownTensor();
     if (x->ndim() < 0) return Type(x);
-    if (matrix && x->ndim() < 2) return InvalidArgument(op + " expects a tensor of rank >= 2, got " + ShapeStr(x));
-    if (!matrix) PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", 0), x->ndim()).status());
+    if (matrix && x->ndim() < 2)
+      return InvalidArgument(op + " expects a tensor of rank >= 2, got " + ShapeStr(x));
+    if (!matrix)
+      PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", 0), x->ndim()).status());
     return Type(x);
   };
 }
@@ -420,8 +450,10 @@ StatusOr<Type> InferGatherElements(const Args& args, const Attrs& attrs, TypeSpa
   PLIR_RETURN_IF_ERROR(CheckDType(op, i, DTypeClass::kInt));
   DataType dt = x ? x->dtype() : DataType::kUnknown;
   if (x && i && x->ndim() >= 0 && i->ndim() >= 0 && x->ndim() != i->ndim())
-    return InvalidArgument(op + ": data " + ShapeStr(x) + " and indices " + ShapeStr(i) + " differ in rank");
-  if (x && x->ndim() >= 0) PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", 0), x->ndim()).status());
+    return InvalidArgument(op + ": data " + ShapeStr(x) + " and indices " + ShapeStr(i) +
+                           " differ in rank");
+  if (x && x->ndim() >= 0)
+    PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", 0), x->ndim()).status());
   if (!i) return UnknownTensor(dt);
   return WithDType(i, dt);
 }
@@ -442,8 +474,8 @@ StatusOr<Type> InferGatherNd(const Args& args, const Attrs& attrs, TypeSpan) {
   if (!last.is_const()) return UnknownTensor(dt);
   int64_t m = last.value;
   if (b >= i->ndim() || b + m > x->ndim())
-    return InvalidArgument(op + ": indices " + ShapeStr(i) + " do not fit data " + ShapeStr(x) + " with batch_dims=" +
-                           std::to_string(b));
+    return InvalidArgument(op + ": indices " + ShapeStr(i) + " do not fit data " + ShapeStr(x) +
+                           " with batch_dims=" + std::to_string(b));
   std::vector<Dim> out(i->shape().begin(), i->shape().end() - 1);
   out.insert(out.end(), x->shape().begin() + b + m, x->shape().end());
   return TensorTypeNode::Make(std::move(out), dt);
@@ -462,9 +494,12 @@ TypeInferFn InferScatter(std::string op) {
         !(red == "mean" && op == "scatter_elements"))
       return InvalidArgument(op + ": unknown reduction \"" + red + "\"");
     if (op == "scatter_elements") {
-      if (i && u && i->has_shape() && u->has_shape() && i->shape() != u->shape() && i->IsStatic() && u->IsStatic())
-        return InvalidArgument(op + ": indices " + ShapeStr(i) + " and updates " + ShapeStr(u) + " differ in shape");
-      if (x && x->ndim() >= 0) PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", 0), x->ndim()).status());
+      if (i && u && i->has_shape() && u->has_shape() && i->shape() != u->shape() && i->IsStatic() &&
+          u->IsStatic())
+        return InvalidArgument(op + ": indices " + ShapeStr(i) + " and updates " + ShapeStr(u) +
+                               " differ in shape");
+      if (x && x->ndim() >= 0)
+        PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", 0), x->ndim()).status());
     }
     if (!x) return UnknownTensor(u ? u->dtype() : DataType::kUnknown);
     return Type(x);
@@ -481,7 +516,8 @@ StatusOr<Type> InferOneHot(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_RETURN_IF_ERROR(CheckDType(op, i, DTypeClass::kInt));
   if (on && off) PLIR_RETURN_IF_ERROR(SameDType(op, on, off).status());
   for (auto* v : {on, off})
-    if (v && v->ndim() > 0) return InvalidArgument(op + ": on_value and off_value must be 0-d tensors");
+    if (v && v->ndim() > 0)
+      return InvalidArgument(op + ": on_value and off_value must be 0-d tensors");
   DataType dt = on ? on->dtype() : off ? off->dtype() : DataType::kUnknown;
   int64_t depth = IntAttr(attrs, "depth", -1);
   if (depth < 0) return InvalidArgument(op + ": depth must be non-negative");
@@ -501,7 +537,8 @@ StatusOr<Type> InferPad(const Args& args, const Attrs& attrs, TypeSpan) {
   PLIR_ASSIGN_OR_RETURN(auto x, TensorArg(op, args, 0));
   if (args.size() == 2) {
     PLIR_ASSIGN_OR_RETURN(auto v, TensorArg(op, args, 1));
-    if (v && v->ndim() > 0) return InvalidArgument(op + ": pad_value must be a 0-d tensor, got " + ShapeStr(v));
+    if (v && v->ndim() > 0)
+      return InvalidArgument(op + ": pad_value must be a 0-d tensor, got " + ShapeStr(v));
     if (x && v) PLIR_RETURN_IF_ERROR(SameDType(op, x, v).status());
   }
   std::string mode = StringAttr(attrs, "pad_mode", "constant");
@@ -511,8 +548,9 @@ StatusOr<Type> InferPad(const Args& args, const Attrs& attrs, TypeSpan) {
   DataType dt = x ? x->dtype() : DataType::kUnknown;
   if (!x || x->ndim() < 0) return UnknownTensor(dt);
   if (pw.size() != 2 * static_cast<size_t>(x->ndim()))
-    return InvalidArgument(op + ": pad_width has " + std::to_string(pw.size()) + " values, expected " +
-                           std::to_string(2 * x->ndim()) + " for " + ShapeStr(x));
+    return InvalidArgument(op + ": pad_width has " + std::to_string(pw.size()) +
+                           " values, expected " + std::to_string(2 * x->ndim()) + " for " +
+                           ShapeStr(x));
   if (!x->has_shape()) return Type(x);
   std::vector<Dim> out = x->shape();
   for (int i = 0; i < x->ndim(); ++i) {
@@ -520,10 +558,12 @@ StatusOr<Type> InferPad(const Args& args, const Attrs& attrs, TypeSpan) {
     if (!out[i].is_const()) return TensorTypeNode::MakeRank(x->ndim(), dt);
     auto n = CheckedAdd(out[i].value, pw[2 * i]);
     if (n) n = CheckedAdd(*n, pw[2 * i + 1]);
-    if (!n || *n < 0) return InvalidArgument(op + ": padded dimension " + std::to_string(i) + " is out of range");
+    if (!n || *n < 0)
+      return InvalidArgument(op + ": padded dimension " + std::to_string(i) + " is out of range");
     if (mode == "reflect" && (pw[2 * i] >= out[i].value || pw[2 * i + 1] >= out[i].value))
       return InvalidArgument(op + ": reflect padding must be smaller than the dimension");
-    if (mode != "constant" && out[i].value == 0) return InvalidArgument(op + ": " + mode + " padding of an empty dimension");
+    if (mode != "constant" && out[i].value == 0)
+      return InvalidArgument(op + ": " + mode + " padding of an empty dimension");
     out[i] = Dim::Const(*n);
   }
   return TensorTypeNode::Make(std::move(out), dt);
@@ -541,9 +581,11 @@ StatusOr<Type> InferSplit(const Args& args, const Attrs& attrs, TypeSpan) {
   int64_t sections = -1;
   if (ios->kind() == AttrValue::Kind::kInt) {
     sections = ios->as_int();
-    if (sections <= 0 || sections > 65536) return InvalidArgument(op + ": sections must be in [1, 65536]");
+    if (sections <= 0 || sections > 65536)
+      return InvalidArgument(op + ": sections must be in [1, 65536]");
   } else if (!ios->GetIntList(&points) || points.size() > 65535) {
-    return InvalidArgument(op + ": indices_or_sections must be an int or a list of at most 65535 ints");
+    return InvalidArgument(op +
+                           ": indices_or_sections must be an int or a list of at most 65535 ints");
   }
   size_t parts = sections > 0 ? static_cast<size_t>(sections) : points.size() + 1;
   if (!x || x->ndim() < 0) return TupleTypeNode::Make(std::vector<Type>(parts, UnknownTensor(dt)));
@@ -579,84 +621,108 @@ void RegisterDataMovementOps(OpRegistry& r) {
              "reshape to attribute `shape` (one dim may be -1), or to a shape value: reshape(x, s)",
              1, 2, InferReshape, {{"shape", AttrKind::kIntList, false, std::nullopt}}, true,
              OpPattern::kInjective));
-  Add(r, Def("permute_dims", "permute dimensions by `axes` (default: reverse)", 1, 1,
-             InferPermuteDims, {{"axes", AttrKind::kIntList, false, std::nullopt}}, true,
+  Add(r,
+      Def("permute_dims", "permute dimensions by `axes` (default: reverse)", 1, 1, InferPermuteDims,
+          {{"axes", AttrKind::kIntList, false, std::nullopt}}, true, OpPattern::kInjective));
+  Add(r, Def("take", "NumPy take: elements of x at `indices` along `axis` (default: flattened x)",
+             2, 2, InferTake, {{"axis", AttrKind::kInt, false, std::nullopt}}, true,
              OpPattern::kInjective));
-    Add(r, Def("take", "NumPy take: elements of x at `indices` along `axis` (default: flattened x)", 2, 2,
-               InferTake, {{"axis", AttrKind::kInt, false, std::nullopt}}, true, OpPattern::kInjective));
-    Add(r, Def("expand_dims", "inserts size-1 dimensions at the positions `axis` of the result", 1, 1,
-               InferExpandDims, {{"axis", AttrKind::kIntList, true, std::nullopt}}, true,
-               OpPattern::kInjective));
-    Add(r, Def("concat", "joins the tensors of a tuple along `axis`: concat((a, b), axis=0)", 1, 1,
-               InferConcat, {{"axis", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
-               OpPattern::kInjective));
-    Add(r, Def("strided_slice",
-               "NumPy slicing: strided_slice(x, (axes...), (begin...), (end...)[, (strides...)]), "
-               "tuples of int64 values (prim[...] for symbolic ones)",
-               4, 5, InferStridedSlice, {{"assume_inbound", AttrKind::kBool, false, AttrValue::Bool(false)}},
-               true, OpPattern::kInjective));
-  Add(r, Def("broadcast_to", Onnx("x broadcast to the shape value s: broadcast_to(x, s), s the result shape", "Expand (s: both shapes broadcast)"), 2, 2,
-             InferBroadcastTo, {}, true, OpPattern::kBroadcast));
-  Add(r, Def("squeeze", Onnx("drops the size-1 dimensions `axis` (default: all)", "Squeeze"), 1, 1, InferSqueeze,
-             {{"axis", AttrKind::kIntList, false, std::nullopt}}, true, OpPattern::kInjective));
-  Add(r, Def("flatten", Onnx("x as a 1-D tensor", "-"), 1, 1, InferFlatten, {}, true, OpPattern::kInjective));
-  Add(r, Def("tile", Onnx("NumPy tile: x repeated `repeats` times along each axis", "Tile"), 1, 1, InferTile,
-             {{"repeats", AttrKind::kIntList, true, std::nullopt}}, true, OpPattern::kInjective));
-  Add(r, Def("repeat", Onnx("NumPy repeat: each element `repeats` times along `axis` (default: flattened)", "-"),
-             1, 1, InferRepeat,
-             {{"repeats", AttrKind::kInt, true, std::nullopt}, {"axis", AttrKind::kInt, false, std::nullopt}}, true,
+  Add(r, Def("expand_dims", "inserts size-1 dimensions at the positions `axis` of the result", 1, 1,
+             InferExpandDims, {{"axis", AttrKind::kIntList, true, std::nullopt}}, true,
              OpPattern::kInjective));
+  Add(r, Def("concat", "joins the tensors of a tuple along `axis`: concat((a, b), axis=0)", 1, 1,
+             InferConcat, {{"axis", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
+             OpPattern::kInjective));
+  Add(r, Def("strided_slice",
+             "NumPy slicing: strided_slice(x, (axes...), (begin...), (end...)[, (strides...)]), "
+             "tuples of int64 values (prim[...] for symbolic ones)",
+             4, 5, InferStridedSlice,
+             {{"assume_inbound", AttrKind::kBool, false, AttrValue::Bool(false)}}, true,
+             OpPattern::kInjective));
+  Add(r, Def("broadcast_to",
+             Onnx("x broadcast to the shape value s: broadcast_to(x, s), s the result shape",
+                  "Expand (s: both shapes broadcast)"),
+             2, 2, InferBroadcastTo, {}, true, OpPattern::kBroadcast));
+  Add(r, Def("squeeze", Onnx("drops the size-1 dimensions `axis` (default: all)", "Squeeze"), 1, 1,
+             InferSqueeze, {{"axis", AttrKind::kIntList, false, std::nullopt}}, true,
+             OpPattern::kInjective));
+  Add(r, Def("flatten", Onnx("x as a 1-D tensor", "-"), 1, 1, InferFlatten, {}, true,
+             OpPattern::kInjective));
+  Add(r, Def("tile", Onnx("NumPy tile: x repeated `repeats` times along each axis", "Tile"), 1, 1,
+             InferTile, {{"repeats", AttrKind::kIntList, true, std::nullopt}}, true,
+             OpPattern::kInjective));
+  Add(r,
+      Def("repeat",
+          Onnx("NumPy repeat: each element `repeats` times along `axis` (default: flattened)", "-"),
+          1, 1, InferRepeat,
+          {{"repeats", AttrKind::kInt, true, std::nullopt},
+           {"axis", AttrKind::kInt, false, std::nullopt}},
+          true, OpPattern::kInjective));
   Add(r, Def("flip", Onnx("x reversed along `axis`", "-"), 1, 1, InferSameWithAxis("flip", false),
              {{"axis", AttrKind::kInt, false, AttrValue::Int(0)}}, true, OpPattern::kInjective));
-  Add(r, Def("tril", Onnx("the lower triangle of the last two axes (j <= i + k), zeros elsewhere", "Trilu (upper=0)"),
-             1, 1, InferSameWithAxis("tril", true), {{"k", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
-             OpPattern::kInjective));
-  Add(r, Def("triu", Onnx("the upper triangle of the last two axes (j >= i + k), zeros elsewhere", "Trilu (upper=1)"),
-             1, 1, InferSameWithAxis("triu", true), {{"k", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
-             OpPattern::kInjective));
+  Add(r, Def("tril",
+             Onnx("the lower triangle of the last two axes (j <= i + k), zeros elsewhere",
+                  "Trilu (upper=0)"),
+             1, 1, InferSameWithAxis("tril", true),
+             {{"k", AttrKind::kInt, false, AttrValue::Int(0)}}, true, OpPattern::kInjective));
+  Add(r, Def("triu",
+             Onnx("the upper triangle of the last two axes (j >= i + k), zeros elsewhere",
+                  "Trilu (upper=1)"),
+             1, 1, InferSameWithAxis("triu", true),
+             {{"k", AttrKind::kInt, false, AttrValue::Int(0)}}, true, OpPattern::kInjective));
   Add(r, Def("gather_elements",
-             Onnx("out[i][j] = data[indices[i][j]][j] along `axis` (negative indices count from the end)",
+             Onnx("out[i][j] = data[indices[i][j]][j] along `axis` (negative indices count from "
+                  "the end)",
                   "GatherElements"),
              2, 2, InferGatherElements, {{"axis", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
              OpPattern::kInjective));
-  Add(r, Def("gather_nd", Onnx("slices of data at the index tuples of indices' last axis, after batch_dims", "GatherND"),
+  Add(r, Def("gather_nd",
+             Onnx("slices of data at the index tuples of indices' last axis, after batch_dims",
+                  "GatherND"),
              2, 2, InferGatherNd, {{"batch_dims", AttrKind::kInt, false, AttrValue::Int(0)}}, true,
              OpPattern::kInjective));
   Add(r, Def("scatter_elements",
-             Onnx("data with updates written at indices along `axis`; reduction update, add, mul, mean, min or max",
+             Onnx("data with updates written at indices along `axis`; reduction update, add, mul, "
+                  "mean, min or max",
                   "ScatterElements, Scatter"),
              3, 3, InferScatter("scatter_elements"),
              {{"axis", AttrKind::kInt, false, AttrValue::Int(0)},
               {"reduction", AttrKind::kString, false, AttrValue::String("update")}},
              true, OpPattern::kOpaque));
   Add(r, Def("scatter_nd",
-             Onnx("data with updates written at the index tuples of indices; reduction update, add, mul, min or max",
+             Onnx("data with updates written at the index tuples of indices; reduction update, "
+                  "add, mul, min or max",
                   "ScatterND"),
              3, 3, InferScatter("scatter_nd"),
-             {{"reduction", AttrKind::kString, false, AttrValue::String("update")}}, true, OpPattern::kOpaque));
+             {{"reduction", AttrKind::kString, false, AttrValue::String("update")}}, true,
+             OpPattern::kOpaque));
   Add(r, Def("one_hot",
-             Onnx("one_hot(indices, on_value, off_value, depth=d, axis=-1): on_value where the new axis equals "
+             Onnx("one_hot(indices, on_value, off_value, depth=d, axis=-1): on_value where the new "
+                  "axis equals "
                   "the index (negative indices count from depth), off_value elsewhere",
                   "OneHot"),
              3, 3, InferOneHot,
-             {{"depth", AttrKind::kInt, true, std::nullopt}, {"axis", AttrKind::kInt, false, AttrValue::Int(-1)}},
+             {{"depth", AttrKind::kInt, true, std::nullopt},
+              {"axis", AttrKind::kInt, false, AttrValue::Int(-1)}},
              true, OpPattern::kInjective));
   Add(r, Def("nn.pad",
-             Onnx("pads x by pad_width (before and after for each axis): nn.pad(x[, pad_value]); pad_mode constant "
+             Onnx("pads x by pad_width (before and after for each axis): nn.pad(x[, pad_value]); "
+                  "pad_mode constant "
                   "(pad_value, default 0), edge or reflect; negative widths crop",
                   "Pad"),
              1, 2, InferPad,
              {{"pad_width", AttrKind::kIntList, true, std::nullopt},
               {"pad_mode", AttrKind::kString, false, AttrValue::String("constant")}},
              true, OpPattern::kInjective));
-  Add(r, Def("split",
-             Onnx("a tuple of parts of x along `axis`: indices_or_sections an int (that many parts of "
-                  "ceil(len/n), the last smaller) or a list of split points",
-                  "Split"),
-             1, 1, InferSplit,
-             {{"indices_or_sections", AttrKind::kAny, true, std::nullopt},
-              {"axis", AttrKind::kInt, false, AttrValue::Int(0)}},
-             true, OpPattern::kOpaque));  // a tuple result: not fused
+  Add(r,
+      Def("split",
+          Onnx("a tuple of parts of x along `axis`: indices_or_sections an int (that many parts of "
+               "ceil(len/n), the last smaller) or a list of split points",
+               "Split"),
+          1, 1, InferSplit,
+          {{"indices_or_sections", AttrKind::kAny, true, std::nullopt},
+           {"axis", AttrKind::kInt, false, AttrValue::Int(0)}},
+          true, OpPattern::kOpaque));  // a tuple result: not fused
 }
 
 }  // namespace plir::internal

@@ -20,7 +20,8 @@ struct EinsumSpec {
   int num_labels = 0;                    // 52 + the ellipsis's dimensions
 };
 
-inline StatusOr<EinsumSpec> ParseEinsum(const std::string& subscripts, const std::vector<int>& ranks) {
+inline StatusOr<EinsumSpec> ParseEinsum(const std::string& subscripts,
+                                        const std::vector<int>& ranks) {
   const std::string op = "einsum";
   std::string s;
   for (char c : subscripts)
@@ -32,33 +33,40 @@ inline StatusOr<EinsumSpec> ParseEinsum(const std::string& subscripts, const std
     lhs = s.substr(0, arrow);
     rhs = s.substr(arrow + 2);
     explicit_out = true;
-    if (rhs.find("->") != std::string::npos) return InvalidArgument(op + ": more than one '->' in \"" + subscripts + "\"");
+    if (rhs.find("->") != std::string::npos)
+      return InvalidArgument(op + ": more than one '->' in \"" + subscripts + "\"");
   }
   std::vector<std::string> terms;
   size_t start = 0;
   while (true) {
     size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    terms.push_back(
+        lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   if (terms.size() != ranks.size())
-    return InvalidArgument(op + ": \"" + subscripts + "\" has " + std::to_string(terms.size()) + " operand terms for " +
-                           std::to_string(ranks.size()) + " operands");
-  auto label = [](char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : -1; };
+    return InvalidArgument(op + ": \"" + subscripts + "\" has " + std::to_string(terms.size()) +
+                           " operand terms for " + std::to_string(ranks.size()) + " operands");
+  auto label = [](char c) {
+    return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : -1;
+  };
   // Letters and whether the term has an ellipsis.
-  auto parse_term = [&](const std::string& t, std::vector<int>* letters_before, std::vector<int>* letters_after,
-                        bool* ell) -> Status {
+  auto parse_term = [&](const std::string& t, std::vector<int>* letters_before,
+                        std::vector<int>* letters_after, bool* ell) -> Status {
     *ell = false;
     for (size_t i = 0; i < t.size(); ++i) {
       if (t[i] == '.') {
-        if (*ell || t.compare(i, 3, "...") != 0) return InvalidArgument(op + ": bad ellipsis in \"" + subscripts + "\"");
+        if (*ell || t.compare(i, 3, "...") != 0)
+          return InvalidArgument(op + ": bad ellipsis in \"" + subscripts + "\"");
         *ell = true;
         i += 2;
         continue;
       }
       int l = label(t[i]);
-      if (l < 0) return InvalidArgument(op + ": bad character '" + std::string(1, t[i]) + "' in \"" + subscripts + "\"");
+      if (l < 0)
+        return InvalidArgument(op + ": bad character '" + std::string(1, t[i]) + "' in \"" +
+                               subscripts + "\"");
       (*ell ? letters_after : letters_before)->push_back(l);
     }
     return Status::Ok();
@@ -74,8 +82,8 @@ inline StatusOr<EinsumSpec> ParseEinsum(const std::string& subscripts, const std
     int letters = static_cast<int>(before[k].size() + after[k].size());
     if (ranks[k] >= 0) {
       if ((!e && letters != ranks[k]) || (e && letters > ranks[k]))
-        return InvalidArgument(op + ": term \"" + terms[k] + "\" does not match operand " + std::to_string(k) + " of rank " +
-                               std::to_string(ranks[k]));
+        return InvalidArgument(op + ": term \"" + terms[k] + "\" does not match operand " +
+                               std::to_string(k) + " of rank " + std::to_string(ranks[k]));
       if (e) ell_dims = std::max(ell_dims, ranks[k] - letters);
     }
   }
@@ -102,8 +110,10 @@ inline StatusOr<EinsumSpec> ParseEinsum(const std::string& subscripts, const std
     for (const auto& in : spec.inputs)
       for (int l : in) used[l] = true;
     for (int l : spec.output) {
-      if (seen[l]) return InvalidArgument(op + ": a label repeats in the output of \"" + subscripts + "\"");
-      if (!used[l]) return InvalidArgument(op + ": an output label of \"" + subscripts + "\" is in no operand");
+      if (seen[l])
+        return InvalidArgument(op + ": a label repeats in the output of \"" + subscripts + "\"");
+      if (!used[l])
+        return InvalidArgument(op + ": an output label of \"" + subscripts + "\" is in no operand");
       seen[l] = true;
     }
   } else {

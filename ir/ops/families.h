@@ -9,17 +9,17 @@
 
 namespace plir::internal {
 
-void RegisterElementwiseOps(OpRegistry& r);   // ir/ops/elementwise.cc (unary)
-void RegisterBinaryOps(OpRegistry& r);        // ir/ops/binary.cc
-void RegisterReduceOps(OpRegistry& r);        // ir/ops/reduce.cc
-void RegisterNormalizationOps(OpRegistry& r); // ir/ops/normalization.cc
-void RegisterPoolingOps(OpRegistry& r);       // ir/ops/pooling.cc
-void RegisterNnOps(OpRegistry& r);            // ir/ops/nn.cc (convolution)
-void RegisterLinalgOps(OpRegistry& r);        // ir/ops/linalg.cc
-void RegisterDataMovementOps(OpRegistry& r);  // ir/ops/data_movement.cc
-void RegisterCreationOps(OpRegistry& r);      // ir/ops/creation.cc
-void RegisterShapeOps(OpRegistry& r);         // ir/ops/shape.cc
-void RegisterBuiltinOps(OpRegistry& r);       // ir/ops/builtin.cc
+void RegisterElementwiseOps(OpRegistry& r);    // ir/ops/elementwise.cc (unary)
+void RegisterBinaryOps(OpRegistry& r);         // ir/ops/binary.cc
+void RegisterReduceOps(OpRegistry& r);         // ir/ops/reduce.cc
+void RegisterNormalizationOps(OpRegistry& r);  // ir/ops/normalization.cc
+void RegisterPoolingOps(OpRegistry& r);        // ir/ops/pooling.cc
+void RegisterNnOps(OpRegistry& r);             // ir/ops/nn.cc (convolution)
+void RegisterLinalgOps(OpRegistry& r);         // ir/ops/linalg.cc
+void RegisterDataMovementOps(OpRegistry& r);   // ir/ops/data_movement.cc
+void RegisterCreationOps(OpRegistry& r);       // ir/ops/creation.cc
+void RegisterShapeOps(OpRegistry& r);          // ir/ops/shape.cc
+void RegisterBuiltinOps(OpRegistry& r);        // ir/ops/builtin.cc
 
 }  // namespace plir::internal
 

@@ -19,23 +19,26 @@ using Args = ExprSpan;
 
 // Returns the tensor type of args[i]; nullptr if the argument is an Object
 // (type unknown). Fails if the argument is known not to be a tensor.
-inline StatusOr<const TensorTypeNode*> TensorArg(const std::string& op, const Args& args, size_t i) {
+inline StatusOr<const TensorTypeNode*> TensorArg(const std::string& op, const Args& args,
+                                                 size_t i) {
   const Type& t = args[i]->type();
   if (t->kind() == NodeKind::kObjectType) return static_cast<const TensorTypeNode*>(nullptr);
   if (auto* tt = As<TensorTypeNode>(t)) return tt;
-  return InvalidArgument(op + " expects a tensor as argument " + std::to_string(i) +
-                         ", got " + TypeToString(t));
+  return InvalidArgument(op + " expects a tensor as argument " + std::to_string(i) + ", got " +
+                         TypeToString(t));
 }
 
-inline Type UnknownTensor(DataType dt = DataType::kUnknown) { return TensorTypeNode::MakeRank(-1, dt); }
+inline Type UnknownTensor(DataType dt = DataType::kUnknown) {
+  return TensorTypeNode::MakeRank(-1, dt);
+}
 
 inline std::string ShapeStr(const TensorTypeNode* t) { return TypeToString(Type(t)); }
 
 // NumPy broadcasting of two known shapes. Returns nullopt when the result
 // cannot be determined statically (different symbolic dims): rank is known.
 inline StatusOr<std::optional<std::vector<Dim>>> Broadcast(const std::string& op,
-                                                    const TensorTypeNode* a,
-                                                    const TensorTypeNode* b) {
+                                                           const TensorTypeNode* a,
+                                                           const TensorTypeNode* b) {
   const auto& x = a->shape();
   const auto& y = b->shape();
   size_t n = std::max(x.size(), y.size());
@@ -44,11 +47,26 @@ inline StatusOr<std::optional<std::vector<Dim>>> Broadcast(const std::string& op
   for (size_t i = 0; i < n; ++i) {
     const Dim* dx = i < n - x.size() ? nullptr : &x[i - (n - x.size())];
     const Dim* dy = i < n - y.size() ? nullptr : &y[i - (n - y.size())];
-    if (!dx) { out[i] = *dy; continue; }
-    if (!dy) { out[i] = *dx; continue; }
-    if (*dx == *dy) { out[i] = *dx; continue; }
-    if (dx->is_const() && dx->value == 1) { out[i] = *dy; continue; }
-    if (dy->is_const() && dy->value == 1) { out[i] = *dx; continue; }
+    if (!dx) {
+      out[i] = *dy;
+      continue;
+    }
+    if (!dy) {
+      out[i] = *dx;
+      continue;
+    }
+    if (*dx == *dy) {
+      out[i] = *dx;
+      continue;
+    }
+    if (dx->is_const() && dx->value == 1) {
+      out[i] = *dy;
+      continue;
+    }
+    if (dy->is_const() && dy->value == 1) {
+      out[i] = *dx;
+      continue;
+    }
     if (dx->is_const() && dy->is_const())
       return InvalidArgument(op + ": shapes " + ShapeStr(a) + " and " + ShapeStr(b) +
                              " do not broadcast (dimension " + std::to_string(i) + ": " +
@@ -60,7 +78,7 @@ inline StatusOr<std::optional<std::vector<Dim>>> Broadcast(const std::string& op
 }
 
 inline StatusOr<DataType> SameDType(const std::string& op, const TensorTypeNode* a,
-                             const TensorTypeNode* b) {
+                                    const TensorTypeNode* b) {
   DataType x = a->dtype(), y = b->dtype();
   if (x != DataType::kUnknown && y != DataType::kUnknown && x != y)
     return InvalidArgument(op + ": operand dtypes differ: " + std::string(DataTypeName(x)) +
@@ -78,8 +96,8 @@ inline TypeInferFn Elementwise(std::string op) {
     }
     PLIR_ASSIGN_OR_RETURN(DataType dt, SameDType(op, a, b));
     // Same type on both sides (the common case): share the operand's node.
-    if (a == b || (a->dtype() == b->dtype() && a->has_shape() && b->has_shape() &&
-                   a->shape() == b->shape()))
+    if (a == b ||
+        (a->dtype() == b->dtype() && a->has_shape() && b->has_shape() && a->shape() == b->shape()))
       return Type(a);
     if (a->has_shape() && b->has_shape()) {
       PLIR_ASSIGN_OR_RETURN(auto shape, Broadcast(op, a, b));
@@ -130,8 +148,8 @@ inline void Add(OpRegistry& r, OpDef def) {
 }
 
 inline OpDef Def(std::string name, std::string desc, int min_args, int max_args, TypeInferFn infer,
-          std::vector<AttrSpec> attrs = {}, bool pure = true,
-          OpPattern pattern = OpPattern::kOpaque) {
+                 std::vector<AttrSpec> attrs = {}, bool pure = true,
+                 OpPattern pattern = OpPattern::kOpaque) {
   OpDef d;
   d.name = std::move(name);
   d.description = std::move(desc);
@@ -149,11 +167,15 @@ inline OpDef Def(std::string name, std::string desc, int min_args, int max_args,
 // Attribute readers: the value, or `def` when absent.
 inline int64_t IntAttr(const Attrs& attrs, const char* key, int64_t def) {
   const AttrValue* v = attrs.Get(key);
-  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_int() : def;
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool)
+             ? v->as_int()
+             : def;
 }
 inline bool BoolAttr(const Attrs& attrs, const char* key, bool def) {
   const AttrValue* v = attrs.Get(key);
-  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_bool() : def;
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool)
+             ? v->as_bool()
+             : def;
 }
 inline double FloatAttr(const Attrs& attrs, const char* key, double def) {
   const AttrValue* v = attrs.Get(key);
@@ -176,32 +198,42 @@ inline std::optional<std::vector<int64_t>> IntListAttr(const Attrs& attrs, const
 
 // Which dtypes an op accepts.
 enum class DTypeClass {
-  kAny,       // every dtype
-  kNumeric,   // integers and floats (not bool)
-  kFloat,     // float16, bfloat16, float32, float64
-  kIntBool,   // integers and bool (bitwise ops)
-  kInt,       // integers only (shifts)
+  kAny,      // every dtype
+  kNumeric,  // integers and floats (not bool)
+  kFloat,    // float16, bfloat16, float32, float64
+  kIntBool,  // integers and bool (bitwise ops)
+  kInt,      // integers only (shifts)
 };
 
 inline bool DTypeIn(DataType dt, DTypeClass c) {
   if (dt == DataType::kUnknown) return true;
   switch (c) {
-    case DTypeClass::kAny: return true;
-    case DTypeClass::kNumeric: return dt != DataType::kBool;
-    case DTypeClass::kFloat: return IsFloat(dt);
-    case DTypeClass::kIntBool: return !IsFloat(dt);
-    case DTypeClass::kInt: return IsIntDType(dt);
+    case DTypeClass::kAny:
+      return true;
+    case DTypeClass::kNumeric:
+      return dt != DataType::kBool;
+    case DTypeClass::kFloat:
+      return IsFloat(dt);
+    case DTypeClass::kIntBool:
+      return !IsFloat(dt);
+    case DTypeClass::kInt:
+      return IsIntDType(dt);
   }
   return true;
 }
 
 inline const char* DTypeClassName(DTypeClass c) {
   switch (c) {
-    case DTypeClass::kAny: return "any dtype";
-    case DTypeClass::kNumeric: return "a numeric (integer or float) dtype";
-    case DTypeClass::kFloat: return "a float dtype";
-    case DTypeClass::kIntBool: return "an integer or bool dtype";
-    case DTypeClass::kInt: return "an integer dtype";
+    case DTypeClass::kAny:
+      return "any dtype";
+    case DTypeClass::kNumeric:
+      return "a numeric (integer or float) dtype";
+    case DTypeClass::kFloat:
+      return "a float dtype";
+    case DTypeClass::kIntBool:
+      return "an integer or bool dtype";
+    case DTypeClass::kInt:
+      return "an integer dtype";
   }
   return "";
 }
@@ -221,8 +253,7 @@ inline Type WithDType(const TensorTypeNode* t, DataType dt) {
 
 // A unary elementwise op: the operand's type (its dtype checked against
 // `c`), or its shape with `result` as dtype (isnan: bool).
-inline TypeInferFn UnaryInfer(std::string op, DTypeClass c,
-                              DataType result = DataType::kUnknown) {
+inline TypeInferFn UnaryInfer(std::string op, DTypeClass c, DataType result = DataType::kUnknown) {
   return [op, c, result](const Args& args, const Attrs&, TypeSpan) -> StatusOr<Type> {
     PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
     if (!a) return UnknownTensor(result);
@@ -245,7 +276,8 @@ inline StatusOr<Type> BroadcastTypes(const std::string& op, const TensorTypeNode
     }
     return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
   }
-  if (a->ndim() >= 0 && b->ndim() >= 0) return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
+  if (a->ndim() >= 0 && b->ndim() >= 0)
+    return TensorTypeNode::MakeRank(std::max(a->ndim(), b->ndim()), dt);
   return UnknownTensor(dt);
 }
 
@@ -258,23 +290,27 @@ inline TypeInferFn BinaryInfer(std::string op, DTypeClass c, DataType result = D
     PLIR_RETURN_IF_ERROR(CheckDType(op, a, c));
     PLIR_RETURN_IF_ERROR(CheckDType(op, b, c));
     DataType dt = a ? a->dtype() : b ? b->dtype() : DataType::kUnknown;
-    if (a && b) { PLIR_ASSIGN_OR_RETURN(dt, SameDType(op, a, b)); }
+    if (a && b) {
+      PLIR_ASSIGN_OR_RETURN(dt, SameDType(op, a, b));
+    }
     if (result != DataType::kUnknown) dt = result;
     return BroadcastTypes(op, a, b, dt);
   };
 }
 
 // Normalized, sorted, distinct axes of a reduction (`axis` absent: all).
-inline StatusOr<std::vector<int64_t>> ReduceAxes(const std::string& op, const Attrs& attrs, int ndim,
-                                                 const char* key = "axis") {
+inline StatusOr<std::vector<int64_t>> ReduceAxes(const std::string& op, const Attrs& attrs,
+                                                 int ndim, const char* key = "axis") {
   std::vector<int64_t> axes;
   const AttrValue* v = attrs.Get(key);
   if (!v) {
     for (int i = 0; i < ndim; ++i) axes.push_back(i);
     return axes;
   }
-  if (v->kind() == AttrValue::Kind::kInt) axes.push_back(v->as_int());
-  else v->GetIntList(&axes);
+  if (v->kind() == AttrValue::Kind::kInt)
+    axes.push_back(v->as_int());
+  else
+    v->GetIntList(&axes);
   std::vector<bool> seen(ndim, false);
   for (int64_t& a : axes) {
     PLIR_ASSIGN_OR_RETURN(a, NormalizeAxis(op, a, ndim));
@@ -296,8 +332,10 @@ inline StatusOr<Type> ReduceType(const std::string& op, const TensorTypeNode* a,
   std::vector<Dim> out;
   for (int i = 0; i < a->ndim(); ++i) {
     bool red = std::binary_search(axes.begin(), axes.end(), i);
-    if (!red) out.push_back(a->shape()[i]);
-    else if (keep) out.push_back(Dim::Const(1));
+    if (!red)
+      out.push_back(a->shape()[i]);
+    else if (keep)
+      out.push_back(Dim::Const(1));
   }
   return TensorTypeNode::Make(std::move(out), dt);
 }

@@ -1,7 +1,7 @@
 // Linear algebra: NumPy matmul, einsum.
-#include "ir/ops/infer_util.h"
-#include "ir/ops/families.h"
 #include "ir/ops/einsum_subscripts.h"
+#include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -49,7 +49,8 @@ StatusOr<Type> InferEinsum(const Args& args, const Attrs& attrs, TypeSpan) {
   const Type& t = args[0]->type();
   if (t->kind() == NodeKind::kObjectType) return UnknownTensor();
   auto* tup = As<TupleTypeNode>(t);
-  if (!tup || tup->fields().empty()) return InvalidArgument("einsum expects a non-empty tuple of tensors, got " + TypeToString(t));
+  if (!tup || tup->fields().empty())
+    return InvalidArgument("einsum expects a non-empty tuple of tensors, got " + TypeToString(t));
   std::vector<const TensorTypeNode*> ops;
   DataType dt = DataType::kUnknown;
   bool shapes = true;
@@ -57,11 +58,13 @@ StatusOr<Type> InferEinsum(const Args& args, const Attrs& attrs, TypeSpan) {
   for (const Type& f : tup->fields()) {
     auto* ft = As<TensorTypeNode>(f);
     if (!ft) {
-      if (f->kind() != NodeKind::kObjectType) return InvalidArgument("einsum expects a tuple of tensors, got " + TypeToString(t));
+      if (f->kind() != NodeKind::kObjectType)
+        return InvalidArgument("einsum expects a tuple of tensors, got " + TypeToString(t));
       return UnknownTensor(dt);
     }
     if (ft->dtype() != DataType::kUnknown) {
-      if (dt != DataType::kUnknown && dt != ft->dtype()) return InvalidArgument("einsum: the operands' dtypes differ");
+      if (dt != DataType::kUnknown && dt != ft->dtype())
+        return InvalidArgument("einsum: the operands' dtypes differ");
       dt = ft->dtype();
     }
     if (ft->ndim() < 0) return UnknownTensor(dt);
@@ -76,10 +79,14 @@ StatusOr<Type> InferEinsum(const Args& args, const Attrs& attrs, TypeSpan) {
     for (size_t i = 0; i < spec.inputs[k].size(); ++i) {
       const Dim& d = ops[k]->shape()[i];
       auto& s = size[spec.inputs[k][i]];
-      if (!s || (s->is_const() && s->value == 1)) { s = d; continue; }
+      if (!s || (s->is_const() && s->value == 1)) {
+        s = d;
+        continue;
+      }
       if (d.is_const() && d.value == 1) continue;
       if (s->is_const() && d.is_const() && s->value != d.value)
-        return InvalidArgument("einsum: a label has sizes " + std::to_string(s->value) + " and " + std::to_string(d.value));
+        return InvalidArgument("einsum: a label has sizes " + std::to_string(s->value) + " and " +
+                               std::to_string(d.value));
       if (*s != d) return TensorTypeNode::MakeRank(static_cast<int>(spec.output.size()), dt);
     }
   std::vector<Dim> out;
@@ -90,13 +97,15 @@ StatusOr<Type> InferEinsum(const Args& args, const Attrs& attrs, TypeSpan) {
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry& r) {
-  Add(r, Def("matmul", Onnx("NumPy matmul", "MatMul, Gemm (with permute_dims, multiply and add)"), 2, 2, InferMatmul,
-             {}, true, OpPattern::kOutEWiseFusable));
+  Add(r, Def("matmul", Onnx("NumPy matmul", "MatMul, Gemm (with permute_dims, multiply and add)"),
+             2, 2, InferMatmul, {}, true, OpPattern::kOutEWiseFusable));
   Add(r, Def("einsum",
-             Onnx("Einstein summation: einsum((a, b, ...), subscripts=\"ij,jk->ik\"); ellipsis broadcast, implicit "
+             Onnx("Einstein summation: einsum((a, b, ...), subscripts=\"ij,jk->ik\"); ellipsis "
+                  "broadcast, implicit "
                   "output (the labels used once, sorted), repeated labels take diagonals",
                   "Einsum"),
-             1, 1, InferEinsum, {{"subscripts", AttrKind::kString, true, std::nullopt}}, true, OpPattern::kOpaque));
+             1, 1, InferEinsum, {{"subscripts", AttrKind::kString, true, std::nullopt}}, true,
+             OpPattern::kOpaque));
 }
 
 }  // namespace plir::internal

@@ -1,7 +1,7 @@
 // Softmax and normalization: softmax, log_softmax, layer_norm, group_norm,
 // instance_norm, rms_norm, batch_norm (inference form).
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -11,7 +11,8 @@ TypeInferFn InferSoftmax(std::string op) {
     PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
     if (!a) return UnknownTensor();
     PLIR_RETURN_IF_ERROR(CheckDType(op, a, DTypeClass::kFloat));
-    if (a->ndim() >= 0) PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", -1), a->ndim()).status());
+    if (a->ndim() >= 0)
+      PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", -1), a->ndim()).status());
     return Type(a);
   };
 }
@@ -24,21 +25,21 @@ Status CheckParam(const std::string& op, const Args& args, size_t i, const char*
   if (!p) return Status::Ok();
   if (x) PLIR_RETURN_IF_ERROR(SameDType(op, x, p).status());
   if (p->ndim() >= 0 && p->ndim() != static_cast<int>(axes.size()))
-    return InvalidArgument(op + ": " + what + " must have rank " + std::to_string(axes.size()) + ", got " +
-                           ShapeStr(p));
+    return InvalidArgument(op + ": " + what + " must have rank " + std::to_string(axes.size()) +
+                           ", got " + ShapeStr(p));
   if (x && x->has_shape() && p->has_shape())
     for (size_t k = 0; k < axes.size(); ++k) {
       const Dim& a = x->shape()[axes[k]];
       const Dim& b = p->shape()[k];
       if (a.is_const() && b.is_const() && a.value != b.value)
-        return InvalidArgument(op + ": " + what + " " + ShapeStr(p) + " does not match the data " + ShapeStr(x) +
-                               " at the normalized axes");
+        return InvalidArgument(op + ": " + what + " " + ShapeStr(p) + " does not match the data " +
+                               ShapeStr(x) + " at the normalized axes");
     }
   return Status::Ok();
 }
 
-StatusOr<std::vector<int64_t>> AxesOf(const std::string& op, const Attrs& attrs, const char* key, int ndim,
-                                      std::vector<int64_t> def) {
+StatusOr<std::vector<int64_t>> AxesOf(const std::string& op, const Attrs& attrs, const char* key,
+                                      int ndim, std::vector<int64_t> def) {
   std::vector<int64_t> axes = IntListAttr(attrs, key).value_or(def);
   std::vector<bool> seen(ndim, false);
   for (int64_t& a : axes) {
@@ -72,8 +73,10 @@ TypeInferFn InferGroupNorm(std::string op, bool instance) {
     PLIR_RETURN_IF_ERROR(CheckDType(op, x, DTypeClass::kFloat));
     if (!x) return UnknownTensor();
     if (x->ndim() < 0) return Type(x);
-    if (x->ndim() < 2) return InvalidArgument(op + " expects data of rank >= 2, got " + ShapeStr(x));
-    PLIR_ASSIGN_OR_RETURN(int64_t c, NormalizeAxis(op, IntAttr(attrs, "channel_axis", 1), x->ndim()));
+    if (x->ndim() < 2)
+      return InvalidArgument(op + " expects data of rank >= 2, got " + ShapeStr(x));
+    PLIR_ASSIGN_OR_RETURN(int64_t c,
+                          NormalizeAxis(op, IntAttr(attrs, "channel_axis", 1), x->ndim()));
     std::vector<int64_t> def;
     for (int i = 0; i < x->ndim(); ++i)
       if (i != c && i != 0) def.push_back(i);
@@ -111,8 +114,8 @@ StatusOr<Type> InferBatchNorm(const Args& args, const Attrs& attrs, TypeSpan) {
 
 void RegisterNormalizationOps(OpRegistry& r) {
   AttrSpec axis{"axis", AttrKind::kInt, false, AttrValue::Int(-1)};
-  Add(r, Def("nn.softmax", Onnx("softmax along `axis`", "Softmax (opset 13)"), 1, 1, InferSoftmax("nn.softmax"),
-             {axis}, true, OpPattern::kOpaque));
+  Add(r, Def("nn.softmax", Onnx("softmax along `axis`", "Softmax (opset 13)"), 1, 1,
+             InferSoftmax("nn.softmax"), {axis}, true, OpPattern::kOpaque));
   Add(r, Def("nn.log_softmax", Onnx("log of softmax along `axis`", "LogSoftmax (opset 13)"), 1, 1,
              InferSoftmax("nn.log_softmax"), {axis}, true, OpPattern::kOpaque));
   AttrSpec eps{"epsilon", AttrKind::kFloat, false, AttrValue::Float(1e-5)};
@@ -123,35 +126,44 @@ void RegisterNormalizationOps(OpRegistry& r) {
                   "layer_norm(x, gamma, beta), gamma and beta shaped as x at axes",
                   "LayerNormalization"),
              3, 3, InferLayerNorm("nn.layer_norm", 2),
-             {{"axes", AttrKind::kIntList, true, std::nullopt}, eps, center, scale}, true, OpPattern::kOpaque));
+             {{"axes", AttrKind::kIntList, true, std::nullopt}, eps, center, scale}, true,
+             OpPattern::kOpaque));
   Add(r, Def("nn.rms_norm",
              Onnx("x / sqrt(mean(x^2) + epsilon) * weight, over `axes`: rms_norm(x, weight)",
                   "RMSNormalization"),
              2, 2, InferLayerNorm("nn.rms_norm", 1),
-             {{"axes", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(-1)})}, eps}, true,
-             OpPattern::kOpaque));
+             {{"axes", AttrKind::kIntList, false, AttrValue::List({AttrValue::Int(-1)})}, eps},
+             true, OpPattern::kOpaque));
   AttrSpec chan{"channel_axis", AttrKind::kInt, false, AttrValue::Int(1)};
   AttrSpec gaxes{"axes", AttrKind::kIntList, false, std::nullopt};
   Add(r, Def("nn.group_norm",
-             Onnx("layer norm over each group of num_groups channels and `axes` (default: every axis but 0 and "
+             Onnx("layer norm over each group of num_groups channels and `axes` (default: every "
+                  "axis but 0 and "
                   "the channel axis): group_norm(x, gamma, beta), gamma and beta per channel",
                   "GroupNormalization"),
              3, 3, InferGroupNorm("nn.group_norm", false),
-             {{"num_groups", AttrKind::kInt, true, std::nullopt}, chan, gaxes, eps, center, scale}, true,
-             OpPattern::kOpaque));
-  Add(r, Def("nn.instance_norm",
-             Onnx("group_norm with one group per channel: instance_norm(x, gamma, beta)", "InstanceNormalization"),
-             3, 3, InferGroupNorm("nn.instance_norm", true), {chan, gaxes, eps, center, scale}, true,
-             OpPattern::kOpaque));
-  Add(r, Def("nn.batch_norm",
-             Onnx("inference batch norm: (x - moving_mean) / sqrt(moving_var + epsilon) * gamma + beta per "
-                  "channel `axis`: batch_norm(x, gamma, beta, moving_mean, moving_var). Unlike Relax's, whose "
-                  "result is (y, mean, var), the result is y alone (momentum is accepted and unused)",
-                  "BatchNormalization (inference)"),
-             5, 5, InferBatchNorm,
-             {{"axis", AttrKind::kInt, false, AttrValue::Int(1)}, eps, center, scale,
-              {"momentum", AttrKind::kFloat, false, AttrValue::Float(0.1)}},
+             {{"num_groups", AttrKind::kInt, true, std::nullopt}, chan, gaxes, eps, center, scale},
              true, OpPattern::kOpaque));
+  Add(r, Def("nn.instance_norm",
+             Onnx("group_norm with one group per channel: instance_norm(x, gamma, beta)",
+                  "InstanceNormalization"),
+             3, 3, InferGroupNorm("nn.instance_norm", true), {chan, gaxes, eps, center, scale},
+             true, OpPattern::kOpaque));
+  Add(r,
+      Def("nn.batch_norm",
+          Onnx("inference batch norm: (x - moving_mean) / sqrt(moving_var + epsilon) * gamma + "
+               "beta per "
+               "channel `axis`: batch_norm(x, gamma, beta, moving_mean, moving_var). Unlike "
+               "Relax's, whose "
+               "result is (y, mean, var), the result is y alone (momentum is accepted and unused)",
+               "BatchNormalization (inference)"),
+          5, 5, InferBatchNorm,
+          {{"axis", AttrKind::kInt, false, AttrValue::Int(1)},
+           eps,
+           center,
+           scale,
+           {"momentum", AttrKind::kFloat, false, AttrValue::Float(0.1)}},
+          true, OpPattern::kOpaque));
 }
 
 }  // namespace plir::internal

@@ -1,8 +1,8 @@
 // Pooling: max and average pooling in 1, 2 and 3 dimensions (strides,
 // padding, dilation, ceil_mode, count_include_pad) and adaptive average and
 // max pooling (global pooling: output_size 1).
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -27,8 +27,8 @@ std::optional<std::vector<int>> PoolLayout(const std::string& layout, int nd) {
 
 // An int-list attribute with 1 or n values (or, padding: n or 2n) as n
 // (2n) values.
-StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key, int n,
-                                       int64_t def, bool pad) {
+StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key,
+                                       int n, int64_t def, bool pad) {
   std::vector<int64_t> v = IntListAttr(attrs, key).value_or(std::vector<int64_t>{def});
   size_t want = pad ? 2 * n : n;
   if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
@@ -38,8 +38,9 @@ StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs
     return out;
   }
   if (v.size() != want)
-    return InvalidArgument(op + ": attribute '" + key + "' has " + std::to_string(v.size()) + " values, expected " +
-                           (pad ? std::to_string(n) + " or " + std::to_string(2 * n) : std::to_string(n)));
+    return InvalidArgument(
+        op + ": attribute '" + key + "' has " + std::to_string(v.size()) + " values, expected " +
+        (pad ? std::to_string(n) + " or " + std::to_string(2 * n) : std::to_string(n)));
   return v;
 }
 
@@ -67,8 +68,8 @@ TypeInferFn InferPool(std::string op, int nd) {
     bool ceil = BoolAttr(attrs, "ceil_mode", false);
     if (!x) return TensorTypeNode::MakeRank(nd + 2, DataType::kUnknown);
     if (x->ndim() >= 0 && x->ndim() != nd + 2)
-      return InvalidArgument(op + " expects " + std::to_string(nd + 2) + "-D data (" + layout + "), got " +
-                             ShapeStr(x));
+      return InvalidArgument(op + " expects " + std::to_string(nd + 2) + "-D data (" + layout +
+                             "), got " + ShapeStr(x));
     if (!x->has_shape()) return TensorTypeNode::MakeRank(nd + 2, x->dtype());
     std::vector<Dim> out = x->shape();
     for (int i = 0; i < nd; ++i) {
@@ -77,8 +78,9 @@ TypeInferFn InferPool(std::string op, int nd) {
       int64_t eff = d[i] * (k[i] - 1) + 1;
       int64_t padded = in.value + p[i] + p[i + nd];
       if (padded < eff)
-        return InvalidArgument(op + ": the window (" + std::to_string(eff) + ") is larger than the padded input (" +
-                               std::to_string(padded) + ") in " + ShapeStr(x));
+        return InvalidArgument(op + ": the window (" + std::to_string(eff) +
+                               ") is larger than the padded input (" + std::to_string(padded) +
+                               ") in " + ShapeStr(x));
       int64_t o = ceil ? (padded - eff + s[i] - 1) / s[i] + 1 : (padded - eff) / s[i] + 1;
       if (ceil && (o - 1) * s[i] >= in.value + p[i]) --o;  // the last window must start inside
       out[(*pos)[2 + i]] = Dim::Const(o);
@@ -104,8 +106,8 @@ TypeInferFn InferAdaptivePool(std::string op, int nd) {
     }
     if (!x) return TensorTypeNode::MakeRank(nd + 2, DataType::kUnknown);
     if (x->ndim() >= 0 && x->ndim() != nd + 2)
-      return InvalidArgument(op + " expects " + std::to_string(nd + 2) + "-D data (" + layout + "), got " +
-                             ShapeStr(x));
+      return InvalidArgument(op + " expects " + std::to_string(nd + 2) + "-D data (" + layout +
+                             "), got " + ShapeStr(x));
     if (!x->has_shape()) return TensorTypeNode::MakeRank(nd + 2, x->dtype());
     if (!size) return Type(x);  // output_size absent: the input's size
     std::vector<Dim> out = x->shape();
@@ -137,26 +139,30 @@ void RegisterPoolingOps(OpRegistry& r) {
     std::string dims = std::to_string(nd) + "-D";
     std::string pads = "padding: " + std::to_string(nd) + " or " + std::to_string(2 * nd) +
                        " values (all begins, then all ends)";
-    Add(r, Def("nn.max_pool" + d,
-               Onnx(dims + " max pooling over windows of pool_size (" + pads + "; padding never wins)",
-                    nd == 2 ? "MaxPool, GlobalMaxPool" : "MaxPool"),
-               1, 1, InferPool("nn.max_pool" + d, nd), attrs, true, OpPattern::kOutEWiseFusable));
+    Add(r,
+        Def("nn.max_pool" + d,
+            Onnx(dims + " max pooling over windows of pool_size (" + pads + "; padding never wins)",
+                 nd == 2 ? "MaxPool, GlobalMaxPool" : "MaxPool"),
+            1, 1, InferPool("nn.max_pool" + d, nd), attrs, true, OpPattern::kOutEWiseFusable));
     Add(r, Def("nn.avg_pool" + d,
                Onnx(dims + " average pooling over windows of pool_size (" + pads +
                         "); count_include_pad divides by the window size within the padded input",
                     "AveragePool"),
                1, 1, InferPool("nn.avg_pool" + d, nd), attrs, true, OpPattern::kOutEWiseFusable));
-    std::vector<AttrSpec> adaptive = {{"output_size", AttrKind::kIntList, false, std::nullopt},
-                                      {"layout", AttrKind::kString, false, AttrValue::String(layouts[nd - 1])},
-                                      {"out_layout", AttrKind::kString, false, std::nullopt}};
+    std::vector<AttrSpec> adaptive = {
+        {"output_size", AttrKind::kIntList, false, std::nullopt},
+        {"layout", AttrKind::kString, false, AttrValue::String(layouts[nd - 1])},
+        {"out_layout", AttrKind::kString, false, std::nullopt}};
     Add(r, Def("nn.adaptive_avg_pool" + d,
-               Onnx(dims + " adaptive average pooling to output_size (default: the input's size; 1: global "
+               Onnx(dims + " adaptive average pooling to output_size (default: the input's size; "
+                           "1: global "
                            "pooling); window i covers [floor(i*in/out), ceil((i+1)*in/out))",
                     "GlobalAveragePool"),
                1, 1, InferAdaptivePool("nn.adaptive_avg_pool" + d, nd), adaptive, true,
                OpPattern::kOutEWiseFusable));
     Add(r, Def("nn.adaptive_max_pool" + d,
-               Onnx(dims + " adaptive max pooling to output_size (windows as adaptive_avg_pool)", "GlobalMaxPool"),
+               Onnx(dims + " adaptive max pooling to output_size (windows as adaptive_avg_pool)",
+                    "GlobalMaxPool"),
                1, 1, InferAdaptivePool("nn.adaptive_max_pool" + d, nd), adaptive, true,
                OpPattern::kOutEWiseFusable));
   }

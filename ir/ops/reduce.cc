@@ -1,7 +1,7 @@
 // Reductions (sum, mean, max, min, prod, variance, std), arg-reductions
 // (argmax, argmin) and scans (cumsum, cumprod).
-#include "ir/ops/infer_util.h"
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -30,7 +30,9 @@ TypeInferFn InferScan(std::string op) {
     PLIR_RETURN_IF_ERROR(CheckDType(op, a, DTypeClass::kNumeric));
     DataType in = a ? a->dtype() : DataType::kUnknown;
     DataType dt = in;
-    if (attrs.Get("dtype")) { PLIR_ASSIGN_OR_RETURN(dt, DTypeAttr(op, attrs, in)); }
+    if (attrs.Get("dtype")) {
+      PLIR_ASSIGN_OR_RETURN(dt, DTypeAttr(op, attrs, in));
+    }
     if (!a || a->ndim() < 0) return UnknownTensor(dt);
     if (!attrs.Get("axis")) {
       if (a->IsStatic()) return TensorTypeNode::Make({Dim::Const(a->NumElements())}, dt);
@@ -47,29 +49,41 @@ TypeInferFn InferScan(std::string op) {
 void RegisterReduceOps(OpRegistry& r) {
   AttrSpec axes{"axis", AttrKind::kIntList, false, std::nullopt};
   AttrSpec keep{"keepdims", AttrKind::kBool, false, AttrValue::Bool(false)};
-  struct R { const char* name; DTypeClass c; const char* desc; const char* onnx; };
+  struct R {
+    const char* name;
+    DTypeClass c;
+    const char* desc;
+    const char* onnx;
+  };
   const R reductions[] = {
       {"sum", DTypeClass::kNumeric, "sum (integers: exact, overflow is an error)", "ReduceSum"},
       {"mean", DTypeClass::kNumeric, "mean (integers: truncated toward zero)", "ReduceMean"},
-      {"max", DTypeClass::kAny, "maximum (an empty reduction: the dtype's lowest value, -inf)", "ReduceMax"},
-      {"min", DTypeClass::kAny, "minimum (an empty reduction: the dtype's highest value, inf)", "ReduceMin"},
-      {"prod", DTypeClass::kNumeric, "product (integers: exact, overflow is an error)", "ReduceProd"},
+      {"max", DTypeClass::kAny, "maximum (an empty reduction: the dtype's lowest value, -inf)",
+       "ReduceMax"},
+      {"min", DTypeClass::kAny, "minimum (an empty reduction: the dtype's highest value, inf)",
+       "ReduceMin"},
+      {"prod", DTypeClass::kNumeric, "product (integers: exact, overflow is an error)",
+       "ReduceProd"},
       {"variance", DTypeClass::kFloat, "population variance", "-"},
       {"std", DTypeClass::kFloat, "population standard deviation", "-"},
   };
   for (const R& x : reductions)
-    Add(r, Def(x.name, Onnx(std::string(x.desc) + " over `axis` (default: all axes); keepdims keeps them as size 1",
-                            x.onnx),
+    Add(r, Def(x.name,
+               Onnx(std::string(x.desc) +
+                        " over `axis` (default: all axes); keepdims keeps them as size 1",
+                    x.onnx),
                1, 1, InferReduce(x.name, x.c), {axes, keep}, true, OpPattern::kCommReduce));
   AttrSpec axis1{"axis", AttrKind::kInt, false, std::nullopt};
   AttrSpec last{"select_last_index", AttrKind::kBool, false, AttrValue::Bool(false)};
   Add(r, Def("argmax",
-             Onnx("int64 index of the maximum along `axis` (default: of the flattened tensor); the first one, or "
+             Onnx("int64 index of the maximum along `axis` (default: of the flattened tensor); the "
+                  "first one, or "
                   "the last with select_last_index (a PLIR extension); NaN counts as the maximum",
                   "ArgMax"),
              1, 1, InferArgReduce("argmax"), {axis1, keep, last}, true, OpPattern::kCommReduce));
   Add(r, Def("argmin",
-             Onnx("int64 index of the minimum along `axis` (default: of the flattened tensor); the first one, or "
+             Onnx("int64 index of the minimum along `axis` (default: of the flattened tensor); the "
+                  "first one, or "
                   "the last with select_last_index (a PLIR extension); NaN counts as the minimum",
                   "ArgMin"),
              1, 1, InferArgReduce("argmin"), {axis1, keep, last}, true, OpPattern::kCommReduce));
@@ -78,12 +92,14 @@ void RegisterReduceOps(OpRegistry& r) {
                                 {"exclusive", AttrKind::kBool, false, AttrValue::Bool(false)},
                                 {"reverse", AttrKind::kBool, false, AttrValue::Bool(false)}};
   Add(r, Def("cumsum",
-             Onnx("running sum along `axis` (default: of the flattened tensor); exclusive leaves the element "
+             Onnx("running sum along `axis` (default: of the flattened tensor); exclusive leaves "
+                  "the element "
                   "out, reverse (a PLIR extension) runs from the end",
                   "CumSum"),
              1, 1, InferScan("cumsum"), scan, true, OpPattern::kOpaque));
   Add(r, Def("cumprod",
-             Onnx("running product along `axis` (default: of the flattened tensor); exclusive and reverse as "
+             Onnx("running product along `axis` (default: of the flattened tensor); exclusive and "
+                  "reverse as "
                   "cumsum",
                   "-"),
              1, 1, InferScan("cumprod"), scan, true, OpPattern::kOpaque));

@@ -1,6 +1,7 @@
-// Shape values at run time (and in kernels: a 1-D int64 tensor): shape_of, shape_to_tensor, tensor_to_shape.
-#include "ir/ops/infer_util.h"
+// Shape values at run time (and in kernels: a 1-D int64 tensor): shape_of, shape_to_tensor,
+// tensor_to_shape.
 #include "ir/ops/families.h"
+#include "ir/ops/infer_util.h"
 
 namespace plir::internal {
 namespace {
@@ -40,11 +41,11 @@ StatusOr<Type> InferTensorToShape(const Args& args, const Attrs&, TypeSpan) {
 }  // namespace
 
 void RegisterShapeOps(OpRegistry& r) {
-    Add(r, Def("shape_to_tensor", "a shape value as a 1-D int64 tensor", 1, 1, InferShapeToTensor));
-    // Shape values at run time (and in kernels: a 1-D int64 tensor).
-    Add(r, Def("shape_of", "the shape of a tensor as a shape value", 1, 1, InferShapeOf));
-    Add(r, Def("tensor_to_shape", "a 1-D integer tensor's values as a shape value", 1, 1,
-               InferTensorToShape));
+  Add(r, Def("shape_to_tensor", "a shape value as a 1-D int64 tensor", 1, 1, InferShapeToTensor));
+  // Shape values at run time (and in kernels: a 1-D int64 tensor).
+  Add(r, Def("shape_of", "the shape of a tensor as a shape value", 1, 1, InferShapeOf));
+  Add(r, Def("tensor_to_shape", "a 1-D integer tensor's values as a shape value", 1, 1,
+             InferTensorToShape));
 }
 
 }  // namespace plir::internal

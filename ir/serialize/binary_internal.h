@@ -22,8 +22,8 @@
 
 namespace plir::internal::binary {
 
-constexpr size_t kHeaderSize = 32;          // magic, version, flags, length, checksum
-constexpr size_t kSectionTableSize = 80;    // 5 x (u64 count, u64 bytes)
+constexpr size_t kHeaderSize = 32;        // magic, version, flags, length, checksum
+constexpr size_t kSectionTableSize = 80;  // 5 x (u64 count, u64 bytes)
 constexpr size_t kPreambleSize = kHeaderSize + kSectionTableSize;
 enum Section { kStrings, kTypes, kAttrSets, kNodes, kItems, kNumSections };
 const char* const kSectionNames[kNumSections] = {"string", "type", "attribute", "node", "item"};

@@ -29,8 +29,8 @@ class Reader {
       std::memcpy(&counts[s], base_ + kHeaderSize + 16 * s, 8);
       std::memcpy(&sizes[s], base_ + kHeaderSize + 16 * s + 8, 8);
       if (sizes[s] > size_ - pos)
-        return Corrupt(std::string("the ") + kSectionNames[s] + " section's size (" + std::to_string(sizes[s]) +
-                       " bytes) exceeds the file");
+        return Corrupt(std::string("the ") + kSectionNames[s] + " section's size (" +
+                       std::to_string(sizes[s]) + " bytes) exceeds the file");
       starts[s] = pos;
       pos += sizes[s];
     }
@@ -41,8 +41,9 @@ class Reader {
     const uint64_t min_record[kNumSections] = {4, 1, 4, 2, 1};
     for (int s = 0; s < kNumSections; ++s)
       if (counts[s] > sizes[s] / min_record[s] || counts[s] >= UINT32_MAX)
-        return Corrupt(std::string("the ") + kSectionNames[s] + " count (" + std::to_string(counts[s]) +
-                       ") exceeds what the section's " + std::to_string(sizes[s]) + " bytes can hold");
+        return Corrupt(std::string("the ") + kSectionNames[s] + " count (" +
+                       std::to_string(counts[s]) + ") exceeds what the section's " +
+                       std::to_string(sizes[s]) + " bytes can hold");
 
     // Strings: end offsets, then the blob they index.
     n_strings_ = counts[kStrings];
@@ -52,7 +53,8 @@ class Reader {
     uint32_t prev = 0;
     for (uint64_t i = 0; i < n_strings_; ++i) {
       uint32_t e = End(i);
-      if (e < prev || e > blob_size) return Corrupt("string " + std::to_string(i) + " ends outside the string blob");
+      if (e < prev || e > blob_size)
+        return Corrupt("string " + std::to_string(i) + " ends outside the string blob");
       prev = e;
     }
     if (prev != blob_size) return Corrupt("bytes after the last string in the string blob");
@@ -85,8 +87,9 @@ class Reader {
     for (index_ = 0; index_ < counts[kItems]; ++index_) {
       uint64_t id;
       if (!Var(&id)) return Corrupt();
-      if (id >= nodes_.size()) return Corrupt("item " + std::to_string(index_) + " refers to node " +
-                                              std::to_string(id) + ", past the last node");
+      if (id >= nodes_.size())
+        return Corrupt("item " + std::to_string(index_) + " refers to node " + std::to_string(id) +
+                       ", past the last node");
       NodeKind k = nodes_[id]->kind();
       if (k != NodeKind::kFunction && k != NodeKind::kExternFunc)
         return Corrupt("item " + std::to_string(index_) + " is a " + NodeKindName(k) +
@@ -104,11 +107,14 @@ class Reader {
 
  private:
   // --- errors -------------------------------------------------------------
-  static Status Corrupt(const std::string& what) { return InvalidArgument("corrupt binary module: " + what); }
+  static Status Corrupt(const std::string& what) {
+    return InvalidArgument("corrupt binary module: " + what);
+  }
   // The recorded error, with the record it was found in.
   Status Corrupt() const {
     std::string where = std::string(kSectionNames[where_]) + " " + std::to_string(index_);
-    if (where_ == kNodes && kind_ >= 0) where += std::string(" (") + NodeKindName(static_cast<NodeKind>(kind_)) + ")";
+    if (where_ == kNodes && kind_ >= 0)
+      where += std::string(" (") + NodeKindName(static_cast<NodeKind>(kind_)) + ")";
     return Corrupt(where + ": " + error_);
   }
   bool Fail(std::string what) {
@@ -124,12 +130,13 @@ class Reader {
   // The error for bytes left over after a section's last record, if any.
   Status SectionEnd() const {
     if (p_ == end_) return Status::Ok();
-    return Corrupt(std::to_string(end_ - p_) + " bytes after the last record of the " + kSectionNames[where_] +
-                   " section");
+    return Corrupt(std::to_string(end_ - p_) + " bytes after the last record of the " +
+                   kSectionNames[where_] + " section");
   }
   size_t Remaining() const { return static_cast<size_t>(end_ - p_); }
   bool Truncated() {
-    return Fail(std::string("the record runs past the end of the ") + kSectionNames[where_] + " section");
+    return Fail(std::string("the record runs past the end of the ") + kSectionNames[where_] +
+                " section");
   }
   bool Byte(uint8_t* b) {
     if (p_ == end_) return Truncated();
@@ -223,17 +230,22 @@ class Reader {
   bool NodeRef(uint32_t id, Ref<T>* out) {
     uint64_t back;
     if (!Var(&back)) return false;
-    if (back == 0 || back > id) return Fail("node reference " + std::to_string(back) + " back is out of range");
+    if (back == 0 || back > id)
+      return Fail("node reference " + std::to_string(back) + " back is out of range");
     const Node* n = nodes_[id - back].get();
     bool ok;
-    if constexpr (std::is_same_v<T, ExprNode>) ok = IsExprKind(n->kind());
-    else ok = n->kind() == T::kKind;
+    if constexpr (std::is_same_v<T, ExprNode>)
+      ok = IsExprKind(n->kind());
+    else
+      ok = n->kind() == T::kKind;
     if (!ok) {
       const char* want;
-      if constexpr (std::is_same_v<T, ExprNode>) want = "an expression";
-      else want = NodeKindName(T::kKind);
-      return Fail(std::string("node ") + std::to_string(id - back) + " is a " + NodeKindName(n->kind()) +
-                  ", which does not fit where " + want + " is needed");
+      if constexpr (std::is_same_v<T, ExprNode>)
+        want = "an expression";
+      else
+        want = NodeKindName(T::kKind);
+      return Fail(std::string("node ") + std::to_string(id - back) + " is a " +
+                  NodeKindName(n->kind()) + ", which does not fit where " + want + " is needed");
     }
     *out = Ref<T>(static_cast<const T*>(n));
     return true;
@@ -303,7 +315,8 @@ class Reader {
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t t = 0;
       if (!Var(&t)) return false;
-      if (t >= types_.size()) return Fail("field type " + std::to_string(t) + " is not an earlier type");
+      if (t >= types_.size())
+        return Fail("field type " + std::to_string(t) + " is not an earlier type");
       fields->push_back(types_[t]);
       sizes.push_back(type_sizes_[t]);
     }
@@ -314,7 +327,8 @@ class Reader {
   bool ReadTypeRecord() {
     uint8_t k = 0;
     if (!Byte(&k)) return false;
-    if (k > static_cast<uint8_t>(NodeKind::kShapeType) && k != static_cast<uint8_t>(NodeKind::kFuncType))
+    if (k > static_cast<uint8_t>(NodeKind::kShapeType) &&
+        k != static_cast<uint8_t>(NodeKind::kFuncType))
       return Fail("kind " + std::to_string(k) + " is not a type");
     bool known = false;
     int ndim = -1;
@@ -323,7 +337,8 @@ class Reader {
       case NodeKind::kTensorType: {
         DataType dt;
         if (!DType(&dt) || !Shape(&known, &ndim, &dims)) return false;
-        types_.push_back(known ? TensorTypeNode::Make(std::move(dims), dt) : TensorTypeNode::MakeRank(ndim, dt));
+        types_.push_back(known ? TensorTypeNode::Make(std::move(dims), dt)
+                               : TensorTypeNode::MakeRank(ndim, dt));
         return true;
       }
       case NodeKind::kTupleType: {
@@ -346,17 +361,21 @@ class Reader {
         type_sizes_.push_back(size);
         return true;
       }
-      case NodeKind::kObjectType: types_.push_back(ObjectTypeNode::Get()); return true;
+      case NodeKind::kObjectType:
+        types_.push_back(ObjectTypeNode::Get());
+        return true;
       case NodeKind::kPrimType: {
         uint8_t b = 0;
         if (!Byte(&b)) return false;
-        if ((b & 0x7f) > static_cast<uint8_t>(DataType::kFloat64)) return Fail("bad dtype " + std::to_string(b));
+        if ((b & 0x7f) > static_cast<uint8_t>(DataType::kFloat64))
+          return Fail("bad dtype " + std::to_string(b));
         DataType dt = static_cast<DataType>(b & 0x7f);
         // The text format writes Prim[dtype] with a known dtype only.
         if (dt == DataType::kUnknown) return Fail("a primitive type needs a dtype");
         if (b & 0x80) {  // a known value: one dimension
           if (!Shape(&known, &ndim, &dims)) return false;
-          if (!known || dims.size() != 1) return Fail("a primitive type's value must be one dimension");
+          if (!known || dims.size() != 1)
+            return Fail("a primitive type's value must be one dimension");
           types_.push_back(PrimTypeNode::MakeValue(dt, dims[0]));
           return true;
         }
@@ -365,7 +384,8 @@ class Reader {
       }
       default: {  // kShapeType
         if (!Shape(&known, &ndim, &dims)) return false;
-        types_.push_back(known ? ShapeTypeNode::Make(std::move(dims)) : ShapeTypeNode::MakeRank(ndim));
+        types_.push_back(known ? ShapeTypeNode::Make(std::move(dims))
+                               : ShapeTypeNode::MakeRank(ndim));
         return true;
       }
     }
@@ -456,9 +476,11 @@ class Reader {
     uint8_t k = 0;
     kind_ = -1;
     if (!Byte(&k)) return false;
-    if ((k < static_cast<uint8_t>(NodeKind::kVar) || k > static_cast<uint8_t>(NodeKind::kPrimExpr)) &&
+    if ((k < static_cast<uint8_t>(NodeKind::kVar) ||
+         k > static_cast<uint8_t>(NodeKind::kPrimExpr)) &&
         k != static_cast<uint8_t>(NodeKind::kLocalFn))
-      return Fail(k <= static_cast<uint8_t>(NodeKind::kShapeType) || k == static_cast<uint8_t>(NodeKind::kFuncType)
+      return Fail(k <= static_cast<uint8_t>(NodeKind::kShapeType) ||
+                          k == static_cast<uint8_t>(NodeKind::kFuncType)
                       ? "a type in the node table (types have their own)"
                       : "bad node kind " + std::to_string(k));
     kind_ = k;
@@ -470,9 +492,10 @@ class Reader {
         bool df;
         uint64_t number;
         if (!Str(&s) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
-        if (number > uint64_t{NameHint::kNoNumber}) return Fail("variable name number out of range");
-        NameHint name = NameHint::FromParts(Symbol(s), number == 0 ? NameHint::kNoNumber
-                                                                   : static_cast<uint32_t>(number - 1));
+        if (number > uint64_t{NameHint::kNoNumber})
+          return Fail("variable name number out of range");
+        NameHint name = NameHint::FromParts(
+            Symbol(s), number == 0 ? NameHint::kNoNumber : static_cast<uint32_t>(number - 1));
         // Variables are numbered densely per item, in table (definition) order.
         nodes_.push_back(VarNode::Make(name, std::move(type), df, next_var_index_++));
         return true;
@@ -565,17 +588,19 @@ class Reader {
           sinfo.push_back(std::move(type));
         }
         if (!TypeRef(&type) || !AttrRef(&attrs)) return false;
-        nodes_.push_back(CallNode::MakeUnchecked(std::move(callee), std::move(args), std::move(attrs),
-                                                 std::move(sinfo), std::move(type)));
+        nodes_.push_back(CallNode::MakeUnchecked(std::move(callee), std::move(args),
+                                                 std::move(attrs), std::move(sinfo),
+                                                 std::move(type)));
         return true;
       }
       case NodeKind::kIf: {
         Expr cond;
         SeqExpr then_body, else_body;
-        if (!NodeRef(id, &cond) || !NodeRef(id, &then_body) || !NodeRef(id, &else_body) || !TypeRef(&type))
+        if (!NodeRef(id, &cond) || !NodeRef(id, &then_body) || !NodeRef(id, &else_body) ||
+            !TypeRef(&type))
           return false;
-        nodes_.push_back(
-            IfNode::MakeUnchecked(std::move(cond), std::move(then_body), std::move(else_body), std::move(type)));
+        nodes_.push_back(IfNode::MakeUnchecked(std::move(cond), std::move(then_body),
+                                               std::move(else_body), std::move(type)));
         return true;
       }
       case NodeKind::kSeqExpr: {
@@ -602,7 +627,8 @@ class Reader {
       case NodeKind::kLocalFn: {
         std::vector<plir::Var> params;
         SeqExpr body;
-        if (!Count(&n, "parameter") || !NodeRefs(id, n, &params) || !TypeRef(&type) || !NodeRef(id, &body))
+        if (!Count(&n, "parameter") || !NodeRefs(id, n, &params) || !TypeRef(&type) ||
+            !NodeRef(id, &body))
           return false;
         nodes_.push_back(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
         return true;
@@ -616,10 +642,11 @@ class Reader {
             (is_def && !NodeRef(id, &body)) || !AttrRef(&attrs))
           return false;
         if (is_def)
-          nodes_.push_back(FunctionNode::Make(std::string(s), std::move(params), std::move(type), std::move(body),
-                                              std::move(attrs)));
+          nodes_.push_back(FunctionNode::Make(std::string(s), std::move(params), std::move(type),
+                                              std::move(body), std::move(attrs)));
         else
-          nodes_.push_back(ExternFuncNode::Make(std::string(s), std::move(params), std::move(type), std::move(attrs)));
+          nodes_.push_back(ExternFuncNode::Make(std::string(s), std::move(params), std::move(type),
+                                                std::move(attrs)));
         next_var_index_ = 0;  // the next item's variables
         return true;
       }
@@ -646,7 +673,6 @@ class Reader {
   std::string error_;
 };
 
-
 }  // namespace
 
 StatusOr<Module> ReadV2(std::string_view bytes) { return Reader(bytes).Read(); }
@@ -662,12 +688,14 @@ StatusOr<Module> LoadBinary(std::string_view bytes) {
   uint32_t version;
   std::memcpy(&version, bytes.data() + 8, 4);
   if (version < kOldestBinaryFormatVersion || version > kBinaryFormatVersion)
-    return InvalidArgument("binary module format version " + std::to_string(version) + "; this PLIR reads versions " +
-                           std::to_string(kOldestBinaryFormatVersion) + " to " + std::to_string(kBinaryFormatVersion));
+    return InvalidArgument(
+        "binary module format version " + std::to_string(version) + "; this PLIR reads versions " +
+        std::to_string(kOldestBinaryFormatVersion) + " to " + std::to_string(kBinaryFormatVersion));
   size_t header = version == 1 ? 32 : internal::binary::kPreambleSize;
   if (bytes.size() < header)
-    return InvalidArgument("corrupt binary module: truncated header (" + std::to_string(bytes.size()) +
-                           " bytes; version " + std::to_string(version) + " needs " + std::to_string(header) + ")");
+    return InvalidArgument("corrupt binary module: truncated header (" +
+                           std::to_string(bytes.size()) + " bytes; version " +
+                           std::to_string(version) + " needs " + std::to_string(header) + ")");
   uint32_t flags;
   uint64_t length, checksum;
   std::memcpy(&flags, bytes.data() + 12, 4);
@@ -687,6 +715,5 @@ StatusOr<Module> LoadBinary(std::string_view bytes) {
   if (sum != checksum) return InvalidArgument("corrupt binary module: checksum mismatch");
   return internal::binary::ReadV2(bytes);
 }
-
 
 }  // namespace plir

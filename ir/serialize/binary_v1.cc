@@ -54,15 +54,21 @@ class Writer : public internal::RecordSink {
           Var(r.dims[0].sym.empty() ? 0 : Str(r.dims[0].sym) + 1);
         }
         break;
-      case NodeKind::kFuncType: Byte(r.flag); break;  // pure
+      case NodeKind::kFuncType:
+        Byte(r.flag);
+        break;  // pure
       case NodeKind::kVar:
         Var(Str(r.name));
         Byte(r.flag);
         break;
       case NodeKind::kGlobalVar:
       case NodeKind::kOp:
-      case NodeKind::kStringImm: Var(Str(r.name)); break;
-      case NodeKind::kTupleGetItem: Signed(r.i); break;
+      case NodeKind::kStringImm:
+        Var(Str(r.name));
+        break;
+      case NodeKind::kTupleGetItem:
+        Signed(r.i);
+        break;
       case NodeKind::kPrimValue:
         Byte(static_cast<uint8_t>(r.dtype));
         Signed(r.i);
@@ -77,13 +83,16 @@ class Writer : public internal::RecordSink {
         Var(r.n_sinfo);
         Attrs(r.attrs);
         break;
-      case NodeKind::kBindingBlock: Byte(r.flag); break;
+      case NodeKind::kBindingBlock:
+        Byte(r.flag);
+        break;
       case NodeKind::kFunction:
       case NodeKind::kExternFunc:
         Var(Str(r.name));
         Attrs(r.attrs);
         break;
-      default: break;
+      default:
+        break;
     }
     ++count_;
   }
@@ -138,11 +147,21 @@ class Writer : public internal::RecordSink {
   void Attr(const RecordAttr& a) {
     Byte(static_cast<uint8_t>(a.kind));
     switch (a.kind) {
-      case AttrValue::Kind::kInt: Signed(a.i); break;
-      case AttrValue::Kind::kBool: Byte(a.i != 0); break;
-      case AttrValue::Kind::kFloat: Raw(&a.f, 8); break;
-      case AttrValue::Kind::kString: Var(Str(a.s)); break;
-      case AttrValue::Kind::kType: Var(a.type_id); break;
+      case AttrValue::Kind::kInt:
+        Signed(a.i);
+        break;
+      case AttrValue::Kind::kBool:
+        Byte(a.i != 0);
+        break;
+      case AttrValue::Kind::kFloat:
+        Raw(&a.f, 8);
+        break;
+      case AttrValue::Kind::kString:
+        Var(Str(a.s));
+        break;
+      case AttrValue::Kind::kType:
+        Var(a.type_id);
+        break;
       case AttrValue::Kind::kList:
         Var(a.list.size());
         for (const RecordAttr& e : a.list) Attr(e);
@@ -269,15 +288,18 @@ class Reader {
     a->kind = static_cast<AttrValue::Kind>(k);
     a->list.clear();
     switch (a->kind) {
-      case AttrValue::Kind::kInt: return Signed(&a->i);
+      case AttrValue::Kind::kInt:
+        return Signed(&a->i);
       case AttrValue::Kind::kBool: {
         uint8_t b = 0;
         PLIR_RETURN_IF_ERROR(Byte(&b));
         a->i = b != 0;
         return Status::Ok();
       }
-      case AttrValue::Kind::kFloat: return Raw(&a->f, 8);
-      case AttrValue::Kind::kString: return Str(&a->s);
+      case AttrValue::Kind::kFloat:
+        return Raw(&a->f, 8);
+      case AttrValue::Kind::kString:
+        return Str(&a->s);
       case AttrValue::Kind::kType: {
         uint64_t id = 0;
         PLIR_RETURN_IF_ERROR(Var(&id));
@@ -342,7 +364,8 @@ class Reader {
     for (auto& c : r->children) {
       uint64_t back = 0;
       PLIR_RETURN_IF_ERROR(Var(&back));
-      if (back == 0 || back > id) return Corrupt("child id out of range at node " + std::to_string(id));
+      if (back == 0 || back > id)
+        return Corrupt("child id out of range at node " + std::to_string(id));
       c = static_cast<uint32_t>(id - back);
     }
     r->attrs.clear();
@@ -394,8 +417,10 @@ class Reader {
       }
       case NodeKind::kGlobalVar:
       case NodeKind::kOp:
-      case NodeKind::kStringImm: return Str(&r->name);
-      case NodeKind::kTupleGetItem: return Signed(&r->i);
+      case NodeKind::kStringImm:
+        return Str(&r->name);
+      case NodeKind::kTupleGetItem:
+        return Signed(&r->i);
       case NodeKind::kPrimValue:
         PLIR_RETURN_IF_ERROR(DType(&r->dtype));
         PLIR_RETURN_IF_ERROR(Signed(&r->i));

@@ -20,7 +20,8 @@ const Node* NodeChild(const Node* n, size_t i) {
       const auto& f = static_cast<const TupleNode*>(n)->fields();
       return i < f.size() ? f[i].get() : nullptr;
     }
-    case NodeKind::kTupleGetItem: return i == 0 ? static_cast<const TupleGetItemNode*>(n)->tuple().get() : nullptr;
+    case NodeKind::kTupleGetItem:
+      return i == 0 ? static_cast<const TupleGetItemNode*>(n)->tuple().get() : nullptr;
     case NodeKind::kCall: {
       auto* c = static_cast<const CallNode*>(n);
       if (i == 0) return c->callee().get();
@@ -28,7 +29,7 @@ const Node* NodeChild(const Node* n, size_t i) {
     }
     case NodeKind::kIf: {
       auto* f = static_cast<const IfNode*>(n);
-      return i == 0 ? static_cast<const Node*>(f->cond().get())
+      return i == 0   ? static_cast<const Node*>(f->cond().get())
              : i == 1 ? f->then_body().get()
              : i == 2 ? f->else_body().get()
                       : nullptr;
@@ -44,7 +45,9 @@ const Node* NodeChild(const Node* n, size_t i) {
     }
     case NodeKind::kVarBinding: {
       auto* b = static_cast<const VarBindingNode*>(n);
-      return i == 0 ? static_cast<const Node*>(b->var().get()) : i == 1 ? b->value().get() : nullptr;
+      return i == 0   ? static_cast<const Node*>(b->var().get())
+             : i == 1 ? b->value().get()
+                      : nullptr;
     }
     case NodeKind::kFunction:
     case NodeKind::kExternFunc: {
@@ -59,7 +62,8 @@ const Node* NodeChild(const Node* n, size_t i) {
       if (i < f->params().size()) return f->params()[i].get();
       return i == f->params().size() ? f->body().get() : nullptr;
     }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -82,11 +86,12 @@ class Writer {
     }
     // Assemble: header, section table, sections.
     size_t string_bytes = 4 * string_ends_.size() + blob_.size();
-    const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes, &nodes_.bytes,
-                                                 &items_.bytes};
-    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_, m.items().size()};
-    uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(), nodes_.bytes.size(),
-                                    items_.bytes.size()};
+    const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes,
+                                                 &nodes_.bytes, &items_.bytes};
+    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_,
+                                     m.items().size()};
+    uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(),
+                                    nodes_.bytes.size(), items_.bytes.size()};
     size_t total = kPreambleSize;
     for (uint64_t s : sizes) total += s;
     std::string file;
@@ -184,7 +189,8 @@ class Writer {
       r.Byte(kShapeKnown);
       r.Var(dims.size());
       for (const Dim& d : dims)
-        r.Var(d.is_const() ? static_cast<uint64_t>(d.value) << 1 : (uint64_t{Str(d.sym.str())} << 1) | 1);
+        r.Var(d.is_const() ? static_cast<uint64_t>(d.value) << 1
+                           : (uint64_t{Str(d.sym.str())} << 1) | 1);
     };
     switch (t->kind()) {
       case NodeKind::kTensorType: {
@@ -220,7 +226,8 @@ class Writer {
         r.Byte(x->pure());
         break;
       }
-      default: break;  // ObjectType: the kind alone
+      default:
+        break;  // ObjectType: the kind alone
     }
     auto [it, inserted] = type_content_.try_emplace(r.bytes, n_types_);
     if (inserted) {
@@ -252,11 +259,21 @@ class Writer {
     std::function<void(const AttrValue&)> value = [&](const AttrValue& v) {
       r.Byte(static_cast<uint8_t>(v.kind()));
       switch (v.kind()) {
-        case AttrValue::Kind::kInt: r.Signed(v.as_int()); break;
-        case AttrValue::Kind::kFloat: r.F64(v.as_float()); break;
-        case AttrValue::Kind::kBool: r.Byte(v.as_bool()); break;
-        case AttrValue::Kind::kString: r.Var(Str(v.as_string())); break;
-        case AttrValue::Kind::kType: r.Var(type_ids[next_type++]); break;
+        case AttrValue::Kind::kInt:
+          r.Signed(v.as_int());
+          break;
+        case AttrValue::Kind::kFloat:
+          r.F64(v.as_float());
+          break;
+        case AttrValue::Kind::kBool:
+          r.Byte(v.as_bool());
+          break;
+        case AttrValue::Kind::kString:
+          r.Var(Str(v.as_string()));
+          break;
+        case AttrValue::Kind::kType:
+          r.Var(type_ids[next_type++]);
+          break;
         case AttrValue::Kind::kList:
           r.Var(v.as_list().size());
           for (const AttrValue& e : v.as_list()) value(e);
@@ -295,8 +312,10 @@ class Writer {
       Frame& f = stack_.back();
       if (const Node* c = NodeChild(f.n, f.next)) {
         ++f.next;
-        if (const uint32_t* id = SharedId(c)) ids_.push_back(*id);
-        else stack_.push_back({c, 0, ids_.size()});
+        if (const uint32_t* id = SharedId(c))
+          ids_.push_back(*id);
+        else
+          stack_.push_back({c, 0, ids_.size()});
         continue;
       }
       uint32_t id = Emit(f.n, ids_.data() + f.ids_base);
@@ -327,8 +346,12 @@ class Writer {
         o.Byte(v->is_dataflow());
         break;
       }
-      case NodeKind::kGlobalVar: o.Var(Str(static_cast<const GlobalVarNode*>(n)->name())); break;
-      case NodeKind::kOp: o.Var(Str(static_cast<const OpNode*>(n)->name())); break;
+      case NodeKind::kGlobalVar:
+        o.Var(Str(static_cast<const GlobalVarNode*>(n)->name()));
+        break;
+      case NodeKind::kOp:
+        o.Var(Str(static_cast<const OpNode*>(n)->name()));
+        break;
       case NodeKind::kTuple: {
         size_t k = static_cast<const TupleNode*>(n)->fields().size();
         o.Var(k);
@@ -345,14 +368,23 @@ class Writer {
       case NodeKind::kPrimValue: {
         auto* p = static_cast<const PrimValueNode*>(n);
         o.Byte(static_cast<uint8_t>(p->dtype()));
-        if (p->dtype() == DataType::kFloat64) o.F64(p->float_value());
-        else if (p->dtype() == DataType::kBool) o.Byte(p->int_value() != 0);
-        else o.Signed(p->int_value());
+        if (p->dtype() == DataType::kFloat64)
+          o.F64(p->float_value());
+        else if (p->dtype() == DataType::kBool)
+          o.Byte(p->int_value() != 0);
+        else
+          o.Signed(p->int_value());
         break;
       }
-      case NodeKind::kStringImm: o.Var(Str(static_cast<const StringImmNode*>(n)->value())); break;
-      case NodeKind::kShapeExpr: type(static_cast<const ShapeExprNode*>(n)->type()); break;  // Shape[(...)]: the values
-      case NodeKind::kPrimExpr: type(static_cast<const PrimExprNode*>(n)->type()); break;  // Prim[int64, value=...]
+      case NodeKind::kStringImm:
+        o.Var(Str(static_cast<const StringImmNode*>(n)->value()));
+        break;
+      case NodeKind::kShapeExpr:
+        type(static_cast<const ShapeExprNode*>(n)->type());
+        break;  // Shape[(...)]: the values
+      case NodeKind::kPrimExpr:
+        type(static_cast<const PrimExprNode*>(n)->type());
+        break;  // Prim[int64, value=...]
       case NodeKind::kConstant: {
         auto* c = static_cast<const ConstantNode*>(n);
         type(c->type());
@@ -415,7 +447,8 @@ class Writer {
         o.Var(AttrSet(f->attrs()));
         break;
       }
-      default: break;  // types never reach the node table
+      default:
+        break;  // types never reach the node table
     }
     if (n->kind() == NodeKind::kVar && !exact_vars_) {
       // Variables are per item: a table indexed by their dense number,
@@ -436,12 +469,13 @@ class Writer {
   internal::PointerMap<uint32_t> type_ptr_, attrs_ptr_, node_ptr_;
   VarMap<uint32_t> item_vars_;                // the current item's variables
   std::vector<const VarNode*> emitted_vars_;  // every variable record, in order
-  bool exact_vars_ = false;  // variables in node_ptr_ too (a variable spans items)
+  bool exact_vars_ = false;                   // variables in node_ptr_ too (a variable spans items)
 
   // The id of `c` if it was already written and may be shared, else null.
   const uint32_t* SharedId(const Node* c) {
     if (c->use_count() <= 1) return nullptr;
-    if (c->kind() == NodeKind::kVar && !exact_vars_) return item_vars_.Find(static_cast<const VarNode*>(c));
+    if (c->kind() == NodeKind::kVar && !exact_vars_)
+      return item_vars_.Find(static_cast<const VarNode*>(c));
     return node_ptr_.Find(c);
   }
   // True iff some variable got two records (it appears in two items).

@@ -32,25 +32,52 @@ Status Bad(size_t node, const std::string& what) {
 namespace od = simdjson::ondemand;
 
 // The keys a node object may have, by slot.
-enum Field { kK, kC, kDt, kShape, kNdim, kN, kDataflow, kI, kV, kHex, kNargs, kNsinfo, kAttrs, kPure, kNumFields };
+enum Field {
+  kK,
+  kC,
+  kDt,
+  kShape,
+  kNdim,
+  kN,
+  kDataflow,
+  kI,
+  kV,
+  kHex,
+  kNargs,
+  kNsinfo,
+  kAttrs,
+  kPure,
+  kNumFields
+};
 
 int FieldSlot(std::string_view key) {
   switch (key.size()) {
     case 1:
       switch (key[0]) {
-        case 'k': return kK;
-        case 'c': return kC;
-        case 'n': return kN;
-        case 'i': return kI;
-        case 'v': return kV;
+        case 'k':
+          return kK;
+        case 'c':
+          return kC;
+        case 'n':
+          return kN;
+        case 'i':
+          return kI;
+        case 'v':
+          return kV;
       }
       return -1;
-    case 2: return key == "dt" ? kDt : -1;
-    case 3: return key == "hex" ? kHex : -1;
-    case 4: return key == "ndim" ? kNdim : key == "pure" ? kPure : -1;
-    case 5: return key == "shape" ? kShape : key == "nargs" ? kNargs : key == "attrs" ? kAttrs : -1;
-    case 6: return key == "nsinfo" ? kNsinfo : -1;
-    case 8: return key == "dataflow" ? kDataflow : -1;
+    case 2:
+      return key == "dt" ? kDt : -1;
+    case 3:
+      return key == "hex" ? kHex : -1;
+    case 4:
+      return key == "ndim" ? kNdim : key == "pure" ? kPure : -1;
+    case 5:
+      return key == "shape" ? kShape : key == "nargs" ? kNargs : key == "attrs" ? kAttrs : -1;
+    case 6:
+      return key == "nsinfo" ? kNsinfo : -1;
+    case 8:
+      return key == "dataflow" ? kDataflow : -1;
   }
   return -1;
 }
@@ -58,12 +85,12 @@ int FieldSlot(std::string_view key) {
 bool KindFromName(std::string_view name, NodeKind* out) {
   // The common kinds first.
   static constexpr NodeKind kOrder[] = {
-      NodeKind::kVar,        NodeKind::kCall,       NodeKind::kVarBinding, NodeKind::kTensorType,
-      NodeKind::kOp,         NodeKind::kTuple,      NodeKind::kTupleGetItem, NodeKind::kPrimValue,
-      NodeKind::kConstant,   NodeKind::kSeqExpr,    NodeKind::kBindingBlock, NodeKind::kFunction,
-      NodeKind::kTupleType,  NodeKind::kObjectType, NodeKind::kPrimType,   NodeKind::kShapeType,
-      NodeKind::kGlobalVar,  NodeKind::kStringImm,  NodeKind::kIf,         NodeKind::kExternFunc,
-      NodeKind::kShapeExpr,  NodeKind::kPrimExpr,  NodeKind::kFuncType,   NodeKind::kLocalFn};
+      NodeKind::kVar,       NodeKind::kCall,       NodeKind::kVarBinding,   NodeKind::kTensorType,
+      NodeKind::kOp,        NodeKind::kTuple,      NodeKind::kTupleGetItem, NodeKind::kPrimValue,
+      NodeKind::kConstant,  NodeKind::kSeqExpr,    NodeKind::kBindingBlock, NodeKind::kFunction,
+      NodeKind::kTupleType, NodeKind::kObjectType, NodeKind::kPrimType,     NodeKind::kShapeType,
+      NodeKind::kGlobalVar, NodeKind::kStringImm,  NodeKind::kIf,           NodeKind::kExternFunc,
+      NodeKind::kShapeExpr, NodeKind::kPrimExpr,   NodeKind::kFuncType,     NodeKind::kLocalFn};
   for (NodeKind k : kOrder) {
     std::string_view n = internal::RecordKindName(k);
     if (n.size() == name.size() && n == name) {
@@ -89,10 +116,14 @@ struct Scalar {
       return true;
     }
     if (kind != kString) return false;
-    if (s == "inf") *out = INFINITY;
-    else if (s == "-inf") *out = -INFINITY;
-    else if (s == "nan") *out = NAN;
-    else return false;
+    if (s == "inf")
+      *out = INFINITY;
+    else if (s == "-inf")
+      *out = -INFINITY;
+    else if (s == "nan")
+      *out = NAN;
+    else
+      return false;
     return true;
   }
 };
@@ -118,7 +149,8 @@ bool ReadScalar(od::value v, Scalar* out) {
     case od::json_type::string:
       out->kind = Scalar::kString;
       return v.get_string().get(out->s) == simdjson::SUCCESS;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -237,7 +269,8 @@ class JsonLoader {
       if (id >= nodes_.size()) return BadItem();
       NodeKind k = nodes_[id]->kind();
       if (k != NodeKind::kFunction && k != NodeKind::kExternFunc)
-        return InvalidArgument("invalid JSON module: item id " + std::to_string(id) + " is not a function or extern");
+        return InvalidArgument("invalid JSON module: item id " + std::to_string(id) +
+                               " is not a function or extern");
       out.push_back(Downcast<ItemNode>(nodes_[id]));
     }
     nodes_.clear();
@@ -250,12 +283,16 @@ class JsonLoader {
   static Status Syntax(simdjson::error_code err) {
     return InvalidArgument(std::string("invalid JSON: ") + simdjson::error_message(err));
   }
-  static Status NotPlir() { return InvalidArgument("not a PLIR JSON module (\"format\" is not \"plir\")"); }
+  static Status NotPlir() {
+    return InvalidArgument("not a PLIR JSON module (\"format\" is not \"plir\")");
+  }
   static Status Unsupported() {
     return InvalidArgument("unsupported PLIR JSON version; this PLIR reads version " +
                            std::to_string(kJsonFormatVersion));
   }
-  static Status NotArrays() { return InvalidArgument("invalid JSON module: \"nodes\" and \"items\" must be arrays"); }
+  static Status NotArrays() {
+    return InvalidArgument("invalid JSON module: \"nodes\" and \"items\" must be arrays");
+  }
   static Status BadItem() { return InvalidArgument("invalid JSON module: bad item id"); }
   Status Error(const std::string& what) const { return Bad(id_, what); }
   std::string Where() const { return "invalid JSON module: node " + std::to_string(id_); }
@@ -274,7 +311,8 @@ class JsonLoader {
     }
     for (auto x : a) {
       uint64_t id;
-      if (x.get_uint64().get(id) != simdjson::SUCCESS || id >= id_) return Error("child id out of range");
+      if (x.get_uint64().get(id) != simdjson::SUCCESS || id >= id_)
+        return Error("child id out of range");
       kids_.push_back(static_cast<uint32_t>(id));
     }
     return Status::Ok();
@@ -342,7 +380,8 @@ class JsonLoader {
         *out = AttrValue::String(std::string(s));
       } else if (key == "type") {
         uint64_t id;
-        if (v.get_uint64().get(id) != simdjson::SUCCESS || id >= id_ || !IsTypeKind(nodes_[id]->kind()))
+        if (v.get_uint64().get(id) != simdjson::SUCCESS || id >= id_ ||
+            !IsTypeKind(nodes_[id]->kind()))
           return Error("attribute type id is invalid");
         *out = AttrValue::OfType(Downcast<TypeNode>(nodes_[id]));
         ++n_attr_types_;
@@ -420,20 +459,48 @@ class JsonLoader {
       }
       bool ok = true;
       switch (slot) {
-        case kK: ok = v.get_string().get(kind_name_) == simdjson::SUCCESS; break;
-        case kC: PLIR_RETURN_IF_ERROR(ReadChildren(v)); break;
-        case kDt: ok = v.get_string().get(dt_) == simdjson::SUCCESS; break;
-        case kShape: PLIR_RETURN_IF_ERROR(ReadShape(v)); continue;
-        case kNdim: ok = v.get_int64().get(ndim_) == simdjson::SUCCESS; break;
-        case kN: ok = v.get_string().get(name_) == simdjson::SUCCESS; break;
-        case kDataflow: ok = v.get_bool().get(dataflow_) == simdjson::SUCCESS; break;
-        case kPure: ok = v.get_bool().get(pure_) == simdjson::SUCCESS; break;
-        case kI: ok = v.get_int64().get(index_) == simdjson::SUCCESS; break;
-        case kV: ok = ReadScalar(v, &value_); break;
-        case kHex: ok = v.get_string().get(hex_) == simdjson::SUCCESS; break;
-        case kNargs: ok = v.get_uint64().get(nargs_) == simdjson::SUCCESS; break;
-        case kNsinfo: ok = v.get_uint64().get(nsinfo_) == simdjson::SUCCESS; break;
-        case kAttrs: PLIR_RETURN_IF_ERROR(ReadAttrs(v)); break;
+        case kK:
+          ok = v.get_string().get(kind_name_) == simdjson::SUCCESS;
+          break;
+        case kC:
+          PLIR_RETURN_IF_ERROR(ReadChildren(v));
+          break;
+        case kDt:
+          ok = v.get_string().get(dt_) == simdjson::SUCCESS;
+          break;
+        case kShape:
+          PLIR_RETURN_IF_ERROR(ReadShape(v));
+          continue;
+        case kNdim:
+          ok = v.get_int64().get(ndim_) == simdjson::SUCCESS;
+          break;
+        case kN:
+          ok = v.get_string().get(name_) == simdjson::SUCCESS;
+          break;
+        case kDataflow:
+          ok = v.get_bool().get(dataflow_) == simdjson::SUCCESS;
+          break;
+        case kPure:
+          ok = v.get_bool().get(pure_) == simdjson::SUCCESS;
+          break;
+        case kI:
+          ok = v.get_int64().get(index_) == simdjson::SUCCESS;
+          break;
+        case kV:
+          ok = ReadScalar(v, &value_);
+          break;
+        case kHex:
+          ok = v.get_string().get(hex_) == simdjson::SUCCESS;
+          break;
+        case kNargs:
+          ok = v.get_uint64().get(nargs_) == simdjson::SUCCESS;
+          break;
+        case kNsinfo:
+          ok = v.get_uint64().get(nsinfo_) == simdjson::SUCCESS;
+          break;
+        case kAttrs:
+          PLIR_RETURN_IF_ERROR(ReadAttrs(v));
+          break;
       }
       if (ok) {
         present_ |= 1u << slot;
@@ -450,11 +517,15 @@ class JsonLoader {
     if (i >= kids_.size()) return Error("missing child " + std::to_string(i));
     const Ref<Node>& n = nodes_[kids_[i]];
     bool ok;
-    if constexpr (std::is_same_v<T, TypeNode>) ok = IsTypeKind(n->kind());
-    else if constexpr (std::is_same_v<T, ExprNode>) ok = IsExprKind(n->kind());
-    else ok = n->kind() == T::kKind;
+    if constexpr (std::is_same_v<T, TypeNode>)
+      ok = IsTypeKind(n->kind());
+    else if constexpr (std::is_same_v<T, ExprNode>)
+      ok = IsExprKind(n->kind());
+    else
+      ok = n->kind() == T::kKind;
     if (!ok)
-      return Error("child " + std::to_string(i) + " is a " + NodeKindName(n->kind()) + ", which does not fit here");
+      return Error("child " + std::to_string(i) + " is a " + NodeKindName(n->kind()) +
+                   ", which does not fit here");
     *out = Downcast<T>(n);
     return Status::Ok();
   }
@@ -470,8 +541,8 @@ class JsonLoader {
   }
   Status ExpectChildren(NodeKind k, size_t n) const {
     if (kids_.size() != n)
-      return Error(std::string(NodeKindName(k)) + " needs " + std::to_string(n) + " children, has " +
-                   std::to_string(kids_.size()));
+      return Error(std::string(NodeKindName(k)) + " needs " + std::to_string(n) +
+                   " children, has " + std::to_string(kids_.size()));
     return Status::Ok();
   }
   Status DType(DataType* out) const {
@@ -524,7 +595,8 @@ class JsonLoader {
         int ndim = -1;
         PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
         if (kind == NodeKind::kTensorType)
-          return Ref<Node>(known ? TensorTypeNode::Make(dims_, dt) : TensorTypeNode::MakeRank(ndim, dt));
+          return Ref<Node>(known ? TensorTypeNode::Make(dims_, dt)
+                                 : TensorTypeNode::MakeRank(ndim, dt));
         return Ref<Node>(known ? ShapeTypeNode::Make(dims_) : ShapeTypeNode::MakeRank(ndim));
       }
       case NodeKind::kShapeExpr: {
@@ -538,7 +610,8 @@ class JsonLoader {
         bool known = false;
         int ndim = -1;
         PLIR_RETURN_IF_ERROR(Shape(&known, &ndim));
-        if (!known || dims_.size() != 1) return Error("a PrimExpr needs \"shape\" with its one value");
+        if (!known || dims_.size() != 1)
+          return Error("a PrimExpr needs \"shape\" with its one value");
         return Ref<Node>(PrimExprNode::Make(dims_[0]));
       }
       case NodeKind::kTupleType: {
@@ -558,7 +631,8 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(internal::TupleTypeTreeSize(sizes, &type_size_).WithPrefix(Where()));
         Type ret = fields.back();
         fields.pop_back();
-        return Ref<Node>(FuncTypeNode::Make(std::move(fields), std::move(ret), !Has(kPure) || pure_));
+        return Ref<Node>(
+            FuncTypeNode::Make(std::move(fields), std::move(ret), !Has(kPure) || pure_));
       }
       case NodeKind::kLocalFn: {  // parameters, return type, body
         if (kids_.size() < 2) return Error("local function has too few children");
@@ -570,12 +644,14 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(Child(n_params + 1, &body));
         return Ref<Node>(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
       }
-      case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
+      case NodeKind::kObjectType:
+        return Ref<Node>(ObjectTypeNode::Get());
       case NodeKind::kPrimType: {
         DataType dt;
         PLIR_RETURN_IF_ERROR(DType(&dt));
         // The text format writes Prim[dtype] with a known dtype only.
-        if (dt == DataType::kUnknown) return InvalidArgument(Where() + ": a primitive type needs a dtype");
+        if (dt == DataType::kUnknown)
+          return InvalidArgument(Where() + ": a primitive type needs a dtype");
         if (Has(kShape)) {  // a known value: "shape": [value]
           bool known = false;
           int ndim = -1;
@@ -615,7 +691,8 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(Child(0, &tuple));
         PLIR_RETURN_IF_ERROR(Child(1, &type));
         if (!Has(kI)) return Error("missing index \"i\"");
-        return Ref<Node>(TupleGetItemNode::MakeUnchecked(std::move(tuple), index_, std::move(type)));
+        return Ref<Node>(
+            TupleGetItemNode::MakeUnchecked(std::move(tuple), index_, std::move(type)));
       }
       case NodeKind::kPrimValue: {
         DataType dt;
@@ -640,13 +717,16 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(internal::CheckConstantType(type).WithPrefix(Where()));
         if (!Has(kHex) || hex_.size() % 2) return Error("bad \"hex\" data");
         std::string bytes(hex_.size() / 2, '\0');
-        auto h = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+        auto h = [](char c) {
+          return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        };
         for (size_t i = 0; i < bytes.size(); ++i) {
           int hi = h(hex_[2 * i]), lo = h(hex_[2 * i + 1]);
           if (hi < 0 || lo < 0) return Error("bad hex digit");
           bytes[i] = static_cast<char>(hi * 16 + lo);
         }
-        auto c = ConstantNode::Make(std::move(type), std::make_shared<const std::string>(std::move(bytes)));
+        auto c = ConstantNode::Make(std::move(type),
+                                    std::make_shared<const std::string>(std::move(bytes)));
         if (!c.ok()) return c.status().WithPrefix(Where());
         return Ref<Node>(std::move(c).value());
       }
@@ -662,8 +742,9 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(Children(1, nargs_, &args));
         PLIR_RETURN_IF_ERROR(Children(1 + nargs_, nsinfo_, &sinfo));
         PLIR_RETURN_IF_ERROR(Child(fixed - 1, &type));
-        return Ref<Node>(CallNode::MakeUnchecked(std::move(callee), std::move(args), std::move(attrs_),
-                                                 std::move(sinfo), std::move(type)));
+        return Ref<Node>(CallNode::MakeUnchecked(std::move(callee), std::move(args),
+                                                 std::move(attrs_), std::move(sinfo),
+                                                 std::move(type)));
       }
       case NodeKind::kIf: {
         PLIR_RETURN_IF_ERROR(ExpectChildren(kind, 4));
@@ -673,8 +754,8 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(Child(1, &then_body));
         PLIR_RETURN_IF_ERROR(Child(2, &else_body));
         PLIR_RETURN_IF_ERROR(Child(3, &type));
-        return Ref<Node>(
-            IfNode::MakeUnchecked(std::move(cond), std::move(then_body), std::move(else_body), std::move(type)));
+        return Ref<Node>(IfNode::MakeUnchecked(std::move(cond), std::move(then_body),
+                                               std::move(else_body), std::move(type)));
       }
       case NodeKind::kSeqExpr: {
         if (kids_.empty()) return Error("body without a result");
@@ -711,20 +792,19 @@ class JsonLoader {
         PLIR_RETURN_IF_ERROR(Children(0, n_params, &params));
         PLIR_RETURN_IF_ERROR(Child(n_params, &type));
         if (!is_def)
-          return Ref<Node>(
-              ExternFuncNode::Make(std::move(name), std::move(params), std::move(type), std::move(attrs_)));
+          return Ref<Node>(ExternFuncNode::Make(std::move(name), std::move(params), std::move(type),
+                                                std::move(attrs_)));
         SeqExpr body;
         PLIR_RETURN_IF_ERROR(Child(n_params + 1, &body));
-        return Ref<Node>(
-            FunctionNode::Make(std::move(name), std::move(params), std::move(type), std::move(body),
-                               std::move(attrs_)));
+        return Ref<Node>(FunctionNode::Make(std::move(name), std::move(params), std::move(type),
+                                            std::move(body), std::move(attrs_)));
       }
     }
     return Error("unknown node kind");
   }
 
   std::vector<Ref<Node>> nodes_;
-  uint32_t next_var_index_ = 0;  // dense variable numbers, per item
+  uint32_t next_var_index_ = 0;       // dense variable numbers, per item
   std::vector<uint32_t> type_sizes_;  // per node: its tree size if a type
   uint32_t type_size_ = 1;            // the current node's
   size_t id_ = 0;                     // the current node's id
@@ -753,7 +833,8 @@ StatusOr<Module> LoadJsonText(std::string_view text, bool padded) {
   simdjson::padded_string copy;
   simdjson::padded_string_view view;
   if (padded) {
-    view = simdjson::padded_string_view(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING);
+    view = simdjson::padded_string_view(text.data(), text.size(),
+                                        text.size() + simdjson::SIMDJSON_PADDING);
   } else {
     copy = simdjson::padded_string(text);
     view = copy;

@@ -58,8 +58,10 @@ class Writer : public internal::RecordSink {
           out_.append(",\"shape\":[");
           for (size_t i = 0; i < r.dims.size(); ++i) {
             if (i) out_.push_back(',');
-            if (r.dims[i].sym.empty()) out_.append(std::to_string(r.dims[i].value));
-            else JsonString(r.dims[i].sym, &out_);
+            if (r.dims[i].sym.empty())
+              out_.append(std::to_string(r.dims[i].value));
+            else
+              JsonString(r.dims[i].sym, &out_);
           }
           out_.push_back(']');
         } else {
@@ -71,8 +73,10 @@ class Writer : public internal::RecordSink {
           out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).push_back('"');
         if (r.flag && r.dims.size() == 1) {  // a known value: "shape": [value]
           out_.append(",\"shape\":[");
-          if (r.dims[0].sym.empty()) out_.append(std::to_string(r.dims[0].value));
-          else JsonString(r.dims[0].sym, &out_);
+          if (r.dims[0].sym.empty())
+            out_.append(std::to_string(r.dims[0].value));
+          else
+            JsonString(r.dims[0].sym, &out_);
           out_.push_back(']');
         }
         break;
@@ -90,12 +94,17 @@ class Writer : public internal::RecordSink {
         out_.append(",\"n\":");
         JsonString(r.name, &out_);
         break;
-      case NodeKind::kTupleGetItem: out_.append(",\"i\":").append(std::to_string(r.i)); break;
+      case NodeKind::kTupleGetItem:
+        out_.append(",\"i\":").append(std::to_string(r.i));
+        break;
       case NodeKind::kPrimValue:
         out_.append(",\"dt\":\"").append(DataTypeName(r.dtype)).append("\",\"v\":");
-        if (r.dtype == DataType::kFloat64) JsonFloat(r.f, &out_);
-        else if (r.dtype == DataType::kBool) out_.append(r.i ? "true" : "false");
-        else out_.append(std::to_string(r.i));
+        if (r.dtype == DataType::kFloat64)
+          JsonFloat(r.f, &out_);
+        else if (r.dtype == DataType::kBool)
+          out_.append(r.i ? "true" : "false");
+        else
+          out_.append(std::to_string(r.i));
         break;
       case NodeKind::kConstant: {
         static const char* kHex = "0123456789abcdef";
@@ -121,7 +130,8 @@ class Writer : public internal::RecordSink {
         JsonString(r.name, &out_);
         Attrs(r.attrs);
         break;
-      default: break;
+      default:
+        break;
     }
     out_.push_back('}');
   }
@@ -139,11 +149,25 @@ class Writer : public internal::RecordSink {
  private:
   void Attr(const RecordAttr& a) {
     switch (a.kind) {
-      case AttrValue::Kind::kInt: out_.append("{\"int\":").append(std::to_string(a.i)).push_back('}'); break;
-      case AttrValue::Kind::kBool: out_.append(a.i ? "{\"bool\":true}" : "{\"bool\":false}"); break;
-      case AttrValue::Kind::kFloat: out_.append("{\"float\":"); JsonFloat(a.f, &out_); out_.push_back('}'); break;
-      case AttrValue::Kind::kString: out_.append("{\"str\":"); JsonString(a.s, &out_); out_.push_back('}'); break;
-      case AttrValue::Kind::kType: out_.append("{\"type\":").append(std::to_string(a.type_id)).push_back('}'); break;
+      case AttrValue::Kind::kInt:
+        out_.append("{\"int\":").append(std::to_string(a.i)).push_back('}');
+        break;
+      case AttrValue::Kind::kBool:
+        out_.append(a.i ? "{\"bool\":true}" : "{\"bool\":false}");
+        break;
+      case AttrValue::Kind::kFloat:
+        out_.append("{\"float\":");
+        JsonFloat(a.f, &out_);
+        out_.push_back('}');
+        break;
+      case AttrValue::Kind::kString:
+        out_.append("{\"str\":");
+        JsonString(a.s, &out_);
+        out_.push_back('}');
+        break;
+      case AttrValue::Kind::kType:
+        out_.append("{\"type\":").append(std::to_string(a.type_id)).push_back('}');
+        break;
       case AttrValue::Kind::kList:
         out_.append("{\"list\":[");
         for (size_t i = 0; i < a.list.size(); ++i) {
@@ -179,7 +203,6 @@ class Writer : public internal::RecordSink {
   std::string out_;
   size_t count_ = 0;
 };
-
 
 }  // namespace
 

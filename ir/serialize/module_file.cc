@@ -20,7 +20,8 @@
 namespace plir {
 
 ModuleFormat DetectFormat(std::string_view contents) {
-  if (contents.size() >= 8 && std::memcmp(contents.data(), kBinaryMagic, 8) == 0) return ModuleFormat::kBinary;
+  if (contents.size() >= 8 && std::memcmp(contents.data(), kBinaryMagic, 8) == 0)
+    return ModuleFormat::kBinary;
   size_t i = contents.find_first_not_of(" \t\r\n");
   if (i != std::string_view::npos && contents[i] == '{') return ModuleFormat::kJson;
   return ModuleFormat::kText;
@@ -142,7 +143,8 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
       if (errno == EINTR) continue;
       int err = errno;
       if (fd != 0) close(fd);
-      return Internal((path == "-" ? std::string("<stdin>") : path) + ": read error: " + std::strerror(err));
+      return Internal((path == "-" ? std::string("<stdin>") : path) +
+                      ": read error: " + std::strerror(err));
     }
     if (f.buffer_.size() + static_cast<uint64_t>(n) > max_bytes) {  // endless input
       if (fd != 0) close(fd);

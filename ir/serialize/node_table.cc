@@ -12,14 +12,17 @@ namespace {
 // most AttrValue::kMaxAttrDepth deep).
 void AttrValueTypes(const AttrValue& v, std::vector<const Node*>* out) {
   switch (v.kind()) {
-    case AttrValue::Kind::kType: out->push_back(v.as_type().get()); break;
+    case AttrValue::Kind::kType:
+      out->push_back(v.as_type().get());
+      break;
     case AttrValue::Kind::kList:
       for (const AttrValue& e : v.as_list()) AttrValueTypes(e, out);
       break;
     case AttrValue::Kind::kMap:
       for (const auto& [k, e] : v.as_map()) AttrValueTypes(e, out);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -82,7 +85,8 @@ void RecordChildren(const Node* n, std::vector<const Node*>* out) {
       break;
     }
     case NodeKind::kBindingBlock:
-      for (const Binding& b : static_cast<const BindingBlockNode*>(n)->bindings()) out->push_back(b.get());
+      for (const Binding& b : static_cast<const BindingBlockNode*>(n)->bindings())
+        out->push_back(b.get());
       break;
     case NodeKind::kVarBinding: {
       auto* b = static_cast<const VarBindingNode*>(n);
@@ -113,10 +117,18 @@ void FillAttrs(const Attrs& attrs, const std::vector<uint32_t>& children, size_t
     a.kind = v.kind();
     switch (v.kind()) {
       case AttrValue::Kind::kInt:
-      case AttrValue::Kind::kBool: a.i = v.as_int(); break;
-      case AttrValue::Kind::kFloat: a.f = v.as_float(); break;
-      case AttrValue::Kind::kString: a.s = v.as_string(); break;
-      case AttrValue::Kind::kType: a.type_id = children[t++]; break;
+      case AttrValue::Kind::kBool:
+        a.i = v.as_int();
+        break;
+      case AttrValue::Kind::kFloat:
+        a.f = v.as_float();
+        break;
+      case AttrValue::Kind::kString:
+        a.s = v.as_string();
+        break;
+      case AttrValue::Kind::kType:
+        a.type_id = children[t++];
+        break;
       case AttrValue::Kind::kList:
         for (const AttrValue& e : v.as_list()) a.list.push_back(convert(e));
         break;
@@ -137,7 +149,8 @@ void FillAttrs(const Attrs& attrs, const std::vector<uint32_t>& children, size_t
 }
 
 void FillDims(const std::vector<Dim>& dims, Record* r) {
-  for (const Dim& d : dims) r->dims.push_back({d.value, d.is_const() ? std::string() : d.sym.str()});
+  for (const Dim& d : dims)
+    r->dims.push_back({d.value, d.is_const() ? std::string() : d.sym.str()});
 }
 
 }  // namespace
@@ -175,7 +188,9 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         if (t->has_value()) FillDims({t->value()}, &r);
         break;
       }
-      case NodeKind::kFuncType: r.flag = static_cast<const FuncTypeNode*>(n)->pure(); break;
+      case NodeKind::kFuncType:
+        r.flag = static_cast<const FuncTypeNode*>(n)->pure();
+        break;
       case NodeKind::kShapeType: {
         auto* t = static_cast<const ShapeTypeNode*>(n);
         r.ndim = t->ndim();
@@ -189,9 +204,15 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         r.flag = v->is_dataflow();
         break;
       }
-      case NodeKind::kGlobalVar: r.name = static_cast<const GlobalVarNode*>(n)->name(); break;
-      case NodeKind::kOp: r.name = static_cast<const OpNode*>(n)->name(); break;
-      case NodeKind::kTupleGetItem: r.i = static_cast<const TupleGetItemNode*>(n)->index(); break;
+      case NodeKind::kGlobalVar:
+        r.name = static_cast<const GlobalVarNode*>(n)->name();
+        break;
+      case NodeKind::kOp:
+        r.name = static_cast<const OpNode*>(n)->name();
+        break;
+      case NodeKind::kTupleGetItem:
+        r.i = static_cast<const TupleGetItemNode*>(n)->index();
+        break;
       case NodeKind::kPrimValue: {
         auto* p = static_cast<const PrimValueNode*>(n);
         r.dtype = p->dtype();
@@ -199,7 +220,9 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         r.f = p->float_value();
         break;
       }
-      case NodeKind::kStringImm: r.name = static_cast<const StringImmNode*>(n)->value(); break;
+      case NodeKind::kStringImm:
+        r.name = static_cast<const StringImmNode*>(n)->value();
+        break;
       case NodeKind::kShapeExpr:
         r.flag = true;
         FillDims(static_cast<const ShapeExprNode*>(n)->values(), &r);
@@ -208,15 +231,20 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         r.flag = true;
         FillDims({static_cast<const PrimExprNode*>(n)->value()}, &r);
         break;
-      case NodeKind::kConstant: r.bytes = static_cast<const ConstantNode*>(n)->data(); break;
+      case NodeKind::kConstant:
+        r.bytes = static_cast<const ConstantNode*>(n)->data();
+        break;
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(n);
         r.n_args = static_cast<uint32_t>(c->args().size());
         r.n_sinfo = static_cast<uint32_t>(c->sinfo_args().size());
-        FillAttrs(c->attrs(), r.children, 3 + c->args().size() + c->sinfo_args().size() - 1, &r.attrs);
+        FillAttrs(c->attrs(), r.children, 3 + c->args().size() + c->sinfo_args().size() - 1,
+                  &r.attrs);
         break;
       }
-      case NodeKind::kBindingBlock: r.flag = static_cast<const BindingBlockNode*>(n)->is_dataflow(); break;
+      case NodeKind::kBindingBlock:
+        r.flag = static_cast<const BindingBlockNode*>(n)->is_dataflow();
+        break;
       case NodeKind::kFunction:
       case NodeKind::kExternFunc: {
         auto* f = static_cast<const ItemNode*>(n);
@@ -225,7 +253,8 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         FillAttrs(f->attrs(), r.children, first, &r.attrs);
         break;
       }
-      default: break;
+      default:
+        break;
     }
     sink.Write(r);
     uint32_t id = next_id++;
@@ -286,12 +315,16 @@ StatusOr<Ref<T>> NodeBuilder::Child(const Record& r, size_t i) {
     return InvalidArgument(At(nodes_.size()) + "missing child " + std::to_string(i));
   uint32_t id = r.children[i];
   if (id >= nodes_.size())
-    return InvalidArgument(At(nodes_.size()) + "child id " + std::to_string(id) + " is not defined yet");
+    return InvalidArgument(At(nodes_.size()) + "child id " + std::to_string(id) +
+                           " is not defined yet");
   const Ref<Node>& n = nodes_[id];
   bool ok;
-  if constexpr (std::is_same_v<T, TypeNode>) ok = IsTypeKind(n->kind());
-  else if constexpr (std::is_same_v<T, ExprNode>) ok = IsExprKind(n->kind());
-  else ok = n->kind() == T::kKind;
+  if constexpr (std::is_same_v<T, TypeNode>)
+    ok = IsTypeKind(n->kind());
+  else if constexpr (std::is_same_v<T, ExprNode>)
+    ok = IsExprKind(n->kind());
+  else
+    ok = n->kind() == T::kKind;
   if (!ok)
     return InvalidArgument(At(nodes_.size()) + "child " + std::to_string(i) + " is a " +
                            NodeKindName(n->kind()) + ", which does not fit here");
@@ -303,13 +336,18 @@ StatusOr<Attrs> NodeBuilder::BuildAttrs(const std::vector<RecordAttr>& attrs) {
   std::function<StatusOr<AttrValue>(const RecordAttr&, int)> convert =
       [&](const RecordAttr& a, int depth) -> StatusOr<AttrValue> {
     switch (a.kind) {
-      case AttrValue::Kind::kInt: return AttrValue::Int(a.i);
-      case AttrValue::Kind::kBool: return AttrValue::Bool(a.i != 0);
-      case AttrValue::Kind::kFloat: return AttrValue::Float(a.f);
-      case AttrValue::Kind::kString: return AttrValue::String(a.s);
+      case AttrValue::Kind::kInt:
+        return AttrValue::Int(a.i);
+      case AttrValue::Kind::kBool:
+        return AttrValue::Bool(a.i != 0);
+      case AttrValue::Kind::kFloat:
+        return AttrValue::Float(a.f);
+      case AttrValue::Kind::kString:
+        return AttrValue::String(a.s);
       case AttrValue::Kind::kType:
         if (a.type_id >= nodes_.size() || !IsTypeKind(nodes_[a.type_id]->kind()))
-          return InvalidArgument(At(nodes_.size()) + "attribute type id " + std::to_string(a.type_id) + " is invalid");
+          return InvalidArgument(At(nodes_.size()) + "attribute type id " +
+                                 std::to_string(a.type_id) + " is invalid");
         return AttrValue::OfType(Downcast<TypeNode>(nodes_[a.type_id]));
       case AttrValue::Kind::kList:
       case AttrValue::Kind::kMap: {
@@ -319,8 +357,10 @@ StatusOr<Attrs> NodeBuilder::BuildAttrs(const std::vector<RecordAttr>& attrs) {
         std::vector<AttrValue::MapEntry> map;
         for (const RecordAttr& e : a.list) {
           PLIR_ASSIGN_OR_RETURN(AttrValue v, convert(e, depth + 1));
-          if (a.kind == AttrValue::Kind::kList) items.push_back(std::move(v));
-          else map.emplace_back(e.key, std::move(v));
+          if (a.kind == AttrValue::Kind::kList)
+            items.push_back(std::move(v));
+          else
+            map.emplace_back(e.key, std::move(v));
         }
         if (a.kind == AttrValue::Kind::kList) return AttrValue::List(std::move(items));
         auto m = AttrValue::Map(std::move(map));
@@ -340,7 +380,8 @@ StatusOr<Attrs> NodeBuilder::BuildAttrs(const std::vector<RecordAttr>& attrs) {
 StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
   auto dims = [&](std::vector<Dim>* out) -> Status {
     for (const DimRecord& d : r.dims) {
-      if (d.sym.empty() && d.value < 0) return InvalidArgument(At(nodes_.size()) + "negative dimension");
+      if (d.sym.empty() && d.value < 0)
+        return InvalidArgument(At(nodes_.size()) + "negative dimension");
       if (d.sym.empty()) {
         out->push_back(Dim::Const(d.value));
         continue;
@@ -353,8 +394,9 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
   };
   auto expect_children = [&](size_t n) -> Status {
     if (r.children.size() != n)
-      return InvalidArgument(At(nodes_.size()) + NodeKindName(r.kind) + " needs " + std::to_string(n) +
-                             " children, has " + std::to_string(r.children.size()));
+      return InvalidArgument(At(nodes_.size()) + NodeKindName(r.kind) + " needs " +
+                             std::to_string(n) + " children, has " +
+                             std::to_string(r.children.size()));
     return Status::Ok();
   };
   // The children as types; the record's tree size is that of a tuple of them.
@@ -366,7 +408,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       sizes.push_back(type_sizes_[r.children[i]]);
     }
     uint32_t size;
-    PLIR_RETURN_IF_ERROR(TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
+    PLIR_RETURN_IF_ERROR(
+        TupleTypeTreeSize(sizes, &size).WithPrefix("node " + std::to_string(nodes_.size())));
     type_sizes_.back() = size;
     return Status::Ok();
   };
@@ -383,7 +426,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       return Ref<Node>(TupleTypeNode::Make(std::move(f)));
     }
     case NodeKind::kFuncType: {  // parameter types, then the return type
-      if (r.children.empty()) return InvalidArgument(At(nodes_.size()) + "a Callable type needs a return type");
+      if (r.children.empty())
+        return InvalidArgument(At(nodes_.size()) + "a Callable type needs a return type");
       std::vector<Type> f;
       PLIR_RETURN_IF_ERROR(child_types(&f));
       Type ret = f.back();
@@ -391,7 +435,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       return Ref<Node>(FuncTypeNode::Make(std::move(f), std::move(ret), r.flag));
     }
     case NodeKind::kLocalFn: {
-      if (r.children.size() < 2) return InvalidArgument(At(nodes_.size()) + "local function has too few children");
+      if (r.children.size() < 2)
+        return InvalidArgument(At(nodes_.size()) + "local function has too few children");
       size_t n_params = r.children.size() - 2;
       std::vector<Var> params;
       for (size_t i = 0; i < n_params; ++i) {
@@ -402,14 +447,17 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       PLIR_ASSIGN_OR_RETURN(SeqExpr body, Child<SeqExprNode>(r, n_params + 1));
       return Ref<Node>(LocalFnNode::Make(std::move(params), std::move(ret), std::move(body)));
     }
-    case NodeKind::kObjectType: return Ref<Node>(ObjectTypeNode::Get());
+    case NodeKind::kObjectType:
+      return Ref<Node>(ObjectTypeNode::Get());
     case NodeKind::kPrimType:
       // The text format writes Prim[dtype] with a known dtype only.
       if (r.dtype == DataType::kUnknown) return InvalidArgument("a primitive type needs a dtype");
       if (r.flag) {
         std::vector<Dim> d;
         PLIR_RETURN_IF_ERROR(dims(&d));
-        if (d.size() != 1) return InvalidArgument(At(nodes_.size()) + "a primitive type's value must be one dimension");
+        if (d.size() != 1)
+          return InvalidArgument(At(nodes_.size()) +
+                                 "a primitive type's value must be one dimension");
         return Ref<Node>(PrimTypeNode::MakeValue(r.dtype, d[0]));
       }
       return Ref<Node>(PrimTypeNode::Make(r.dtype));
@@ -424,7 +472,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, 0));
       return Ref<Node>(VarNode::Make(r.name, std::move(t), r.flag));
     }
-    case NodeKind::kGlobalVar: return Ref<Node>(GlobalVarNode::Make(r.name));
+    case NodeKind::kGlobalVar:
+      return Ref<Node>(GlobalVarNode::Make(r.name));
     case NodeKind::kOp: {
       Op op = OpRegistry::Global().Lookup(r.name);
       if (!op) return NotFound(At(nodes_.size()) + "unknown op '" + r.name + "'");
@@ -449,7 +498,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       if (r.dtype == DataType::kBool) return Ref<Node>(PrimValueNode::Bool(r.i != 0));
       if (r.dtype == DataType::kInt64) return Ref<Node>(PrimValueNode::Int(r.i));
       return InvalidArgument(At(nodes_.size()) + "bad primitive value dtype");
-    case NodeKind::kStringImm: return Ref<Node>(StringImmNode::Make(r.name));
+    case NodeKind::kStringImm:
+      return Ref<Node>(StringImmNode::Make(r.name));
     case NodeKind::kShapeExpr: {
       std::vector<Dim> d;
       PLIR_RETURN_IF_ERROR(dims(&d));
@@ -458,15 +508,18 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
     case NodeKind::kPrimExpr: {
       std::vector<Dim> d;
       PLIR_RETURN_IF_ERROR(dims(&d));
-      if (d.size() != 1) return InvalidArgument(At(nodes_.size()) + "a PrimExpr holds one dimension");
+      if (d.size() != 1)
+        return InvalidArgument(At(nodes_.size()) + "a PrimExpr holds one dimension");
       return Ref<Node>(PrimExprNode::Make(d[0]));
     }
     case NodeKind::kConstant: {
       PLIR_RETURN_IF_ERROR(expect_children(1));
       PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, 0));
-      PLIR_RETURN_IF_ERROR(CheckConstantType(t).WithPrefix("node " + std::to_string(nodes_.size())));
+      PLIR_RETURN_IF_ERROR(
+          CheckConstantType(t).WithPrefix("node " + std::to_string(nodes_.size())));
       auto c = ConstantNode::Make(std::move(t), std::make_shared<const std::string>(r.bytes));
-      if (!c.ok()) return c.status().WithPrefix(At(nodes_.size()).substr(0, At(nodes_.size()).size() - 2));
+      if (!c.ok())
+        return c.status().WithPrefix(At(nodes_.size()).substr(0, At(nodes_.size()).size() - 2));
       return Ref<Node>(*c);
     }
     case NodeKind::kCall: {
@@ -495,7 +548,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       PLIR_ASSIGN_OR_RETURN(SeqExpr t, Child<SeqExprNode>(r, 1));
       PLIR_ASSIGN_OR_RETURN(SeqExpr e, Child<SeqExprNode>(r, 2));
       PLIR_ASSIGN_OR_RETURN(Type ty, Child<TypeNode>(r, 3));
-      return Ref<Node>(IfNode::MakeUnchecked(std::move(c), std::move(t), std::move(e), std::move(ty)));
+      return Ref<Node>(
+          IfNode::MakeUnchecked(std::move(c), std::move(t), std::move(e), std::move(ty)));
     }
     case NodeKind::kSeqExpr: {
       if (r.children.empty()) return InvalidArgument(At(nodes_.size()) + "body without a result");
@@ -532,7 +586,8 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       size_t n_types = 0;
       for (const RecordAttr& a : r.attrs) n_types += count(a);
       size_t tail = (is_def ? 2 : 1) + n_types;
-      if (r.children.size() < tail) return InvalidArgument(At(nodes_.size()) + "item has too few children");
+      if (r.children.size() < tail)
+        return InvalidArgument(At(nodes_.size()) + "item has too few children");
       size_t n_params = r.children.size() - tail;
       std::vector<Var> params;
       for (size_t i = 0; i < n_params; ++i) {
@@ -541,9 +596,12 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       }
       PLIR_ASSIGN_OR_RETURN(Type ret, Child<TypeNode>(r, n_params));
       PLIR_ASSIGN_OR_RETURN(Attrs attrs, BuildAttrs(r.attrs));
-      if (!is_def) return Ref<Node>(ExternFuncNode::Make(r.name, std::move(params), std::move(ret), std::move(attrs)));
+      if (!is_def)
+        return Ref<Node>(
+            ExternFuncNode::Make(r.name, std::move(params), std::move(ret), std::move(attrs)));
       PLIR_ASSIGN_OR_RETURN(SeqExpr body, Child<SeqExprNode>(r, n_params + 1));
-      return Ref<Node>(FunctionNode::Make(r.name, std::move(params), std::move(ret), std::move(body), std::move(attrs)));
+      return Ref<Node>(FunctionNode::Make(r.name, std::move(params), std::move(ret),
+                                          std::move(body), std::move(attrs)));
     }
   }
   return InvalidArgument(At(nodes_.size()) + "unknown node kind");
@@ -574,8 +632,8 @@ Status TupleTypeTreeSize(const std::vector<uint32_t>& fields, uint32_t* size) {
   for (uint32_t f : fields) {
     total += f;
     if (total > kMaxTypeTreeSize)
-      return InvalidArgument("tuple type too large: its tree has more than " + std::to_string(kMaxTypeTreeSize) +
-                             " nodes");
+      return InvalidArgument("tuple type too large: its tree has more than " +
+                             std::to_string(kMaxTypeTreeSize) + " nodes");
   }
   *size = static_cast<uint32_t>(total);
   return Status::Ok();
@@ -583,7 +641,8 @@ Status TupleTypeTreeSize(const std::vector<uint32_t>& fields, uint32_t* size) {
 
 Status CheckConstantType(const Type& type) {
   if (type->kind() != NodeKind::kTensorType)
-    return InvalidArgument(std::string("a constant's type must be a TensorType, not ") + NodeKindName(type->kind()));
+    return InvalidArgument(std::string("a constant's type must be a TensorType, not ") +
+                           NodeKindName(type->kind()));
   return Status::Ok();
 }
 

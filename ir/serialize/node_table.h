@@ -39,15 +39,15 @@ struct Record {
   std::vector<uint32_t> children;  // ids, in the kind's order (see node_table.cc)
   DataType dtype = DataType::kUnknown;
   int32_t ndim = -1;
-  bool flag = false;          // has_shape / has_values / dataflow
+  bool flag = false;  // has_shape / has_values / dataflow
   std::vector<DimRecord> dims;
-  std::string name;           // var, global, op, function names; string values
-  int64_t i = 0;              // tuple index, int/bool value
-  double f = 0;               // float value
-  std::string bytes;          // constant data
+  std::string name;   // var, global, op, function names; string values
+  int64_t i = 0;      // tuple index, int/bool value
+  double f = 0;       // float value
+  std::string bytes;  // constant data
   std::vector<RecordAttr> attrs;
-  uint32_t n_args = 0;        // Call: number of arguments among children
-  uint32_t n_sinfo = 0;       // Call: number of sinfo_args among children
+  uint32_t n_args = 0;   // Call: number of arguments among children
+  uint32_t n_sinfo = 0;  // Call: number of sinfo_args among children
 };
 
 // Receives records in post-order; returns nothing (ids are positions).

@@ -13,8 +13,7 @@ namespace plir {
 // Returns up to `max` names from `candidates` closest to `name` by edit
 // distance (case-insensitive; at most max(2, |name|/2) edits), best first.
 std::vector<std::string> ClosestNames(std::string_view name,
-                                      const std::vector<std::string>& candidates,
-                                      size_t max = 3);
+                                      const std::vector<std::string>& candidates, size_t max = 3);
 
 }  // namespace plir
 

@@ -1,8 +1,8 @@
 #include "ir/text/lexer.h"
 
-#include "ir/text_rules.h"
-
 #include <cstring>
+
+#include "ir/text_rules.h"
 
 namespace plir::internal {
 namespace {
@@ -17,16 +17,26 @@ int HexDigit(char c) {
 
 std::string DescribeToken(const Token& t) {
   switch (t.kind) {
-    case Tok::kEof: return "end of input";
-    case Tok::kError: return "an invalid token";
-    case Tok::kIdent: return "identifier '" + std::string(t.text) + "'";
-    case Tok::kLocal: return "'%" + std::string(t.text) + "'";
-    case Tok::kGlobal: return "'@" + std::string(t.text) + "'";
-    case Tok::kInt: return "integer " + std::string(t.text);
-    case Tok::kFloat: return "float " + std::string(t.text);
-    case Tok::kString: return "string " + std::string(t.text);
-    case Tok::kHexString: return "hex payload";
-    default: return "'" + std::string(t.text) + "'";
+    case Tok::kEof:
+      return "end of input";
+    case Tok::kError:
+      return "an invalid token";
+    case Tok::kIdent:
+      return "identifier '" + std::string(t.text) + "'";
+    case Tok::kLocal:
+      return "'%" + std::string(t.text) + "'";
+    case Tok::kGlobal:
+      return "'@" + std::string(t.text) + "'";
+    case Tok::kInt:
+      return "integer " + std::string(t.text);
+    case Tok::kFloat:
+      return "float " + std::string(t.text);
+    case Tok::kString:
+      return "string " + std::string(t.text);
+    case Tok::kHexString:
+      return "hex payload";
+    default:
+      return "'" + std::string(t.text) + "'";
   }
 }
 
@@ -87,9 +97,8 @@ namespace {
 inline bool HasSpecialByte(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
   auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
-  return has_zero(w ^ (kOnes * '\n')) | has_zero(w ^ (kOnes * '{')) |
-         has_zero(w ^ (kOnes * '}')) | has_zero(w ^ (kOnes * '"')) |
-         has_zero(w ^ (kOnes * '/'));
+  return has_zero(w ^ (kOnes * '\n')) | has_zero(w ^ (kOnes * '{')) | has_zero(w ^ (kOnes * '}')) |
+         has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '/'));
 }
 
 }  // namespace
@@ -180,25 +189,41 @@ Token Lexer::Next() {
     return Make(k, start, line, col);
   };
   switch (c) {
-    case '(': return single(Tok::kLParen);
-    case ')': return single(Tok::kRParen);
-    case '{': return single(Tok::kLBrace);
-    case '}': return single(Tok::kRBrace);
-    case '[': return single(Tok::kLBracket);
-    case ']': return single(Tok::kRBracket);
-    case '<': return single(Tok::kLAngle);
-    case '>': return single(Tok::kRAngle);
-    case ',': return single(Tok::kComma);
-    case ':': return single(Tok::kColon);
-    case ';': return single(Tok::kSemi);
-    case '=': return single(Tok::kEq);
-    case '#': return single(Tok::kHash);
-    case '+': return single(Tok::kPlus);
-    case '*': return single(Tok::kStar);
+    case '(':
+      return single(Tok::kLParen);
+    case ')':
+      return single(Tok::kRParen);
+    case '{':
+      return single(Tok::kLBrace);
+    case '}':
+      return single(Tok::kRBrace);
+    case '[':
+      return single(Tok::kLBracket);
+    case ']':
+      return single(Tok::kRBracket);
+    case '<':
+      return single(Tok::kLAngle);
+    case '>':
+      return single(Tok::kRAngle);
+    case ',':
+      return single(Tok::kComma);
+    case ':':
+      return single(Tok::kColon);
+    case ';':
+      return single(Tok::kSemi);
+    case '=':
+      return single(Tok::kEq);
+    case '#':
+      return single(Tok::kHash);
+    case '+':
+      return single(Tok::kPlus);
+    case '*':
+      return single(Tok::kStar);
     case '.':
       after_dot_ = true;
       return single(Tok::kDot);
-    default: break;
+    default:
+      break;
   }
   if (c == '%' || c == '@') {
     Advance();
@@ -255,8 +280,7 @@ Token Lexer::Next() {
     while (true) {
       char h = Peek();
       if (h == '"') break;
-      if (pos_ >= src_.size() || h == '\n')
-        return Error("unterminated hex payload", line, col);
+      if (pos_ >= src_.size() || h == '\n') return Error("unterminated hex payload", line, col);
       int hi = HexDigit(h), lo = HexDigit(Peek(1));
       if (hi < 0 || lo < 0) {
         int l = line_, cc = col_;
@@ -289,14 +313,25 @@ Token Lexer::Next() {
         int el = line_, ec = col_;
         char e = Peek(1);
         switch (e) {
-          case '"': value.push_back('"'); break;
-          case '\\': value.push_back('\\'); break;
-          case 'n': value.push_back('\n'); break;
-          case 't': value.push_back('\t'); break;
-          case 'r': value.push_back('\r'); break;
+          case '"':
+            value.push_back('"');
+            break;
+          case '\\':
+            value.push_back('\\');
+            break;
+          case 'n':
+            value.push_back('\n');
+            break;
+          case 't':
+            value.push_back('\t');
+            break;
+          case 'r':
+            value.push_back('\r');
+            break;
           case 'x': {
             int hi = HexDigit(Peek(2)), lo = HexDigit(Peek(3));
-            if (hi < 0 || lo < 0) return Error("invalid \\x escape: expected two hex digits", el, ec);
+            if (hi < 0 || lo < 0)
+              return Error("invalid \\x escape: expected two hex digits", el, ec);
             value.push_back(static_cast<char>(hi * 16 + lo));
             Advance(2);
             break;
@@ -321,7 +356,11 @@ Token Lexer::Next() {
   if (uc < 0x20 || uc >= 0x7f) {
     char buf[8];
     static const char* kHex = "0123456789abcdef";
-    buf[0] = '0'; buf[1] = 'x'; buf[2] = kHex[uc >> 4]; buf[3] = kHex[uc & 15]; buf[4] = 0;
+    buf[0] = '0';
+    buf[1] = 'x';
+    buf[2] = kHex[uc >> 4];
+    buf[3] = kHex[uc & 15];
+    buf[4] = 0;
     return Error(std::string("unexpected byte ") + buf, line, col);
   }
   return Error("unexpected character '" + std::string(1, c) + "'", line, col);

@@ -22,9 +22,24 @@ enum class Tok : uint8_t {
   kFloat,      // 1.5, -2e-3, -inf
   kString,     // "..."   (value holds the decoded string)
   kHexString,  // x"0a0b" (value holds the decoded bytes)
-  kLParen, kRParen, kLBrace, kRBrace, kLBracket, kRBracket, kLAngle, kRAngle,
-  kComma, kColon, kSemi, kEq, kDot, kArrow, kHash,
-  kPlus, kMinus, kStar,  // dimension expressions: n + 1, m - 2, m * n
+  kLParen,
+  kRParen,
+  kLBrace,
+  kRBrace,
+  kLBracket,
+  kRBracket,
+  kLAngle,
+  kRAngle,
+  kComma,
+  kColon,
+  kSemi,
+  kEq,
+  kDot,
+  kArrow,
+  kHash,
+  kPlus,
+  kMinus,
+  kStar,  // dimension expressions: n + 1, m - 2, m * n
 };
 
 struct Token {

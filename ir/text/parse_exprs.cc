@@ -120,9 +120,9 @@ Expr TextParser::ParsePrimary(int depth) {
         Advance();
         return PrimValueNode::Float(v);
       }
-      Fail("expected an expression, found " + internal::DescribeToken(t) +
-               " (an op call needs '(')",
-           Here());
+      Fail(
+          "expected an expression, found " + internal::DescribeToken(t) + " (an op call needs '(')",
+          Here());
     }
     default:
       FailExpected("an expression");
@@ -156,8 +156,8 @@ Expr TextParser::ParseGlobalRef(int depth) {
   if (!args.attrs.empty())
     Fail("a call of a module function takes no attributes (only sinfo_args)", args.first_attr);
   if (args.args.size() != info.params.size())
-    Fail("@" + info.name + " takes " + std::to_string(info.params.size()) +
-             " argument(s), got " + std::to_string(args.args.size()),
+    Fail("@" + info.name + " takes " + std::to_string(info.params.size()) + " argument(s), got " +
+             std::to_string(args.args.size()),
          open);
   for (size_t i = 0; i < args.args.size(); ++i)
     if (!TypeCompatible(args.args[i]->type(), info.params[i]->type()))
@@ -321,9 +321,9 @@ Expr TextParser::ParseConstant() {
   Expect(Tok::kRAngle, "'>' after the constant's type");
   auto* tt = As<TensorTypeNode>(type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
-    Fail("a constant needs a tensor type with a static shape and a dtype, not " +
-             TypeToString(type),
-         type_loc);
+    Fail(
+        "a constant needs a tensor type with a static shape and a dtype, not " + TypeToString(type),
+        type_loc);
   // Reject sizes that cannot be real before allocating anything.
   uint64_t count = 1;
   for (const Dim& d : tt->shape()) {
@@ -380,8 +380,7 @@ void TextParser::AppendElement(DataType dt, std::string* out) {
   const Token& t = c_.cur;
   Loc loc = Here();
   auto range_error = [&]() {
-    Fail("element " + std::string(t.text) + " does not fit in " +
-             std::string(DataTypeName(dt)),
+    Fail("element " + std::string(t.text) + " does not fit in " + std::string(DataTypeName(dt)),
          loc);
   };
   if (dt == DataType::kBool) {
@@ -396,8 +395,7 @@ void TextParser::AppendElement(DataType dt, std::string* out) {
     return;
   }
   if (IsFloat(dt)) {
-    if (!Is(Tok::kInt) && !Is(Tok::kFloat) && !IsFloatWord())
-      FailExpected("a numeric element");
+    if (!Is(Tok::kInt) && !Is(Tok::kFloat) && !IsFloatWord()) FailExpected("a numeric element");
     const char* b = t.text.data();
     const char* e = b + t.text.size();
     if (dt == DataType::kFloat64) {
@@ -411,15 +409,18 @@ void TextParser::AppendElement(DataType dt, std::string* out) {
         if (r.ec == std::errc::result_out_of_range) range_error();
         if (r.ec != std::errc() || r.ptr != e) Fail("malformed number " + std::string(t.text), loc);
       }
-      if (dt == DataType::kFloat32) PutRaw(f, out);
-      else if (dt == DataType::kFloat16) PutRaw(FloatToHalf(f), out);
-      else PutRaw(FloatToBFloat16(f), out);
+      if (dt == DataType::kFloat32)
+        PutRaw(f, out);
+      else if (dt == DataType::kFloat16)
+        PutRaw(FloatToHalf(f), out);
+      else
+        PutRaw(FloatToBFloat16(f), out);
     }
     Advance();
     return;
   }
-  if (!Is(Tok::kInt)) FailExpected(std::string("an integer element of ") +
-                                   std::string(DataTypeName(dt)));
+  if (!Is(Tok::kInt))
+    FailExpected(std::string("an integer element of ") + std::string(DataTypeName(dt)));
   const char* b = t.text.data();
   const char* e = b + t.text.size();
   auto parse = [&](auto& v) {
@@ -427,15 +428,56 @@ void TextParser::AppendElement(DataType dt, std::string* out) {
     if (r.ec != std::errc() || r.ptr != e) range_error();
   };
   switch (dt) {
-    case DataType::kInt8: { int8_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kInt16: { int16_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kInt32: { int32_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kInt64: { int64_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kUInt8: { uint8_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kUInt16: { uint16_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kUInt32: { uint32_t v = 0; parse(v); PutRaw(v, out); break; }
-    case DataType::kUInt64: { uint64_t v = 0; parse(v); PutRaw(v, out); break; }
-    default: range_error();
+    case DataType::kInt8: {
+      int8_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kInt16: {
+      int16_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kInt32: {
+      int32_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kInt64: {
+      int64_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kUInt8: {
+      uint8_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kUInt16: {
+      uint16_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kUInt32: {
+      uint32_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    case DataType::kUInt64: {
+      uint64_t v = 0;
+      parse(v);
+      PutRaw(v, out);
+      break;
+    }
+    default:
+      range_error();
   }
   Advance();
 }

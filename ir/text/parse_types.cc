@@ -31,7 +31,9 @@ Dim TextParser::ParseDimProduct(int depth) {
 Dim TextParser::ParseDimAtom(int depth) {
   if (depth > 64) Fail("dimension expression nested too deeply", Here());
   if (++dim_terms_ > (kMaxDimTerms + 1) / 2)
-    Fail("dimension expression with more than " + std::to_string((kMaxDimTerms + 1) / 2) + " operands", Here());
+    Fail("dimension expression with more than " + std::to_string((kMaxDimTerms + 1) / 2) +
+             " operands",
+         Here());
   if (Is(Tok::kInt)) {
     int64_t v = ParseInt64(c_.cur);
     if (v < 0) Fail("negative dimension " + std::to_string(v), Here());
@@ -149,9 +151,12 @@ Type TextParser::ParseTypeAt(int depth) {
       if (!IsIdent("pure")) FailExpected("'pure=true' or 'pure=false'");
       Advance();
       Expect(Tok::kEq, "'=' after pure");
-      if (IsIdent("true")) pure = true;
-      else if (IsIdent("false")) pure = false;
-      else FailExpected("true or false");
+      if (IsIdent("true"))
+        pure = true;
+      else if (IsIdent("false"))
+        pure = false;
+      else
+        FailExpected("true or false");
       Advance();
     }
     Expect(Tok::kRBracket, "']' to close the Callable type");
@@ -160,8 +165,8 @@ Type TextParser::ParseTypeAt(int depth) {
   if (IsIdent("Shape")) {
     Advance();
     if (!Accept(Tok::kLBracket)) return ShapeTypeNode::MakeRank(-1);
-    Type t = Is(Tok::kLParen) ? ShapeTypeNode::Make(ParseDims())
-                              : ShapeTypeNode::MakeRank(ParseNdim());
+    Type t =
+        Is(Tok::kLParen) ? ShapeTypeNode::Make(ParseDims()) : ShapeTypeNode::MakeRank(ParseNdim());
     Expect(Tok::kRBracket, "']'");
     return t;
   }

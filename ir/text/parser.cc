@@ -10,8 +10,8 @@ namespace plir::text_internal {
 
 // Formats "file:line:col: message", then the source line and a caret.
 Status FormatError(std::string_view src, const std::string& filename, const ParseFailure& f) {
-  std::string msg = filename + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) +
-                    ": " + f.message;
+  std::string msg =
+      filename + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) + ": " + f.message;
   size_t pos = 0;
   for (int l = 1; l < f.line && pos != std::string_view::npos; ++l) {
     pos = src.find('\n', pos);
@@ -70,7 +70,8 @@ Module TextParser::ParseModuleText(int threads) {
       } catch (ParseFailure& f) {
         failures[i] = std::move(f);
         size_t cur = first_failure.load();
-        while (i < cur && !first_failure.compare_exchange_weak(cur, i)) {}
+        while (i < cur && !first_failure.compare_exchange_weak(cur, i)) {
+        }
       } catch (const std::bad_alloc&) {
         std::lock_guard<std::mutex> lock(mu);
         out_of_memory = true;
@@ -142,8 +143,8 @@ void TextParser::ParseItemHeader() {
       Expect(Tok::kColon, "':' and the parameter's type");
       Type t = ParseTypeAt(0);
       // Parameters are the function's first variables: indices 0..n-1.
-      item->params.push_back(VarNode::Make(NameHint(name), t, false,
-                                           static_cast<uint32_t>(item->params.size())));
+      item->params.push_back(
+          VarNode::Make(NameHint(name), t, false, static_cast<uint32_t>(item->params.size())));
       item->param_locs.push_back(loc);
       if (Accept(Tok::kComma)) continue;
       break;
@@ -234,8 +235,7 @@ void TextParser::ParseItemBody(ItemInfo& item) {
   SeqExpr body = ParseBody(1);
   if (item.declared_ret && !TypeCompatible(item.declared_ret, body->type()))
     Fail("@" + item.name + " returns " + TypeToString(body->type()) +
-             ", which does not match its declared return type " +
-             TypeToString(item.declared_ret),
+             ", which does not match its declared return type " + TypeToString(item.declared_ret),
          body_loc);
   item.result = FunctionNode::Make(item.name, item.params, item.declared_ret, body, item.attrs);
   item.ret = item.result->ret_type();
@@ -248,8 +248,8 @@ void TextParser::ParseItemBody(ItemInfo& item) {
 void TextParser::CheckNotVisible(const NameHint& name, Loc loc) {
   const LocalName* n = ctx_->names.Find(name);
   if (n && n->state == LocalName::kVisible)
-    Fail("%" + name.str() + " is already defined at " + std::to_string(n->loc.line) +
-             ":" + std::to_string(n->loc.col),
+    Fail("%" + name.str() + " is already defined at " + std::to_string(n->loc.line) + ":" +
+             std::to_string(n->loc.col),
          loc);
 }
 
@@ -257,8 +257,8 @@ void TextParser::Define(const Var& v, const NameHint& name, Loc loc) {
   auto [entry, inserted] = ctx_->names.Insert(name, LocalName{v, loc});
   if (!inserted) {
     if (entry->state == LocalName::kVisible)
-      Fail("%" + name.str() + " is already defined at " +
-               std::to_string(entry->loc.line) + ":" + std::to_string(entry->loc.col),
+      Fail("%" + name.str() + " is already defined at " + std::to_string(entry->loc.line) + ":" +
+               std::to_string(entry->loc.col),
            loc);
     *entry = LocalName{v, loc};
   }
@@ -270,13 +270,14 @@ Var TextParser::LookupLocal(const Token& t) {
   if (n && n->state == LocalName::kVisible) return n->var;
   std::string name(t.text);
   if (n && n->state == LocalName::kDeadDataflow)
-    Fail("%" + name + " is a dataflow variable of the block at " +
-             std::to_string(n->loc.line) + ":" + std::to_string(n->loc.col) +
+    Fail("%" + name + " is a dataflow variable of the block at " + std::to_string(n->loc.line) +
+             ":" + std::to_string(n->loc.col) +
              " and is not visible outside it (list it in the block's output line)",
          LocOf(t));
   if (n)
     Fail("%" + name + " (defined at " + std::to_string(n->loc.line) + ":" +
-             std::to_string(n->loc.col) + ") is not visible here: it is local to an if branch or a local function",
+             std::to_string(n->loc.col) +
+             ") is not visible here: it is local to an if branch or a local function",
          LocOf(t));
   Fail("undefined variable %" + name, LocOf(t));
 }
@@ -342,8 +343,8 @@ Binding TextParser::ParseBinding(int depth, bool in_dataflow) {
   // An annotation equal to the inferred type shares the inferred type's
   // node: one type node instead of two per binding.
   if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
-  Var v = VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow,
-                        ctx_->next_index++);
+  Var v =
+      VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow, ctx_->next_index++);
   Define(v, name, loc);
   return VarBindingNode::Make(v, std::move(value));
 }

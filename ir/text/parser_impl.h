@@ -81,7 +81,6 @@ struct LocalName {
 // Formats "file:line:col: message", then the source line and a caret.
 Status FormatError(std::string_view src, const std::string& filename, const ParseFailure& f);
 
-
 // The items of the module being parsed: written by the first pass (headers)
 // and by the serial part of the second; read-only while bodies are parsed in
 // parallel, when each worker writes only the item it parses.
@@ -93,15 +92,22 @@ struct ModuleItems {
 class TextParser {
  public:
   TextParser(std::string_view src, std::string filename)
-      : src_(src), filename_(std::move(filename)), c_{Lexer(src), Token(), std::nullopt},
-        module_(std::make_shared<ModuleItems>()), items_(module_->items),
+      : src_(src),
+        filename_(std::move(filename)),
+        c_{Lexer(src), Token(), std::nullopt},
+        module_(std::make_shared<ModuleItems>()),
+        items_(module_->items),
         item_index_(module_->index) {
     Advance();
   }
   // A worker that parses bodies of `main`'s items on another thread.
   explicit TextParser(const TextParser& main)
-      : src_(main.src_), filename_(main.filename_), c_{Lexer(main.src_), Token(), std::nullopt},
-        module_(main.module_), items_(module_->items), item_index_(module_->index) {}
+      : src_(main.src_),
+        filename_(main.filename_),
+        c_{Lexer(main.src_), Token(), std::nullopt},
+        module_(main.module_),
+        items_(module_->items),
+        item_index_(module_->index) {}
 
   // Parses the whole module. Bodies are parsed in two steps: first, in
   // order, the functions without a written return type (a call of one needs
@@ -179,8 +185,8 @@ class TextParser {
     ItemInfo* item;
     internal::NameTable<LocalName> names;
     std::vector<NameHint> scope_names;  // names defined, innermost scope last
-    std::vector<size_t> scope_marks;            // scope_names size at each scope's start
-    uint32_t next_index = 0;                    // the next variable's dense index
+    std::vector<size_t> scope_marks;    // scope_names size at each scope's start
+    uint32_t next_index = 0;            // the next variable's dense index
   };
 
   void ParseItemBody(ItemInfo& item);
@@ -273,7 +279,7 @@ class TextParser {
   FuncCtx* ctx_ = nullptr;
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
-  int dim_terms_ = 0;  // operands of the dimension expression being read
+  int dim_terms_ = 0;                             // operands of the dimension expression being read
 };
 
 }  // namespace plir::text_internal

@@ -1,7 +1,5 @@
 #include "ir/text/printer.h"
 
-#include "ir/text_rules.h"
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include "ir/internal/name_table.h"
 #include "ir/op.h"
 #include "ir/parallel.h"
+#include "ir/text_rules.h"
 #include "ir/var_map.h"
 
 namespace plir {
@@ -29,18 +28,72 @@ bool AppendElement(DataType dt, const char* p, std::string* out) {
     return true;
   };
   switch (dt) {
-    case DataType::kBool: out->append(*p ? "true" : "false"); return true;
-    case DataType::kInt8: { int8_t v; std::memcpy(&v, p, 1); out->append(std::to_string(v)); return true; }
-    case DataType::kInt16: { int16_t v; std::memcpy(&v, p, 2); out->append(std::to_string(v)); return true; }
-    case DataType::kInt32: { int32_t v; std::memcpy(&v, p, 4); out->append(std::to_string(v)); return true; }
-    case DataType::kInt64: { int64_t v; std::memcpy(&v, p, 8); out->append(std::to_string(v)); return true; }
-    case DataType::kUInt8: { uint8_t v; std::memcpy(&v, p, 1); out->append(std::to_string(v)); return true; }
-    case DataType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); out->append(std::to_string(v)); return true; }
-    case DataType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); out->append(std::to_string(v)); return true; }
-    case DataType::kUInt64: { uint64_t v; std::memcpy(&v, p, 8); out->append(std::to_string(v)); return true; }
-    case DataType::kFloat16: { uint16_t v; std::memcpy(&v, p, 2); return put_float(HalfToFloat(v)); }
-    case DataType::kBFloat16: { uint16_t v; std::memcpy(&v, p, 2); return put_float(BFloat16ToFloat(v)); }
-    case DataType::kFloat32: { float v; std::memcpy(&v, p, 4); return put_float(v); }
+    case DataType::kBool:
+      out->append(*p ? "true" : "false");
+      return true;
+    case DataType::kInt8: {
+      int8_t v;
+      std::memcpy(&v, p, 1);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kUInt8: {
+      uint8_t v;
+      std::memcpy(&v, p, 1);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kUInt16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kUInt32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kUInt64: {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      out->append(std::to_string(v));
+      return true;
+    }
+    case DataType::kFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return put_float(HalfToFloat(v));
+    }
+    case DataType::kBFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return put_float(BFloat16ToFloat(v));
+    }
+    case DataType::kFloat32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return put_float(v);
+    }
     case DataType::kFloat64: {
       double v;
       std::memcpy(&v, p, 8);
@@ -49,7 +102,8 @@ bool AppendElement(DataType dt, const char* p, std::string* out) {
       out->append(buf, r.ptr);
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -113,12 +167,36 @@ class TextPrinter {
     int64_t block = 0;
     int64_t binding = 0;
 
-    static Work Simple(Kind k) { Work w; w.kind = k; return w; }
-    static Work Expr(const Node* n) { Work w; w.kind = kExpr; w.node = n; return w; }
-    static Work Text(const char* t) { Work w; w.kind = kText; w.text = t; return w; }
-    static Work Owned(std::string s) { Work w; w.kind = kOwnedText; w.owned = std::move(s); return w; }
+    static Work Simple(Kind k) {
+      Work w;
+      w.kind = k;
+      return w;
+    }
+    static Work Expr(const Node* n) {
+      Work w;
+      w.kind = kExpr;
+      w.node = n;
+      return w;
+    }
+    static Work Text(const char* t) {
+      Work w;
+      w.kind = kText;
+      w.text = t;
+      return w;
+    }
+    static Work Owned(std::string s) {
+      Work w;
+      w.kind = kOwnedText;
+      w.owned = std::move(s);
+      return w;
+    }
     static Work Seq(const Node* n, int64_t b, int64_t i) {
-      Work w; w.kind = kSeq; w.node = n; w.block = b; w.binding = i; return w;
+      Work w;
+      w.kind = kSeq;
+      w.node = n;
+      w.block = b;
+      w.binding = i;
+      return w;
     }
   };
 
@@ -170,13 +248,27 @@ class TextPrinter {
       Work w = std::move(stack_.back());
       stack_.pop_back();
       switch (w.kind) {
-        case Work::kText: out_.append(w.text); break;
-        case Work::kOwnedText: out_.append(w.owned); break;
-        case Work::kNewline: Newline(); break;
-        case Work::kIndent: ++indent_; break;
-        case Work::kDedent: --indent_; break;
-        case Work::kSeq: StepSeq(static_cast<const SeqExprNode*>(w.node), w.block, w.binding); break;
-        case Work::kExpr: PrintNode(w.node); break;
+        case Work::kText:
+          out_.append(w.text);
+          break;
+        case Work::kOwnedText:
+          out_.append(w.owned);
+          break;
+        case Work::kNewline:
+          Newline();
+          break;
+        case Work::kIndent:
+          ++indent_;
+          break;
+        case Work::kDedent:
+          --indent_;
+          break;
+        case Work::kSeq:
+          StepSeq(static_cast<const SeqExprNode*>(w.node), w.block, w.binding);
+          break;
+        case Work::kExpr:
+          PrintNode(w.node);
+          break;
       }
     }
   }
@@ -280,16 +372,21 @@ class TextPrinter {
         return;
       case NodeKind::kPrimValue: {
         auto* p = static_cast<const PrimValueNode*>(n);
-        if (p->dtype() == DataType::kFloat64) AppendFloat(p->float_value(), &out_);
-        else if (p->dtype() == DataType::kBool) out_.append(p->int_value() ? "true" : "false");
-        else out_.append(std::to_string(p->int_value()));
+        if (p->dtype() == DataType::kFloat64)
+          AppendFloat(p->float_value(), &out_);
+        else if (p->dtype() == DataType::kBool)
+          out_.append(p->int_value() ? "true" : "false");
+        else
+          out_.append(std::to_string(p->int_value()));
         return;
       }
       case NodeKind::kStringImm:
         AppendQuoted(static_cast<const StringImmNode*>(n)->value(), &out_);
         return;
       case NodeKind::kPrimExpr:
-        out_.append("prim[").append(DimToString(static_cast<const PrimExprNode*>(n)->value())).append("]");
+        out_.append("prim[")
+            .append(DimToString(static_cast<const PrimExprNode*>(n)->value()))
+            .append("]");
         return;
       case NodeKind::kShapeExpr: {
         // `shape[(2, n)]`: the spelling of its type `Shape[(2, n)]`, lower-case.

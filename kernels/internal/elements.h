@@ -22,20 +22,70 @@ namespace plir::internal {
 
 inline double Load(DataType dt, const char* p) {
   switch (dt) {
-    case DataType::kBool: return *p ? 1 : 0;
-    case DataType::kInt8: { int8_t v; std::memcpy(&v, p, 1); return v; }
-    case DataType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DataType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DataType::kInt64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case DataType::kUInt8: { uint8_t v; std::memcpy(&v, p, 1); return v; }
-    case DataType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DataType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    case DataType::kUInt64: { uint64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case DataType::kFloat16: { uint16_t v; std::memcpy(&v, p, 2); return HalfToFloat(v); }
-    case DataType::kBFloat16: { uint16_t v; std::memcpy(&v, p, 2); return BFloat16ToFloat(v); }
-    case DataType::kFloat32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DataType::kFloat64: { double v; std::memcpy(&v, p, 8); return v; }
-    default: return 0;
+    case DataType::kBool:
+      return *p ? 1 : 0;
+    case DataType::kInt8: {
+      int8_t v;
+      std::memcpy(&v, p, 1);
+      return v;
+    }
+    case DataType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DataType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DataType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case DataType::kUInt8: {
+      uint8_t v;
+      std::memcpy(&v, p, 1);
+      return v;
+    }
+    case DataType::kUInt16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DataType::kUInt32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DataType::kUInt64: {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case DataType::kFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return HalfToFloat(v);
+    }
+    case DataType::kBFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return BFloat16ToFloat(v);
+    }
+    case DataType::kFloat32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DataType::kFloat64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    default:
+      return 0;
   }
 }
 
@@ -43,20 +93,47 @@ inline void Store(DataType dt, double v, char* p) {
   auto put = [&](auto x) { std::memcpy(p, &x, sizeof x); };
   if (!IsFloat(dt) && dt != DataType::kBool) v = std::trunc(v);
   switch (dt) {
-    case DataType::kBool: *p = v != 0; break;
-    case DataType::kInt8: put(static_cast<int8_t>(v)); break;
-    case DataType::kInt16: put(static_cast<int16_t>(v)); break;
-    case DataType::kInt32: put(static_cast<int32_t>(v)); break;
-    case DataType::kInt64: put(static_cast<int64_t>(v)); break;
-    case DataType::kUInt8: put(static_cast<uint8_t>(v)); break;
-    case DataType::kUInt16: put(static_cast<uint16_t>(v)); break;
-    case DataType::kUInt32: put(static_cast<uint32_t>(v)); break;
-    case DataType::kUInt64: put(static_cast<uint64_t>(v)); break;
-    case DataType::kFloat16: put(FloatToHalf(static_cast<float>(v))); break;
-    case DataType::kBFloat16: put(FloatToBFloat16(static_cast<float>(v))); break;
-    case DataType::kFloat32: put(static_cast<float>(v)); break;
-    case DataType::kFloat64: put(v); break;
-    default: break;
+    case DataType::kBool:
+      *p = v != 0;
+      break;
+    case DataType::kInt8:
+      put(static_cast<int8_t>(v));
+      break;
+    case DataType::kInt16:
+      put(static_cast<int16_t>(v));
+      break;
+    case DataType::kInt32:
+      put(static_cast<int32_t>(v));
+      break;
+    case DataType::kInt64:
+      put(static_cast<int64_t>(v));
+      break;
+    case DataType::kUInt8:
+      put(static_cast<uint8_t>(v));
+      break;
+    case DataType::kUInt16:
+      put(static_cast<uint16_t>(v));
+      break;
+    case DataType::kUInt32:
+      put(static_cast<uint32_t>(v));
+      break;
+    case DataType::kUInt64:
+      put(static_cast<uint64_t>(v));
+      break;
+    case DataType::kFloat16:
+      put(FloatToHalf(static_cast<float>(v)));
+      break;
+    case DataType::kBFloat16:
+      put(FloatToBFloat16(static_cast<float>(v)));
+      break;
+    case DataType::kFloat32:
+      put(static_cast<float>(v));
+      break;
+    case DataType::kFloat64:
+      put(v);
+      break;
+    default:
+      break;
   }
 }
 
@@ -73,7 +150,8 @@ inline std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
   return st;
 }
 
-inline StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+inline StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a,
+                                                     const std::vector<int64_t>& b) {
   size_t n = std::max(a.size(), b.size());
   std::vector<int64_t> out(n);
   for (size_t i = 0; i < n; ++i) {
@@ -86,8 +164,9 @@ inline StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>&
 }
 
 // Maps an index of `out` to the flat index of a broadcast operand of `shape`.
-inline int64_t BroadcastIndex(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& shape,
-                       const std::vector<int64_t>& strides) {
+inline int64_t BroadcastIndex(int64_t flat, const std::vector<int64_t>& out,
+                              const std::vector<int64_t>& shape,
+                              const std::vector<int64_t>& strides) {
   int64_t idx = 0;
   size_t off = out.size() - shape.size();
   for (size_t i = out.size(); i-- > 0;) {
@@ -104,16 +183,50 @@ inline bool IsInteger(DataType dt) { return !IsFloat(dt) && dt != DataType::kBoo
 
 inline i128 LoadInt(DataType dt, const char* p) {
   switch (dt) {
-    case DataType::kInt8: { int8_t v; std::memcpy(&v, p, 1); return v; }
-    case DataType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DataType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DataType::kInt64: { int64_t v; std::memcpy(&v, p, 8); return v; }
-    case DataType::kUInt8: { uint8_t v; std::memcpy(&v, p, 1); return v; }
-    case DataType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DataType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    case DataType::kUInt64: { uint64_t v; std::memcpy(&v, p, 8); return v; }
-    case DataType::kBool: return *p ? 1 : 0;
-    default: return 0;
+    case DataType::kInt8: {
+      int8_t v;
+      std::memcpy(&v, p, 1);
+      return v;
+    }
+    case DataType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DataType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DataType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DataType::kUInt8: {
+      uint8_t v;
+      std::memcpy(&v, p, 1);
+      return v;
+    }
+    case DataType::kUInt16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DataType::kUInt32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DataType::kUInt64: {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DataType::kBool:
+      return *p ? 1 : 0;
+    default:
+      return 0;
   }
 }
 
@@ -143,9 +256,13 @@ inline void StoreInt(DataType dt, i128 v, char* p) {
 inline std::string Int128ToString(i128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string s;
-  while (u) { s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10))); u /= 10; }
+  while (u) {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
   return neg ? "-" + s : s;
 }
 
@@ -153,7 +270,8 @@ inline std::string Int128ToString(i128 v) {
 // returns false on an arithmetic overflow. Fails naming `op` if a value
 // overflows or does not fit the dtype.
 template <typename F>
-inline StatusOr<Tensor> IntTensor(const std::string& op, DataType dt, std::vector<int64_t> shape, F f) {
+inline StatusOr<Tensor> IntTensor(const std::string& op, DataType dt, std::vector<int64_t> shape,
+                                  F f) {
   Tensor t;
   t.dtype = dt;
   t.shape = std::move(shape);
@@ -165,17 +283,19 @@ inline StatusOr<Tensor> IntTensor(const std::string& op, DataType dt, std::vecto
   for (int64_t i = 0; i < n; ++i) {
     i128 v = 0;
     if (!f(i, &v))
-      return InvalidArgument(op + ": " + std::string(DataTypeName(dt)) + " overflow at element " + std::to_string(i));
+      return InvalidArgument(op + ": " + std::string(DataTypeName(dt)) + " overflow at element " +
+                             std::to_string(i));
     if (v < lo || v > hi)
-      return InvalidArgument(op + ": " + std::string(DataTypeName(dt)) + " overflow at element " + std::to_string(i) +
-                             " (result " + Int128ToString(v) + ")");
+      return InvalidArgument(op + ": " + std::string(DataTypeName(dt)) + " overflow at element " +
+                             std::to_string(i) + " (result " + Int128ToString(v) + ")");
     StoreInt(dt, v, data->data() + i * size);
   }
   t.data = std::move(data);
   return t;
 }
 
-inline std::vector<int64_t> IntList(const Attrs& attrs, const char* key, std::vector<int64_t> dflt) {
+inline std::vector<int64_t> IntList(const Attrs& attrs, const char* key,
+                                    std::vector<int64_t> dflt) {
   const AttrValue* v = attrs.Get(key);
   if (!v) return dflt;
   std::vector<int64_t> l;
@@ -185,7 +305,8 @@ inline std::vector<int64_t> IntList(const Attrs& attrs, const char* key, std::ve
 
 inline Status CheckArgs(const std::string& op, const std::vector<Tensor>& args, size_t n) {
   if (args.size() != n)
-    return InvalidArgument(op + " takes " + std::to_string(n) + " tensor(s), got " + std::to_string(args.size()));
+    return InvalidArgument(op + " takes " + std::to_string(n) + " tensor(s), got " +
+                           std::to_string(args.size()));
   for (const Tensor& t : args)
     if (!t.data || t.NumBytes() != static_cast<size_t>(t.NumElements()) * DataTypeSize(t.dtype))
       return InvalidArgument(op + ": a tensor's data does not match its shape and dtype");
@@ -217,7 +338,8 @@ inline Tensor NewTensor(DataType dt, std::vector<int64_t> shape) {
 
 inline StatusOr<int64_t> KernelAxis(const std::string& op, int64_t axis, size_t rank) {
   int64_t r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) return InvalidArgument(op + ": axis " + std::to_string(axis) + " out of range");
+  if (axis < -r || axis >= r)
+    return InvalidArgument(op + ": axis " + std::to_string(axis) + " out of range");
   return axis < 0 ? axis + r : axis;
 }
 
@@ -233,11 +355,15 @@ inline StatusOr<DataType> DtypeAttr(const std::string& op, const Attrs& attrs, D
 
 inline int64_t IntAttrOr(const Attrs& attrs, const char* key, int64_t def) {
   const AttrValue* v = attrs.Get(key);
-  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_int() : def;
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool)
+             ? v->as_int()
+             : def;
 }
 inline bool BoolAttrOr(const Attrs& attrs, const char* key, bool def) {
   const AttrValue* v = attrs.Get(key);
-  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool) ? v->as_bool() : def;
+  return v && (v->kind() == AttrValue::Kind::kInt || v->kind() == AttrValue::Kind::kBool)
+             ? v->as_bool()
+             : def;
 }
 inline double FloatAttrOr(const Attrs& attrs, const char* key, double def) {
   const AttrValue* v = attrs.Get(key);
@@ -251,19 +377,23 @@ inline std::string StringAttrOr(const Attrs& attrs, const char* key, const std::
 }
 
 inline Status NeedFloat(const std::string& op, const Tensor& t) {
-  if (!IsFloat(t.dtype)) return InvalidArgument(op + " needs a float tensor, got " + std::string(DataTypeName(t.dtype)));
+  if (!IsFloat(t.dtype))
+    return InvalidArgument(op + " needs a float tensor, got " + std::string(DataTypeName(t.dtype)));
   return Status::Ok();
 }
 
 // Normalized, sorted, distinct axes (`v` absent: all of them).
-inline StatusOr<std::vector<int64_t>> KernelAxes(const std::string& op, const AttrValue* v, size_t rank) {
+inline StatusOr<std::vector<int64_t>> KernelAxes(const std::string& op, const AttrValue* v,
+                                                 size_t rank) {
   std::vector<int64_t> axes;
   if (!v) {
     for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
     return axes;
   }
-  if (v->kind() == AttrValue::Kind::kInt) axes.push_back(v->as_int());
-  else v->GetIntList(&axes);
+  if (v->kind() == AttrValue::Kind::kInt)
+    axes.push_back(v->as_int());
+  else
+    v->GetIntList(&axes);
   std::vector<bool> seen(rank, false);
   for (int64_t& a : axes) {
     PLIR_ASSIGN_OR_RETURN(a, KernelAxis(op, a, rank));
@@ -275,7 +405,9 @@ inline StatusOr<std::vector<int64_t>> KernelAxes(const std::string& op, const At
 }
 
 // The element size in bytes and a pointer to element i.
-inline const char* ElemPtr(const Tensor& t, int64_t i) { return t.data->data() + i * DataTypeSize(t.dtype); }
+inline const char* ElemPtr(const Tensor& t, int64_t i) {
+  return t.data->data() + i * DataTypeSize(t.dtype);
+}
 inline char* MutableData(Tensor& t) { return const_cast<char*>(t.data->data()); }
 
 // Reduction geometry: for a tensor of `shape` reduced over the (sorted)
@@ -285,7 +417,8 @@ struct ReduceGeometry {
   std::vector<int64_t> shape;
   std::vector<bool> reduced;
   int64_t outer = 1, inner = 1;
-  ReduceGeometry(const std::vector<int64_t>& s, const std::vector<int64_t>& axes) : shape(s), reduced(s.size(), false) {
+  ReduceGeometry(const std::vector<int64_t>& s, const std::vector<int64_t>& axes)
+      : shape(s), reduced(s.size(), false) {
     for (int64_t a : axes) reduced[a] = true;
     for (size_t i = 0; i < s.size(); ++i) (reduced[i] ? inner : outer) *= s[i];
   }
@@ -294,8 +427,13 @@ struct ReduceGeometry {
     int64_t flat = 0, mul = 1;
     for (size_t i = shape.size(); i-- > 0;) {
       int64_t c;
-      if (reduced[i]) { c = k % shape[i]; k /= shape[i]; }
-      else { c = o % shape[i]; o /= shape[i]; }
+      if (reduced[i]) {
+        c = k % shape[i];
+        k /= shape[i];
+      } else {
+        c = o % shape[i];
+        o /= shape[i];
+      }
       flat += c * mul;
       mul *= shape[i];
     }

@@ -34,8 +34,12 @@ inline Tensor T(DataType dt, std::vector<double> v, std::vector<int64_t> shape =
   if (shape.empty() && v.size() != 1) shape = {static_cast<int64_t>(v.size())};
   return MakeTensor(dt, shape, [&](int64_t i) { return v[i]; });
 }
-inline Tensor F32(std::vector<double> v, std::vector<int64_t> shape = {}) { return T(DataType::kFloat32, v, shape); }
-inline Tensor Scalar(DataType dt, double v) { return MakeTensor(dt, {}, [&](int64_t) { return v; }); }
+inline Tensor F32(std::vector<double> v, std::vector<int64_t> shape = {}) {
+  return T(DataType::kFloat32, v, shape);
+}
+inline Tensor Scalar(DataType dt, double v) {
+  return MakeTensor(dt, {}, [&](int64_t) { return v; });
+}
 
 inline std::vector<double> Values(const Tensor& t) {
   std::vector<double> v;
@@ -45,9 +49,12 @@ inline std::vector<double> Values(const Tensor& t) {
 
 template <typename V>
 AttrValue ToAttr(const V& v) {
-  if constexpr (std::is_same_v<V, bool>) return AttrValue::Bool(v);
-  else if constexpr (std::is_integral_v<V>) return AttrValue::Int(v);
-  else if constexpr (std::is_floating_point_v<V>) return AttrValue::Float(v);
+  if constexpr (std::is_same_v<V, bool>)
+    return AttrValue::Bool(v);
+  else if constexpr (std::is_integral_v<V>)
+    return AttrValue::Int(v);
+  else if constexpr (std::is_floating_point_v<V>)
+    return AttrValue::Float(v);
   else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
     std::vector<AttrValue> l;
     for (int64_t x : v) l.push_back(AttrValue::Int(x));
@@ -75,7 +82,8 @@ Attrs A(const Rest&... rest) {
 inline std::vector<int64_t> L(std::initializer_list<int64_t> v) { return std::vector<int64_t>(v); }
 
 // Runs `op`; fails the test (and returns an empty tensor) on an error.
-inline Tensor Eval(const std::string& op, const std::vector<Tensor>& args, const Attrs& attrs = Attrs()) {
+inline Tensor Eval(const std::string& op, const std::vector<Tensor>& args,
+                   const Attrs& attrs = Attrs()) {
   auto r = EvalOp(op, args, attrs);
   EXPECT_TRUE(r.ok()) << op << ": " << r.status().message();
   if (!r.ok()) return MakeTensor(DataType::kFloat32, {0}, [](int64_t) { return 0.0; });
@@ -83,13 +91,15 @@ inline Tensor Eval(const std::string& op, const std::vector<Tensor>& args, const
 }
 
 // The error message of running `op` ("" if it succeeded).
-inline std::string Error(const std::string& op, const std::vector<Tensor>& args, const Attrs& attrs = Attrs()) {
+inline std::string Error(const std::string& op, const std::vector<Tensor>& args,
+                         const Attrs& attrs = Attrs()) {
   auto r = EvalOp(op, args, attrs);
   return r.ok() ? "" : r.status().message();
 }
 
 // ONNX's tolerance, a little looser (float32 results of float64 math).
-inline ::testing::AssertionResult Near(const std::vector<double>& got, const std::vector<double>& expected) {
+inline ::testing::AssertionResult Near(const std::vector<double>& got,
+                                       const std::vector<double>& expected) {
   auto show = [](const std::vector<double>& v) {
     std::string s = "[";
     for (double x : v) s += std::to_string(x) + " ";
@@ -100,8 +110,8 @@ inline ::testing::AssertionResult Near(const std::vector<double>& got, const std
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::isnan(expected[i]) && std::isnan(got[i])) continue;
     if (!(std::fabs(got[i] - expected[i]) <= 1e-5 + 1e-4 * std::fabs(expected[i])))
-      return ::testing::AssertionFailure() << "element " << i << ": got " << show(got) << ", expected "
-                                           << show(expected);
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << show(got) << ", expected " << show(expected);
   }
   return ::testing::AssertionSuccess();
 }

@@ -140,9 +140,11 @@ class SymbolCanonicalizer : public BindingMutator {
         auto it = known_.find(t[i].sym);
         if (it != known_.end()) {
           if (it->second != v[i] && it->second.is_const() && v[i].is_const())
-            return InvalidArgument("CanonicalizeBindings: match_cast statements must be consistent, "
-                                   "but " + where + " implies that " + t[i].sym.str() + " is " +
-                                   DimToString(v[i]) + " where it is " + DimToString(it->second));
+            return InvalidArgument(
+                "CanonicalizeBindings: match_cast statements must be consistent, "
+                "but " +
+                where + " implies that " + t[i].sym.str() + " is " + DimToString(v[i]) +
+                " where it is " + DimToString(it->second));
           continue;
         }
         known_[t[i].sym] = v[i];
@@ -232,8 +234,8 @@ class SymbolCanonicalizer : public BindingMutator {
           auto made = MakeOpCall(Ref<OpNode>(op), args, c->attrs(), sinfo);
           if (made.ok()) return *made;
         }
-        return Expr(CallNode::MakeUnchecked(callee, std::move(args), c->attrs(),
-                                            std::move(sinfo), Subst(c->type())));
+        return Expr(CallNode::MakeUnchecked(callee, std::move(args), c->attrs(), std::move(sinfo),
+                                            Subst(c->type())));
       }
       case NodeKind::kShapeExpr: {  // shape[(N1, 4)]: its names too
         if (known_.empty()) return e;
@@ -260,7 +262,10 @@ class SymbolCanonicalizer : public BindingMutator {
 
 struct Plan {
   explicit Plan(size_t expected)
-      : replace_usage(expected), replace_binding(expected), remove(expected), inline_constant(expected) {}
+      : replace_usage(expected),
+        replace_binding(expected),
+        remove(expected),
+        inline_constant(expected) {}
   VarMap<Var> replace_usage;
   VarMap<Var> replace_binding;
   VarMap<char> remove;
@@ -278,7 +283,9 @@ void Set(VarMap<V>& m, const VarNode* k, V v) {
 class Planner {
  public:
   explicit Planner(size_t expected_vars)
-      : def_block_(expected_vars), known_(expected_vars), trivial_index_(expected_vars),
+      : def_block_(expected_vars),
+        known_(expected_vars),
+        trivial_index_(expected_vars),
         used_outside_(expected_vars) {}
 
   Status Walk(const Function& f) {
@@ -299,7 +306,8 @@ class Planner {
       Var to = parent;
       for (const size_t* it = trivial_index_.Find(to.get()); it; it = trivial_index_.Find(to.get()))
         to = trivial_[*it].second;
-      for (const Var* it = plan.replace_binding.Find(to.get()); it; it = plan.replace_binding.Find(to.get()))
+      for (const Var* it = plan.replace_binding.Find(to.get()); it;
+           it = plan.replace_binding.Find(to.get()))
         to = *it;
       if (var->is_dataflow() || !to->is_dataflow() || !used_outside_.Contains(var.get())) {
         Set(plan.replace_usage, var.get(), to);
@@ -320,7 +328,8 @@ class Planner {
     const BindingBlockNode* saved = block_;
     for (const Block& b : seq->blocks()) {
       block_ = b.get();
-      for (const Binding& binding : b->bindings()) PLIR_RETURN_IF_ERROR(WalkBinding(binding, depth));
+      for (const Binding& binding : b->bindings())
+        PLIR_RETURN_IF_ERROR(WalkBinding(binding, depth));
     }
     block_ = nullptr;
     PLIR_RETURN_IF_ERROR(WalkUses(seq->result(), depth + 1));
@@ -400,7 +409,8 @@ class Planner {
       }
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
-        if (c->callee()->kind() == NodeKind::kVar) PLIR_RETURN_IF_ERROR(WalkUses(c->callee(), depth + 1));
+        if (c->callee()->kind() == NodeKind::kVar)
+          PLIR_RETURN_IF_ERROR(WalkUses(c->callee(), depth + 1));
         for (const Expr& a : c->args()) PLIR_RETURN_IF_ERROR(WalkUses(a, depth + 1));
         return Status::Ok();
       }
@@ -446,7 +456,8 @@ class Planner {
 // The second walk: applies a plan.
 class Applier : public BindingMutator {
  public:
-  explicit Applier(Plan plan) : BindingMutator("CanonicalizeBindings", kMaxDepth), plan_(std::move(plan)) {}
+  explicit Applier(Plan plan)
+      : BindingMutator("CanonicalizeBindings", kMaxDepth), plan_(std::move(plan)) {}
 
   StatusOr<Function> Run(const Function& f) {
     PLIR_ASSIGN_OR_RETURN(SeqExpr body, MutateBody(f->body()));
@@ -518,7 +529,8 @@ bool HasMatchCast(const ExprNode* e, int depth) {
       return HasMatchCast(static_cast<const TupleGetItemNode*>(e)->tuple().get(), depth + 1);
     case NodeKind::kIf: {
       auto* i = static_cast<const IfNode*>(e);
-      return HasMatchCast(i->cond().get(), depth + 1) || HasMatchCast(i->then_body().get(), depth + 1) ||
+      return HasMatchCast(i->cond().get(), depth + 1) ||
+             HasMatchCast(i->then_body().get(), depth + 1) ||
              HasMatchCast(i->else_body().get(), depth + 1);
     }
     case NodeKind::kLocalFn:

@@ -82,8 +82,10 @@ class VarList {
   bool empty() const { return first_.get() == nullptr; }
   const Var& front() const { return first_; }
   void push_back(Var v) {
-    if (empty()) first_ = std::move(v);
-    else rest_.push_back(std::move(v));
+    if (empty())
+      first_ = std::move(v);
+    else
+      rest_.push_back(std::move(v));
   }
   // Drops the dataflow variables, keeping the order of the others.
   void EraseDataflow() {
@@ -273,8 +275,8 @@ class Eliminator : public BindingMutator {
     StatusOr<SeqExpr> out = MutateBody(s);
     table_.Truncate(scope_entries_);
     // (An `if` in a dataflow block: the entries the branch added are gone.)
-    touched_.erase(std::remove_if(touched_.begin() + std::min(touched, touched_.size()), touched_.end(),
-                                  [&](uint32_t i) { return i >= scope_entries_; }),
+    touched_.erase(std::remove_if(touched_.begin() + std::min(touched, touched_.size()),
+                                  touched_.end(), [&](uint32_t i) { return i >= scope_entries_; }),
                    touched_.end());
     while (saved_vars_.size() > saved) {  // latest first: the earliest copy wins
       table_.at(saved_vars_.back().entry).vars = std::move(saved_vars_.back().vars);
@@ -304,12 +306,12 @@ class Eliminator : public BindingMutator {
 
   bool call_only_;
   ValueTable table_;
-  std::vector<uint32_t> touched_;            // entries given a dataflow variable in the current block
-  std::vector<const VarNode*> remapped_;     // replacements made in the current block
+  std::vector<uint32_t> touched_;         // entries given a dataflow variable in the current block
+  std::vector<const VarNode*> remapped_;  // replacements made in the current block
   // Branch scopes (VisitNestedBody): 0 outside any `if` branch.
   uint32_t scope_ = 0;
   uint32_t scopes_ = 0;
-  size_t scope_entries_ = 0;                 // entries that existed when the current branch began
+  size_t scope_entries_ = 0;  // entries that existed when the current branch began
   std::vector<SavedVars> saved_vars_;
   std::vector<const VarNode*> branch_remapped_;
 };

@@ -72,8 +72,9 @@ Status Register(PluginHost& host) {
   def.info.name = "DeadCodeElimination";
   def.info.description =
       "removes unused side-effect-free bindings and functions no entry function reaches";
-  def.info.options = {{"entry_functions", OptionType::kStringList, AttrValue::List({}),
-                       "entry functions, in addition to those with global_symbol (or main when none has one)"}};
+  def.info.options = {
+      {"entry_functions", OptionType::kStringList, AttrValue::List({}),
+       "entry functions, in addition to those with global_symbol (or main when none has one)"}};
   def.module_fn = Run;
   return host.RegisterPass(std::move(def));
 }

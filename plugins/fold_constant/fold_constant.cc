@@ -12,11 +12,10 @@
 // (`shape[(16, 16)]`) count as constants: a call taking them folds, uses of
 // a variable bound to one read it, and tensor_to_shape of a constant folds
 // to one. A binding whose value changed takes the value's type (as TVM
-// re-emits it), and a return type that was the body's follows it. The option `max_elements` caps the
-// size of a folded result, and `max_work` the multiply-adds spent on one
-// call (the op's `OpDef::work`: conv2d and matmul "when small"). The kernels
-// are the SDK's (kernels/op_kernels.h), the same the interpreter runs, so folding
-// never changes a result.
+// re-emits it), and a return type that was the body's follows it. The option `max_elements` caps
+// the size of a folded result, and `max_work` the multiply-adds spent on one call (the op's
+// `OpDef::work`: conv2d and matmul "when small"). The kernels are the SDK's (kernels/op_kernels.h),
+// the same the interpreter runs, so folding never changes a result.
 //
 // `call_tir(@f, (constants...))` folds anywhere (as TVM's, which builds and
 // runs the PrimFunc) when a kernel is registered for the extern `f`
@@ -30,11 +29,11 @@
 #include <unordered_set>
 
 #include "ir/analysis/purity.h"
-#include "kernels/extern_kernels.h"
 #include "ir/op.h"
-#include "passes/plugin.h"
 #include "ir/rewrite.h"
+#include "kernels/extern_kernels.h"
 #include "kernels/op_kernels.h"
+#include "passes/plugin.h"
 
 namespace {
 
@@ -185,7 +184,9 @@ bool IsCallTir(const CallNode* call) {
 class Folder : public BindingMutator {
  public:
   Folder(int64_t max_elements, int64_t max_work)
-      : BindingMutator("FoldConstant", kMaxDepth), max_elements_(max_elements), max_work_(max_work) {}
+      : BindingMutator("FoldConstant", kMaxDepth),
+        max_elements_(max_elements),
+        max_work_(max_work) {}
 
   StatusOr<Function> Run(const Function& f) {
     for (const Var& p : f->params()) CollectSymbols(p->type(), &param_symbols_);
@@ -225,9 +226,9 @@ class Folder : public BindingMutator {
     PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(binding->value()));
     // Uses of a variable bound to a constant, or to a static shape value,
     // read it.
-    bool substituted =
-        value->kind() == NodeKind::kConstant ||
-        (value->kind() == NodeKind::kShapeExpr && static_cast<const ShapeExprNode*>(value.get())->IsStatic());
+    bool substituted = value->kind() == NodeKind::kConstant ||
+                       (value->kind() == NodeKind::kShapeExpr &&
+                        static_cast<const ShapeExprNode*>(value.get())->IsStatic());
     if (substituted) RemapVar(binding->var().get(), value);
     if (value.get() == binding->value().get()) return binding;
     // As TVM's re-emitted bindings: a changed value gives the variable its
@@ -288,7 +289,8 @@ class Folder : public BindingMutator {
           PLIR_RETURN_IF_ERROR(Uses(f, live, impure, depth + 1));
         return Status::Ok();
       case NodeKind::kTupleGetItem:
-        return Uses(static_cast<const TupleGetItemNode*>(e.get())->tuple(), live, impure, depth + 1);
+        return Uses(static_cast<const TupleGetItemNode*>(e.get())->tuple(), live, impure,
+                    depth + 1);
       case NodeKind::kIf: {
         auto* n = static_cast<const IfNode*>(e.get());
         PLIR_RETURN_IF_ERROR(Uses(n->cond(), live, impure, depth + 1));
@@ -353,7 +355,8 @@ class Folder : public BindingMutator {
           std::equal(kept[bi].begin(), kept[bi].end(), seq->blocks()[bi]->bindings().begin()))
         blocks.push_back(seq->blocks()[bi]);
       else
-        blocks.push_back(BindingBlockNode::Make(std::move(kept[bi]), seq->blocks()[bi]->is_dataflow()));
+        blocks.push_back(
+            BindingBlockNode::Make(std::move(kept[bi]), seq->blocks()[bi]->is_dataflow()));
     }
     if (!changed) return seq;
     return SeqExprNode::Make(std::move(blocks), result);
@@ -404,8 +407,10 @@ Status Register(PluginHost& host) {
       "what became unused (TVM's FoldConstant)";
   def.info.kind = PassKind::kFunction;
   def.info.options = {
-      {"max_elements", OptionType::kInt, AttrValue::Int(1 << 16), "largest folded result, in elements"},
-      {"max_work", OptionType::kInt, AttrValue::Int(1 << 22), "largest multiply-add count of one folded call"},
+      {"max_elements", OptionType::kInt, AttrValue::Int(1 << 16),
+       "largest folded result, in elements"},
+      {"max_work", OptionType::kInt, AttrValue::Int(1 << 22),
+       "largest multiply-add count of one folded call"},
   };
   def.function_fn = [](const Function& f, const PassCallContext& ctx) -> StatusOr<Function> {
     return Folder(ctx.options.GetInt("max_elements"), ctx.options.GetInt("max_work")).Run(f);

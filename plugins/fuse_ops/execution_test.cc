@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
+#include "interpreter/interpreter.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verifier.h"
-#include "interpreter/interpreter.h"
 #include "testing/plugin_test_util.h"
 
 namespace plir {
@@ -67,18 +67,21 @@ void RegisterKernels(Interpreter& in) {
       for (int64_t i = 0; i < a[0].NumElements(); ++i) o[i] = std::exp(F(a[0])[i] * 0.01f);
     });
   });
-  in.RegisterKernel("scale_rows", [](const std::vector<Tensor>& a, const Type&) -> StatusOr<Tensor> {
-    return Make(a[0].shape, [&](float* o) {
-      for (int64_t r = 0; r < 4; ++r)
-        for (int64_t c = 0; c < 16; ++c) o[r * 16 + c] = F(a[0])[r * 16 + c] * F(a[1])[r];
-    });
-  });
+  in.RegisterKernel("scale_rows",
+                    [](const std::vector<Tensor>& a, const Type&) -> StatusOr<Tensor> {
+                      return Make(a[0].shape, [&](float* o) {
+                        for (int64_t r = 0; r < 4; ++r)
+                          for (int64_t c = 0; c < 16; ++c)
+                            o[r * 16 + c] = F(a[0])[r * 16 + c] * F(a[1])[r];
+                      });
+                    });
   for (int half = 0; half < 2; ++half)
     in.RegisterKernel(half ? "right_half" : "left_half",
                       [half](const std::vector<Tensor>& a, const Type&) -> StatusOr<Tensor> {
                         return Make({4, 8}, [&](float* o) {
                           for (int64_t r = 0; r < 4; ++r)
-                            for (int64_t c = 0; c < 8; ++c) o[r * 8 + c] = F(a[0])[r * 16 + half * 8 + c];
+                            for (int64_t c = 0; c < 8; ++c)
+                              o[r * 8 + c] = F(a[0])[r * 16 + half * 8 + c];
                         });
                       });
 }
@@ -96,7 +99,8 @@ std::vector<ValueRef> RandomInputs(const Function& f, uint32_t seed) {
     auto* t = As<TensorTypeNode>(p->type());
     std::vector<int64_t> shape;
     for (const Dim& d : t->shape()) shape.push_back(d.value);
-    args.push_back(Value::OfTensor(MakeTensor(t->dtype(), shape, [&](int64_t) { return dist(rng); })));
+    args.push_back(
+        Value::OfTensor(MakeTensor(t->dtype(), shape, [&](int64_t) { return dist(rng); })));
   }
   return args;
 }
@@ -201,7 +205,8 @@ TEST(FuseOpsTest, LongChainsSplitAtMaxDepthAndEqualPiecesShareAFunction) {
   // 1024 relus in a row: groups of at most 256 bindings (max_depth); the
   // equal pieces share one function. Also a scale check: FuseOps is linear
   // in the block here, not quadratic.
-  std::string text = "def @main(%x: Tensor[(8,), float32]) -> Tensor[(8,), float32] {\n  dataflow {\n";
+  std::string text =
+      "def @main(%x: Tensor[(8,), float32]) -> Tensor[(8,), float32] {\n  dataflow {\n";
   std::string prev = "%x";
   for (int i = 0; i < 1024; ++i) {
     std::string v = "%r" + std::to_string(i);

@@ -387,7 +387,8 @@ class ModuleFuser {
       auto* f = As<FunctionNode>(item);
       if (!f) continue;
       const AttrValue* prim = f->attrs().Get("Primitive");
-      if (prim && (prim->kind() == AttrValue::Kind::kBool || prim->kind() == AttrValue::Kind::kInt) &&
+      if (prim &&
+          (prim->kind() == AttrValue::Kind::kBool || prim->kind() == AttrValue::Kind::kInt) &&
           prim->as_int() != 0)
         continue;
       std::vector<Block> blocks = f->body()->blocks();
@@ -400,7 +401,8 @@ class ModuleFuser {
       }
       if (!changed) continue;
       SeqExpr body = SeqExprNode::Make(std::move(blocks), f->body()->result());
-      out = out.WithItem(FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs()));
+      out =
+          out.WithItem(FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs()));
     }
     for (const Function& fn : added_) out = out.WithItem(fn);
     return out;
@@ -414,7 +416,8 @@ class ModuleFuser {
     if (!indexed_) {
       for (const Item& it : module_.items()) {
         auto* e = As<FunctionNode>(it);
-        if (e && e->attrs().Get("Primitive")) by_hash_.emplace(NameFreeHash(*e), Downcast<FunctionNode>(it));
+        if (e && e->attrs().Get("Primitive"))
+          by_hash_.emplace(NameFreeHash(*e), Downcast<FunctionNode>(it));
       }
       indexed_ = true;
     }
@@ -422,19 +425,22 @@ class ModuleFuser {
     auto range = by_hash_.equal_range(h);
     for (auto it = range.first; it != range.second; ++it) {
       const Function& a = it->second;
-      Function probe = FunctionNode::Make(a->name(), fn->params(), fn->ret_type(), fn->body(), fn->attrs());
+      Function probe =
+          FunctionNode::Make(a->name(), fn->params(), fn->ret_type(), fn->body(), fn->attrs());
       if (StructuralEqual(Item(probe), Item(a), true)) return a->name();
     }
     std::string unique = name;
     for (int k = 1; taken_.count(unique); ++k) unique = name + std::to_string(k);
     taken_.insert(unique);
-    Function added = FunctionNode::Make(unique, fn->params(), fn->ret_type(), fn->body(), fn->attrs());
+    Function added =
+        FunctionNode::Make(unique, fn->params(), fn->ret_type(), fn->body(), fn->attrs());
     added_.push_back(added);
     by_hash_.emplace(h, added);
     return unique;
   }
   static uint64_t NameFreeHash(const FunctionNode& f) {
-    return StructuralHash(Item(FunctionNode::Make("", f.params(), f.ret_type(), f.body(), f.attrs())));
+    return StructuralHash(
+        Item(FunctionNode::Make("", f.params(), f.ret_type(), f.body(), f.attrs())));
   }
 
   StatusOr<Block> FuseBlock(const Block& block) {
@@ -465,7 +471,9 @@ class ModuleFuser {
       for (size_t i : idx)
         if (!bindings[i]->var()->is_dataflow()) add_output(grp, bindings[i]->var().get());
     std::unordered_map<int, std::vector<int>> deps;  // group -> groups it uses (singletons: -1-i)
-    auto key = [&](size_t i) { return part.NumNodes(root[i]) > 1 ? root[i] : -1 - static_cast<int>(i); };
+    auto key = [&](size_t i) {
+      return part.NumNodes(root[i]) > 1 ? root[i] : -1 - static_cast<int>(i);
+    };
     for (size_t i = 0; i < n; ++i) {
       int cur = key(i);
       for (const VarNode* v : PostOrderUses(bindings[i]->value())) {
@@ -602,7 +610,8 @@ class ModuleFuser {
     Expr shape = ShapeExprNode::Make(missing);
     std::vector<Var> params = f->params();
     params.push_back(VarNode::Make("s", shape->type()));
-    o.function = FunctionNode::Make(f->name(), std::move(params), f->ret_type(), f->body(), f->attrs());
+    o.function =
+        FunctionNode::Make(f->name(), std::move(params), f->ret_type(), f->body(), f->attrs());
     o.args.push_back(shape);
     return o;
   }
@@ -662,7 +671,8 @@ class ModuleFuser {
     std::vector<Binding> body;
     for (const Binding& b : block->bindings())
       if (!dropped.count(b.get())) body.push_back(b);
-    SeqExpr seq = SeqExprNode::Make({BindingBlockNode::Make(std::move(body), true)}, f->body()->result());
+    SeqExpr seq =
+        SeqExprNode::Make({BindingBlockNode::Make(std::move(body), true)}, f->body()->result());
     Function nf = FunctionNode::Make(f->name(), new_params, nullptr, seq, f->attrs());
     o.function = ReplaceAllUses(nf, remap);
     o.args = std::move(new_args);

@@ -48,7 +48,9 @@ namespace plir_lazy_io {
 
 using namespace plir;
 
-bool IsExternallyVisible(const FunctionNode& f) { return f.attrs().Get("global_symbol") != nullptr; }
+bool IsExternallyVisible(const FunctionNode& f) {
+  return f.attrs().Get("global_symbol") != nullptr;
+}
 
 // The `num_input` attribute: nullopt without it; an error if out of range.
 StatusOr<std::optional<int64_t>> NumInput(const FunctionNode& f, const std::string& pass) {
@@ -102,9 +104,11 @@ class InputLoader {
   // `weights`: parameter -> its index among the weights; `order`: the
   // weights in parameter order; `defined`: the symbolic dimensions the
   // remaining parameters define.
-  InputLoader(std::unordered_map<const VarNode*, int64_t> weights, std::vector<const VarNode*> order,
-              std::unordered_set<Symbol> defined, Var fget)
-      : weights_(std::move(weights)), order_(std::move(order)), defined_(std::move(defined)),
+  InputLoader(std::unordered_map<const VarNode*, int64_t> weights,
+              std::vector<const VarNode*> order, std::unordered_set<Symbol> defined, Var fget)
+      : weights_(std::move(weights)),
+        order_(std::move(order)),
+        defined_(std::move(defined)),
         fget_(std::move(fget)) {}
 
   // One scope's loads: weight -> the variable holding it.
@@ -179,10 +183,12 @@ class InputLoader {
         if (auto it = scope.find(w->first); it != scope.end()) return it->second;
         const VarNode* p = w->first;
         std::string name = p->name_hint();
-        Expr call = *MakeValueCall(fget_, {PrimValueNode::Int(w->second), StringImmNode::Make(name)});
+        Expr call =
+            *MakeValueCall(fget_, {PrimValueNode::Int(w->second), StringImmNode::Make(name)});
         Var untyped = VarNode::Make(name + "_untyped", call->type(), df);
         out->push_back(VarBindingNode::Make(untyped, call));
-        auto cast = MakeOpCall("match_cast", std::vector<Expr>{untyped}, Attrs(), std::vector<Type>{p->type()});
+        auto cast = MakeOpCall("match_cast", std::vector<Expr>{untyped}, Attrs(),
+                               std::vector<Type>{p->type()});
         Var typed = VarNode::Make(p->hint(), (*cast)->type(), df);
         out->push_back(VarBindingNode::Make(typed, *cast));
         scope[p] = typed;
@@ -253,10 +259,11 @@ StatusOr<Function> WithLazyInputs(const Function& f) {
   std::unordered_map<const VarNode*, int64_t> weights;
   for (size_t i = n; i < f->params().size(); ++i)
     weights.emplace(f->params()[i].get(), static_cast<int64_t>(i - n));
-  Var fget = VarNode::Make(
-      "fget_param",
-      FuncTypeNode::Make({PrimTypeNode::Make(DataType::kInt64), ObjectTypeNode::Get()}, ObjectTypeNode::Get()));
-  std::vector<Var> params(f->params().begin(), f->params().begin() + static_cast<std::ptrdiff_t>(n));
+  Var fget = VarNode::Make("fget_param", FuncTypeNode::Make({PrimTypeNode::Make(DataType::kInt64),
+                                                             ObjectTypeNode::Get()},
+                                                            ObjectTypeNode::Get()));
+  std::vector<Var> params(f->params().begin(),
+                          f->params().begin() + static_cast<std::ptrdiff_t>(n));
   params.push_back(fget);
   std::unordered_set<Symbol> defined;
   for (const Var& p : params) CollectSymbols(p->type(), &defined, DimNameKind::kBindable);
@@ -280,17 +287,20 @@ StatusOr<Function> WithLazyOutputs(const Function& f) {
   std::unordered_map<const VarNode*, std::vector<int64_t>> positions;
   std::vector<std::pair<int64_t, Expr>> inline_outputs;
   auto define = [&](int64_t j, const Expr& e) {
-    if (auto* v = As<VarNode>(e)) positions[v].push_back(j);
-    else inline_outputs.emplace_back(j, e);
+    if (auto* v = As<VarNode>(e))
+      positions[v].push_back(j);
+    else
+      inline_outputs.emplace_back(j, e);
   };
   if (auto* t = As<TupleNode>(body->result())) {
     for (size_t j = 0; j < t->fields().size(); ++j) define(static_cast<int64_t>(j), t->fields()[j]);
   } else {
     define(0, body->result());
   }
-  Var fset = VarNode::Make("fset_output",
-                           FuncTypeNode::Make({PrimTypeNode::Make(DataType::kInt64), ObjectTypeNode::Get()},
-                                              TupleTypeNode::Make({}), /*pure=*/false));
+  Var fset = VarNode::Make(
+      "fset_output",
+      FuncTypeNode::Make({PrimTypeNode::Make(DataType::kInt64), ObjectTypeNode::Get()},
+                         TupleTypeNode::Make({}), /*pure=*/false));
   auto set_calls = [&](const Expr& value, int64_t j, std::vector<Binding>* out) {
     Expr call = *MakeValueCall(fset, {PrimValueNode::Int(j), value});
     out->push_back(VarBindingNode::Make(VarNode::Make("_void", call->type()), call));
@@ -344,7 +354,8 @@ Status RegisterLazyIoPasses(PluginHost& host) {
   PassDef def;
   def.info.name = "LazySetOutput";
   def.info.description =
-      "externally visible functions hand each output to a fset_output callback parameter as soon as it "
+      "externally visible functions hand each output to a fset_output callback parameter as soon "
+      "as it "
       "is computed, and return ()";
   def.info.kind = PassKind::kFunction;
   def.function_fn = [](const Function& f, const PassCallContext&) { return WithLazyOutputs(f); };

@@ -81,8 +81,8 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
       }
     for (const VarNode* v : uses)
       if (v == params.get()) {
-        ctx.Warn(pass, "@" + f->name() + " uses %" + params->name_hint() +
-                           " other than through %" + params->name_hint() + ".i bindings; left unchanged");
+        ctx.Warn(pass, "@" + f->name() + " uses %" + params->name_hint() + " other than through %" +
+                           params->name_hint() + ".i bindings; left unchanged");
         return f;
       }
   }
@@ -107,7 +107,8 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
   }
   std::unordered_map<const VarBindingNode*, std::vector<const VarNode*>> kills_after;
   for (const VarBindingNode* b : all)  // keep load order among kills of one binding
-    if (load_index.count(b->var().get())) kills_after[last_use[b->var().get()]].push_back(b->var().get());
+    if (load_index.count(b->var().get()))
+      kills_after[last_use[b->var().get()]].push_back(b->var().get());
 
   Op get_set = OpRegistry::Global().Lookup("call_packed");
   Op kill = OpRegistry::Global().Lookup(names.kill);
@@ -150,8 +151,9 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
       }
       Var bound;
       if (auto it = load_index.find(b->var().get()); it != load_index.end()) {
-        Expr get = *MakeOpCall(get_set, {StringImmNode::Make(names.get), PrimValueNode::Int(it->second)},
-                               Attrs(), {object});
+        Expr get =
+            *MakeOpCall(get_set, {StringImmNode::Make(names.get), PrimValueNode::Int(it->second)},
+                        Attrs(), {object});
         bound = VarNode::Make(b->var()->name_hint(), object, df);
         out.push_back(VarBindingNode::Make(bound, get));
         remap.Map(b->var().get(), bound);
@@ -172,8 +174,9 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
         }
       }
       for (int64_t j : positions[b->var().get()]) {
-        Expr set = *MakeOpCall(get_set, {StringImmNode::Make(names.set), PrimValueNode::Int(j), bound},
-                               Attrs(), {object});
+        Expr set =
+            *MakeOpCall(get_set, {StringImmNode::Make(names.set), PrimValueNode::Int(j), bound},
+                        Attrs(), {object});
         Var s = VarNode::Make("lv", object, df && tuple_here);
         out.push_back(VarBindingNode::Make(s, set));
         set_results[j] = s;
@@ -190,8 +193,8 @@ StatusOr<Function> Transform(const Function& f, const Names& names, PassContext&
     // The body returned a literal tuple.
     PLIR_ASSIGN_OR_RETURN(result, result_tuple());
   }
-  return FunctionNode::Make(f->name(), {}, result->type(), SeqExprNode::Make(std::move(blocks), result),
-                            f->attrs());
+  return FunctionNode::Make(f->name(), {}, result->type(),
+                            SeqExprNode::Make(std::move(blocks), result), f->attrs());
 }
 
 // TVM's current form (options empty_tuple_result, extra_get_item_params,
@@ -216,7 +219,6 @@ void CollectSyms(const Type& t, std::vector<Symbol>* out, DimNameKind kind = Dim
   for (Symbol s : TypeDimNames(t, kind)) out->push_back(s);
 }
 
-
 struct CurrentOptions {
   std::vector<std::string> extra_get, extra_set;
 };
@@ -235,11 +237,11 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
 
   // The loaded parameters: `%v = %params.i` bindings of a tuple parameter,
   // or the parameters after num_input.
-  const bool tuple_param = f->params().size() == 1 &&
-                           f->params()[0]->type()->kind() == NodeKind::kTupleType;
+  const bool tuple_param =
+      f->params().size() == 1 && f->params()[0]->type()->kind() == NodeKind::kTupleType;
   std::vector<Var> kept_params;
-  std::unordered_map<const VarNode*, int64_t> load_index;        // tuple mode: binding var -> i
-  std::unordered_map<const VarNode*, int64_t> param_index;       // parameter mode: param -> i
+  std::unordered_map<const VarNode*, int64_t> load_index;   // tuple mode: binding var -> i
+  std::unordered_map<const VarNode*, int64_t> param_index;  // parameter mode: param -> i
   if (tuple_param) {
     const Var& params = f->params()[0];
     for (const VarBindingNode* b : all) {
@@ -254,8 +256,8 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
       }
     for (const VarNode* v : uses)
       if (v == params.get()) {
-        ctx.Warn(pass, "@" + f->name() + " uses %" + params->name_hint() +
-                           " other than through %" + params->name_hint() + ".i bindings; left unchanged");
+        ctx.Warn(pass, "@" + f->name() + " uses %" + params->name_hint() + " other than through %" +
+                           params->name_hint() + ".i bindings; left unchanged");
         return f;
       }
   } else {
@@ -263,8 +265,10 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
     if (const AttrValue* n = f->attrs().Get("num_input"); n && n->kind() == AttrValue::Kind::kInt)
       k = std::clamp<int64_t>(n->as_int(), 0, static_cast<int64_t>(f->params().size()));
     for (int64_t i = 0; i < static_cast<int64_t>(f->params().size()); ++i) {
-      if (i < k) kept_params.push_back(f->params()[i]);
-      else param_index[f->params()[i].get()] = i - k;
+      if (i < k)
+        kept_params.push_back(f->params()[i]);
+      else
+        param_index[f->params()[i].get()] = i - k;
     }
   }
   auto is_loaded = [&](const VarNode* v) { return load_index.count(v) || param_index.count(v); };
@@ -278,7 +282,9 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
     CollectSyms(f->params()[0]->type(), &declared, DimNameKind::kBindable);
     for (const auto& [v, i] : load_index) CollectSyms(v->type(), &bound, DimNameKind::kBindable);
     std::vector<Symbol> used;
-    auto use = [&](const std::vector<Symbol>& names) { used.insert(used.end(), names.begin(), names.end()); };
+    auto use = [&](const std::vector<Symbol>& names) {
+      used.insert(used.end(), names.begin(), names.end());
+    };
     for (const VarBindingNode* b : all)
       if (!load_index.count(b->var().get())) {
         CollectSyms(b->var()->type(), &used);
@@ -286,14 +292,17 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
       }
     use(DimNamesUsed(body->result()));
     CollectSyms(f->ret_type(), &used);
-    auto has = [](const std::vector<Symbol>& v, Symbol s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+    auto has = [](const std::vector<Symbol>& v, Symbol s) {
+      return std::find(v.begin(), v.end(), s) != v.end();
+    };
     std::vector<Dim> extra;
     for (Symbol s : declared)
       if (!has(bound, s) && has(used, s)) {
         bound.push_back(s);
         extra.push_back(Dim::Sym(s));
       }
-    if (!extra.empty()) sym_param = VarNode::Make("shape_expr", ShapeTypeNode::Make(std::move(extra)));
+    if (!extra.empty())
+      sym_param = VarNode::Make("shape_expr", ShapeTypeNode::Make(std::move(extra)));
   }
 
   // The outputs: the returned tuple (bound or literal) or a single value.
@@ -308,8 +317,10 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
         }
   }
   std::vector<Expr> out_fields;
-  if (out_tuple) out_fields.assign(out_tuple->fields().begin(), out_tuple->fields().end());
-  else out_fields.push_back(body->result());
+  if (out_tuple)
+    out_fields.assign(out_tuple->fields().begin(), out_tuple->fields().end());
+  else
+    out_fields.push_back(body->result());
 
   // Where each binding's variable is last used (outside the returned tuple).
   std::unordered_map<const VarNode*, size_t> last_use, def_at;
@@ -331,10 +342,13 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
       size_t at = SIZE_MAX;
       if (d != def_at.end()) at = d->second;
       if (v) {
-        if (auto u = last_use.find(v); u != last_use.end()) at = (at == SIZE_MAX) ? u->second : std::max(at, u->second);
+        if (auto u = last_use.find(v); u != last_use.end())
+          at = (at == SIZE_MAX) ? u->second : std::max(at, u->second);
       }
-      if (at == SIZE_MAX) sets_at_end.push_back(static_cast<int64_t>(j));
-      else sets_after[at].push_back(static_cast<int64_t>(j));
+      if (at == SIZE_MAX)
+        sets_at_end.push_back(static_cast<int64_t>(j));
+      else
+        sets_after[at].push_back(static_cast<int64_t>(j));
     }
   }
 
@@ -386,7 +400,8 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
     out->push_back(VarBindingNode::Make(VarNode::Make("_", object, df), set));
     return Status::Ok();
   };
-  auto kill_if_done = [&](const VarNode* v, size_t i, bool df, std::vector<Binding>* out) -> Status {
+  auto kill_if_done = [&](const VarNode* v, size_t i, bool df,
+                          std::vector<Binding>* out) -> Status {
     if (!set_enabled || killed.count(v) || !loaded.count(v)) return Status::Ok();
     PLIR_ASSIGN_OR_RETURN(Expr k, MakeOpCall(kill, {loaded.at(v)}));
     out->push_back(VarBindingNode::Make(VarNode::Make("_", k->type(), df), k));
@@ -411,7 +426,8 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
           if (auto p = param_index.find(v); p != param_index.end() && !loaded.count(v))
             PLIR_RETURN_IF_ERROR(load(v, p->second, v->type(), df, false, &out));
         if (b == out_binding && set_enabled) {
-          Var v = VarNode::Make(b->var()->name_hint(), TupleTypeNode::Make({}), b->var()->is_dataflow());
+          Var v = VarNode::Make(b->var()->name_hint(), TupleTypeNode::Make({}),
+                                b->var()->is_dataflow());
           out.push_back(VarBindingNode::Make(v, TupleNode::Make({})));
           result = v;
           for (int64_t j : sets_at_end) PLIR_RETURN_IF_ERROR(set_item(j, df, &out));
@@ -435,14 +451,16 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
         bool output = false;
         for (const auto& [at, js] : sets_after)
           for (int64_t j : js) output |= out_fields[j].get() == v;
-        if (u != last_use.end() && u->second == i && !output) PLIR_RETURN_IF_ERROR(kill_if_done(v, i, df, &out));
+        if (u != last_use.end() && u->second == i && !output)
+          PLIR_RETURN_IF_ERROR(kill_if_done(v, i, df, &out));
       }
       if (auto s = sets_after.find(i); s != sets_after.end()) {
         for (int64_t j : s->second) PLIR_RETURN_IF_ERROR(set_item(j, df, &out));
         for (int64_t j : s->second)
           if (auto* v = As<VarNode>(out_fields[j]); v && is_loaded(v)) {
             auto u = last_use.find(v);
-            if (u == last_use.end() || u->second <= i) PLIR_RETURN_IF_ERROR(kill_if_done(v, i, df, &out));
+            if (u == last_use.end() || u->second <= i)
+              PLIR_RETURN_IF_ERROR(kill_if_done(v, i, df, &out));
           }
       }
     }
@@ -472,20 +490,25 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 Status Register(PluginHost& host) {
   PassDef def;
   def.info.name = "LazyTransformParams";
   def.info.description =
-      "loads each parameter of *transform_params functions on demand and frees it after its last use";
+      "loads each parameter of *transform_params functions on demand and frees it after its last "
+      "use";
   def.info.kind = PassKind::kFunction;
   def.info.options = {
-      {"get_item", OptionType::kString, AttrValue::String("get_item"), "packed function that loads parameter i"},
+      {"get_item", OptionType::kString, AttrValue::String("get_item"),
+       "packed function that loads parameter i"},
       {"set_item", OptionType::kString, AttrValue::String("set_item"),
-       "packed function that receives output j (\"\": none, outputs are returned; TVM's fset_item=None)"},
-      {"kill_object", OptionType::kString, AttrValue::String("vm.kill_object"), "op that frees a value"},
+       "packed function that receives output j (\"\": none, outputs are returned; TVM's "
+       "fset_item=None)"},
+      {"kill_object", OptionType::kString, AttrValue::String("vm.kill_object"),
+       "op that frees a value"},
       {"empty_tuple_result", OptionType::kBool, AttrValue::Bool(false),
        "TVM's current form: loads match_cast to the parameter's type, set_item results are "
        "dropped and the function returns () (implied by the three options below)"},
@@ -506,8 +529,8 @@ Status Register(PluginHost& host) {
       return TransformCurrent(f, names, current, ctx.context, pass);
     }
     if (f->params().size() != 1 || f->params()[0]->type()->kind() != NodeKind::kTupleType) {
-      ctx.context.Warn(pass, "@" + f->name() +
-                                 " does not take exactly one tuple parameter; left unchanged");
+      ctx.context.Warn(
+          pass, "@" + f->name() + " does not take exactly one tuple parameter; left unchanged");
       return f;
     }
     Names names{ctx.options.GetString("get_item"), ctx.options.GetString("set_item"),

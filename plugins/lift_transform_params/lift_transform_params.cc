@@ -63,7 +63,8 @@ bool IsStopLift(const Expr& e) {
 // dimensions that are a bare name, those a parameter's type binds; in
 // `m * n` the names are uses).
 void CollectSyms(const Type& t, std::unordered_set<Symbol>* out, bool defs_only = false) {
-  for (Symbol s : TypeDimNames(t, defs_only ? DimNameKind::kBindable : DimNameKind::kAll)) out->insert(s);
+  for (Symbol s : TypeDimNames(t, defs_only ? DimNameKind::kBindable : DimNameKind::kAll))
+    out->insert(s);
 }
 
 // Appends the bare-name dimensions of `t` to *out, in the order `t` names
@@ -115,8 +116,10 @@ LiftPlan PlanLift(const FunctionNode* f, int64_t k) {
       if (!syms_ok) continue;
       bool reads_weight = false, ok = true;
       for (const VarNode* v : u.vars) {
-        if (p.weight_only.count(v)) reads_weight = true;
-        else if (!p.copyable_vars.count(v)) ok = false;
+        if (p.weight_only.count(v))
+          reads_weight = true;
+        else if (!p.copyable_vars.count(v))
+          ok = false;
       }
       if (!ok) continue;
       p.order.push_back(x.get());
@@ -159,9 +162,9 @@ std::unordered_set<const VarNode*> NeededAtRuntime(const FunctionNode* f, const 
 // `outputs` (weights and lifted variables of the plan). Composing with an
 // `existing` transform, that transform's parameter is taken and its body
 // runs first, yielding the weights.
-StatusOr<Function> BuildTransform(const std::string& name, const Function& existing, const LiftPlan& p,
-                                  const std::vector<const VarNode*>& outputs, bool consume_params,
-                                  const std::vector<Dim>& extra_syms = {}) {
+StatusOr<Function> BuildTransform(const std::string& name, const Function& existing,
+                                  const LiftPlan& p, const std::vector<const VarNode*>& outputs,
+                                  bool consume_params, const std::vector<Dim>& extra_syms = {}) {
   // The copyable bindings the lifted ones read (copyables read no variable).
   std::unordered_set<const VarNode*> copies_needed;
   for (const VarBindingNode* b : p.order) {
@@ -203,11 +206,11 @@ StatusOr<Function> BuildTransform(const std::string& name, const Function& exist
     body.push_back(VarBindingNode::Make(v, get));
     read_of[v.get()] = i;
     if (consume_params && !existing) {
-      PLIR_ASSIGN_OR_RETURN(
-          Expr reset, MakeOpCall("call_packed",
-                                 {StringImmNode::Make("vm.builtin.tuple_reset_item"), params,
-                                  PrimValueNode::Int(static_cast<int64_t>(i))},
-                                 Attrs(), {TupleTypeNode::Make({})}));
+      PLIR_ASSIGN_OR_RETURN(Expr reset,
+                            MakeOpCall("call_packed",
+                                       {StringImmNode::Make("vm.builtin.tuple_reset_item"), params,
+                                        PrimValueNode::Int(static_cast<int64_t>(i))},
+                                       Attrs(), {TupleTypeNode::Make({})}));
       body.push_back(VarBindingNode::Make(
           VarNode::Make("_" + std::to_string(i + 1), reset->type(), true), reset));
     }
@@ -261,7 +264,8 @@ StatusOr<Function> BuildTransform(const std::string& name, const Function& exist
     auto read = read_of.find(value.get());
     if (read != read_of.end() && !(consume_params && !existing)) {
       Var again = VarNode::Make(p.weights[read->second]->name_hint(), value->type(), true);
-      PLIR_ASSIGN_OR_RETURN(Expr get, TupleGetItemNode::Make(weight_source, static_cast<int64_t>(read->second)));
+      PLIR_ASSIGN_OR_RETURN(
+          Expr get, TupleGetItemNode::Make(weight_source, static_cast<int64_t>(read->second)));
       body.push_back(VarBindingNode::Make(again, get));
       value = again;
     }
@@ -274,9 +278,10 @@ StatusOr<Function> BuildTransform(const std::string& name, const Function& exist
   // As TVM marks it: an entry point (global_symbol) taking no inputs
   // besides the weights (num_input = 0).
   Attrs attrs = existing ? existing->attrs() : Attrs();
-  attrs = attrs.With(Symbol("global_symbol"), AttrValue::String(name)).With(Symbol("num_input"), AttrValue::Int(0));
-  return FunctionNode::Make(name, {params}, out_tuple->type(), SeqExprNode::Make(std::move(lifted_blocks), out_var),
-                            attrs);
+  attrs = attrs.With(Symbol("global_symbol"), AttrValue::String(name))
+              .With(Symbol("num_input"), AttrValue::Int(0));
+  return FunctionNode::Make(name, {params}, out_tuple->type(),
+                            SeqExprNode::Make(std::move(lifted_blocks), out_var), attrs);
 }
 
 // One parameter of a rewritten function: the transform's output it takes,
@@ -288,7 +293,8 @@ struct RuntimeParam {
 };
 
 // `f` without its lifted bindings, taking its inputs and then `outputs`.
-Function RewriteRuntime(const FunctionNode* f, const LiftPlan& p, const std::vector<RuntimeParam>& outputs,
+Function RewriteRuntime(const FunctionNode* f, const LiftPlan& p,
+                        const std::vector<RuntimeParam>& outputs,
                         const std::unordered_map<const VarNode*, const VarNode*>& also_reads = {}) {
   VarSubstituter to_params;
   std::vector<Var> new_params = p.inputs;
@@ -311,18 +317,20 @@ Function RewriteRuntime(const FunctionNode* f, const LiftPlan& p, const std::vec
       if (IsStopLift(x->value())) {
         // The barrier has done its work: later uses read its operand, as
         // in TVM's output.
-        to_params.Map(x->var().get(),
-                      to_params.MutateExpr(static_cast<const CallNode*>(x->value().get())->args()[0]));
+        to_params.Map(
+            x->var().get(),
+            to_params.MutateExpr(static_cast<const CallNode*>(x->value().get())->args()[0]));
         continue;
       }
       Expr value = to_params.MutateExpr(x->value());
       kept.push_back(value.get() == x->value().get() ? x : VarBindingNode::Make(x->var(), value));
     }
-    if (!kept.empty() || b->is_dataflow()) blocks.push_back(BindingBlockNode::Make(std::move(kept), b->is_dataflow()));
+    if (!kept.empty() || b->is_dataflow())
+      blocks.push_back(BindingBlockNode::Make(std::move(kept), b->is_dataflow()));
   }
   Expr result = to_params.MutateExpr(f->body()->result());
-  return FunctionNode::Make(f->name(), new_params, f->ret_type(), SeqExprNode::Make(std::move(blocks), result),
-                            f->attrs());
+  return FunctionNode::Make(f->name(), new_params, f->ret_type(),
+                            SeqExprNode::Make(std::move(blocks), result), f->attrs());
 }
 
 constexpr std::string_view kSuffix = "transform_params";
@@ -340,10 +348,12 @@ StatusOr<int64_t> NumInput(const FunctionNode* f, bool* has) {
   return k;
 }
 
-StatusOr<Function> ExistingTransform(const Module& m, const std::string& name, const std::string& lifting) {
+StatusOr<Function> ExistingTransform(const Module& m, const std::string& name,
+                                     const std::string& lifting) {
   if (!m.Contains(name)) return Function();
   Function existing = m.LookupFunction(name);
-  if (!existing) return AlreadyExists("@" + name + " exists and is not a function; cannot lift " + lifting);
+  if (!existing)
+    return AlreadyExists("@" + name + " exists and is not a function; cannot lift " + lifting);
   return existing;
 }
 
@@ -363,17 +373,19 @@ StatusOr<Module> RunShared(const Module& m, const std::vector<const FunctionNode
   for (size_t t = 1; t < targets.size(); ++t) {
     const LiftPlan& p = plans[t];
     if (p.weights.size() != first.weights.size())
-      return FailedPrecondition("LiftTransformParams shared_transform: @" + targets[t]->name() + " takes " +
-                                std::to_string(p.weights.size()) + " weights (parameters after num_input) but @" +
-                                targets[0]->name() + " takes " + std::to_string(first.weights.size()) +
+      return FailedPrecondition("LiftTransformParams shared_transform: @" + targets[t]->name() +
+                                " takes " + std::to_string(p.weights.size()) +
+                                " weights (parameters after num_input) but @" + targets[0]->name() +
+                                " takes " + std::to_string(first.weights.size()) +
                                 "; functions sharing a transform must take the same weights");
     for (size_t i = 0; i < p.weights.size(); ++i)
       if (!TypeEqual(p.weights[i]->type(), first.weights[i]->type()))
-        return FailedPrecondition("LiftTransformParams shared_transform: weight " + std::to_string(i) + " (%" +
-                                  p.weights[i]->name_hint() + ") of @" + targets[t]->name() + " is " +
-                                  TypeToString(p.weights[i]->type()) + " but weight " + std::to_string(i) + " (%" +
-                                  first.weights[i]->name_hint() + ") of @" + targets[0]->name() + " is " +
-                                  TypeToString(first.weights[i]->type()));
+        return FailedPrecondition("LiftTransformParams shared_transform: weight " +
+                                  std::to_string(i) + " (%" + p.weights[i]->name_hint() + ") of @" +
+                                  targets[t]->name() + " is " + TypeToString(p.weights[i]->type()) +
+                                  " but weight " + std::to_string(i) + " (%" +
+                                  first.weights[i]->name_hint() + ") of @" + targets[0]->name() +
+                                  " is " + TypeToString(first.weights[i]->type()));
   }
   Function existing;
   PLIR_ASSIGN_OR_RETURN(existing, ExistingTransform(m, name, "shared_transform"));
@@ -451,31 +463,39 @@ StatusOr<Module> RunShared(const Module& m, const std::vector<const FunctionNode
   std::unordered_set<const VarNode*> lifted_needed;  // first target's variables
   for (size_t t = 0; t < targets.size(); ++t) {
     std::unordered_map<const VarNode*, size_t> weight_index;
-    for (size_t i = 0; i < plans[t].weights.size(); ++i) weight_index[plans[t].weights[i].get()] = i;
+    for (size_t i = 0; i < plans[t].weights.size(); ++i)
+      weight_index[plans[t].weights[i].get()] = i;
     for (const VarNode* v : NeededAtRuntime(targets[t], plans[t])) {
-      if (auto w = weight_index.find(v); w != weight_index.end()) weights_needed.insert(w->second);
-      else lifted_needed.insert(to_group_var[t].at(v));
+      if (auto w = weight_index.find(v); w != weight_index.end())
+        weights_needed.insert(w->second);
+      else
+        lifted_needed.insert(to_group_var[t].at(v));
     }
   }
   std::vector<const VarNode*> outputs;
   for (size_t i = 0; i < first.weights.size(); ++i)
     if (weights_needed.count(i)) outputs.push_back(first.weights[i].get());
   for (const VarBindingNode* b : first.order)
-    if (first.lifted.count(b) && lifted_needed.count(b->var().get())) outputs.push_back(b->var().get());
+    if (first.lifted.count(b) && lifted_needed.count(b->var().get()))
+      outputs.push_back(b->var().get());
   // The transform computes each shared value once (a target may compute
   // one twice: its later copies read the first).
   LiftPlan emit = first;
   emit.order.clear();
   for (const VarBindingNode* b : first.order)
-    if (!first.lifted.count(b) || groups[group_of.at(b->var().get())].binding == b) emit.order.push_back(b);
-  PLIR_ASSIGN_OR_RETURN(Function transform, BuildTransform(name, existing, emit, outputs, consume_params));
+    if (!first.lifted.count(b) || groups[group_of.at(b->var().get())].binding == b)
+      emit.order.push_back(b);
+  PLIR_ASSIGN_OR_RETURN(Function transform,
+                        BuildTransform(name, existing, emit, outputs, consume_params));
 
   Module out = m;
   for (size_t t = 0; t < targets.size(); ++t) {
     // The target's own variable for each output, if it has one.
     std::unordered_map<const VarNode*, const VarNode*> own;  // first target's -> this one's
-    for (size_t i = 0; i < first.weights.size(); ++i) own[first.weights[i].get()] = plans[t].weights[i].get();
-    std::unordered_map<const VarNode*, const VarNode*> duplicates;  // a later lifted copy -> the earliest
+    for (size_t i = 0; i < first.weights.size(); ++i)
+      own[first.weights[i].get()] = plans[t].weights[i].get();
+    std::unordered_map<const VarNode*, const VarNode*>
+        duplicates;  // a later lifted copy -> the earliest
     for (const VarBindingNode* b : plans[t].order) {
       if (!plans[t].lifted.count(b)) continue;
       const VarNode* v = b->var().get();
@@ -497,7 +517,8 @@ StatusOr<Module> RunShared(const Module& m, const std::vector<const FunctionNode
 // (not the inputs, nor the types of the values passed back): the transform
 // returns them too, first, as one shape value (`shape[(n,)]`), which the
 // rewritten function takes right after its inputs, as TVM does.
-std::vector<Dim> ExtraSyms(const FunctionNode* f, const LiftPlan& p, const std::vector<const VarNode*>& outputs) {
+std::vector<Dim> ExtraSyms(const FunctionNode* f, const LiftPlan& p,
+                           const std::vector<const VarNode*>& outputs) {
   std::unordered_set<Symbol> bound;
   for (const Var& in : p.inputs) CollectSyms(in->type(), &bound, /*defs_only=*/true);
   for (const VarNode* v : outputs) CollectSyms(v->type(), &bound, /*defs_only=*/true);
@@ -518,7 +539,8 @@ std::vector<Dim> ExtraSyms(const FunctionNode* f, const LiftPlan& p, const std::
 
 StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
   const bool consume_params = ctx.options.GetBool("consume_params");
-  const std::vector<std::string> shared_names = ctx.options.GetStringList("shared_transform_functions");
+  const std::vector<std::string> shared_names =
+      ctx.options.GetStringList("shared_transform_functions");
   if (ctx.options.GetBool("shared_transform") || !shared_names.empty()) {
     // The functions sharing one transform: those named, in that order; else
     // every function with num_input but a transform, by name (as TVM).
@@ -527,8 +549,9 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     auto add = [&](const FunctionNode* f) -> Status {
       bool has = false;
       PLIR_ASSIGN_OR_RETURN(int64_t k, NumInput(f, &has));
-      if (!has) return InvalidArgument("LiftTransformParams shared_transform_functions: @" + f->name() +
-                                       " has no integer attribute num_input");
+      if (!has)
+        return InvalidArgument("LiftTransformParams shared_transform_functions: @" + f->name() +
+                               " has no integer attribute num_input");
       targets.push_back(f);
       num_inputs.push_back(k);
       return Status::Ok();
@@ -551,7 +574,8 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
         PLIR_ASSIGN_OR_RETURN(int64_t k, NumInput(f, &has));
         if (has) all.emplace_back(f, k);
       }
-      std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.first->name() < b.first->name(); });
+      std::sort(all.begin(), all.end(),
+                [](auto& a, auto& b) { return a.first->name() < b.first->name(); });
       for (const auto& [f, k] : all) {
         targets.push_back(f);
         num_inputs.push_back(k);
@@ -588,7 +612,8 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
     PLIR_ASSIGN_OR_RETURN(Function lifted_fn,
                           BuildTransform(lifted_name, existing, p, outputs, consume_params, extra));
     std::vector<RuntimeParam> params;
-    if (!extra.empty()) params.push_back(RuntimeParam{nullptr, "shape", ShapeTypeNode::Make(extra)});
+    if (!extra.empty())
+      params.push_back(RuntimeParam{nullptr, "shape", ShapeTypeNode::Make(extra)});
     for (const VarNode* v : outputs) params.push_back(RuntimeParam{v, v->name_hint(), v->type()});
     out = out.WithItem(RewriteRuntime(f, p, params)).WithItem(lifted_fn);
   }

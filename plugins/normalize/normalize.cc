@@ -52,11 +52,16 @@ Expr WithOperands(const Expr& e, std::vector<Expr> ops) {
 
 std::vector<Expr> Operands(const Expr& e) {
   switch (e->kind()) {
-    case NodeKind::kCall: return ToVector(As<CallNode>(e)->args());
-    case NodeKind::kTuple: return ToVector(As<TupleNode>(e)->fields());
-    case NodeKind::kTupleGetItem: return {As<TupleGetItemNode>(e)->tuple()};
-    case NodeKind::kIf: return {As<IfNode>(e)->cond()};
-    default: return {};
+    case NodeKind::kCall:
+      return ToVector(As<CallNode>(e)->args());
+    case NodeKind::kTuple:
+      return ToVector(As<TupleNode>(e)->fields());
+    case NodeKind::kTupleGetItem:
+      return {As<TupleGetItemNode>(e)->tuple()};
+    case NodeKind::kIf:
+      return {As<IfNode>(e)->cond()};
+    default:
+      return {};
   }
 }
 

@@ -9,14 +9,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ir/serialize/module_file.h"
+#include "driver/plugin_loader.h"
 #include "ir/op.h"
+#include "ir/serialize/module_file.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/structural.h"
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
-#include "driver/plugin_loader.h"
 
 namespace plir {
 
@@ -100,7 +100,8 @@ std::string BasicBlockNormalFormViolation(const Module& m) {
       case NodeKind::kLocalFn: {
         auto [at, fresh] = scope_of.emplace(n, it.scope);
         if (!fresh) {
-          if (at->second != it.scope) return std::string("a ") + NodeKindName(n->kind()) + " is shared by two scopes";
+          if (at->second != it.scope)
+            return std::string("a ") + NodeKindName(n->kind()) + " is shared by two scopes";
           continue;
         }
         break;
@@ -110,10 +111,12 @@ std::string BasicBlockNormalFormViolation(const Module& m) {
     }
     switch (n->kind()) {
       case NodeKind::kCall:
-        for (const Expr& a : static_cast<const CallNode*>(n)->args()) stack.push_back({a.get(), it.scope});
+        for (const Expr& a : static_cast<const CallNode*>(n)->args())
+          stack.push_back({a.get(), it.scope});
         break;
       case NodeKind::kTuple:
-        for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) stack.push_back({f.get(), it.scope});
+        for (const Expr& f : static_cast<const TupleNode*>(n)->fields())
+          stack.push_back({f.get(), it.scope});
         break;
       case NodeKind::kTupleGetItem:
         stack.push_back({static_cast<const TupleGetItemNode*>(n)->tuple().get(), it.scope});
@@ -210,7 +213,8 @@ TEST(RelayBasicBlockNormalForm, Function) {
 TEST(RelayBasicBlockNormalForm, Let) {
   // test_let1, test_let1_1 and test_let3: programs already in basic block
   // normal form are unchanged (parsed, they share nothing).
-  auto in = LoadModuleFile("plugins/to_basic_block_normal_form/tests/relay/let.expected_upstream.plir");
+  auto in =
+      LoadModuleFile("plugins/to_basic_block_normal_form/tests/relay/let.expected_upstream.plir");
   ASSERT_TRUE(in.ok()) << in.status().message();
   Module out = RunPass(*in);
   EXPECT_TRUE(out.same_as(*in));
@@ -225,7 +229,8 @@ TEST(RelayBasicBlockNormalForm, HigherOrderReturn) {
   Expr x2 = Call("add", x, x);
   Expr func_a = LocalFnNode::Make({y}, nullptr, Body(Call("add", x2, y)));
   Expr func_b = LocalFnNode::Make({z}, nullptr, Body(Call("add", x2, z)));
-  Module in = One(FunctionNode::Make("main", {x}, nullptr, Body(TupleNode::Make({func_a, func_b}))));
+  Module in =
+      One(FunctionNode::Make("main", {x}, nullptr, Body(TupleNode::Make({func_a, func_b}))));
   EXPECT_NE(BasicBlockNormalFormViolation(in), "");
   Module out = RunPass(in);
   EXPECT_EQ(BasicBlockNormalFormViolation(out), "") << PrintModule(out);
@@ -243,7 +248,8 @@ TEST(RelayBasicBlockNormalForm, HigherOrderNested) {
   Expr func_true = LocalFnNode::Make({x}, nullptr, Body(Call("add", x, shared)));
   Expr func_false = LocalFnNode::Make({z}, nullptr, Body(Call("add", z, shared)));
   Expr cond = *MakeValueCall(f, {});
-  Module in = One(FunctionNode::Make("main", {f, s}, nullptr, Body(If(cond, func_true, func_false))));
+  Module in =
+      One(FunctionNode::Make("main", {f, s}, nullptr, Body(If(cond, func_true, func_false))));
   EXPECT_NE(BasicBlockNormalFormViolation(in), "");
   Module out = RunPass(in);
   EXPECT_EQ(BasicBlockNormalFormViolation(out), "") << PrintModule(out);

@@ -122,8 +122,10 @@ class Planner {
 
   int Lca(int a, int b) const {
     while (a != b) {
-      if (scopes_[a].depth >= scopes_[b].depth) a = scopes_[a].parent;
-      else b = scopes_[b].parent;
+      if (scopes_[a].depth >= scopes_[b].depth)
+        a = scopes_[a].parent;
+      else
+        b = scopes_[b].parent;
       if (a < 0 || b < 0) return 0;
     }
     return a;
@@ -162,7 +164,8 @@ class Planner {
         for (const Expr& a : static_cast<const CallNode*>(n)->args()) PLIR_RETURN_IF_ERROR(use(a));
         break;
       case NodeKind::kTuple:
-        for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) PLIR_RETURN_IF_ERROR(use(f));
+        for (const Expr& f : static_cast<const TupleNode*>(n)->fields())
+          PLIR_RETURN_IF_ERROR(use(f));
         break;
       case NodeKind::kTupleGetItem:
         PLIR_RETURN_IF_ERROR(use(static_cast<const TupleGetItemNode*>(n)->tuple()));
@@ -235,7 +238,8 @@ class Binder {
         }
       }
       changed |= block_changed;
-      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow()) : b);
+      blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow())
+                                     : b);
     }
     PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
     if (auto& pending = pending_[s]; !pending.empty()) {

@@ -42,9 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t len = size - 32;
   std::memcpy(&sealed[16], &len, 8);
   // Version 1 files carry FNV-1a-64 with the offset basis PLIR used for them.
-  uint64_t h = version == 1 ? 1469598103934665603ull : plir::Fnv1a64(std::string_view(sealed).substr(32));
+  uint64_t h =
+      version == 1 ? 1469598103934665603ull : plir::Fnv1a64(std::string_view(sealed).substr(32));
   if (version == 1)
-    for (size_t i = 32; i < size; ++i) h = (h ^ static_cast<unsigned char>(sealed[i])) * 0x100000001b3ull;
+    for (size_t i = 32; i < size; ++i)
+      h = (h ^ static_cast<unsigned char>(sealed[i])) * 0x100000001b3ull;
   std::memcpy(&sealed[24], &h, 8);
   LoadAndRoundTrip(sealed);
   return 0;

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ir/text/parser.h"
-#include "kernels/op_kernels.h"
-#include "ir/verifier.h"
 #include "interpreter/interpreter.h"
+#include "ir/text/parser.h"
+#include "ir/verifier.h"
+#include "kernels/op_kernels.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plir::SetMaxTensorBytes(1 << 20);
@@ -31,8 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!tt || !tt->IsStatic() || tt->dtype() == plir::DataType::kUnknown) return 0;
     std::vector<int64_t> shape;
     for (const plir::Dim& d : tt->shape()) shape.push_back(d.value);
-    args.push_back(plir::Value::OfTensor(
-        plir::MakeTensor(tt->dtype(), shape, [](int64_t i) { return static_cast<double>(i % 7 - 3); })));
+    args.push_back(plir::Value::OfTensor(plir::MakeTensor(
+        tt->dtype(), shape, [](int64_t i) { return static_cast<double>(i % 7 - 3); })));
   }
   plir::Interpreter interp(*m);
   auto r = interp.Call(f->name(), args);

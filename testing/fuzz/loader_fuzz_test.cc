@@ -7,9 +7,9 @@
 #include <random>
 
 #include "ir/serialize/node_table.h"
-#include "ir/text/parser.h"
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
+#include "ir/text/parser.h"
 #include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"
 #include "testing/random_module.h"
@@ -38,7 +38,8 @@ void Reseal(std::string* s, uint32_t version) {
   std::memcpy(&(*s)[8], &version, 4);
   std::memset(&(*s)[12], 0, 4);
   uint64_t h = version == 1 ? 1469598103934665603ull : 0xcbf29ce484222325ull;
-  for (size_t i = 32; i < s->size(); ++i) h = (h ^ static_cast<unsigned char>((*s)[i])) * 0x100000001b3ull;
+  for (size_t i = 32; i < s->size(); ++i)
+    h = (h ^ static_cast<unsigned char>((*s)[i])) * 0x100000001b3ull;
   std::memcpy(&(*s)[24], &h, 8);
 }
 
@@ -48,7 +49,8 @@ std::string Corrupt(std::string s, std::mt19937_64& rng, bool fix_header, uint32
     o.max_edits = 3;
     o.max_erase = 16;
     o.custom = [](std::string* s, size_t pos, std::mt19937_64&) {  // a LEB128 count or length, huge
-      if (!s->empty()) s->replace(pos, std::min<size_t>(5, s->size() - pos), "\xff\xff\xff\xff\x0f");
+      if (!s->empty())
+        s->replace(pos, std::min<size_t>(5, s->size() - pos), "\xff\xff\xff\xff\x0f");
     };
     return o;
   }();
@@ -99,8 +101,9 @@ TEST(LoaderFuzzTest, LyingSectionTableNeverCrashes) {
     for (size_t field = 0; field < 10; ++field) {
       uint64_t old;
       std::memcpy(&old, &seed[32 + 8 * field], 8);
-      for (uint64_t v : {uint64_t{0}, uint64_t{1}, old - 1, old + 1, old * 2, old / 2, uint64_t{1} << 32,
-                         (uint64_t{1} << 32) - 1, uint64_t{1} << 62, ~uint64_t{0}, seed.size() - 112}) {
+      for (uint64_t v :
+           {uint64_t{0}, uint64_t{1}, old - 1, old + 1, old * 2, old / 2, uint64_t{1} << 32,
+            (uint64_t{1} << 32) - 1, uint64_t{1} << 62, ~uint64_t{0}, seed.size() - 112}) {
         std::string s = seed;
         std::memcpy(&s[32 + 8 * field], &v, 8);
         Reseal(&s, 2);
@@ -129,7 +132,8 @@ TEST(LoaderFuzzTest, CorruptJsonNeverCrashes) {
 }
 
 TEST(LoaderFuzzTest, HugeCountsAreRejectedBeforeAllocating) {
-  std::string b = SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
+  std::string b =
+      SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
   // Claim 2^40 nodes: more than the node section's bytes can hold.
   std::string evil = b;
   uint64_t count = uint64_t{1} << 40;
@@ -137,7 +141,8 @@ TEST(LoaderFuzzTest, HugeCountsAreRejectedBeforeAllocating) {
   Reseal(&evil, 2);
   auto m = LoadBinary(evil);
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.status().message().find("the node count (1099511627776) exceeds what the section's"), std::string::npos)
+  EXPECT_NE(m.status().message().find("the node count (1099511627776) exceeds what the section's"),
+            std::string::npos)
       << m.status().message();
   // A section size past the end of the file.
   evil = b;
@@ -146,13 +151,15 @@ TEST(LoaderFuzzTest, HugeCountsAreRejectedBeforeAllocating) {
   Reseal(&evil, 2);
   m = LoadBinary(evil);
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.status().message().find("the type section's size (4611686018427387904 bytes) exceeds the file"),
+  EXPECT_NE(m.status().message().find(
+                "the type section's size (4611686018427387904 bytes) exceeds the file"),
             std::string::npos)
       << m.status().message();
 }
 
 TEST(LoaderFuzzTest, HugeLengthsInVersion1AreRejectedBeforeAllocating) {
-  std::string b = internal::SaveBinaryV1(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
+  std::string b = internal::SaveBinaryV1(
+      testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
   // Claim 2^62 strings right after the header.
   std::string evil = b.substr(0, 32) + std::string("\xff\xff\xff\xff\xff\xff\xff\xff\x3f", 9);
   Reseal(&evil, 1);

@@ -13,8 +13,10 @@ std::string Mutate(std::string s, std::mt19937_64& rng, const std::vector<std::s
         if (!s.empty()) s[pos] = static_cast<char>(rng());
         break;
       case 1:
-        if (options.tokens.empty()) s.insert(pos, 1, static_cast<char>(rng()));
-        else s.insert(pos, options.tokens[rng() % options.tokens.size()]);
+        if (options.tokens.empty())
+          s.insert(pos, 1, static_cast<char>(rng()));
+        else
+          s.insert(pos, options.tokens[rng() % options.tokens.size()]);
         break;
       case 2:
         if (!s.empty()) s.erase(pos, 1 + rng() % static_cast<uint64_t>(options.max_erase));
@@ -42,19 +44,62 @@ std::string Mutate(std::string s, std::mt19937_64& rng, const std::vector<std::s
 }
 
 const std::vector<std::string>& PlirTextTokens() {
-  static const std::vector<std::string> kTokens = {
-      "(", ")", "{", "}", "[", "]", ",", ";", "=", "%", "@", "\"", ".", "<", ">", "->", "dataflow",
-      "output", "if", "else", "const", "Tensor", "x\"", "-", "1e400", "\\", "\n", "//", "#", "nn.relu(",
-      "match_cast(", "Shape[", "Prim[", "Object", "sinfo_args=[", "attrs {", "def @", "extern @",
-      "shape[(", "prim[", "+", "*", "value=", "strided_slice(",
-      "fn(", "Callable[(", ", pure=false]", "%f(", "fn() { %x }"};
+  static const std::vector<std::string> kTokens = {"(",
+                                                   ")",
+                                                   "{",
+                                                   "}",
+                                                   "[",
+                                                   "]",
+                                                   ",",
+                                                   ";",
+                                                   "=",
+                                                   "%",
+                                                   "@",
+                                                   "\"",
+                                                   ".",
+                                                   "<",
+                                                   ">",
+                                                   "->",
+                                                   "dataflow",
+                                                   "output",
+                                                   "if",
+                                                   "else",
+                                                   "const",
+                                                   "Tensor",
+                                                   "x\"",
+                                                   "-",
+                                                   "1e400",
+                                                   "\\",
+                                                   "\n",
+                                                   "//",
+                                                   "#",
+                                                   "nn.relu(",
+                                                   "match_cast(",
+                                                   "Shape[",
+                                                   "Prim[",
+                                                   "Object",
+                                                   "sinfo_args=[",
+                                                   "attrs {",
+                                                   "def @",
+                                                   "extern @",
+                                                   "shape[(",
+                                                   "prim[",
+                                                   "+",
+                                                   "*",
+                                                   "value=",
+                                                   "strided_slice(",
+                                                   "fn(",
+                                                   "Callable[(",
+                                                   ", pure=false]",
+                                                   "%f(",
+                                                   "fn() { %x }"};
   return kTokens;
 }
 
 const std::vector<std::string>& JsonTokens() {
   static const std::vector<std::string> kTokens = {
-      "{", "}", "[", "]", ",", ":", "\"", "-1", "0", "18446744073709551615", "1e3", "null", "\\u0000",
-      "4.5", "true", "[0,0]"};
+      "{",   "}",    "[",       "]",   ",",    ":",    "\"", "-1", "0", "18446744073709551615",
+      "1e3", "null", "\\u0000", "4.5", "true", "[0,0]"};
   return kTokens;
 }
 

@@ -13,9 +13,9 @@
 namespace plir::fuzz {
 
 struct MutateOptions {
-  int max_edits = 4;                 // 1..max_edits edits per mutation
-  int max_erase = 8;                 // a deletion removes 1..max_erase bytes
-  std::vector<std::string> tokens;   // inserted whole; none: random bytes
+  int max_edits = 4;                // 1..max_edits edits per mutation
+  int max_erase = 8;                // a deletion removes 1..max_erase bytes
+  std::vector<std::string> tokens;  // inserted whole; none: random bytes
   // A format-specific edit (e.g. a length field), chosen as often as any
   // other kind of edit; may leave `s` unchanged.
   std::function<void(std::string* s, size_t pos, std::mt19937_64& rng)> custom;

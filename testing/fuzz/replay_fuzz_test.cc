@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/text/parser.h"
 #include "ir/serialize/serialize.h"
+#include "ir/text/parser.h"
 #include "testing/fuzz/mutate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -60,14 +60,17 @@ std::vector<std::string> ReadAll() {
   return out;
 }
 
-void RunTarget(const std::string& s) { LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+void RunTarget(const std::string& s) {
+  LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
 
 TEST(ReplayFuzzTest, CorpusAndMutations) {
   std::vector<std::string> pool = ReadAll();
   ASSERT_FALSE(pool.empty()) << "no corpus";
   for (const std::string& s : pool) RunTarget(s);
   std::mt19937_64 rng(20261130);
-  for (int i = 0; i < g_mutations; ++i) RunTarget(plir::fuzz::Mutate(pool[rng() % pool.size()], rng, pool, g_options));
+  for (int i = 0; i < g_mutations; ++i)
+    RunTarget(plir::fuzz::Mutate(pool[rng() % pool.size()], rng, pool, g_options));
   for (int i = 0; i < g_noise; ++i) {
     std::string noise(rng() % 256, '\0');
     for (char& c : noise) c = static_cast<char>(rng());
@@ -81,10 +84,14 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--mutations=", 0) == 0) g_mutations = std::stoi(a.substr(12));
-    else if (a.rfind("--noise=", 0) == 0) g_noise = std::stoi(a.substr(8));
-    else if (a == "--tokens=plir") g_options.tokens = plir::fuzz::PlirTextTokens();
-    else if (a == "--tokens=json") g_options.tokens = plir::fuzz::JsonTokens();
+    if (a.rfind("--mutations=", 0) == 0)
+      g_mutations = std::stoi(a.substr(12));
+    else if (a.rfind("--noise=", 0) == 0)
+      g_noise = std::stoi(a.substr(8));
+    else if (a == "--tokens=plir")
+      g_options.tokens = plir::fuzz::PlirTextTokens();
+    else if (a == "--tokens=json")
+      g_options.tokens = plir::fuzz::JsonTokens();
     else if (a.rfind("--", 0) == 0) {
       fprintf(stderr, "replay_fuzz_test: unknown flag %s\n", a.c_str());
       return 2;

@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ir/text/parser.h"
-#include "ir/text/printer.h"
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/verifier.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text = plir::PrintModule(*m);
   auto parsed = plir::ParseModule(text);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "printed text does not parse: %s\n%s\n", parsed.status().message().c_str(), text.c_str());
+    std::fprintf(stderr, "printed text does not parse: %s\n%s\n", parsed.status().message().c_str(),
+                 text.c_str());
     std::abort();
   }
   if (!plir::StructuralEqual(*m, *parsed, /*map_free_vars=*/true)) {

@@ -42,11 +42,13 @@ TEST(SafetensorsFuzzTest, CorpusGoodLoadsBadIsRejected) {
       ++good;
       EXPECT_TRUE(in_memory.ok()) << f << ": " << in_memory.status().message();
       ASSERT_TRUE(on_disk.ok()) << f << ": " << on_disk.status().message();
-      for (size_t i = 0; i < (*on_disk)->entries().size(); ++i) EXPECT_TRUE((*on_disk)->Read(i).ok());
+      for (size_t i = 0; i < (*on_disk)->entries().size(); ++i)
+        EXPECT_TRUE((*on_disk)->Read(i).ok());
     } else {
       ++bad;
       ASSERT_FALSE(in_memory.ok()) << f << " was accepted";
-      EXPECT_EQ(in_memory.status().message().rfind(f + ": ", 0), 0u) << in_memory.status().message();
+      EXPECT_EQ(in_memory.status().message().rfind(f + ": ", 0), 0u)
+          << in_memory.status().message();
       ASSERT_FALSE(on_disk.ok()) << f << " was accepted from disk";
       EXPECT_NE(on_disk.status().message().find(f), std::string::npos);
     }
@@ -60,7 +62,8 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
     fuzz::MutateOptions o;
     o.max_edits = 3;
     o.tokens = fuzz::JsonTokens();
-    for (const char* t : {"\"F32\"", "\"dtype\"", "\"shape\"", "\"data_offsets\"", "\"__metadata__\""})
+    for (const char* t :
+         {"\"F32\"", "\"dtype\"", "\"shape\"", "\"data_offsets\"", "\"__metadata__\""})
       o.tokens.push_back(t);
     o.custom = [](std::string* s, size_t pos, std::mt19937_64& rng) {
       if (s->size() < 8) return;
@@ -85,7 +88,8 @@ TEST(SafetensorsFuzzTest, MutationsGiveAHeaderOrACleanError) {
   std::vector<std::pair<std::string, Tensor>> tensors;
   for (int i = 0; i < 5; ++i)
     tensors.emplace_back("w" + std::to_string(i),
-                         MakeTensor(i % 2 ? DataType::kFloat16 : DataType::kInt32, {i, 2}, [](int64_t k) { return k; }));
+                         MakeTensor(i % 2 ? DataType::kFloat16 : DataType::kInt32, {i, 2},
+                                    [](int64_t k) { return k; }));
   std::string path = ::testing::TempDir() + "/seed.safetensors";
   ASSERT_TRUE(WriteSafetensors(path, tensors).ok());
   seeds.push_back(testing::ReadTestFile(path));

@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto h = plir::ParseSafetensors(bytes, "fuzz.safetensors");
   if (!h.ok()) {
-    if (h.status().message().rfind("fuzz.safetensors: ", 0) != 0) Die("an error that does not name the file");
+    if (h.status().message().rfind("fuzz.safetensors: ", 0) != 0)
+      Die("an error that does not name the file");
     return 0;
   }
   if (h->data_start + h->data_size != size) Die("header and data do not add up to the file");

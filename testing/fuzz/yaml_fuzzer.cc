@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "passes/registry.h"
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
+#include "passes/registry.h"
 
 namespace {
 
@@ -20,12 +20,12 @@ plir::PassRegistry& Registry() {
       plir::PassDef d;
       d.info.name = name;
       d.info.description = "fuzz stand-in";
-      d.info.options.push_back({"entry_functions", plir::OptionType::kStringList,
-                                plir::AttrValue::List({}), "entries"});
-      d.info.options.push_back({"max_iterations", plir::OptionType::kInt, plir::AttrValue::Int(4), "n"});
-      d.module_fn = [](const plir::Module& m, const plir::PassCallContext&) -> plir::StatusOr<plir::Module> {
-        return m;
-      };
+      d.info.options.push_back(
+          {"entry_functions", plir::OptionType::kStringList, plir::AttrValue::List({}), "entries"});
+      d.info.options.push_back(
+          {"max_iterations", plir::OptionType::kInt, plir::AttrValue::Int(4), "n"});
+      d.module_fn = [](const plir::Module& m,
+                       const plir::PassCallContext&) -> plir::StatusOr<plir::Module> { return m; };
       if (!r->Register(std::move(d)).ok()) std::abort();
     }
     return r;
@@ -47,8 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plir::PluginLoader loader2(Registry());
   auto again = plir::LoadPipelineText("/nonexistent/fuzz.yaml", canonical, loader2, Registry());
   if (!again.ok() || plir::PipelineToYaml(*again) != canonical) {
-    std::fprintf(stderr, "canonical YAML does not load back to itself:\n%s\n%s\n", canonical.c_str(),
-                 again.ok() ? plir::PipelineToYaml(*again).c_str() : again.status().message().c_str());
+    std::fprintf(
+        stderr, "canonical YAML does not load back to itself:\n%s\n%s\n", canonical.c_str(),
+        again.ok() ? plir::PipelineToYaml(*again).c_str() : again.status().message().c_str());
     std::abort();
   }
   return 0;

@@ -56,57 +56,63 @@ PassDef Make(const char* name, const char* description, ModulePassFn fn) {
 }
 
 Status Register(PluginHost& host) {
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestSegfault", "writes through a null pointer",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        WriteNull(1);
-        return m;
-      })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestAbort", "calls abort()",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        std::abort();
-        return m;
-      })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestLoop", "never returns",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterPass(Make("TestSegfault", "writes through a null pointer",
+                             [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+                               WriteNull(1);
+                               return m;
+                             })));
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterPass(Make("TestAbort", "calls abort()",
+                             [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+                               std::abort();
+                               return m;
+                             })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make(
+      "TestLoop", "never returns", [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
         volatile unsigned spins = 0;
         while (true) spins = spins + 1u;
         return m;
       })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestStackOverflow", "recurses without end",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        if (Recurse(0, g_bound ? *g_bound : 1 << 30) == 42) return m;
-        return m;
-      })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestExit", "calls exit(0) in the middle of the run",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        std::exit(0);
-        return m;
-      })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestHog", "allocates memory without bound",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        std::vector<std::vector<char>> hoard;
-        while (true) {
-          hoard.emplace_back(64 << 20);
-          std::memset(hoard.back().data(), 1, hoard.back().size());
-        }
-        return m;
-      })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestCrashOnSelfSubtract",
-      "crashes when the module has subtract(%x, %x) (a planted bug for plir-reduce)",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        SelfSubtract finder;
-        finder.WalkModule(m);
-        if (finder.found) WriteNull(2);
-        return m;
-      })));
-  PLIR_RETURN_IF_ERROR(host.RegisterPass(Make("TestFailsOnSelfSubtract",
-      "returns an error when the module has subtract(%x, %x)",
-      [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-        SelfSubtract finder;
-        finder.WalkModule(m);
-        if (finder.found) return InvalidArgument("found subtract(x, x)");
-        return m;
-      })));
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterPass(Make("TestStackOverflow", "recurses without end",
+                             [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+                               if (Recurse(0, g_bound ? *g_bound : 1 << 30) == 42) return m;
+                               return m;
+                             })));
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterPass(Make("TestExit", "calls exit(0) in the middle of the run",
+                             [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+                               std::exit(0);
+                               return m;
+                             })));
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterPass(Make("TestHog", "allocates memory without bound",
+                             [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+                               std::vector<std::vector<char>> hoard;
+                               while (true) {
+                                 hoard.emplace_back(64 << 20);
+                                 std::memset(hoard.back().data(), 1, hoard.back().size());
+                               }
+                               return m;
+                             })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(
+      Make("TestCrashOnSelfSubtract",
+           "crashes when the module has subtract(%x, %x) (a planted bug for plir-reduce)",
+           [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+             SelfSubtract finder;
+             finder.WalkModule(m);
+             if (finder.found) WriteNull(2);
+             return m;
+           })));
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(
+      Make("TestFailsOnSelfSubtract", "returns an error when the module has subtract(%x, %x)",
+           [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+             SelfSubtract finder;
+             finder.WalkModule(m);
+             if (finder.found) return InvalidArgument("found subtract(x, x)");
+             return m;
+           })));
   return Status::Ok();
 }
 

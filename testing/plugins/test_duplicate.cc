@@ -6,9 +6,8 @@ plir::Status Register(plir::PluginHost& host) {
   plir::PassDef d;
   d.info.name = "TestReluToSoftmax";
   d.info.description = "a second pass with a taken name";
-  d.module_fn = [](const plir::Module& m, const plir::PassCallContext&) -> plir::StatusOr<plir::Module> {
-    return m;
-  };
+  d.module_fn = [](const plir::Module& m,
+                   const plir::PassCallContext&) -> plir::StatusOr<plir::Module> { return m; };
   return host.RegisterPass(std::move(d));
 }
 }  // namespace

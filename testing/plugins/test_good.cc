@@ -77,7 +77,9 @@ Status Register(PluginHost& host) {
   square.name = "test.square";
   square.description = "x * x";
   square.min_args = square.max_args = 1;
-  square.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
+  square.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    return args[0]->type();
+  };
   return host.RegisterOp(std::move(square));
 }
 

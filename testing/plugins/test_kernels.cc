@@ -15,7 +15,8 @@ using namespace plir;
 StatusOr<Tensor> Square(const std::vector<Tensor>& args, const Attrs&) {
   if (args.size() != 1 || !args[0].data) return InvalidArgument("test.square takes one tensor");
   const Tensor& a = args[0];
-  if (IsFloat(a.dtype)) return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return a.GetDouble(i) * a.GetDouble(i); });
+  if (IsFloat(a.dtype))
+    return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return a.GetDouble(i) * a.GetDouble(i); });
   // Integers: exact, and an error rather than a wrapped result on overflow.
   for (int64_t i = 0; i < a.NumElements(); ++i) {
     int64_t x = a.GetInt(i), r;
@@ -29,7 +30,9 @@ Status Register(PluginHost& host) {
   sq.name = "test.square";
   sq.description = "x * x elementwise (test plugin, with a kernel)";
   sq.min_args = sq.max_args = 1;
-  sq.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
+  sq.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    return args[0]->type();
+  };
   sq.eval = Square;
   PLIR_RETURN_IF_ERROR(host.RegisterOp(std::move(sq)));
 

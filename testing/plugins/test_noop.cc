@@ -7,9 +7,8 @@ plir::Status Register(plir::PluginHost& host) {
   plir::PassDef d;
   d.info.name = "TestNoop";
   d.info.description = "returns its input (test plugin)";
-  d.module_fn = [](const plir::Module& m, const plir::PassCallContext&) -> plir::StatusOr<plir::Module> {
-    return m;
-  };
+  d.module_fn = [](const plir::Module& m,
+                   const plir::PassCallContext&) -> plir::StatusOr<plir::Module> { return m; };
   return host.RegisterPass(std::move(d));
 }
 }  // namespace

@@ -11,7 +11,9 @@ Status Register(PluginHost& host) {
   OpDef op;
   op.name = "test_partial.op";
   op.min_args = op.max_args = 1;
-  op.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
+  op.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    return args[0]->type();
+  };
   PLIR_RETURN_IF_ERROR(host.RegisterOp(std::move(op)));
   PassDef good;
   good.info.name = "TestPartialGood";

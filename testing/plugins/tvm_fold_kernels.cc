@@ -49,7 +49,8 @@ StatusOr<Tensor> AddOne(const std::vector<Tensor>& in, const Type& out) {
   PLIR_RETURN_IF_ERROR(Arity("addone", in, 1));
   const Tensor& a = in[0];
   PLIR_RETURN_IF_ERROR(SameAsInput("addone", a, out));
-  if (IsFloat(a.dtype)) return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return a.GetDouble(i) + 1.0; });
+  if (IsFloat(a.dtype))
+    return MakeTensor(a.dtype, a.shape, [&](int64_t i) { return a.GetDouble(i) + 1.0; });
   if (!IsInt(a.dtype)) return InvalidArgument("@addone: needs a float or integer tensor");
   // Exact; a result that does not fit the dtype is an error (left to run time).
   return MakeIntTensor(a.dtype, a.shape, [&](int64_t i) { return a.GetInt(i) + 1; });
@@ -73,8 +74,10 @@ StatusOr<Tensor> Transpose(const std::vector<Tensor>& in, const Type& out) {
   int64_t rows = a.shape[0], cols = a.shape[1];
   // Element (i, j) of B, i < cols, j < rows, is A[j, i].
   if (IsFloat(a.dtype))
-    return MakeTensor(a.dtype, shape, [&](int64_t k) { return a.GetDouble((k % rows) * cols + k / rows); });
-  return MakeIntTensor(a.dtype, shape, [&](int64_t k) { return a.GetInt((k % rows) * cols + k / rows); });
+    return MakeTensor(a.dtype, shape,
+                      [&](int64_t k) { return a.GetDouble((k % rows) * cols + k / rows); });
+  return MakeIntTensor(a.dtype, shape,
+                       [&](int64_t k) { return a.GetInt((k % rows) * cols + k / rows); });
 }
 
 // sub: C[i] = A[i] - B[i], all three of one shape (no broadcasting).
@@ -96,7 +99,8 @@ StatusOr<std::vector<Tensor>> Split(const std::vector<Tensor>& in, const Type& o
   PLIR_RETURN_IF_ERROR(Arity("split", in, 1));
   const Tensor& a = in[0];
   auto* tt = As<TupleTypeNode>(out);
-  if (!tt || tt->fields().size() != 2) return InvalidArgument("@split: the result must be a pair of tensors");
+  if (!tt || tt->fields().size() != 2)
+    return InvalidArgument("@split: the result must be a pair of tensors");
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> b, StaticShape("split", tt->fields()[0]));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> c, StaticShape("split", tt->fields()[1]));
   if (a.shape.size() != 2 || b.size() != 2 || c.size() != 2 || b[1] != a.shape[1] ||
@@ -110,8 +114,10 @@ StatusOr<std::vector<Tensor>> Split(const std::vector<Tensor>& in, const Type& o
     r.push_back(MakeTensor(a.dtype, b, [&](int64_t i) { return a.GetDouble(i); }));
     r.push_back(MakeTensor(a.dtype, c, [&](int64_t i) { return a.GetDouble(offset + i); }));
   } else {
-    PLIR_ASSIGN_OR_RETURN(Tensor upper, MakeIntTensor(a.dtype, b, [&](int64_t i) { return a.GetInt(i); }));
-    PLIR_ASSIGN_OR_RETURN(Tensor lower, MakeIntTensor(a.dtype, c, [&](int64_t i) { return a.GetInt(offset + i); }));
+    PLIR_ASSIGN_OR_RETURN(Tensor upper,
+                          MakeIntTensor(a.dtype, b, [&](int64_t i) { return a.GetInt(i); }));
+    PLIR_ASSIGN_OR_RETURN(
+        Tensor lower, MakeIntTensor(a.dtype, c, [&](int64_t i) { return a.GetInt(offset + i); }));
     r.push_back(std::move(upper));
     r.push_back(std::move(lower));
   }
@@ -127,7 +133,8 @@ StatusOr<Tensor> ShapeToTensor(const std::vector<Tensor>& in, const Type& out) {
   if (!in[0].shape.empty() || in[0].dtype != DataType::kInt64)
     return InvalidArgument("@shape_to_tensor: m is a 0-d int64 tensor");
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, StaticShape("shape_to_tensor", out));
-  if (shape != std::vector<int64_t>{1}) return InvalidArgument("@shape_to_tensor: the result is (1,) int64");
+  if (shape != std::vector<int64_t>{1})
+    return InvalidArgument("@shape_to_tensor: the result is (1,) int64");
   return MakeIntTensor(DataType::kInt64, {1}, [&](int64_t) { return in[0].GetInt(0); });
 }
 
@@ -146,7 +153,8 @@ Status Register(PluginHost& host) {
   PLIR_RETURN_IF_ERROR(Add(host, "identity", "B = A (TVM test PrimFunc)", Identity));
   PLIR_RETURN_IF_ERROR(Add(host, "func", "B[i, j] = A[j, i] (TVM test PrimFunc)", Transpose));
   PLIR_RETURN_IF_ERROR(Add(host, "sub", "C = A - B (TVM test PrimFunc)", Sub));
-  PLIR_RETURN_IF_ERROR(Add(host, "split", "rows of A into (B, C) (TVM test PrimFunc)", nullptr, Split));
+  PLIR_RETURN_IF_ERROR(
+      Add(host, "split", "rows of A into (B, C) (TVM test PrimFunc)", nullptr, Split));
   return Add(host, "shape_to_tensor", "out = [m] (TVM test PrimFunc)", ShapeToTensor);
 }
 

@@ -36,7 +36,8 @@ class MatmulOfTranspose : public RewritePattern {
     if (!matmul) return std::nullopt;
     const CallNode* transpose = ctx.MatchOperand(*matmul, 0, "permute_dims");
     if (!transpose || !IsMatrixTranspose(*transpose)) return std::nullopt;
-    StatusOr<Expr> fused = MakeOpCall("example.matmul_tn", {transpose->args()[0], matmul->args()[1]});
+    StatusOr<Expr> fused =
+        MakeOpCall("example.matmul_tn", {transpose->args()[0], matmul->args()[1]});
     if (!fused.ok()) return std::nullopt;
     return *fused;
   }
