@@ -19,10 +19,18 @@
 // get_item loads and --lazy-params how to fill them. Dtype and shape are
 // checked against the declared types (--lazy-param-types for get_item).
 //
+// Inputs of an imported model. `--inputs-file IN.safetensors` binds the
+// first `num_input` parameters (the function attribute the ONNX importer
+// sets; all parameters when it is absent and there is no --params) by name
+// when every one is in the file under its PLIR name or the ONNX name kept in
+// `onnx_names`, else by position in file order (the file then holds exactly
+// that many tensors); `--params` binds the parameters after them.
+//
 // Outputs. `--save-outputs OUT.safetensors` writes the tensors of the
-// result (eager) or what `set_item(j, t)` receives (lazy: each output is
-// spooled to disk as it arrives and then released), named "0", "1", ... in
-// index order; the file is complete and in place only when the run
+// result (eager; a tuple flattened, named by the function's `onnx_outputs`
+// when it names every tensor) or what `set_item(j, t)` receives (lazy: each
+// output is spooled to disk as it arrives and then released), else named
+// "0", "1", ... in index order; the file is complete and in place only when the run
 // succeeds, and is byte-identical for the two forms. Without it, each output
 // is printed (dtype, shape, checksum, first values).
 //
@@ -197,24 +205,31 @@ Status CheckEntry(const SafetensorsEntry& e, const Type& type, const std::string
 }
 
 // Maps names to file entries: by name when every name is in the file, else
-// by index (file order). Returns entry indices, or an error.
+// by index (file order). Returns entry indices, or an error. `alt_names`
+// (empty, or one per name; "" for none) are second names a tensor may have
+// (the ONNX names the importer keeps). `exact` requires, when binding by
+// index, the file to hold exactly as many tensors as there are names.
 StatusOr<std::vector<int64_t>> Bind(const SafetensorsReader& r,
                                     const std::vector<std::string>& names, const std::string& what,
-                                    bool* by_name) {
+                                    bool* by_name, const std::vector<std::string>& alt_names = {},
+                                    bool exact = false) {
   std::vector<int64_t> idx;
   *by_name = !names.empty();
-  for (const std::string& n : names) {
-    int64_t i = r.header().Find(n);
+  for (size_t k = 0; k < names.size(); ++k) {
+    int64_t i = r.header().Find(names[k]);
+    if (i < 0 && k < alt_names.size() && !alt_names[k].empty()) i = r.header().Find(alt_names[k]);
     if (i < 0) *by_name = false;
     idx.push_back(i);
   }
   if (*by_name) return idx;
   size_t have = r.entries().size();
-  if (names.size() > have) {
+  if (names.size() > have || (exact && names.size() != have)) {
     std::string missing;
-    for (const std::string& n : names)
-      if (r.header().Find(n) < 0) {
-        missing = n;
+    for (size_t k = 0; k < names.size(); ++k)
+      if (idx[k] < 0) {
+        missing = names[k];
+        if (k < alt_names.size() && !alt_names[k].empty() && alt_names[k] != names[k])
+          missing += "' or '" + alt_names[k];
         break;
       }
     return InvalidArgument(r.path() + ": " + what + " takes " + std::to_string(names.size()) +
@@ -224,6 +239,39 @@ StatusOr<std::vector<int64_t>> Bind(const SafetensorsReader& r,
   }
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int64_t>(i);
   return idx;
+}
+
+// The number of tensor leaves of a parameter type (a tuple: its fields').
+size_t LeafCount(const Type& t) {
+  if (auto* tt = As<TupleTypeNode>(t)) {
+    size_t n = 0;
+    for (const Type& f : tt->fields()) n += LeafCount(f);
+    return n;
+  }
+  return 1;
+}
+
+// A string attribute list of `f` (such as the importer's `onnx_outputs`),
+// or empty.
+std::vector<std::string> StringListAttr(const FunctionNode& f, std::string_view key) {
+  std::vector<std::string> out;
+  const AttrValue* v = f.attrs().Get(key);
+  if (!v || v->kind() != AttrValue::Kind::kList || !v->GetStringList(&out)) out.clear();
+  return out;
+}
+
+// Reads `leaves` from `r` (bound by Bind) into `tensors`, checking each
+// against its declared type.
+Status ReadLeaves(const SafetensorsReader& r, const std::vector<Leaf>& leaves,
+                  const std::vector<int64_t>& map, const std::string& file,
+                  std::vector<Tensor>* tensors) {
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const SafetensorsEntry& e = r.entries()[map[i]];
+    PLIR_RETURN_IF_ERROR(CheckEntry(e, leaves[i].type, file, "parameter " + leaves[i].name));
+    PLIR_ASSIGN_OR_RETURN(Tensor t, r.Read(map[i]));
+    tensors->push_back(std::move(t));
+  }
+  return Status::Ok();
 }
 
 // The names of the variables bound to get_item(i), by index (empty when an
@@ -247,6 +295,14 @@ std::map<int64_t, std::string> GetItemNames(const FunctionNode& f, bool* lazy) {
   return names;
 }
 
+// The number of tensors of a value (a tuple: its fields', flattened).
+size_t CountTensors(const Value& v) {
+  if (v.kind != Value::Kind::kTuple) return 1;
+  size_t n = 0;
+  for (const ValueRef& f : v.fields) n += CountTensors(*f);
+  return n;
+}
+
 long PeakRssKiB() {
   struct rusage u;
   getrusage(RUSAGE_SELF, &u);
@@ -254,7 +310,8 @@ long PeakRssKiB() {
 }
 
 struct Options {
-  std::string file, entry = "main", lazy_types, lazy_spec = "random", params, save_outputs;
+  std::string file, entry = "main", lazy_types, lazy_spec = "random", params, save_outputs,
+                    inputs_file;
   std::vector<std::string> inputs, plugins;
 };
 
@@ -351,33 +408,77 @@ int Run(const Options& o) {
   }
 
   std::vector<ValueRef> args;
-  if (weights && !lazy) {
+  if (!o.inputs_file.empty() || (weights && !lazy)) {
     if (!o.inputs.empty())
-      return Fail(InvalidArgument("give either --params or --inputs for @" + o.entry));
+      return Fail(
+          InvalidArgument("give either --inputs or --params/--inputs-file for @" + o.entry));
     std::vector<Leaf> leaves = ParamLeaves(*f);
-    std::vector<std::string> names;
-    for (const Leaf& l : leaves) names.push_back(l.name);
-    bool by_name = false;
-    auto map = Bind(*weights, names, "@" + o.entry, &by_name);
-    if (!map.ok()) return Fail(map.status());
+    // The leaves the inputs file binds: the first num_input parameters'
+    // (all of them without the attribute and without --params).
+    size_t in_leaves = 0;
+    if (!o.inputs_file.empty()) {
+      const AttrValue* n = f->attrs().Get("num_input");
+      if (n && n->kind() == AttrValue::Kind::kInt) {
+        if (n->as_int() < 0 || n->as_int() > static_cast<int64_t>(f->params().size()))
+          return Fail(InvalidArgument("@" + o.entry +
+                                      " has num_input = " + std::to_string(n->as_int()) + " but " +
+                                      std::to_string(f->params().size()) + " parameters"));
+        for (int64_t i = 0; i < n->as_int(); ++i) in_leaves += LeafCount(f->params()[i]->type());
+      } else if (!weights) {
+        in_leaves = leaves.size();
+      } else {
+        return Fail(InvalidArgument("@" + o.entry +
+                                    " has no num_input attribute: cannot tell its inputs "
+                                    "(--inputs-file) from its parameters (--params)"));
+      }
+      if (in_leaves < leaves.size() && !weights)
+        return Fail(
+            InvalidArgument("@" + o.entry + " takes " + std::to_string(leaves.size() - in_leaves) +
+                            " parameter tensor(s) after its " + std::to_string(in_leaves) +
+                            " input(s) (num_input): give them with --params W.safetensors"));
+    }
+    // A leaf's second name: the ONNX name the importer kept in onnx_names.
+    const AttrValue* onnx_names = f->attrs().Get("onnx_names");
+    auto alt = [&](const Leaf& l) {
+      const AttrValue* v = onnx_names ? onnx_names->Find(l.name) : nullptr;
+      return v && v->kind() == AttrValue::Kind::kString ? v->as_string() : std::string();
+    };
     std::vector<Tensor> tensors;
     const TensorAllocator* prev = SetThreadTensorAllocator(&tracked);  // count what we read
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      const SafetensorsEntry& e = weights->entries()[(*map)[i]];
-      Status s = CheckEntry(e, leaves[i].type, o.params, "parameter " + leaves[i].name);
-      auto t = s.ok() ? weights->Read((*map)[i]) : StatusOr<Tensor>(s);
-      if (!t.ok()) {
-        SetThreadTensorAllocator(prev);
-        return Fail(t.status());
+    auto bind_and_read = [&](const SafetensorsReader& r, const std::vector<Leaf>& part,
+                             const std::string& what, bool exact) -> Status {
+      std::vector<std::string> names, alts;
+      for (const Leaf& l : part) {
+        names.push_back(l.name);
+        alts.push_back(alt(l));
       }
-      tensors.push_back(std::move(t).value());
+      bool by_name = false;
+      PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> map,
+                            Bind(r, names, "@" + o.entry + "'s " + what, &by_name, alts, exact));
+      PLIR_RETURN_IF_ERROR(ReadLeaves(r, part, map, r.path(), &tensors));
+      std::cerr << "plir-run: read " << part.size() << " " << what << " from " << r.path() << " by "
+                << (by_name ? "name" : "index in file order") << "\n";
+      return Status::Ok();
+    };
+    Status s = Status::Ok();
+    std::unique_ptr<SafetensorsReader> inputs;
+    if (!o.inputs_file.empty()) {
+      auto r = SafetensorsReader::Open(o.inputs_file);
+      s = r.status();
+      if (s.ok()) {
+        inputs = std::move(r).value();
+        s = bind_and_read(*inputs, std::vector<Leaf>(leaves.begin(), leaves.begin() + in_leaves),
+                          "inputs", /*exact=*/true);
+      }
     }
+    if (s.ok() && weights && in_leaves < leaves.size())
+      s = bind_and_read(*weights, std::vector<Leaf>(leaves.begin() + in_leaves, leaves.end()),
+                        "parameters", /*exact=*/false);
     SetThreadTensorAllocator(prev);
+    if (!s.ok()) return Fail(s);
     auto next = tensors.begin();
     for (const Var& p : f->params()) args.push_back(BuildValue(p->type(), next));
     tensors.clear();
-    std::cerr << "plir-run: read " << leaves.size() << " parameters from " << o.params << " by "
-              << (by_name ? "name" : "index in file order") << "\n";
   } else {
     if (o.inputs.size() != f->params().size() &&
         !(o.inputs.size() == 1 && f->params().size() > 1) &&
@@ -414,6 +515,10 @@ int Run(const Options& o) {
   if (out) {
     if (out->size() == 0) {  // eager: the result's tensors
       std::vector<ValueRef> leaves;
+      // The ONNX output names the importer recorded, when there is one per
+      // result tensor.
+      std::vector<std::string> names = StringListAttr(*f, "onnx_outputs");
+      if (names.size() != CountTensors(**r)) names.clear();
       std::function<Status(const ValueRef&)> flat = [&](const ValueRef& v) -> Status {
         if (v->kind == Value::Kind::kTuple) {
           for (const ValueRef& f : v->fields) PLIR_RETURN_IF_ERROR(flat(f));
@@ -424,7 +529,8 @@ int Run(const Options& o) {
                                  " holds a non-tensor value");
         int64_t j = static_cast<int64_t>(leaves.size());
         leaves.push_back(v);
-        return out->Add(j, std::to_string(j), v->tensor);
+        return out->Add(j, j < static_cast<int64_t>(names.size()) ? names[j] : std::to_string(j),
+                        v->tensor);
       };
       Status s = flat(*r);
       if (!s.ok()) return Fail(s);
@@ -470,6 +576,9 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option(
       "--params", o.params,
       "safetensors file: the parameters (eager) or what get_item loads (lazy, read on demand)");
+  app.add_option("--inputs-file", o.inputs_file,
+                 "safetensors file for the first num_input parameters (by name, PLIR or ONNX, "
+                 "else by position in file order); --params gives the rest");
   app.add_option("--save-outputs", o.save_outputs,
                  "safetensors file for the result tensors (eager) or the set_item outputs (lazy)");
   app.add_option("--plugin", o.plugins, "load a plugin (ops, kernels) first; repeatable")
