@@ -46,6 +46,7 @@
 #include <cstdio>
 #include <iostream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -516,9 +517,12 @@ int Run(const Options& o) {
     if (out->size() == 0) {  // eager: the result's tensors
       std::vector<ValueRef> leaves;
       // The ONNX output names the importer recorded, when there is one per
-      // result tensor.
+      // result tensor and no two are the same (a graph may list one value
+      // twice as an output).
       std::vector<std::string> names = StringListAttr(*f, "onnx_outputs");
-      if (names.size() != CountTensors(**r)) names.clear();
+      if (names.size() != CountTensors(**r) ||
+          std::set<std::string>(names.begin(), names.end()).size() != names.size())
+        names.clear();
       std::function<Status(const ValueRef&)> flat = [&](const ValueRef& v) -> Status {
         if (v->kind == Value::Kind::kTuple) {
           for (const ValueRef& f : v->fields) PLIR_RETURN_IF_ERROR(flat(f));

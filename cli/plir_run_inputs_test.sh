@@ -59,6 +59,10 @@ check "results computed from the bound tensors" 'grep -q "first: 11 22 33 14" "$
 sed 's/, onnx_outputs = \["y:0", "z"\]//' "$tmp/m.plir" > "$tmp/m2.plir"
 "$run" "$tmp/m2.plir" --inputs-file "$tmp/x_plir.st" --params "$tmp/w.st" --save-outputs "$tmp/m2.out" > /dev/null 2>&1
 check "without onnx_outputs: named 0, 1" 'header "$tmp/m2.out" | grep -q "^{\"0\":.*\"1\":"'
+# One value listed twice as an output: numbered, not refused.
+sed 's/onnx_outputs = \["y:0", "z"\]/onnx_outputs = ["y:0", "y:0"]/; s/(%y, %z)/(%y, %y)/' "$tmp/m.plir" > "$tmp/dup.plir"
+"$run" "$tmp/dup.plir" --inputs-file "$tmp/x_plir.st" --params "$tmp/w.st" --save-outputs "$tmp/dup.out" > /dev/null 2>&1; rc=$?
+check "a repeated output name: named 0, 1 (rc=$rc)" '[ $rc -eq 0 ] && header "$tmp/dup.out" | grep -q "^{\"0\":.*\"1\":"'
 
 # By position means in the order of the data, not of the header: "b" is
 # listed first but its data comes second.
