@@ -1,6 +1,6 @@
 """Shared C++ settings and macros for PLIR's BUILD files."""
 
-PLIR_COPTS = ["-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-sign-compare"]
+PLIR_COPTS = ["-Wall", "-Wextra"]
 
 def plir_cc_library(name, copts = [], **kwargs):
     """A cc_library with PLIR's warnings and include root.
