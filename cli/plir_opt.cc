@@ -42,6 +42,7 @@
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
 #include "driver/supervisor.h"
+#include "driver/tool_options.h"
 #include "ir/parallel.h"
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
@@ -667,10 +668,7 @@ Status LoadReproduceFlags(Flags& f) {
 }
 
 int ParseAndRun(int argc, char** argv) {
-  // Under `bazel run`, resolve relative paths against the user's directory.
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
-    if (chdir(wd) != 0) std::perror("plir-opt: chdir to BUILD_WORKING_DIRECTORY");
-  }
+  EnterBuildWorkingDirectory("plir-opt");
   CLI::App app{"plir-opt: run PLIR pass pipelines on modules"};
   Flags f;
   for (int i = 0; i < argc; ++i) f.argv.push_back(argv[i]);
@@ -688,14 +686,13 @@ int ParseAndRun(int argc, char** argv) {
     }
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());
-  app.add_option("input", f.input, "input module (.plir), or - for standard input");
-  app.add_option("-o,--output", f.output, "write the result to this file (atomically)");
-  auto* pipeline = app.add_option("--pipeline", f.pipeline, "YAML pipeline to run");
-  app.add_option("--passes", f.passes, "comma-separated passes to run")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)")
-      ->allow_extra_args(false);
+  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+                 {.input = "input module (.plir), or - for standard input",
+                  .output = "write the result to this file (atomically)",
+                  .pipeline = "YAML pipeline to run",
+                  .passes = "comma-separated passes to run",
+                  .plugin = "load the plugin at this path (repeatable)",
+                  .plugin_dir = "search this directory for plugins (repeatable)"});
   app.add_option("--opt-level", f.opt_level, "optimization level 0-3")->check(CLI::Range(0, 3));
   app.add_flag("--time-passes", f.time_passes, "print a pass timing report to stderr");
   app.add_flag("--print-before-all", f.print_before_all, "print the IR before every pass");

@@ -45,6 +45,7 @@
 
 #include "driver/file_util.h"
 #include "driver/supervisor.h"
+#include "driver/tool_options.h"
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
 #include "ir/text/printer.h"
@@ -559,20 +560,17 @@ int Main(Flags f) {
 }
 
 int ParseAndRun(int argc, char** argv) {
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
-    if (chdir(wd) != 0) std::perror("plir-reduce: chdir to BUILD_WORKING_DIRECTORY");
-  }
+  EnterBuildWorkingDirectory("plir-reduce");
   CLI::App app{"plir-reduce: shrink a module while a failure persists"};
   Flags f;
-  app.add_option("input", f.input, "the module that fails")->required();
-  app.add_option("-o,--output", f.output,
-                 "write the smallest failing module here (default: stdout)");
-  auto* pipeline = app.add_option("--pipeline", f.pipeline, "the YAML pipeline that fails");
-  app.add_option("--passes", f.passes, "the passes that fail, comma-separated")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "plugin for plir-opt (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--plugin-path", f.plugin_dirs, "plugin directory for plir-opt (repeatable)")
-      ->allow_extra_args(false);
+  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+                 {.input = "the module that fails",
+                  .output = "write the smallest failing module here (default: stdout)",
+                  .pipeline = "the YAML pipeline that fails",
+                  .passes = "the passes that fail, comma-separated",
+                  .plugin = "plugin for plir-opt (repeatable)",
+                  .plugin_dir = "plugin directory for plir-opt (repeatable)"})
+      ->required();
   app.add_option("--plir-opt", f.plir_opt,
                  "the plir-opt to run (default: the one beside plir-reduce)");
   app.add_option("--test", f.test,
