@@ -539,16 +539,33 @@ StatusOr<Outputs> Stft(ConvertContext& c) {
   return Outputs{y};
 }
 
+// ArgMax, ArgMin with select_last_index = 1: the PLIR op (which picks the
+// first of equal extremes) on x flipped along the axis; index i of the
+// flipped axis is n - 1 - i of the original.
+StatusOr<Outputs> ArgLastIndex(ConvertContext& c, const std::string& op, Expr x, int64_t axis,
+                               bool keepdims) {
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  PLIR_ASSIGN_OR_RETURN(Expr flipped,
+                        c.Call("flip", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)}})));
+  PLIR_ASSIGN_OR_RETURN(Expr i,
+                        c.Call(op, {flipped},
+                               MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                          {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
+                                           AttrValue::Bool(keepdims)}})));
+  PLIR_ASSIGN_OR_RETURN(i, c.Cast(i, DataType::kInt64));
+  PLIR_ASSIGN_OR_RETURN(Expr last, c.Scalar(static_cast<double>(s[axis] - 1), DataType::kInt64));
+  return c.One("subtract", {last, i});
+}
+
 // ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims)), int64.
 ConverterFn ArgConverter(std::string op) {
   return [op](ConvertContext& c) -> StatusOr<Outputs> {
-    if (c.AttrInt("select_last_index", 0) != 0)
-      return Unimplemented(op + " with select_last_index = 1");
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     int64_t r = c.InputRank(0);
     if (r < 0) return c.Error("input 0 needs a known rank");
     PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
     bool keepdims = c.AttrInt("keepdims", 1) != 0;
+    if (c.AttrInt("select_last_index", 0) != 0) return ArgLastIndex(c, op, x, axis, keepdims);
     PLIR_ASSIGN_OR_RETURN(Expr y,
                           c.Call(op, {x},
                                  MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
@@ -743,8 +760,8 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("Hardmax", 13, {"argmax", "take", "permute_dims", "astype"}, Hardmax);
-  t.Add("ArgMax", 1, {"argmax", "astype"}, ArgConverter("argmax"));
-  t.Add("ArgMin", 1, {"argmin", "astype"}, ArgConverter("argmin"));
+  t.Add("ArgMax", 1, {"argmax", "astype", "flip", "subtract"}, ArgConverter("argmax"));
+  t.Add("ArgMin", 1, {"argmin", "astype", "flip", "subtract"}, ArgConverter("argmin"));
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
   t.Add("ReduceMin", 1, {"min"}, ReduceConverter(Reduce::kMin, false));
   t.Add("ReduceProd", 1, {"prod"}, ReduceConverter(Reduce::kProd, false));

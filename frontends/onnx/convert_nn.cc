@@ -361,6 +361,39 @@ StatusOr<Expr> Normalize(ConvertContext& c, Expr x, Expr mean, Expr var, Expr sc
   return y;
 }
 
+// LRN: y = x / (bias + alpha / size * s)^beta, s the sum of x^2 over the
+// channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2): a matmul
+// of a constant C x C band of ones with x^2 as (N, C, rest).
+StatusOr<Outputs> Lrn(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  if (s.size() < 3) return c.Error("input must be (N, C, D1, ...)");
+  int64_t size = c.AttrInt("size", 0);
+  if (size <= 0) return c.Error("size must be positive");
+  DataType dt = c.InputDtype(0);
+  if (!IsFloat(dt)) return c.Error("input must be floating point");
+  int64_t ch = s[1], rest = 1;
+  for (size_t i = 2; i < s.size(); ++i) rest *= s[i];
+  PLIR_RETURN_IF_ERROR(c.Limit({ch, ch}, "the channel band"));
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  PLIR_ASSIGN_OR_RETURN(Expr band, c.Const(MakeTensor(dt, {ch, ch}, [&](int64_t e) {
+    int64_t row = e / ch, col = e % ch;
+    return col >= row - before && col <= row + after ? 1.0 : 0.0;
+  })));
+  PLIR_ASSIGN_OR_RETURN(Expr sq, c.Call("multiply", {x, x}));
+  PLIR_ASSIGN_OR_RETURN(sq, c.Call("reshape", {sq}, Shape({s[0], ch, rest})));
+  PLIR_ASSIGN_OR_RETURN(Expr sum, c.Call("matmul", {band, sq}));
+  PLIR_ASSIGN_OR_RETURN(sum, c.Call("reshape", {sum}, Shape(s)));
+  PLIR_ASSIGN_OR_RETURN(Expr scale,
+                        c.Scalar(c.AttrFloat("alpha", 1e-4f) / static_cast<double>(size), dt));
+  PLIR_ASSIGN_OR_RETURN(Expr bias, c.Scalar(c.AttrFloat("bias", 1.0f), dt));
+  PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(c.AttrFloat("beta", 0.75f), dt));
+  PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("multiply", {sum, scale}));
+  PLIR_ASSIGN_OR_RETURN(d, c.Call("add", {d, bias}));
+  PLIR_ASSIGN_OR_RETURN(d, c.Call("power", {d, beta}));
+  return c.One("divide", {x, d});
+}
+
 StatusOr<Outputs> BatchNorm(ConvertContext& c) {
   if (c.AttrInt("training_mode", 0) != 0)
     return Unimplemented("BatchNormalization in training mode");
@@ -601,6 +634,7 @@ void RegisterNnConverters(ConverterTable& t) {
                    {Symbol(OpAttrName("max", {"keepdims", "keep_dims"})), AttrValue::Bool(true)}}));
   });
   t.Add("AveragePool", 7, {"nn.conv2d", "divide", "reshape"}, AveragePool);
+  t.Add("LRN", 1, {"multiply", "reshape", "matmul", "add", "power", "divide"}, Lrn);
   t.Add("BatchNormalization", 7, {"reshape", "subtract", "add", "sqrt", "divide", "multiply"},
         BatchNorm);
   t.Add("InstanceNormalization", 6,
