@@ -539,25 +539,8 @@ StatusOr<Outputs> Stft(ConvertContext& c) {
   return Outputs{y};
 }
 
-// ArgMax, ArgMin with select_last_index = 1: the PLIR op (which picks the
-// first of equal extremes) on x flipped along the axis; index i of the
-// flipped axis is n - 1 - i of the original.
-StatusOr<Outputs> ArgLastIndex(ConvertContext& c, const std::string& op, Expr x, int64_t axis,
-                               bool keepdims) {
-  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
-  PLIR_ASSIGN_OR_RETURN(Expr flipped,
-                        c.Call("flip", {x}, MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)}})));
-  PLIR_ASSIGN_OR_RETURN(Expr i,
-                        c.Call(op, {flipped},
-                               MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
-                                          {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
-                                           AttrValue::Bool(keepdims)}})));
-  PLIR_ASSIGN_OR_RETURN(i, c.Cast(i, DataType::kInt64));
-  PLIR_ASSIGN_OR_RETURN(Expr last, c.Scalar(static_cast<double>(s[axis] - 1), DataType::kInt64));
-  return c.One("subtract", {last, i});
-}
-
-// ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims)), int64.
+// ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims), with
+// select_last_index), int64.
 ConverterFn ArgConverter(std::string op) {
   return [op](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
@@ -565,15 +548,49 @@ ConverterFn ArgConverter(std::string op) {
     if (r < 0) return c.Error("input 0 needs a known rank");
     PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
     bool keepdims = c.AttrInt("keepdims", 1) != 0;
-    if (c.AttrInt("select_last_index", 0) != 0) return ArgLastIndex(c, op, x, axis, keepdims);
-    PLIR_ASSIGN_OR_RETURN(Expr y,
-                          c.Call(op, {x},
-                                 MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
-                                            {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
-                                             AttrValue::Bool(keepdims)}})));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr y, c.Call(op, {x},
+                       MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                  {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
+                                   AttrValue::Bool(keepdims)},
+                                  {Symbol("select_last_index"),
+                                   AttrValue::Bool(c.AttrInt("select_last_index", 0) != 0)}})));
     PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kInt64));
     return Outputs{y};
   };
+}
+
+// TopK: the first k of argsort along the axis (descending when largest;
+// the sort is stable, so equal values keep the lower index first, as ONNX
+// asks), the values gathered with gather_elements. k is an attribute before
+// opset 10, the second input since. `sorted` = 0 allows any order: sorted is
+// one of them.
+StatusOr<Outputs> TopK(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r == 0) return c.Error("input must not be 0-d");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", -1), r));
+  int64_t k = c.AttrInt("k", -1);
+  if (c.opset() >= 10) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.RequireInts(1, "K"));
+    if (kv.size() != 1) return c.Error("K must hold one value");
+    k = kv[0];
+  }
+  if (k < 0 || k > s[axis])
+    return c.Error("k = " + std::to_string(k) + " is not in 0.." + std::to_string(s[axis]));
+  bool largest = c.AttrInt("largest", 1) != 0;
+  PLIR_ASSIGN_OR_RETURN(Expr order,
+                        c.Call("argsort", {x},
+                               MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                          {Symbol("descending"), AttrValue::Bool(largest)}})));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr idx, c.Call("strided_slice",
+                       {order, ConvertContext::IntTuple({axis}), ConvertContext::IntTuple({0}),
+                        ConvertContext::IntTuple({k}), ConvertContext::IntTuple({1})}));
+  PLIR_ASSIGN_OR_RETURN(Expr vals, c.Call("gather_elements", {x, idx},
+                                          MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)}})));
+  return Outputs{vals, idx};
 }
 
 // Hardmax (opset 13): the rows of a constant identity taken at argmax over
@@ -760,8 +777,9 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("Hardmax", 13, {"argmax", "take", "permute_dims", "astype"}, Hardmax);
-  t.Add("ArgMax", 1, {"argmax", "astype", "flip", "subtract"}, ArgConverter("argmax"));
-  t.Add("ArgMin", 1, {"argmin", "astype", "flip", "subtract"}, ArgConverter("argmin"));
+  t.Add("TopK", 1, {"argsort", "strided_slice", "gather_elements"}, TopK);
+  t.Add("ArgMax", 1, {"argmax", "astype"}, ArgConverter("argmax"));
+  t.Add("ArgMin", 1, {"argmin", "astype"}, ArgConverter("argmin"));
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));
   t.Add("ReduceMin", 1, {"min"}, ReduceConverter(Reduce::kMin, false));
   t.Add("ReduceProd", 1, {"prod"}, ReduceConverter(Reduce::kProd, false));
