@@ -149,6 +149,7 @@ void RegisterNnConverters(
 void RegisterMathConverters(ConverterTable& t);   // convert_math.cc: matmul, gemm, reductions
 void RegisterImageConverters(ConverterTable& t);  // convert_image.cc: resize, upsample
 void RegisterLossConverters(ConverterTable& t);   // convert_loss.cc: NLL, softmax cross entropy
+void RegisterRnnConverters(ConverterTable& t);    // convert_rnn.cc: RNN, GRU, LSTM (unrolled)
 
 // Helpers shared by the family files.
 // The first of `candidates` that op `op`'s attribute schema declares (ops

@@ -623,6 +623,7 @@ const ConverterTable& Converters() {
     RegisterMathConverters(*t);
     RegisterImageConverters(*t);
     RegisterLossConverters(*t);
+    RegisterRnnConverters(*t);
     return t;
   }();
   return *table;
