@@ -198,6 +198,78 @@ StatusOr<Outputs> Dequantize(ConvertContext& c) {
   return c.One("multiply", {x, scale});
 }
 
+// round(x / scale) + zero_point (halves to even), saturated to qdt's range
+// and cast: the shared step of QuantizeLinear and DynamicQuantizeLinear.
+// `scale` and `zp` (null: 0) are already shaped to broadcast against x.
+StatusOr<Expr> QuantizeTo(ConvertContext& c, Expr x, Expr scale, Expr zp, DataType fdt,
+                          DataType qdt) {
+  double lo = qdt == DataType::kInt8 ? -128 : 0, hi = qdt == DataType::kInt8 ? 127 : 255;
+  PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr q, c.Call("divide", {x, scale}));
+  PLIR_ASSIGN_OR_RETURN(q, c.Call("round", {q}));
+  if (zp) {
+    PLIR_ASSIGN_OR_RETURN(zp, c.Cast(zp, fdt));
+    PLIR_ASSIGN_OR_RETURN(q, c.Call("add", {q, zp}));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lo, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr h, c.Scalar(hi, fdt));
+  PLIR_ASSIGN_OR_RETURN(q, c.Call("maximum", {q, l}));
+  PLIR_ASSIGN_OR_RETURN(q, c.Call("minimum", {q, h}));
+  return c.Cast(q, qdt);
+}
+
+// QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point), per
+// tensor or (opset 13) per `axis` with 1-D scale and zero point; the result
+// has the zero point's dtype (uint8 without one).
+StatusOr<Outputs> Quantize(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr scale, c.Input(1));
+  DataType fdt = c.InputDtype(1);
+  if (!IsFloat(fdt)) return c.Error("y_scale must be floating point");
+  DataType qdt = c.HasInput(2) ? c.InputDtype(2) : DataType::kUInt8;
+  if (qdt != DataType::kUInt8 && qdt != DataType::kInt8)
+    return Unimplemented("QuantizeLinear to " + std::string(DataTypeName(qdt)) +
+                         " (uint8 and int8 are supported)");
+  int64_t r = c.InputRank(0);
+  auto per_axis = [&](Expr v, int i) -> StatusOr<Expr> {
+    const TensorTypeNode* t = c.InputType(i);
+    if (!t || t->ndim() != 1 || r <= 0) return v;
+    PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 1), r));
+    std::vector<int64_t> shape(static_cast<size_t>(r), 1);
+    shape[axis] = t->IsStatic() ? t->shape()[0].value : -1;
+    return c.Call("reshape", {v}, ShapeAttr(shape));
+  };
+  PLIR_ASSIGN_OR_RETURN(scale, per_axis(scale, 1));
+  Expr zp;
+  if (c.HasInput(2)) {
+    PLIR_ASSIGN_OR_RETURN(zp, c.Input(2));
+    PLIR_ASSIGN_OR_RETURN(zp, per_axis(zp, 2));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr y, QuantizeTo(c, x, scale, zp, fdt, qdt));
+  return Outputs{y};
+}
+
+// DynamicQuantizeLinear (uint8): the range [min(0, min x), max(0, max x)]
+// mapped to 0..255: y_scale = (max - min) / 255, y_zero_point =
+// saturate(round(-min / y_scale)), y quantized with them.
+StatusOr<Outputs> DynamicQuantize(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  DataType fdt = c.InputDtype(0);
+  if (fdt != DataType::kFloat32) return c.Error("x must be float32");
+  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr mn, c.Call("min", {x}));
+  PLIR_ASSIGN_OR_RETURN(mn, c.Call("minimum", {mn, zero}));
+  PLIR_ASSIGN_OR_RETURN(Expr mx, c.Call("max", {x}));
+  PLIR_ASSIGN_OR_RETURN(mx, c.Call("maximum", {mx, zero}));
+  PLIR_ASSIGN_OR_RETURN(Expr range, c.Call("subtract", {mx, mn}));
+  PLIR_ASSIGN_OR_RETURN(Expr q, c.Scalar(255, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr scale, c.Call("divide", {range, q}));
+  PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("subtract", {zero, mn}));
+  PLIR_ASSIGN_OR_RETURN(Expr zp, QuantizeTo(c, neg, scale, Expr(), fdt, DataType::kUInt8));
+  PLIR_ASSIGN_OR_RETURN(Expr y, QuantizeTo(c, x, scale, zp, fdt, DataType::kUInt8));
+  return Outputs{y, scale, zp};
+}
+
 // Hann, Hamming and Blackman windows of a size known at import.
 ConverterFn Window(int kind) {
   return [kind](ConvertContext& c) -> StatusOr<Outputs> {
@@ -762,6 +834,11 @@ void RegisterMathConverters(ConverterTable& t) {
                                 MinusZeroPoint(c, 1, 3, rb >= 1 ? rb - 1 : -1));  // b's per column
           return c.One("matmul", {a, b});
         });
+  t.Add("QuantizeLinear", 10, {"astype", "divide", "round", "add", "maximum", "minimum", "reshape"},
+        Quantize);
+  t.Add("DynamicQuantizeLinear", 11,
+        {"astype", "divide", "round", "add", "maximum", "minimum", "subtract", "min", "max"},
+        DynamicQuantize);
   t.Add("DequantizeLinear", 10, {"astype", "subtract", "multiply", "reshape"}, Dequantize);
   t.Add("HannWindow", 17, {}, Window(0));
   t.Add("HammingWindow", 17, {}, Window(1));
