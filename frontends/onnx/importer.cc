@@ -1,9 +1,17 @@
 #include "frontends/onnx/importer.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -647,6 +655,76 @@ std::vector<std::pair<std::string, std::string>> UnsupportedOps(const onnx::Mode
 // ---------------------------------------------------------------------------
 // Entry points.
 
+// onnx's version converter crashes (segfaults) on some malformed models
+// that onnx::checker accepts (found by the importer's fuzzer), so it runs
+// in a forked child that sends the converted model back through a pipe:
+// a crash, an abort or a sanitizer's report ends the child, not the
+// importer, and becomes an error naming the file. Returns the converted
+// model, nullopt when the converter rejects the model (it throws), or the
+// error. The child only parses, converts and serializes protobufs; the
+// importer runs no threads of its own, so forking here is safe for it.
+namespace {
+
+StatusOr<std::optional<onnx::ModelProto>> ConvertVersionIsolated(const onnx::ModelProto& model,
+                                                                 const std::string& file) {
+  constexpr int kRejected = 3;         // the child's exit code: the converter threw
+  constexpr unsigned kTimeLimit = 60;  // seconds (SIGALRM ends a looping converter)
+  int fds[2];
+  if (pipe(fds) != 0) return Internal(file + ": pipe: " + std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return Internal(file + ": fork: " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(kTimeLimit);
+    std::string bytes;
+    try {
+      onnx::ModelProto out = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+      if (!out.SerializeToString(&bytes)) _exit(kRejected);
+    } catch (...) {
+      _exit(kRejected);
+    }
+    for (size_t at = 0; at < bytes.size();) {
+      ssize_t n = write(fds[1], bytes.data() + at, bytes.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(1);
+      at += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string bytes;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return Internal(file + ": waitpid: " + std::strerror(errno));
+  if (WIFEXITED(st) && WEXITSTATUS(st) == kRejected) return std::optional<onnx::ModelProto>();
+  std::string how = WIFSIGNALED(st) ? std::string("signal ") + std::to_string(WTERMSIG(st))
+                                    : "exit " + std::to_string(WEXITSTATUS(st));
+  if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+    how = "no result after " + std::to_string(kTimeLimit) + " s";
+  onnx::ModelProto out;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return InvalidArgument(file + ": onnx's version converter (opset " +
+                           std::to_string(DefaultOpset(model)) + " to " +
+                           std::to_string(kMinOpset) + ") failed on this model (" + how + ")");
+  return std::optional<onnx::ModelProto>(std::move(out));
+}
+
+}  // namespace
+
 StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& file,
                                    const ImportOptions& options) {
   if (options.check_model) {
@@ -661,10 +739,9 @@ StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& f
   if (opset >= 1 && opset < kMinOpset) {
     // When it cannot (its adapters reject some legacy broadcasts), the model
     // is imported at its own opset by the converters that cover it.
-    try {
-      model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
-    } catch (const std::exception&) {
-    }
+    StatusOr<std::optional<onnx::ModelProto>> converted = ConvertVersionIsolated(model, file);
+    if (!converted.ok()) return converted.status();
+    if (*converted) model = std::move(**converted);
   }
   try {
     Importer imp(model, file, options);
