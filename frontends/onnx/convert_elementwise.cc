@@ -180,6 +180,23 @@ StatusOr<Outputs> IsInf(ConvertContext& c) {
            {Symbol("detect_positive"), AttrValue::Bool(c.AttrInt("detect_positive", 1) != 0)}}));
 }
 
+// Shrink in general: x + bias where x < -lambd, x - bias where x > lambd,
+// 0 elsewhere (two selects on the comparisons).
+StatusOr<Outputs> ShrinkSelect(ConvertContext& c, double lambd, double bias) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  DataType dt = c.InputDtype(0);
+  PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr nl, c.Scalar(-lambd, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr b, c.Scalar(bias, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr below, c.Call("less", {x, nl}));
+  PLIR_ASSIGN_OR_RETURN(Expr above, c.Call("greater", {x, l}));
+  PLIR_ASSIGN_OR_RETURN(Expr up, c.Call("add", {x, b}));
+  PLIR_ASSIGN_OR_RETURN(Expr down, c.Call("subtract", {x, b}));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("where", {above, down, zero}));
+  return c.One("where", {below, up, y});
+}
+
 // alpha * x, with alpha in x's dtype.
 StatusOr<Expr> Scale(ConvertContext& c, Expr x, double alpha) {
   PLIR_ASSIGN_OR_RETURN(Expr a, c.Scalar(alpha, c.InputDtype(0)));
@@ -287,21 +304,21 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   });
 
   // Shrink with bias = lambd (soft shrinkage): relu(x - l) - relu(-x - l).
-  t.Add("Shrink", 9, {"nn.relu", "subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    double lambd = c.AttrFloat("lambd", 0.5f), bias = c.AttrFloat("bias", 0.0f);
-    if (lambd != bias)
-      return Unimplemented("Shrink with bias != lambd (PLIR has no comparison op)");
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    DataType dt = c.InputDtype(0);
-    PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("subtract", {x, l}));
-    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {a}));
-    PLIR_ASSIGN_OR_RETURN(Expr nx, c.Call("subtract", {zero, x}));
-    PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("subtract", {nx, l}));
-    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {b}));
-    return c.One("subtract", {pos, neg});
-  });
+  t.Add("Shrink", 9, {"nn.relu", "subtract", "add", "less", "greater", "where"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          double lambd = c.AttrFloat("lambd", 0.5f), bias = c.AttrFloat("bias", 0.0f);
+          if (lambd != bias) return ShrinkSelect(c, lambd, bias);
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          DataType dt = c.InputDtype(0);
+          PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("subtract", {x, l}));
+          PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {a}));
+          PLIR_ASSIGN_OR_RETURN(Expr nx, c.Call("subtract", {zero, x}));
+          PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("subtract", {nx, l}));
+          PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {b}));
+          return c.One("subtract", {pos, neg});
+        });
 
   // Activations.
   t.Add("Relu", 6, {"nn.relu"}, Unary("nn.relu"));
@@ -367,6 +384,11 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     return c.One("log", {s});
   });
   // Elu: relu(x) - alpha * relu(1 - exp(x))  (x < 0: alpha * (exp(x) - 1)).
+  t.Add("Celu", 12, {"nn.celu"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    return c.One("nn.celu", {x},
+                 MakeAttrs({{Symbol("alpha"), AttrValue::Float(c.AttrFloat("alpha", 1.0f))}}));
+  });
   t.Add("Elu", 6, {"nn.relu", "exp", "subtract", "multiply"},
         [](ConvertContext& c) -> StatusOr<Outputs> {
           PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
