@@ -270,6 +270,45 @@ StatusOr<Outputs> DynamicQuantize(ConvertContext& c) {
   return Outputs{y, scale, zp};
 }
 
+// QLinearMatMul with per-tensor scales and zero points: the zero points
+// subtracted (as float32, exact for 8-bit values), a float32 matmul (its
+// sums of products of 8-bit integers are exact below 2^24), the result
+// times a_scale * b_scale / y_scale, quantized with y's zero point.
+StatusOr<Outputs> QLinearMatMul(ConvertContext& c) {
+  for (int i = 0; i < 8; ++i)
+    if (!c.HasInput(i)) return c.Error("input " + std::to_string(i) + " is missing");
+  for (int i : {1, 2, 4, 5, 6, 7}) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(i));
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    if (n != 1) return Unimplemented("QLinearMatMul with per-row or per-column quantization");
+  }
+  DataType qdt = c.InputDtype(7);
+  if (qdt != DataType::kUInt8 && qdt != DataType::kInt8)
+    return c.Error("y_zero_point must be uint8 or int8");
+  const DataType f = DataType::kFloat32;
+  auto centered = [&](int v, int zp) -> StatusOr<Expr> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(v));
+    PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(zp));
+    PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, f));
+    PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, f));
+    return c.Call("subtract", {x, z});
+  };
+  PLIR_ASSIGN_OR_RETURN(Expr a, centered(0, 2));
+  PLIR_ASSIGN_OR_RETURN(Expr b, centered(3, 5));
+  PLIR_ASSIGN_OR_RETURN(Expr acc, c.Call("matmul", {a, b}));
+  PLIR_ASSIGN_OR_RETURN(Expr as, c.Input(1));
+  PLIR_ASSIGN_OR_RETURN(Expr bs, c.Input(4));
+  PLIR_ASSIGN_OR_RETURN(Expr ys, c.Input(6));
+  PLIR_ASSIGN_OR_RETURN(Expr mult, c.Call("multiply", {as, bs}));
+  PLIR_ASSIGN_OR_RETURN(mult, c.Call("divide", {mult, ys}));
+  PLIR_ASSIGN_OR_RETURN(acc, c.Call("multiply", {acc, mult}));
+  PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, f));
+  PLIR_ASSIGN_OR_RETURN(Expr yz, c.Input(7));
+  PLIR_ASSIGN_OR_RETURN(Expr y, QuantizeTo(c, acc, one, yz, f, qdt));
+  return Outputs{y};
+}
+
 // Hann, Hamming and Blackman windows of a size known at import.
 ConverterFn Window(int kind) {
   return [kind](ConvertContext& c) -> StatusOr<Outputs> {
@@ -839,6 +878,10 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("DynamicQuantizeLinear", 11,
         {"astype", "divide", "round", "add", "maximum", "minimum", "subtract", "min", "max"},
         DynamicQuantize);
+  t.Add(
+      "QLinearMatMul", 10,
+      {"astype", "subtract", "matmul", "multiply", "divide", "round", "add", "maximum", "minimum"},
+      QLinearMatMul);
   t.Add("DequantizeLinear", 10, {"astype", "subtract", "multiply", "reshape"}, Dequantize);
   t.Add("HannWindow", 17, {}, Window(0));
   t.Add("HammingWindow", 17, {}, Window(1));
