@@ -1,7 +1,10 @@
 // Reference kernels of the reductions (sum, mean, max, min, prod, variance,
-// std), arg-reductions (argmax, argmin) and scans (cumsum, cumprod).
+// std), arg-reductions (argmax, argmin), scans (cumsum, cumprod) and
+// argsort.
 // Integer sums and products are exact (overflow is an error); floats
 // accumulate in double and round once.
+#include <algorithm>
+
 #include "kernels/internal/elements.h"
 #include "kernels/op_kernels.h"
 
@@ -221,6 +224,43 @@ OpEvalFn Scan(std::string op, bool prod) {
   };
 }
 
+// argsort along `axis`: std::stable_sort of each line's indices, so equal
+// elements keep their order (ONNX TopK: the lower index first); integers
+// compare exactly, NaN sorts above every number.
+StatusOr<Tensor> Argsort(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "argsort";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
+  const Tensor& a = args[0];
+  if (a.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
+  if (a.shape.empty()) return InvalidArgument(op + ": x must have rank >= 1");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", -1), a.shape.size()));
+  bool descending = BoolAttrOr(attrs, "descending", false);
+  PLIR_RETURN_IF_ERROR(CheckResult(op, DataType::kInt64, a.shape));
+  int64_t len = a.shape[axis], inner = 1, outer = 1;
+  for (size_t i = axis + 1; i < a.shape.size(); ++i) inner *= a.shape[i];
+  for (int64_t i = 0; i < axis; ++i) outer *= a.shape[i];
+  bool exact = !IsFloat(a.dtype);
+  // less(p, q): element p sorts before element q in ascending order.
+  auto less = [&](int64_t p, int64_t q) {
+    if (exact) return LoadInt(a.dtype, ElemPtr(a, p)) < LoadInt(a.dtype, ElemPtr(a, q));
+    double x = a.GetDouble(p), y = a.GetDouble(q);
+    if (std::isnan(x)) return false;
+    return std::isnan(y) || x < y;
+  };
+  std::vector<int64_t> out(a.NumElements());
+  std::vector<int64_t> line(len);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      auto flat = [&](int64_t k) { return (o * len + k) * inner + j; };
+      for (int64_t k = 0; k < len; ++k) line[k] = k;
+      std::stable_sort(line.begin(), line.end(), [&](int64_t p, int64_t q) {
+        return descending ? less(flat(q), flat(p)) : less(flat(p), flat(q));
+      });
+      for (int64_t k = 0; k < len; ++k) out[flat(k)] = line[k];
+    }
+  return MakeIntTensor(DataType::kInt64, a.shape, [&](int64_t i) { return out[i]; });
+}
+
 }  // namespace
 
 void RegisterReduceKernels(OpKernelTable& t) {
@@ -235,6 +275,7 @@ void RegisterReduceKernels(OpKernelTable& t) {
   Set(t, "argmin", ArgReduce("argmin", false));
   Set(t, "cumsum", Scan("cumsum", false));
   Set(t, "cumprod", Scan("cumprod", true));
+  Set(t, "argsort", Argsort);
 }
 
 }  // namespace plir::internal
