@@ -6,13 +6,21 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "ir/parallel.h"
 
 namespace plir::internal {
 namespace {
-std::atomic<bool> fast_enabled{true};
+// PLIR_REFERENCE_KERNELS=1 in the environment starts with the fast paths
+// off (to measure or debug the reference loops in plir-run).
+bool FastFromEnvironment() {
+  const char* v = std::getenv("PLIR_REFERENCE_KERNELS");
+  return !(v && *v && std::string(v) != "0");
+}
+std::atomic<bool> fast_enabled{FastFromEnvironment()};
 std::atomic<uint64_t> fast_calls{0};
 std::atomic<int> blas_threads{0};  // what OpenBLAS was last told
 std::mutex blas_threads_mu;

@@ -18,7 +18,8 @@
 
 namespace plir::internal {
 
-// Whether kernels take their fast paths (default: yes). Process-wide.
+// Whether kernels take their fast paths (default: yes, unless the
+// environment sets PLIR_REFERENCE_KERNELS=1). Process-wide.
 bool FastKernelsEnabled();
 void SetFastKernelsEnabled(bool on);
 
