@@ -142,13 +142,16 @@ def must(cmd, what):
                           + p.stderr.decode(errors="replace")[-6000:])
 
 
-def commands(case, tool, plir, mlir, d):
+def commands(case, tool, plir, mlir, d, before=None):
     j = lambda name: os.path.join(d, name)  # noqa: E731
-    if tool == "plir":
+    if tool in ("plir", "before"):
+        # "before": another plir-opt build (--plir-opt-before) on the same inputs;
+        # its outputs go to files of their own.
+        exe, o = (plir, "") if tool == "plir" else (before, "_before")
         return {
-            "text": [plir, j("in.plir"), "-o", j("out.plir")],
-            "binary": [plir, j("in.plirb"), "-o", j("out.plirb")],
-            "cleanup": [plir, j("in.plir"), "--passes", PASSES, "-o", j("clean.plir")],
+            "text": [exe, j("in.plir"), "-o", j(f"out{o}.plir")],
+            "binary": [exe, j("in.plirb"), "-o", j(f"out{o}.plirb")],
+            "cleanup": [exe, j("in.plir"), "--passes", PASSES, "-o", j(f"clean{o}.plir")],
         }[case]
     return {
         "text": [mlir, j("in.mlir"), "-o", j("out.mlir")],
@@ -158,6 +161,7 @@ def commands(case, tool, plir, mlir, d):
 
 
 def input_file(case, tool):
+    tool = "plir" if tool == "before" else tool
     return {("binary", "plir"): "in.plirb", ("binary", "mlir"): "in.mlirbc"}.get(
         (case, tool), "in.plir" if tool == "plir" else "in.mlir")
 
@@ -191,10 +195,10 @@ def cmd_run(a):
             for case in a.cases:
                 dead = set()
                 for r in range(a.runs):
-                    for tool in ("plir", "mlir"):
+                    for tool in ("plir", "mlir") + (("before",) if a.plir_opt_before else ()):
                         if tool in dead:
                             continue
-                        cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d)
+                        cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d, a.plir_opt_before)
                         inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
                         row = dict(case=case, shape=shape, size=size, functions=nfun, tool=tool, run=r,
                                    input_bytes=inp)
@@ -203,7 +207,7 @@ def cmd_run(a):
                             row.update(wall_s=f"{wall:.4f}", peak_rss_kib=rss, cpu_s=f"{cpu:.2f}", status="ok")
                             log(f"   {case:7} {tool}-opt run {r + 1}/{a.runs}: {wall:.3f} s, {rss / 1024:.1f} MiB")
                         except ToolFailure as e:
-                            name = "plir-opt" if tool == "plir" else "mlir-opt"
+                            name = {"plir": "plir-opt", "mlir": "mlir-opt"}.get(tool, "plir-opt (before)")
                             log(f"error: {name} failed on case {case}, {SHAPE_TITLE[shape]}, {size} ops: {e}")
                             failures.append(f"{name} on {case}/{shape}/{size}: {str(e).splitlines()[0]}")
                             row.update(status="failed")
@@ -258,8 +262,10 @@ def print_tables(path):
     groups = {}
     for r in rows:
         key = (r["case"], r["shape"], int(r["size"]))
-        g = groups.setdefault(key, {"plir": [], "mlir": [], "fail": set(), "bytes": {}, "functions": r["functions"]})
-        g["bytes"][r["tool"]] = int(r["input_bytes"])
+        g = groups.setdefault(key, {"plir": [], "mlir": [], "before": [], "fail": set(), "bytes": {},
+                                    "functions": r["functions"]})
+        if r["tool"] != "before":
+            g["bytes"][r["tool"]] = int(r["input_bytes"])
         if r["status"] == "ok":
             g[r["tool"]].append((float(r["wall_s"]), int(r["peak_rss_kib"]), float(r["cpu_s"])))
         else:
@@ -272,7 +278,7 @@ def print_tables(path):
         case, shape, size = key
         g = groups[key]
         med = {}
-        for t in ("plir", "mlir"):
+        for t in ("plir", "mlir", "before"):
             if g[t] and t not in g["fail"]:
                 med[t] = tuple(statistics.median(x[i] for x in g[t]) for i in range(3))
         p, m = med.get("plir"), med.get("mlir")
@@ -293,6 +299,25 @@ def print_tables(path):
           "(text, or binary for the binary case) per op; PLIR peak RSS B/op includes the process's "
           "fixed start-up memory, so it is only meaningful at the larger sizes. CPU s: median user + "
           "system time (from /usr/bin/time), less sensitive than wall time to other load on the machine.")
+    # Before and after: another plir-opt build on the same inputs, same run.
+    if any(g["before"] for g in groups.values()):
+        print("\n| case | shape | size | before s | after s | after/before wall | before CPU s | after CPU s"
+              " | after/before CPU | before RSS MB | after RSS MB |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for key in sorted(groups, key=order):
+            case, shape, size = key
+            g = groups[key]
+            if not g["before"] or not g["plir"] or {"plir", "before"} & g["fail"]:
+                continue
+            b = tuple(statistics.median(x[i] for x in g["before"]) for i in range(3))
+            p = tuple(statistics.median(x[i] for x in g["plir"]) for i in range(3))
+            shape_s = f"{int(g['functions']):,} functions" if shape == "many" else "1 function"
+            print(f"| {CASE_TITLE.get(case, case)} | {shape_s} | {size:,} | {fmt_s(b[0])} | {fmt_s(p[0])} | "
+                  f"{p[0] / b[0]:.2f} | {fmt_s(b[2])} | {fmt_s(p[2])} | "
+                  f"{(p[2] / b[2]) if b[2] else float('nan'):.2f} | {b[1] * 1024 / 1e6:.1f} | "
+                  f"{p[1] * 1024 / 1e6:.1f} |")
+        print("\nbefore: --plir-opt-before (PLIR_OPT_BEFORE), after: --plir-opt; medians of the same "
+              "interleaved runs; a ratio above 1 is slower after.")
     # Input sizes of both formats.
     sizes = {}
     for (case, shape, size), g in groups.items():
@@ -319,6 +344,8 @@ def main(argv):
     r = sub.add_parser("run")
     r.add_argument("--plir-opt", required=True)
     r.add_argument("--mlir-opt", required=True)
+    r.add_argument("--plir-opt-before", default=None,
+                   help="another plir-opt build, run interleaved on the same inputs (before/after table)")
     r.add_argument("--work", required=True)
     r.add_argument("--csv", required=True)
     r.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000, 1000000])

@@ -23,6 +23,9 @@
 #
 # Environment:
 #   PLIR_OPT=path     plir-opt to use (default: bazel build -c opt //cli:plir-opt)
+#   PLIR_OPT_BEFORE=path  another plir-opt build (e.g. an earlier commit's, its plugins
+#                     next to it in ../plugins), run interleaved on the same inputs:
+#                     adds a before/after table
 #   PLIR_PLUGIN_PATH  where that plir-opt finds its pass plugins, when they are
 #                     not next to it (../plugins) -- needed by the cleanup case
 #   MLIR_OPT=path     default /usr/lib/llvm-22/bin/mlir-opt (Debian mlir-22-tools)
@@ -102,7 +105,7 @@ rc=0
 # shellcheck disable=SC2086  # the lists are meant to be split
 /usr/bin/python3 bench/peer_compare.py run --plir-opt "$PLIR_OPT" --mlir-opt "$MLIR_OPT" \
   --work "$work" --csv "$CSV" --sizes $SIZES --shapes $SHAPES --cases $CASES \
-  --runs "$RUNS" --funcs "$FUNCS" || rc=$?
+  --runs "$RUNS" --funcs "$FUNCS" ${PLIR_OPT_BEFORE:+--plir-opt-before "$(readlink -f "$PLIR_OPT_BEFORE")"} || rc=$?
 echo "peer_compare: raw measurements in $CSV; $((SECONDS - start)) s in all; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 if [ "$CHART" != none ] && [ -s "$CSV" ]; then

@@ -46,4 +46,17 @@ T="Tensor[(8, 8, 3, 3), float32];Tensor[(8, 8, 3, 3), float32];Tensor[(8, 1, 1, 
 cat "$tmp/eager.out" "$tmp/lazy.out"
 check "eager and lazy runs succeed" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]'
 check "eager and lazy outputs are equal" 'diff <(grep -o "checksum [0-9a-f]*" "$tmp/eager.out") <(grep -o "checksum [0-9a-f]*" "$tmp/lazy.out")'
+
+# lazy-params-f16: the same with the lifted weights stored in float16; the
+# eager form (lift, cast) and the lazy form give the same float16 tensors.
+"$opt" "$m" --pipeline configs/lazy-params-f16.yaml -o "$tmp/lazy16.plir"; rc=$?
+check "lazy-params-f16 runs on $m" '[ $rc -eq 0 ] && grep -q "astype(.*float16" "$tmp/lazy16.plir" && grep -q "vm.kill_object" "$tmp/lazy16.plir"'
+"$opt" "$m" --passes Normalize,LiftTransformParams,CastTransformedParams -o "$tmp/lifted16.plir"; rc=$?
+check "lift + cast runs" '[ $rc -eq 0 ]'
+"$run" "$tmp/lifted16.plir" --entry main_transform_params --inputs random:3 > "$tmp/eager16.out"; rc1=$?
+"$run" "$tmp/lazy16.plir" --entry main_transform_params --lazy-param-types "$T" --lazy-params random:3 > "$tmp/lazy16.out"; rc2=$?
+cat "$tmp/eager16.out" "$tmp/lazy16.out"
+check "eager and lazy float16 runs succeed" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q float16 "$tmp/eager16.out"'
+check "eager and lazy float16 outputs are equal" 'diff <(grep -o "checksum [0-9a-f]*" "$tmp/eager16.out") <(grep -o "checksum [0-9a-f]*" "$tmp/lazy16.out")'
+check "float16 outputs differ from float32 ones" '! diff -q <(grep -o "checksum [0-9a-f]*" "$tmp/eager.out") <(grep -o "checksum [0-9a-f]*" "$tmp/eager16.out") > /dev/null'
 exit $fail

@@ -63,6 +63,8 @@ std::string PluginNameForPass(const std::string& pass) {
   return out;
 }
 
+PluginLoadError Fail(PluginError kind, Status s) { return {kind, std::move(s)}; }
+
 std::string DescribeFingerprint(const PlirBuildFingerprint& f) {
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(f.ir_layout_hash));
@@ -88,7 +90,7 @@ void PluginLoader::AddBundledDir(const std::string& dir) {
 
 void PluginLoader::Skip(const std::string& path) { skipped_.insert(Canonical(path)); }
 
-Status PluginLoader::CheckTrust(const std::string& path, const std::string& canonical) {
+PluginLoadError PluginLoader::CheckTrust(const std::string& path, const std::string& canonical) {
   struct stat st;
   if (stat(canonical.c_str(), &st) != 0)
     return Fail(PluginError::kCannotOpen,
@@ -123,10 +125,10 @@ Status PluginLoader::CheckTrust(const std::string& path, const std::string& cano
                                ", but the pipeline pins " + pin->first + " to " + pin->second));
     }
   }
-  return Status::Ok();
+  return {};
 }
 
-StatusOr<LoadedPlugin> PluginLoader::LoadByName(const std::string& name) {
+PluginLoadResult PluginLoader::LoadByName(const std::string& name) {
   // A plugin of that name already loaded (perhaps by path) satisfies the request.
   for (const LoadedPlugin& p : loaded_)
     if (p.name == name) return p;
@@ -159,8 +161,7 @@ StatusOr<LoadedPlugin> PluginLoader::LoadByName(const std::string& name) {
   return LoadPath(*path);
 }
 
-StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
-  last_error_ = PluginError::kNone;
+PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   std::string canonical = Canonical(path);
   for (const LoadedPlugin& p : loaded_)
     if (p.path == canonical) return p;
@@ -179,7 +180,7 @@ StatusOr<LoadedPlugin> PluginLoader::LoadPath(const std::string& path) {
                                                    (access(path.c_str(), F_OK) != 0
                                                         ? std::string(std::strerror(errno))
                                                         : std::string("cannot resolve its path"))));
-  PLIR_RETURN_IF_ERROR(CheckTrust(path, canonical));
+  if (PluginLoadError e = CheckTrust(path, canonical); e.kind != PluginError::kNone) return e;
   if (observer_) observer_(canonical, scanning_);
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

@@ -44,6 +44,26 @@ enum class PluginError {
   kPinMismatch,
 };
 
+// A failed load: its kind, and the error (which names the file). kind is
+// kNone iff there is no error.
+struct PluginLoadError {
+  PluginError kind = PluginError::kNone;
+  Status status;
+};
+
+// What a load returns: the plugin, or the error with its kind.
+class PluginLoadResult : public StatusOr<LoadedPlugin> {
+ public:
+  PluginLoadResult(LoadedPlugin p) : StatusOr(std::move(p)) {}  // NOLINT: implicit
+  PluginLoadResult(PluginLoadError e)                           // NOLINT: implicit
+      : StatusOr(std::move(e.status)), error_(e.kind) {}
+  // The kind of the error: kNone iff ok().
+  PluginError error() const { return error_; }
+
+ private:
+  PluginError error_ = PluginError::kNone;
+};
+
 class PluginLoader {
  public:
   explicit PluginLoader(PassRegistry& passes = PassRegistry::Global(),
@@ -76,9 +96,9 @@ class PluginLoader {
 
   // Loads the plugin at `path`. Loading the same file twice is a no-op that
   // returns the first load.
-  StatusOr<LoadedPlugin> LoadPath(const std::string& path);
+  PluginLoadResult LoadPath(const std::string& path);
   // Finds `name` on the search path and loads it.
-  StatusOr<LoadedPlugin> LoadByName(const std::string& name);
+  PluginLoadResult LoadByName(const std::string& name);
   // Returns the file that LoadByName would load, if any.
   std::optional<std::string> Find(const std::string& name) const;
   // Loads every plugin found in the search directories. A file that fails
@@ -86,17 +106,11 @@ class PluginLoader {
   Status LoadAll();
 
   const std::vector<LoadedPlugin>& loaded() const { return loaded_; }
-  // The kind of the last error returned.
-  PluginError last_error() const { return last_error_; }
 
  private:
-  Status Fail(PluginError kind, Status s) {
-    last_error_ = kind;
-    return s;
-  }
   PassRegistry& passes_;
   OpRegistry& ops_;
-  Status CheckTrust(const std::string& path, const std::string& canonical);
+  PluginLoadError CheckTrust(const std::string& path, const std::string& canonical);
   std::vector<std::string> search_dirs_;
   std::set<std::string> bundled_dirs_;
   std::set<std::string> skipped_;
@@ -106,7 +120,6 @@ class PluginLoader {
   std::function<void(const std::string&, bool)> observer_;
   std::vector<std::string> warnings_;
   std::vector<LoadedPlugin> loaded_;
-  PluginError last_error_ = PluginError::kNone;
 };
 
 // The directories holding the in-tree plugins, relative to the running

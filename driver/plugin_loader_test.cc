@@ -18,7 +18,7 @@ void ExpectLoadError(PluginLoader& loader, const std::string& name, PluginError 
                      const std::string& needle) {
   auto r = loader.LoadPath(Lib(name));
   ASSERT_FALSE(r.ok()) << name << " loaded";
-  EXPECT_EQ(loader.last_error(), kind) << r.status().message();
+  EXPECT_EQ(r.error(), kind) << r.status().message();
   EXPECT_NE(r.status().message().find(Lib(name)), std::string::npos)
       << "error does not name the file: " << r.status().message();
   EXPECT_NE(r.status().message().find(needle), std::string::npos) << r.status().message();
@@ -61,7 +61,7 @@ TEST(PluginLoaderTest, CannotOpen) {
   PluginLoader loader;
   auto r = loader.LoadPath("testing/plugins/libplir_does_not_exist.so");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(loader.last_error(), PluginError::kCannotOpen);
+  EXPECT_EQ(r.error(), PluginError::kCannotOpen);
   EXPECT_NE(
       r.status().message().find("cannot open plugin testing/plugins/libplir_does_not_exist.so: "),
       std::string::npos);
@@ -116,9 +116,10 @@ TEST(PluginLoaderTest, FindsPluginsByNameOnTheSearchPath) {
   EXPECT_EQ(loader.Find("test_good"), std::optional<std::string>(kDir + "/libplir_test_good.so"));
   auto r = loader.LoadByName("test_good");
   ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.error(), PluginError::kNone);
   auto missing = loader.LoadByName("no_such_plugin");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(loader.last_error(), PluginError::kNotFound);
+  EXPECT_EQ(missing.error(), PluginError::kNotFound);
   EXPECT_NE(missing.status().message().find(
                 "libplir_no_such_plugin.so in:\n  /nonexistent\n  testing/plugins"),
             std::string::npos)

@@ -202,19 +202,17 @@ class Planner {
   std::unordered_map<const ExprNode*, int> node_scope_;
 };
 
-class Binder {
+// Rewrites the bodies on the SDK's BindingMutator (which counts the depth
+// and gives the too-deep error): a node the plan binds becomes its variable,
+// bound on its first occurrence in the plan's scope for it, right before the
+// binding (or the result) being rewritten there.
+class Binder : public BindingMutator {
  public:
-  explicit Binder(const Planner& p) : plan_(p) {}
+  explicit Binder(const Planner& p)
+      : BindingMutator("ToBasicBlockNormalForm", kMaxDepth), plan_(p) {}
 
-  StatusOr<Function> Run(const Function& f) {
-    PLIR_ASSIGN_OR_RETURN(SeqExpr body, RewriteSeq(f->body(), 0));
-    if (body.get() == f->body().get()) return f;
-    return FunctionNode::Make(f->name(), f->params(), f->ret_type(), body, f->attrs());
-  }
-
- private:
-  StatusOr<SeqExpr> RewriteSeq(const SeqExpr& seq, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
+ protected:
+  StatusOr<SeqExpr> VisitSeqExpr(const SeqExpr& seq) override {
     int s = plan_.ScopeOfSeq(seq.get());
     bool changed = false;
     std::vector<Block> blocks;
@@ -222,73 +220,59 @@ class Binder {
       std::vector<Binding> out;
       bool block_changed = false;
       for (const Binding& x : b->bindings()) {
-        PLIR_ASSIGN_OR_RETURN(Expr value, RewriteOperands(x->value(), depth + 1));
-        // What this binding's value needs bound in this scope comes first.
-        auto& pending = pending_[s];
-        if (!pending.empty()) {
-          block_changed = true;
-          for (Binding& p : pending) out.push_back(std::move(p));
-          pending.clear();
-        }
-        if (value.get() == x->value().get()) {
-          out.push_back(x);
-        } else {
-          block_changed = true;
-          out.push_back(VarBindingNode::Make(x->var(), value));
-        }
+        PLIR_ASSIGN_OR_RETURN(Binding nb, VisitBinding(x));
+        block_changed |= Flush(s, &out) || nb.get() != x.get();  // what nb needs comes first
+        out.push_back(std::move(nb));
       }
       changed |= block_changed;
       blocks.push_back(block_changed ? BindingBlockNode::Make(std::move(out), b->is_dataflow())
                                      : b);
     }
-    PLIR_ASSIGN_OR_RETURN(Expr result, Rewrite(seq->result(), depth + 1));
-    if (auto& pending = pending_[s]; !pending.empty()) {
+    PLIR_ASSIGN_OR_RETURN(Expr result, Mutate(seq->result()));
+    if (std::vector<Binding> last; Flush(s, &last)) {
       changed = true;
-      blocks.push_back(BindingBlockNode::Make(std::move(pending), false));
-      pending.clear();
+      blocks.push_back(BindingBlockNode::Make(std::move(last), false));
     }
     if (!changed && result.get() == seq->result().get()) return seq;
     return SeqExprNode::Make(std::move(blocks), result);
   }
 
-  // An occurrence of `e`: its variable if it is bound (binding it, in its
-  // scope, on the first occurrence), else `e` with rewritten operands.
-  StatusOr<Expr> Rewrite(const Expr& e, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
+  // An occurrence of `e`: its variable if it is bound, else `e` with
+  // rewritten operands (once per node: sharing is kept).
+  StatusOr<Expr> VisitExpr(const Expr& e) override {
     if (IsLeaf(e.get())) return e;
-    if (plan_.NeedsBinding(e.get())) {
-      if (auto it = bound_.find(e.get()); it != bound_.end()) return Expr(it->second);
-      PLIR_ASSIGN_OR_RETURN(Expr value, RewriteOperands(e, depth + 1));
-      Var v = VarNode::Make("x", value->type());
-      pending_[plan_.ScopeOf(e.get())].push_back(VarBindingNode::Make(v, value));
-      bound_[e.get()] = v;
-      return Expr(v);
+    bool bind = plan_.NeedsBinding(e.get());
+    if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    PLIR_ASSIGN_OR_RETURN(Expr out, VisitChildren(e));
+    if (bind) {
+      Var v = VarNode::Make("x", out->type());
+      pending_[plan_.ScopeOf(e.get())].push_back(VarBindingNode::Make(v, out));
+      out = v;
     }
-    if (auto it = rewritten_.find(e.get()); it != rewritten_.end()) return it->second;
-    PLIR_ASSIGN_OR_RETURN(Expr out, RewriteOperands(e, depth + 1));
-    rewritten_[e.get()] = out;
+    done_[e.get()] = out;
     return out;
   }
 
-  StatusOr<Expr> RewriteOperands(const Expr& e, int depth) {
-    if (depth > kMaxDepth) return TooDeep();
-    if (e->kind() == NodeKind::kSeqExpr) return e;  // bodies are entered where they are bound
-    return RewriteChildren(
-        e, [&](const Expr& c) { return Rewrite(c, depth + 1); },
-        [&](const SeqExpr& s) { return RewriteSeq(s, depth + 1); });
+ private:
+  // Moves what is pending in scope `s` to the end of `out`; true if any.
+  bool Flush(int s, std::vector<Binding>* out) {
+    auto it = pending_.find(s);
+    if (it == pending_.end() || it->second.empty()) return false;
+    for (Binding& p : it->second) out->push_back(std::move(p));
+    it->second.clear();
+    return true;
   }
 
   const Planner& plan_;
   std::unordered_map<int, std::vector<Binding>> pending_;
-  std::unordered_map<const ExprNode*, Var> bound_;
-  std::unordered_map<const ExprNode*, Expr> rewritten_;
+  std::unordered_map<const ExprNode*, Expr> done_;
 };
 
 StatusOr<Function> Run(const Function& f) {
   Planner plan;
   PLIR_RETURN_IF_ERROR(plan.Run(f));
   if (!plan.Any()) return f;
-  return Binder(plan).Run(f);
+  return Binder(plan).MutateFunction(f);
 }
 
 Status Register(PluginHost& host) {
