@@ -24,6 +24,7 @@ packages=(
   libonnx-dev        # frontends/onnx: ONNX protobuf, checker, version converter
   libprotobuf-dev    # frontends/onnx (libonnx-dev does not pull it in)
   libonnx-testdata   # frontends/onnx:node_tests (ONNX's backend node tests)
+  libopenblas-dev    # kernels/: cblas sgemm/dgemm behind conv and matmul (pthreads build)
   clang-format       # tools/check_format.sh (CI checks formatting)
 )
 
