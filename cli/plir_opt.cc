@@ -5,6 +5,9 @@
 //            [--time-passes] [--print-before-all] [--print-after-all]
 //            [--print-after P]... [--print-changed] [--verify-each]
 //            [--check-input-unchanged] [--list-passes] [--emit-pipeline]
+//            [--check-execution[=INPUTS.safetensors] [--params W.safetensors]
+//             [--check-tolerance RTOL[,ATOL]] [--entry F] [--check-seed N]]
+//            [--dump-ir-dir DIR] [--bisect-limit N]
 //
 // INPUT may be '-' (standard input), in text, JSON or binary form (detected
 // by magic); --emit text|json|binary picks the output form. Plugins are searched along
@@ -23,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -30,12 +34,15 @@
 #include <string>
 #include <vector>
 
+#include "driver/execution_check.h"
 #include "driver/file_util.h"
+#include "driver/pass_debug.h"
 #include "driver/pass_resolver.h"
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
 #include "driver/supervisor.h"
+#include "driver/tool_options.h"
 #include "ir/parallel.h"
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
@@ -81,6 +88,15 @@ struct Flags {
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
   std::vector<std::string> argv;
   std::vector<std::string> skip_plugins;  // crashed while loading during a scan
+  // Debugging a pipeline.
+  bool check_execution = false;
+  std::string check_inputs;     // --check-execution=FILE; empty: random inputs
+  std::string check_params;     // --params
+  std::string check_tolerance;  // --check-tolerance RTOL[,ATOL]
+  std::string entry = "main";
+  uint64_t check_seed = 0;
+  std::string dump_ir_dir;
+  int64_t bisect_limit = -1;  // -1: off
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -300,7 +316,19 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     if (Status s = Verify(*module); !s.ok())
       return Error(Printable(input_name) + ": " + Printable(s.message()));
 
+    // --bisect-limit: the gate is the first instrument, and the passes run
+    // through a registry of gated copies.
+    std::shared_ptr<BisectGate> gate;
+    std::unique_ptr<PassRegistry> gated_registry;
+    if (f.bisect_limit >= 0) {
+      gate = std::make_shared<BisectGate>(f.bisect_limit, &std::cerr);
+      auto r = gate->GatedRegistry(PassRegistry::Global());
+      if (!r.ok()) return Error("plir-opt: --bisect-limit: " + Printable(r.status().message()));
+      gated_registry = std::move(r).value();
+    }
+
     PassContext ctx;
+    if (gate) ctx.instruments.push_back(gate);
     ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
     ctx.required.insert(pipeline.required.begin(), pipeline.required.end());
     ctx.disabled.insert(pipeline.disabled.begin(), pipeline.disabled.end());
@@ -315,6 +343,30 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     for (const std::string& p : f.print_after) opts.print_after.push_back(p);
     ctx.instruments.push_back(inst);
     AddInstruments(opts, &std::cerr, ctx);
+    if (!f.dump_ir_dir.empty()) {
+      auto dump = IrDumpInstrument::Create(f.dump_ir_dir, *module, gate.get());
+      if (!dump.ok()) return Error("plir-opt: " + Printable(dump.status().message()));
+      ctx.instruments.push_back(*dump);
+    }
+    if (f.check_execution) {
+      ExecutionCheckOptions check;
+      check.entry = f.entry;
+      check.inputs.inputs_file = f.check_inputs;
+      check.inputs.params_file = f.check_params;
+      check.inputs.seed = f.check_seed;
+      if (!f.check_tolerance.empty()) {
+        auto t = ParseTolerance(f.check_tolerance);
+        if (!t.ok()) return Error("plir-opt: " + Printable(t.status().message()));
+        check.tolerance = *t;
+      }
+      auto checker = ExecutionChecker::Create(*module, check);
+      if (!checker.ok()) return Error("plir-opt: " + Printable(checker.status().message()));
+      std::cerr << "note: --check-execution: @" << f.entry << " runs on "
+                << (*checker)->inputs_description() << "; its outputs are compared after every "
+                << "pass (rtol " << check.tolerance.rtol << ", atol " << check.tolerance.atol
+                << ")\n";
+      ctx.instruments.push_back(*checker);
+    }
 
     auto fail_pass = [&](std::string message) {
       if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
@@ -324,9 +376,10 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
       return Error(Printable(message));
     };
-    StatusOr<Module> result = PassManager().Run(pipeline.steps, *module, ctx, [&](size_t i) {
-      state->top_step.store(static_cast<int32_t>(i));
-    });
+    StatusOr<Module> result = PassManager(gated_registry ? *gated_registry : PassRegistry::Global())
+                                  .Run(pipeline.steps, *module, ctx, [&](size_t i) {
+                                    state->top_step.store(static_cast<int32_t>(i));
+                                  });
     for (const std::string& w : ctx.TakeWarnings())
       std::cerr << "warning: " << Printable(w) << "\n";
     if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
@@ -423,6 +476,17 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state,
   r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.memory_limit_mb.load();
   r.command = f.argv;
   r.failure = failure;
+  if (f.check_execution) {
+    auto abs = [](const std::string& p) {
+      return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
+    };
+    r.check.enabled = true;
+    r.check.entry = f.entry;
+    r.check.inputs = abs(f.check_inputs);
+    r.check.params = abs(f.check_params);
+    r.check.tolerance = f.check_tolerance;
+    r.check.seed = f.check_seed;
+  }
   auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, state.Prefix(step), std::move(r));
   if (!dir.ok()) {
     std::cerr << "plir-opt: could not write a crash reproducer: "
@@ -589,6 +653,14 @@ Status LoadReproduceFlags(Flags& f) {
   if (r.threads > 0 && f.threads == 0) f.threads = r.threads;
   if (r.pass_timeout_s > 0 && f.pass_timeout_s <= 0) f.pass_timeout_s = r.pass_timeout_s;
   if (r.memory_limit_mb > 0 && f.memory_limit_mb <= 0) f.memory_limit_mb = r.memory_limit_mb;
+  if (r.check.enabled && !f.check_execution) {
+    f.check_execution = true;
+    f.entry = r.check.entry.empty() ? "main" : r.check.entry;
+    f.check_inputs = r.check.inputs;
+    f.check_params = r.check.params;
+    f.check_tolerance = r.check.tolerance;
+    f.check_seed = r.check.seed;
+  }
   if (f.output.empty()) f.output = "/dev/null";
   std::cerr << "plir-opt: replaying " << f.reproduce
             << " (failure recorded: " << Printable(r.failure) << ")\n";
@@ -596,21 +668,31 @@ Status LoadReproduceFlags(Flags& f) {
 }
 
 int ParseAndRun(int argc, char** argv) {
-  // Under `bazel run`, resolve relative paths against the user's directory.
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
-    if (chdir(wd) != 0) std::perror("plir-opt: chdir to BUILD_WORKING_DIRECTORY");
-  }
+  EnterBuildWorkingDirectory("plir-opt");
   CLI::App app{"plir-opt: run PLIR pass pipelines on modules"};
   Flags f;
   for (int i = 0; i < argc; ++i) f.argv.push_back(argv[i]);
-  app.add_option("input", f.input, "input module (.plir), or - for standard input");
-  app.add_option("-o,--output", f.output, "write the result to this file (atomically)");
-  auto* pipeline = app.add_option("--pipeline", f.pipeline, "YAML pipeline to run");
-  app.add_option("--passes", f.passes, "comma-separated passes to run")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "load the plugin at this path (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--plugin-path", f.plugin_dirs, "search this directory for plugins (repeatable)")
-      ->allow_extra_args(false);
+  // --check-execution takes its optional inputs file only attached
+  // (--check-execution=FILE): a bare one never swallows the next argument.
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::string& a : args)
+    if (a.rfind("--check-execution=", 0) == 0) {
+      f.check_inputs = a.substr(std::strlen("--check-execution="));
+      if (f.check_inputs.empty()) {
+        std::cerr << "plir-opt: --check-execution=: give a file after '=', or no '='\n";
+        return 2;
+      }
+      a = "--check-execution";
+    }
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+                 {.input = "input module (.plir), or - for standard input",
+                  .output = "write the result to this file (atomically)",
+                  .pipeline = "YAML pipeline to run",
+                  .passes = "comma-separated passes to run",
+                  .plugin = "load the plugin at this path (repeatable)",
+                  .plugin_dir = "search this directory for plugins (repeatable)"});
   app.add_option("--opt-level", f.opt_level, "optimization level 0-3")->check(CLI::Range(0, 3));
   app.add_flag("--time-passes", f.time_passes, "print a pass timing report to stderr");
   app.add_flag("--print-before-all", f.print_before_all, "print the IR before every pass");
@@ -655,11 +737,40 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("--max-input-bytes", f.max_input_bytes,
                  "refuse inputs larger than this (default 16 GiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+  auto* check = app.add_flag("--check-execution", f.check_execution,
+                             "run the entry function before the pipeline and after every "
+                             "pass, and stop at the first pass that changes its outputs; "
+                             "=INPUTS.safetensors gives the inputs (default: random, seeded)");
+  auto* params = app.add_option("--params", f.check_params,
+                                "--check-execution: a weights file (safetensors) for the entry's "
+                                "parameters after the inputs");
+  auto* tolerance = app.add_option("--check-tolerance", f.check_tolerance,
+                                   "--check-execution: RTOL[,ATOL] (default 1e-5,1e-8)");
+  auto* entry = app.add_option("--entry", f.entry, "--check-execution: the function run (main)");
+  auto* seed = app.add_option("--check-seed", f.check_seed,
+                              "--check-execution: the seed of the random inputs (default 0)");
+  app.add_option("--dump-ir-dir", f.dump_ir_dir,
+                 "write the module before the pipeline and after each pass application to "
+                 "numbered files in this directory (created)");
+  app.add_option("--bisect-limit", f.bisect_limit,
+                 "run only the first N pass applications (BISECT lines on stderr)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  f.check_execution = check->count() > 0;
+  for (auto* o : {params, tolerance, entry, seed})
+    if (o->count() > 0 && !f.check_execution) {
+      std::cerr << "plir-opt: " << o->get_name() << " needs --check-execution\n";
+      return 2;
+    }
+  if (!f.check_tolerance.empty())
+    if (auto t = ParseTolerance(f.check_tolerance); !t.ok()) {
+      std::cerr << "plir-opt: " << t.status().message() << "\n";
+      return 2;
+    }
   if (!f.reproduce.empty()) {
     if (!f.input.empty() || !f.pipeline.empty() || !f.passes.empty()) {
       std::cerr << "plir-opt: --reproduce takes its input and pipeline from the bundle\n";

@@ -11,7 +11,14 @@
 // creduce and llvm-reduce). Every candidate is a well-formed module (the
 // verifier checks it before it is tried).
 //
-// Reductions, repeated until none applies: remove functions; remove
+// The pipeline first (with --pipeline or --passes): its top-level steps
+// (a repeat group is one step) are dropped by delta debugging while the
+// module still fails, and the reduced pipeline is written as canonical YAML
+// (--pipeline-output; default OUT.pipeline.yaml beside -o OUT, or standard
+// error), or printed as a --passes list. --no-reduce-pipeline keeps it.
+// --opt-arg ARG passes ARG to every plir-opt run (--check-execution, say).
+//
+// Then the module. Reductions, repeated until none applies: remove functions; remove
 // bindings, a removed variable's later uses reading an operand of the same
 // type (or a parameter of that type) instead; replace an `if` by one of its
 // branches. Sets of candidates are tried in halving chunks (delta
@@ -20,6 +27,7 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -29,6 +37,7 @@
 #include <functional>
 #include <iostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,6 +45,7 @@
 
 #include "driver/file_util.h"
 #include "driver/supervisor.h"
+#include "driver/tool_options.h"
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
 #include "ir/text/printer.h"
@@ -56,6 +66,9 @@ struct Flags {
   std::string test;
   int max_tests = 10000;
   bool verbose = false;
+  std::vector<std::string> opt_args;  // --opt-arg: more plir-opt arguments
+  std::string pipeline_output;        // where the reduced pipeline goes
+  bool no_reduce_pipeline = false;
 };
 
 std::string SelfDir() {
@@ -66,13 +79,15 @@ std::string SelfDir() {
   return std::filesystem::path(buf).parent_path().string();
 }
 
-// Runs argv with stdout to /dev/null and stderr captured; returns the exit
-// status (128 + signal if killed).
-int RunCapture(const std::vector<std::string>& argv, const std::string& err_path) {
+// Runs argv with stdout to `out_path` (default /dev/null) and stderr
+// captured; returns the exit status (128 + signal if killed).
+int RunCapture(const std::vector<std::string>& argv, const std::string& err_path,
+               const std::string& out_path = "") {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
+    int devnull = out_path.empty() ? open("/dev/null", O_WRONLY)
+                                   : open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (devnull >= 0) dup2(devnull, 1);
     if (err >= 0) dup2(err, 2);
@@ -100,7 +115,15 @@ struct Signature {
 
 class Reducer {
  public:
-  Reducer(const Flags& f, std::string work) : f_(f), work_(std::move(work)) {}
+  Reducer(const Flags& f, std::string work)
+      : f_(f), work_(std::move(work)), pipeline_(f.pipeline), passes_(f.passes) {}
+
+  // What plir-opt runs: a pipeline file, or a --passes list.
+  void SetPipeline(std::string file, std::string passes) {
+    pipeline_ = std::move(file);
+    passes_ = std::move(passes);
+  }
+  const std::string& work() const { return work_; }
 
   StatusOr<Signature> Probe(const Module& m) {
     ++tests_;
@@ -114,10 +137,11 @@ class Reducer {
       return sig;
     }
     std::vector<std::string> argv = {f_.plir_opt, file, "-o", "/dev/null", "--no-reproducer"};
-    if (!f_.pipeline.empty()) argv.insert(argv.end(), {"--pipeline", f_.pipeline});
-    if (!f_.passes.empty()) argv.insert(argv.end(), {"--passes", f_.passes});
+    if (!pipeline_.empty()) argv.insert(argv.end(), {"--pipeline", pipeline_});
+    if (!passes_.empty()) argv.insert(argv.end(), {"--passes", passes_});
     for (const std::string& p : f_.plugins) argv.insert(argv.end(), {"--plugin", p});
     for (const std::string& d : f_.plugin_dirs) argv.insert(argv.end(), {"--plugin-path", d});
+    argv.insert(argv.end(), f_.opt_args.begin(), f_.opt_args.end());
     sig.status = RunCapture(argv, err);
     StatusOr<std::string> text = ReadFileToString(err);
     if (text.ok()) {
@@ -190,6 +214,7 @@ class Reducer {
  private:
   const Flags& f_;
   std::string work_;
+  std::string pipeline_, passes_;
   Signature target_;
   int tests_ = 0;
 };
@@ -295,6 +320,129 @@ class IfFlattener : public ExprMutator {
   bool then_;
 };
 
+// Delta debugging over the `n` steps of a pipeline: drops chunks of halving
+// size, then single steps, while `interesting(kept)` holds; repeats until
+// no step can go. Returns the indices kept (never none).
+std::vector<size_t> ReduceSteps(
+    size_t n, const std::function<bool(const std::vector<size_t>&)>& interesting) {
+  std::vector<size_t> cur(n);
+  for (size_t i = 0; i < n; ++i) cur[i] = i;
+  for (bool changed = true; changed && cur.size() > 1;) {
+    changed = false;
+    for (size_t g = std::max<size_t>(cur.size() / 2, 1);; g /= 2) {
+      for (size_t start = 0; start < cur.size() && cur.size() > 1;) {
+        std::vector<size_t> cand;
+        for (size_t i = 0; i < cur.size(); ++i)
+          if (i < start || i >= start + g) cand.push_back(cur[i]);
+        if (!cand.empty() && interesting(cand)) {
+          cur = std::move(cand);
+          changed = true;
+          continue;  // the same start now holds the next steps
+        }
+        start += g;
+      }
+      if (g <= 1) break;
+    }
+  }
+  return cur;
+}
+
+std::string JoinNames(const std::vector<std::string>& names, const std::vector<size_t>& keep) {
+  std::string out;
+  for (size_t i : keep) out += (out.empty() ? "" : ",") + names[i];
+  return out;
+}
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// A step's short description: its pass, or "repeat[...]", for messages.
+std::string StepName(const YAML::Node& step) {
+  if (step.IsScalar()) return step.as<std::string>();
+  if (step.IsMap() && step["name"]) return step["name"].as<std::string>();
+  if (step.IsMap() && step["repeat"]) {
+    std::string inner;
+    for (const YAML::Node& s : step["passes"]) inner += (inner.empty() ? "" : ",") + StepName(s);
+    return "repeat[" + inner + "]";
+  }
+  if (step.IsMap() && step["extension_point"])
+    return "extension_point " + step["extension_point"].as<std::string>();
+  return "?";
+}
+
+// The pipeline reduction: on success the reducer runs the reduced pipeline
+// from then on, and `report` says what was kept. `yaml_out` receives the
+// reduced pipeline's YAML (empty for --passes).
+Status ReducePipeline(const Flags& f, const Module& m, Reducer& r, std::string* report,
+                      std::string* yaml_out) {
+  if (!f.passes.empty()) {
+    std::vector<std::string> names = SplitComma(f.passes);
+    std::vector<size_t> keep = ReduceSteps(names.size(), [&](const std::vector<size_t>& k) {
+      r.SetPipeline("", JoinNames(names, k));
+      bool yes = r.Interesting(m);
+      r.SetPipeline("", f.passes);
+      return yes;
+    });
+    r.SetPipeline("", JoinNames(names, keep));
+    *report = std::to_string(names.size()) + " -> " + std::to_string(keep.size()) +
+              " passes: --passes " + JoinNames(names, keep);
+    return Status::Ok();
+  }
+  // The canonical form, as plir-opt loads it: includes expanded, paths
+  // absolute, so that a candidate works from the work directory.
+  std::string canon = r.work() + "/pipeline.canonical.yaml", err = r.work() + "/emit.stderr";
+  std::vector<std::string> argv = {f.plir_opt, "--pipeline", f.pipeline, "--emit-pipeline"};
+  for (const std::string& p : f.plugins) argv.insert(argv.end(), {"--plugin", p});
+  for (const std::string& d : f.plugin_dirs) argv.insert(argv.end(), {"--plugin-path", d});
+  if (int rc = RunCapture(argv, err, canon); rc != 0) {
+    StatusOr<std::string> why = ReadFileToString(err);
+    return FailedPrecondition("plir-opt cannot load the pipeline " + f.pipeline + ": " +
+                              (why.ok() ? *why : "exit " + std::to_string(rc)));
+  }
+  YAML::Node root;
+  try {
+    PLIR_ASSIGN_OR_RETURN(std::string text, ReadFileToString(canon));
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Internal("reading plir-opt's canonical pipeline: " + e.msg);
+  }
+  YAML::Node steps = root["passes"];
+  if (!steps || !steps.IsSequence() || steps.size() == 0)
+    return FailedPrecondition("the pipeline has no steps to reduce");
+  std::vector<YAML::Node> all(steps.begin(), steps.end());
+  auto yaml_of = [&](const std::vector<size_t>& keep) {
+    YAML::Node copy = YAML::Clone(root);
+    YAML::Node kept(YAML::NodeType::Sequence);
+    for (size_t i : keep) kept.push_back(YAML::Clone(all[i]));
+    copy["passes"] = kept;
+    YAML::Emitter out;
+    out << copy;
+    return std::string(out.c_str()) + "\n";
+  };
+  std::string cand = r.work() + "/pipeline.candidate.yaml";
+  std::vector<size_t> keep = ReduceSteps(all.size(), [&](const std::vector<size_t>& k) {
+    if (!WriteFileAtomically(cand, yaml_of(k)).ok()) return false;
+    r.SetPipeline(cand, "");
+    bool yes = r.Interesting(m);
+    r.SetPipeline(canon, "");
+    return yes;
+  });
+  std::string reduced = r.work() + "/pipeline.reduced.yaml";
+  *yaml_out = yaml_of(keep);
+  PLIR_RETURN_IF_ERROR(WriteFileAtomically(reduced, *yaml_out));
+  r.SetPipeline(reduced, "");
+  std::string names;
+  for (size_t i : keep) names += (names.empty() ? "" : ", ") + StepName(all[i]);
+  *report =
+      std::to_string(all.size()) + " -> " + std::to_string(keep.size()) + " steps (" + names + ")";
+  return Status::Ok();
+}
+
 int Main(Flags f) {
   if (f.test.empty() && f.pipeline.empty() && f.passes.empty()) {
     std::cerr << "plir-reduce: give --pipeline or --passes (what fails), or --test CMD\n";
@@ -325,6 +473,16 @@ int Main(Flags f) {
     std::cerr << "plir-reduce: " << s.message() << "\n";
     std::filesystem::remove_all(work);
     return 1;
+  }
+  // The pipeline first: the module reduction then runs the smaller one.
+  std::string pipeline_report, pipeline_yaml;
+  if (f.test.empty() && !f.no_reduce_pipeline) {
+    if (Status s = ReducePipeline(f, *loaded, r, &pipeline_report, &pipeline_yaml); !s.ok()) {
+      std::cerr << "plir-reduce: " << Printable(s.message()) << "\n";
+      std::filesystem::remove_all(work);
+      return 1;
+    }
+    if (f.verbose) std::cerr << "plir-reduce: pipeline: " << pipeline_report << "\n";
   }
   const size_t items0 = loaded->size(), bindings0 = CountBindings(*loaded);
   Module cur = *loaded;
@@ -372,8 +530,24 @@ int Main(Flags f) {
   }
   std::filesystem::remove_all(work);
   std::string text = PrintModule(cur);
-  Status s =
-      f.output.empty() || f.output == "-" ? Status::Ok() : WriteFileAtomically(f.output, text);
+  const bool to_stdout = f.output.empty() || f.output == "-";
+  std::string pipeline_out = f.pipeline_output;
+  if (pipeline_out.empty() && !pipeline_yaml.empty() && !to_stdout)
+    pipeline_out = f.output + ".pipeline.yaml";
+  if (!pipeline_out.empty() && !pipeline_yaml.empty()) {
+    if (Status s = WriteFileAtomically(pipeline_out, pipeline_yaml); !s.ok()) {
+      std::cerr << "plir-reduce: " << s.message() << "\n";
+      return 1;
+    }
+  } else if (!pipeline_yaml.empty()) {
+    std::cerr << "plir-reduce: the reduced pipeline:\n" << pipeline_yaml;
+  }
+  if (!pipeline_report.empty())
+    std::cerr << "plir-reduce: pipeline: " << pipeline_report
+              << (pipeline_out.empty() || pipeline_yaml.empty() ? ""
+                                                                : "; written to " + pipeline_out)
+              << "\n";
+  Status s = to_stdout ? Status::Ok() : WriteFileAtomically(f.output, text);
   if (!s.ok()) {
     std::cerr << "plir-reduce: " << s.message() << "\n";
     return 1;
@@ -386,20 +560,17 @@ int Main(Flags f) {
 }
 
 int ParseAndRun(int argc, char** argv) {
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
-    if (chdir(wd) != 0) std::perror("plir-reduce: chdir to BUILD_WORKING_DIRECTORY");
-  }
+  EnterBuildWorkingDirectory("plir-reduce");
   CLI::App app{"plir-reduce: shrink a module while a failure persists"};
   Flags f;
-  app.add_option("input", f.input, "the module that fails")->required();
-  app.add_option("-o,--output", f.output,
-                 "write the smallest failing module here (default: stdout)");
-  auto* pipeline = app.add_option("--pipeline", f.pipeline, "the YAML pipeline that fails");
-  app.add_option("--passes", f.passes, "the passes that fail, comma-separated")->excludes(pipeline);
-  app.add_option("--plugin", f.plugins, "plugin for plir-opt (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--plugin-path", f.plugin_dirs, "plugin directory for plir-opt (repeatable)")
-      ->allow_extra_args(false);
+  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+                 {.input = "the module that fails",
+                  .output = "write the smallest failing module here (default: stdout)",
+                  .pipeline = "the YAML pipeline that fails",
+                  .passes = "the passes that fail, comma-separated",
+                  .plugin = "plugin for plir-opt (repeatable)",
+                  .plugin_dir = "plugin directory for plir-opt (repeatable)"})
+      ->required();
   app.add_option("--plir-opt", f.plir_opt,
                  "the plir-opt to run (default: the one beside plir-reduce)");
   app.add_option("--test", f.test,
@@ -407,6 +578,14 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("--max-tests", f.max_tests, "stop after this many candidates")
       ->check(CLI::Range(1, 10000000));
   app.add_flag("-v,--verbose", f.verbose, "report each round");
+  app.add_option("--opt-arg", f.opt_args,
+                 "pass this argument to every plir-opt run, e.g. --opt-arg=--check-execution "
+                 "(repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--pipeline-output", f.pipeline_output,
+                 "write the reduced pipeline here (default: OUT.pipeline.yaml)");
+  app.add_flag("--no-reduce-pipeline", f.no_reduce_pipeline,
+               "reduce the module only, with the whole pipeline");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -55,6 +55,66 @@ cat "$tmp/small.plir"
 check "--test reduces to what the command keeps" \
   '[ $rc -eq 0 ] && grep -q "if (%c)" "$tmp/small2.plir" && [ "$(grep -c "^def " "$tmp/small2.plir")" = 1 ]'
 
+# The pipeline too: of 10 steps, the failure needs two, in order:
+# TestSubtractViaAdd makes add(a, negative(b)) of subtract(a, b), and only
+# then does the planted TestAddBecomesSubtract (test_planted) find an add to
+# break; --check-execution is the oracle (the module has no add at first).
+planted="$PWD/testing/plugins/libplir_test_planted.so"
+cat > "$tmp/chain.plir" <<'PLIR'
+def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
+  %m = multiply(%x, %y);
+  %d = subtract(%m, %y);
+  %u = multiply(%d, %x);
+  %k = multiply(%x, %x);
+  %t = multiply(%u, %x);
+  %t
+}
+PLIR
+mkdir -p "$tmp/p"
+cat > "$tmp/p/common.yaml" <<'YAML'
+version: 1
+passes: [CanonicalizeBindings]
+YAML
+cat > "$tmp/p/ten.yaml" <<'YAML'
+version: 1
+passes:
+  - Normalize
+  - TestAddBecomesSubtract
+  - CanonicalizeBindings
+  - TestSubtractViaAdd
+  - DeadCodeElimination
+  - repeat: {max_iterations: 2}
+    passes: [FoldConstant, CanonicalizeBindings]
+  - CommonSubexpressionElimination
+  - TestAddBecomesSubtract
+  - include: common.yaml
+  - Normalize
+YAML
+"$opt" "$tmp/chain.plir" --plugin "$planted" --pipeline "$tmp/p/ten.yaml" --emit-pipeline > "$tmp/ten.canon"
+check "the pipeline has 10 top-level steps" '[ "$(grep -c "^  - " "$tmp/ten.canon")" = 10 ]'
+"$opt" "$tmp/chain.plir" --plugin "$planted" --passes TestAddBecomesSubtract --check-execution \
+  --no-reproducer -o /dev/null 2> /dev/null; rc=$?
+check "the planted pass alone does not fail" '[ $rc -eq 0 ]'
+cp "$tmp/p/ten.yaml" "$tmp/ten.copy"
+"$reduce" "$tmp/chain.plir" -o "$tmp/chain.small.plir" --plir-opt "$opt" --plugin "$planted" \
+  --pipeline "$tmp/p/ten.yaml" --opt-arg=--check-execution 2> "$tmp/reduce.err"; rc=$?
+cat "$tmp/reduce.err"
+check "plir-reduce reduces the pipeline" \
+  '[ $rc -eq 0 ] && grep -q "^plir-reduce: pipeline: 10 -> 2 steps (TestSubtractViaAdd, TestAddBecomesSubtract); written to $tmp/chain.small.plir.pipeline.yaml" "$tmp/reduce.err"'
+check "the reduced pipeline YAML is the chain" \
+  '[ "$(sed -n "s/^  - //p" "$tmp/chain.small.plir.pipeline.yaml" | tr "\n" " ")" = "TestSubtractViaAdd TestAddBecomesSubtract " ]'
+check "the user's pipeline is unchanged" 'cmp -s "$tmp/p/ten.yaml" "$tmp/ten.copy"'
+"$opt" "$tmp/chain.small.plir" --plugin "$planted" --pipeline "$tmp/chain.small.plir.pipeline.yaml" \
+  --check-execution --no-reproducer -o /dev/null 2> "$tmp/err"; rc=$?
+check "the reduced module and pipeline still fail the same way" \
+  '[ $rc -eq 1 ] && grep -q "^plir-opt: --check-execution: pass TestAddBecomesSubtract (plugin test_planted) changed what @main computes" "$tmp/err"'
+check "the module is reduced too" '[ "$(grep -c " = " "$tmp/chain.small.plir")" -lt 5 ]'
+"$reduce" "$tmp/chain.plir" -o "$tmp/chain2.plir" --plir-opt "$opt" --plugin "$planted" \
+  --passes Normalize,TestAddBecomesSubtract,TestSubtractViaAdd,DeadCodeElimination,TestAddBecomesSubtract \
+  --opt-arg=--check-execution 2> "$tmp/reduce.err"; rc=$?
+check "a --passes list is reduced too" \
+  '[ $rc -eq 0 ] && grep -q "^plir-reduce: pipeline: 5 -> 2 passes: --passes TestSubtractViaAdd,TestAddBecomesSubtract" "$tmp/reduce.err"'
+
 # Nothing to reduce: a clear error, no output.
 "$reduce" "$tmp/big.plir" -o "$tmp/none.plir" --passes DeadCodeElimination --plir-opt "$opt" 2> "$tmp/err"; rc=$?
 check "a module that does not fail is an error" '[ $rc -eq 1 ] && grep -q "does not fail" "$tmp/err" && [ ! -e "$tmp/none.plir" ]'

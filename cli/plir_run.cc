@@ -2,7 +2,7 @@
 //
 //   plir-run MODULE --entry F [--inputs SPEC]... [--params IN.safetensors]
 //            [--save-outputs OUT.safetensors] [--plugin PATH]...
-//            [--lazy-param-types "T;T"] [--lazy-params SPEC]
+//            [--lazy-param-types "T;T"] [--lazy-params SPEC] [--threads N]
 //
 // Parameters. `--params IN.safetensors` reads them from a weights file. For
 // an eager function every tensor of its parameters (tuple fields included)
@@ -54,6 +54,7 @@
 #include "driver/plugin_loader.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/safetensors.h"
+#include "ir/parallel.h"
 #include "ir/serialize/module_file.h"
 #include "ir/support/fnv.h"
 #include "ir/text/parser.h"
@@ -591,6 +592,10 @@ int ParseAndRun(int argc, char** argv) {
                  "types of the parameters get_item loads, ';'-separated");
   app.add_option("--lazy-params", o.lazy_spec,
                  "spec for the get_item parameters without --params (default random)");
+  int threads = 0;
+  app.add_option("--threads", threads,
+                 "threads of the kernels (OpenBLAS and split loops; default: the hardware's)")
+      ->check(CLI::Range(0, 1024));
   int64_t max_tensor_bytes = plir::MaxTensorBytes();
   app.add_option("--max-tensor-bytes", max_tensor_bytes,
                  "refuse to create a tensor larger than this, checked from its declared type "
@@ -602,6 +607,7 @@ int ParseAndRun(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   plir::SetMaxTensorBytes(max_tensor_bytes);
+  if (threads > 0) plir::SetDefaultThreads(threads);
   return plir::Run(o);
 }
 

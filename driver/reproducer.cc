@@ -78,6 +78,18 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   if (r.threads > 0) out << YAML::Key << "threads" << YAML::Value << r.threads;
   if (r.pass_timeout_s > 0) out << YAML::Key << "pass_timeout" << YAML::Value << r.pass_timeout_s;
   if (r.memory_limit_mb > 0) out << YAML::Key << "memory_limit" << YAML::Value << r.memory_limit_mb;
+  if (r.check.enabled) {
+    out << YAML::Key << "check_execution" << YAML::Value << YAML::BeginMap;
+    for (const auto& [key, value] : {std::pair{"entry", &r.check.entry},
+                                     {"inputs", &r.check.inputs},
+                                     {"params", &r.check.params},
+                                     {"tolerance", &r.check.tolerance}}) {
+      out << YAML::Key << key << YAML::Value;
+      EmitYamlText(out, *value);
+    }
+    out << YAML::Key << "seed" << YAML::Value << r.check.seed;
+    out << YAML::EndMap;
+  }
   out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (const std::string& c : r.command) EmitYamlText(out, c);
   out << YAML::EndSeq;
@@ -110,6 +122,14 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
     if (root["memory_limit"]) r.memory_limit_mb = root["memory_limit"].as<int64_t>();
     if (root["command"])
       for (const auto& c : root["command"]) r.command.push_back(c.as<std::string>());
+    if (const YAML::Node c = root["check_execution"]; c && c.IsMap()) {
+      r.check.enabled = true;
+      if (c["entry"]) r.check.entry = c["entry"].as<std::string>();
+      if (c["inputs"]) r.check.inputs = c["inputs"].as<std::string>();
+      if (c["params"]) r.check.params = c["params"].as<std::string>();
+      if (c["tolerance"]) r.check.tolerance = c["tolerance"].as<std::string>();
+      if (c["seed"]) r.check.seed = c["seed"].as<uint64_t>();
+    }
     if (root["plugins"]) {
       for (const auto& p : root["plugins"]) {
         ReproducerPlugin rp;

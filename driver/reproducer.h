@@ -7,7 +7,10 @@
 //                       canonical YAML
 //   DIR/reproducer.yaml the manifest: input, pipeline, plugins (path, name,
 //                       version, sha256), opt level, threads, limits, the
-//                       command line, and the failure as reported
+//                       command line, the failure as reported, and
+//                       --check-execution's settings if it was on (the
+//                       inputs and weights files by absolute path: they
+//                       are not copied)
 #ifndef PLIR_DRIVER_REPRODUCER_H_
 #define PLIR_DRIVER_REPRODUCER_H_
 
@@ -26,6 +29,16 @@ struct ReproducerPlugin {
   std::string sha256;  // hex
 };
 
+// plir-opt --check-execution as the failing run had it (replayed too).
+struct ReproducerCheck {
+  bool enabled = false;
+  std::string entry;
+  std::string inputs;  // absolute path of the inputs file, or empty (random)
+  std::string params;  // absolute path of the weights file, or empty
+  std::string tolerance;
+  uint64_t seed = 0;
+};
+
 struct Reproducer {
   std::string input_file;     // in the bundle: "input.plir" etc.
   std::string pipeline_file;  // in the bundle: "pipeline.yaml"
@@ -36,6 +49,7 @@ struct Reproducer {
   int64_t memory_limit_mb = 0;
   std::vector<std::string> command;
   std::string failure;
+  ReproducerCheck check;
 };
 
 // Parses "PATH\tNAME\tVERSION" lines and hashes each file.

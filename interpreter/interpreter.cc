@@ -164,6 +164,7 @@ StatusOr<ValueRef> Interpreter::EvalBody(const SeqExprNode& body, Frame& frame, 
       auto v = Eval(x->value(), frame, depth + 1);
       if (!v.ok()) return v.status().WithPrefix("binding %" + x->var()->name_hint());
       frame.env[x->var().get()] = *v;
+      if (observer_) observer_(frame.function, *x->var(), *v);
       for (const VarNode* dead : plan[k]) frame.env.erase(dead);
       ++k;
     }

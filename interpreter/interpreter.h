@@ -92,6 +92,12 @@ class Interpreter {
   // untracked copy) in outputs().
   void SetOutputSink(OutputSink sink) { sink_ = std::move(sink); }
   const std::map<int64_t, Tensor>& outputs() const { return outputs_; }
+  // Called with every binding's value as it is computed, in evaluation
+  // order: the function it is in, its variable, the value (plir-opt
+  // --check-execution compares two runs binding by binding).
+  using BindingObserver =
+      std::function<void(const std::string& function, const VarNode& var, const ValueRef& v)>;
+  void SetBindingObserver(BindingObserver observer) { observer_ = std::move(observer); }
 
   // Calls function `name` with `args` (values made with Track() or
   // untracked). Errors name the function and binding.
@@ -119,6 +125,7 @@ class Interpreter {
   std::unordered_map<std::string, Kernel> kernels_;
   ParamLoader loader_;
   OutputSink sink_;
+  BindingObserver observer_;
   std::map<int64_t, Tensor> outputs_;
   std::unordered_map<const SeqExprNode*, std::vector<std::vector<const VarNode*>>> plans_;
   std::unordered_map<const LocalFnNode*, std::vector<Var>>

@@ -355,7 +355,7 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
 class Probe : public RewritePattern {
  public:
   std::string name() const override { return "Probe"; }
-  std::optional<Expr> MatchAndRewrite(const Expr& v, const RewriteContext& ctx) const override {
+  std::optional<Expr> MatchAndRewrite(const Expr& /*v*/, const RewriteContext& ctx) const override {
     const std::string& at = ctx.binding()->var()->name_hint();
     if (watch) uses[at] = ctx.NumUses(watch);
     for (size_t i = 0; i < probes.size(); ++i)

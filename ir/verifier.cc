@@ -189,7 +189,7 @@ class Verifier : public IRVisitor {
     }
   }
 
-  void Leave(const Node* n, bool is_def) override {
+  void Leave(const Node* n, bool /*is_def*/) override {
     if (errors_.size() >= max_errors_) return;
     switch (n->kind()) {
       case NodeKind::kSeqExpr: {

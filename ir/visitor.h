@@ -32,8 +32,8 @@ class IRVisitor {
   void WalkModule(const Module& m);
 
  protected:
-  virtual bool Enter(const Node* n, bool is_def) { return true; }
-  virtual void Leave(const Node* n, bool is_def) {}
+  virtual bool Enter(const Node* /*n*/, bool /*is_def*/) { return true; }
+  virtual void Leave(const Node* /*n*/, bool /*is_def*/) {}
 
   // The path from the root to the node being entered or left, as in
   // structural mismatches: "@main, body, block 0, binding 2 (%c), value".
@@ -87,8 +87,8 @@ class ExprMutator {
   void RemapVar(const VarNode* from, Expr to) { remap_[from] = std::move(to); }
   // Scope hooks: called (pre-order) before the first binding of a block is
   // rewritten, and after its last one, before Rewrite of the block.
-  virtual void EnterBlock(const BindingBlockNode& block) {}
-  virtual void LeaveBlock(const BindingBlockNode& block) {}
+  virtual void EnterBlock(const BindingBlockNode& /*block*/) {}
+  virtual void LeaveBlock(const BindingBlockNode& /*block*/) {}
 
  private:
   Ref<Node> RewriteUse(const Node* n);

@@ -2,7 +2,15 @@
 // arithmetic, maximum/minimum, power, floor division and the remainders,
 // comparisons, logic, bitwise ops and shifts; and where. Integers are exact
 // (overflow and division by zero are errors), floats compute in double.
+//
+// float32 / float64 arithmetic (add, subtract, multiply, divide, maximum,
+// minimum) takes a fast path: the broadcast is collapsed into rows of a
+// contiguous inner dimension, each operand's inner stride 1 or 0 (same
+// shape, scalar, row or channel broadcast), and the rows run a vectorized
+// loop. It computes in the dtype; for these ops that rounds exactly as the
+// reference's double-then-round does.
 #include "kernels/internal/elements.h"
+#include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
@@ -191,6 +199,134 @@ double FloatOp(BinOp k, double x, double y) {
   }
 }
 
+// y[i] = f(a[i * sa], b[i * sb]) for i in [0, n), sa and sb 0 or 1.
+template <typename T, typename F>
+inline void BinaryRow(const T* a, int64_t sa, const T* b, int64_t sb, T* y, int64_t n, F f) {
+  if (sa == 1 && sb == 1) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
+  } else if (sa == 1) {
+    T bv = b[0];
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], bv);
+  } else if (sb == 1) {
+    T av = a[0];
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = f(av, b[i]);
+  } else {
+    std::fill(y, y + n, f(a[0], b[0]));
+  }
+}
+
+// The broadcast of a and b into `shape`, collapsed: rows of `inner`
+// elements; row r of the result reads a from RowOffset(r, ...) with inner
+// stride sa (b likewise).
+struct BroadcastRows {
+  std::vector<int64_t> dims;      // outer dims (collapsed), without the inner one
+  std::vector<int64_t> ast, bst;  // their strides in a and b (0: broadcast)
+  int64_t inner = 1, sa = 1, sb = 1, rows = 1;
+
+  BroadcastRows(const std::vector<int64_t>& shape, const std::vector<int64_t>& as,
+                const std::vector<int64_t>& bs) {
+    size_t r = shape.size();
+    std::vector<int64_t> d, x(r, 0), y(r, 0);
+    auto fill = [&](const std::vector<int64_t>& s, std::vector<int64_t>& st) {
+      size_t off = r - s.size();
+      int64_t mul = 1;
+      for (size_t i = r; i-- > off;) {
+        st[i] = s[i - off] == 1 ? 0 : mul;
+        mul *= s[i - off];
+      }
+    };
+    fill(as, x);
+    fill(bs, y);
+    // Merge dim i into the one after it when both operands stay linear.
+    std::vector<int64_t> md, mx, my;
+    for (size_t i = 0; i < r; ++i) {
+      if (shape[i] == 1) continue;
+      if (!md.empty() && mx.back() == x[i] * shape[i] && my.back() == y[i] * shape[i]) {
+        md.back() *= shape[i];
+        mx.back() = x[i];
+        my.back() = y[i];
+        continue;
+      }
+      md.push_back(shape[i]);
+      mx.push_back(x[i]);
+      my.push_back(y[i]);
+    }
+    if (!md.empty() && (mx.back() <= 1 && my.back() <= 1)) {
+      inner = md.back();
+      sa = mx.back();
+      sb = my.back();
+      md.pop_back();
+      mx.pop_back();
+      my.pop_back();
+    }
+    dims = md;
+    ast = mx;
+    bst = my;
+    for (int64_t v : dims) rows *= v;
+  }
+  void RowOffsets(int64_t row, int64_t* oa, int64_t* ob) const {
+    *oa = *ob = 0;
+    for (size_t i = dims.size(); i-- > 0;) {
+      int64_t c = row % dims[i];
+      row /= dims[i];
+      *oa += c * ast[i];
+      *ob += c * bst[i];
+    }
+  }
+};
+
+template <typename T, typename F>
+void FastBinary(const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  BroadcastRows g(out.shape, a.shape, b.shape);
+  const T* x = DataOf<T>(a);
+  const T* y = DataOf<T>(b);
+  T* o = MutableDataOf<T>(out);
+  if (g.rows == 1) {
+    ParallelRange(g.inner, 1 << 16, [&](int64_t lo, int64_t hi) {
+      BinaryRow(x + lo * g.sa, g.sa, y + lo * g.sb, g.sb, o + lo, hi - lo, f);
+    });
+    return;
+  }
+  ParallelRange(g.rows, std::max<int64_t>(1, (1 << 16) / g.inner), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t oa, ob;
+      g.RowOffsets(r, &oa, &ob);
+      BinaryRow(x + oa, g.sa, y + ob, g.sb, o + r * g.inner, g.inner, f);
+    }
+  });
+}
+
+template <typename T>
+void FastBinaryOp(BinOp kind, const Tensor& a, const Tensor& b, Tensor& out) {
+  switch (kind) {
+    case BinOp::kAdd:
+      return FastBinary<T>(a, b, out, [](T x, T y) { return x + y; });
+    case BinOp::kSub:
+      return FastBinary<T>(a, b, out, [](T x, T y) { return x - y; });
+    case BinOp::kMul:
+      return FastBinary<T>(a, b, out, [](T x, T y) { return x * y; });
+    case BinOp::kDiv:
+      return FastBinary<T>(a, b, out, [](T x, T y) { return x / y; });
+    case BinOp::kMax:  // NaN if either is (as the reference)
+      return FastBinary<T>(a, b, out, [](T x, T y) {
+        T m = x < y ? y : x;
+        return x != x ? x : y != y ? y : m;
+      });
+    case BinOp::kMin:
+      return FastBinary<T>(a, b, out, [](T x, T y) {
+        T m = y < x ? y : x;
+        return x != x ? x : y != y ? y : m;
+      });
+    default:
+      return;
+  }
+}
+
+bool FastBinaryKind(BinOp k) { return k <= BinOp::kMin; }
+
 OpEvalFn BinaryKernel(std::string op, BinOp kind) {
   return [op, kind](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
@@ -203,6 +339,17 @@ OpEvalFn BinaryKernel(std::string op, BinOp kind) {
     if (!shape_or.ok()) return InvalidArgument(op + ": shapes do not broadcast");
     std::vector<int64_t> shape = *shape_or;
     PLIR_RETURN_IF_ERROR(CheckResult(op, a.dtype, shape));
+    if (FastKernelsEnabled() && FastFloat(a) && FastBinaryKind(kind)) {
+      NoteFastPath();
+      Tensor out = NewTensor(a.dtype, shape);
+      if (out.NumElements() > 0) {
+        if (a.dtype == DataType::kFloat32)
+          FastBinaryOp<float>(kind, a, b, out);
+        else
+          FastBinaryOp<double>(kind, a, b, out);
+      }
+      return out;
+    }
     auto sa = Strides(a.shape), sb = Strides(b.shape);
     auto ia = [&](int64_t i) { return BroadcastIndex(i, shape, a.shape, sa); };
     auto ib = [&](int64_t i) { return BroadcastIndex(i, shape, b.shape, sb); };

@@ -1,10 +1,40 @@
-// Reference kernels of matmul and einsum.
+// Kernels of matmul and einsum. float32 / float64 matmul (batched, with
+// broadcast batch dimensions) runs through OpenBLAS's GEMM; other dtypes
+// and einsum use the reference loops.
+#include <climits>
+
 #include "ir/ops/einsum_subscripts.h"
 #include "kernels/internal/elements.h"
+#include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
+
+// out (batch..., n, m) = a (ba..., n, k) x b (bb..., k, m), batch the
+// broadcast of ba and bb: one GEMM per batch element, or a single one when
+// b has no batch (a's batch folds into the rows).
+template <typename T>
+void FastMatmul(const T* a, const T* b, T* out, int64_t n, int64_t k, int64_t m,
+                const std::vector<int64_t>& batch, const std::vector<int64_t>& ba,
+                const std::vector<int64_t>& bb) {
+  int64_t nb = Product(batch);
+  if (nb == 0 || n == 0 || m == 0) return;
+  if (k == 0) {
+    std::fill(out, out + nb * n * m, T(0));
+    return;
+  }
+  if (Product(bb) == 1 && Product(ba) == nb) {
+    Gemm(false, false, nb * n, m, k, T(1), a, k, b, m, T(0), out, m);
+    return;
+  }
+  auto sa = Strides(ba), sb = Strides(bb);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = BroadcastIndex(bi, batch, ba, sa) * n * k;
+    int64_t ob = BroadcastIndex(bi, batch, bb, sb) * k * m;
+    Gemm(false, false, n, m, k, T(1), a + oa, k, b + ob, m, T(0), out + bi * n * m, m);
+  }
+}
 
 StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
   PLIR_RETURN_IF_ERROR(CheckArgs("matmul", args, 2));
@@ -23,6 +53,22 @@ StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
   std::vector<int64_t> shape = batch;
   shape.push_back(n);
   shape.push_back(m);
+  auto rows = CheckedMul(Product(batch), n);
+  if (FastKernelsEnabled() && FastFloat(a) && rows && *rows < INT_MAX && k < INT_MAX &&
+      m < INT_MAX) {
+    PLIR_RETURN_IF_ERROR(CheckResult("matmul", a.dtype, shape));
+    NoteFastPath();
+    Tensor r = NewTensor(a.dtype, shape);
+    if (a.dtype == DataType::kFloat32)
+      FastMatmul(DataOf<float>(a), DataOf<float>(b), MutableDataOf<float>(r), n, k, m, batch, ba,
+                 bb);
+    else
+      FastMatmul(DataOf<double>(a), DataOf<double>(b), MutableDataOf<double>(r), n, k, m, batch, ba,
+                 bb);
+    if (a_vec) r.shape.erase(r.shape.end() - 2);
+    if (b_vec) r.shape.pop_back();
+    return r;
+  }
   auto offsets = [&](int64_t flat, int64_t* i, int64_t* j, int64_t* oa, int64_t* ob) {
     *j = flat % m;
     *i = (flat / m) % n;

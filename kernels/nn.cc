@@ -1,9 +1,152 @@
-// Reference kernels of the convolutions: 2-D convolution in any layout.
+// Kernels of the convolutions: 2-D convolution in any layout, 1-D / 3-D and
+// the transposed ones. float32 / float64 conv1d and conv2d (channels first)
+// take a fast path: im2col and one GEMM per image and group (OpenBLAS), or
+// a direct loop when each group has one input channel (depthwise), which
+// beats im2col there. The rest is the reference loops.
+#include <climits>
+#include <cstring>
+
 #include "kernels/internal/elements.h"
+#include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
+
+// The geometry of a channels-first 2-D convolution (1-D: H = KH = OH = 1).
+struct ConvGeom {
+  int64_t N, C, H, W, O, Ig, KH, KW, sh, sw, ph, pw, dh, dw, groups, OH, OW;
+};
+
+// The output positions ow in [lo, hi) whose input column ow * s + off lies
+// in [0, w).
+inline void ValidRange(int64_t off, int64_t s, int64_t w, int64_t ow_n, int64_t* lo, int64_t* hi) {
+  *lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  *hi = w - 1 - off < 0 ? 0 : std::min(ow_n, (w - 1 - off) / s + 1);
+  *lo = std::min(*lo, *hi);
+}
+
+// Each group has one input channel: every output plane is a sum of shifted,
+// scaled input rows (vectorizable when the stride is 1).
+template <typename T>
+void DepthwiseConv(const ConvGeom& g, const T* x, const T* w, T* y) {
+  int64_t og = g.O / g.groups, planes = g.N * g.O, taps = g.KH * g.KW;
+  ParallelRange(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, g.OH * g.OW * taps)),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t p = begin; p < end; ++p) {
+                    int64_t n = p / g.O, o = p % g.O, c = o / og;
+                    const T* xp = x + (n * g.C + c) * g.H * g.W;
+                    const T* wp = w + o * taps;
+                    T* yp = y + p * g.OH * g.OW;
+                    std::fill(yp, yp + g.OH * g.OW, T(0));
+                    for (int64_t kw = 0; kw < g.KW; ++kw) {
+                      int64_t off = kw * g.dw - g.pw, lo, hi;
+                      ValidRange(off, g.sw, g.W, g.OW, &lo, &hi);
+                      for (int64_t kh = 0; kh < g.KH; ++kh) {
+                        T wv = wp[kh * g.KW + kw];
+                        for (int64_t oh = 0; oh < g.OH; ++oh) {
+                          int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+                          if (ih < 0 || ih >= g.H) continue;
+                          const T* xr = xp + ih * g.W + off;
+                          T* yr = yp + oh * g.OW;
+                          if (g.sw == 1) {
+#pragma omp simd
+                            for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow];
+                          } else {
+                            int64_t s = g.sw;
+#pragma omp simd
+                            for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow * s];
+                          }
+                        }
+                      }
+                    }
+                  }
+                });
+}
+
+// Rows [r0, r1) of the im2col matrix of image plane group `xg` (Ig
+// channels) for output rows [oh0, oh1): row (c, kh, kw), column (oh, ow).
+template <typename T>
+void Im2col(const ConvGeom& g, const T* xg, int64_t oh0, int64_t oh1, int64_t r0, int64_t r1,
+            T* col) {
+  int64_t cols = (oh1 - oh0) * g.OW;
+  for (int64_t r = r0; r < r1; ++r) {
+    int64_t c = r / (g.KH * g.KW), kh = (r / g.KW) % g.KH, kw = r % g.KW;
+    const T* xp = xg + c * g.H * g.W;
+    int64_t off = kw * g.dw - g.pw, lo, hi;
+    ValidRange(off, g.sw, g.W, g.OW, &lo, &hi);
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      T* dst = col + r * cols + (oh - oh0) * g.OW;
+      int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+      if (ih < 0 || ih >= g.H) {
+        std::fill(dst, dst + g.OW, T(0));
+        continue;
+      }
+      const T* src = xp + ih * g.W + off;
+      std::fill(dst, dst + lo, T(0));
+      if (g.sw == 1) {
+        std::memcpy(dst + lo, src + lo, (hi - lo) * sizeof(T));
+      } else {
+        int64_t s = g.sw;
+        for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * s];
+      }
+      std::fill(dst + hi, dst + g.OW, T(0));
+    }
+  }
+}
+
+// y (N, O, OH, OW) from x (N, C, H, W) and w (O, Ig, KH, KW).
+template <typename T>
+void FastConv(const ConvGeom& g, const T* x, const T* w, T* y) {
+  if (g.Ig == 1 && g.groups > 1) return DepthwiseConv(g, x, w, y);
+  int64_t og = g.O / g.groups, K = g.Ig * g.KH * g.KW, P = g.OH * g.OW;
+  bool direct = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+                g.OH == g.H && g.OW == g.W;  // the input is its own im2col matrix
+  // Bands of output rows keep the im2col buffer under ~64 MiB.
+  int64_t band =
+      std::max<int64_t>(1, std::min(g.OH, (int64_t{16} << 20) / std::max<int64_t>(1, K * g.OW)));
+  std::vector<T> col(direct ? 0 : static_cast<size_t>(K * band * g.OW));
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const T* xg = x + (n * g.C + gi * g.Ig) * g.H * g.W;
+      const T* wg = w + gi * og * K;
+      T* yg = y + (n * g.O + gi * og) * P;
+      if (direct) {
+        Gemm(false, false, og, P, K, T(1), wg, K, xg, P, T(0), yg, P);
+        continue;
+      }
+      for (int64_t oh0 = 0; oh0 < g.OH; oh0 += band) {
+        int64_t oh1 = std::min(g.OH, oh0 + band), cols = (oh1 - oh0) * g.OW;
+        ParallelRange(K, std::max<int64_t>(1, 65536 / cols),
+                      [&](int64_t r0, int64_t r1) { Im2col(g, xg, oh0, oh1, r0, r1, col.data()); });
+        Gemm(false, false, og, cols, K, T(1), wg, K, col.data(), cols, T(0), yg + oh0 * g.OW, P);
+      }
+    }
+}
+
+// Whether the fast path takes this convolution: float32 / float64, nonempty,
+// positive strides and dilations, padding >= 0, and GEMM dimensions that fit
+// OpenBLAS's 32-bit integers.
+bool FastConvApplies(const Tensor& x, const Tensor& w, const ConvGeom& g) {
+  if (!FastKernelsEnabled() || !FastFloat(x) || w.dtype != x.dtype) return false;
+  for (int64_t v : {g.N, g.C, g.H, g.W, g.O, g.Ig, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.OH, g.OW})
+    if (v <= 0) return false;
+  if (g.ph < 0 || g.pw < 0) return false;
+  auto k = CheckedMul(g.Ig, g.KH * g.KW);
+  auto p = CheckedMul(g.OH, g.OW);
+  return k && p && *k < INT_MAX && *p < INT_MAX && g.O < INT_MAX;
+}
+
+Tensor RunFastConv(const Tensor& x, const Tensor& w, const ConvGeom& g,
+                   std::vector<int64_t> shape) {
+  NoteFastPath();
+  Tensor out = NewTensor(x.dtype, std::move(shape));
+  if (x.dtype == DataType::kFloat32)
+    FastConv(g, DataOf<float>(x), DataOf<float>(w), MutableDataOf<float>(out));
+  else
+    FastConv(g, DataOf<double>(x), DataOf<double>(w), MutableDataOf<double>(out));
+  return out;
+}
 
 StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("nn.conv2d", args, 2));
@@ -30,6 +173,9 @@ StatusOr<Tensor> Conv2d(const std::vector<Tensor>& args, const Attrs& attrs) {
   int64_t OH = (H + pad[0] + pad[2] - dil[0] * (KH - 1) - 1) / st[0] + 1;
   int64_t OW = (W + pad[1] + pad[3] - dil[1] * (KW - 1) - 1) / st[1] + 1;
   if (OH < 0 || OW < 0) return InvalidArgument("nn.conv2d: window larger than the padded input");
+  ConvGeom geom{N,     C,      H,      W,      O,      I,      KH, KW, st[0],
+                st[1], pad[0], pad[1], dil[0], dil[1], groups, OH, OW};
+  if (FastConvApplies(d, w, geom)) return RunFastConv(d, w, geom, {N, O, OH, OW});
   int64_t opg = O / groups;
   // Calls visit(data index, weight index) for each tap of output `flat`.
   auto taps = [&](int64_t flat, auto&& visit) {
@@ -199,6 +345,11 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
       shape.push_back(static_cast<int64_t>(o));
     }
     PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
+    if (nd == 1 && !transpose) {
+      ConvGeom geom{N,     C, 1,      in[0], O,      Ig,     1, k[0],    1,
+                    st[0], 0, pad[0], 1,     dil[0], groups, 1, shape[2]};
+      if (FastConvApplies(x, w, geom)) return RunFastConv(x, w, geom, shape);
+    }
     auto xs = Strides(x.shape), ws = Strides(w.shape), os = Strides(shape);
     int64_t taps = 1;
     for (int i = 0; i < nd; ++i) taps *= k[i];

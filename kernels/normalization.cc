@@ -1,11 +1,59 @@
 // Reference kernels of softmax and the normalizations: softmax, log_softmax,
 // layer_norm, rms_norm, group_norm, instance_norm, batch_norm (inference).
 // Statistics accumulate in double; the result rounds once.
+//
+// float32 / float64 softmax, log_softmax, layer_norm / rms_norm over the
+// last axes (parameters of the normalized shape) and batch_norm take fast
+// loops over contiguous rows or channel planes, split across threads; they
+// do the reference's double arithmetic (sums vectorized, so reassociated).
 #include "kernels/internal/elements.h"
+#include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
+
+// Calls body(tag) with a null pointer of the tensor's element type.
+template <typename F>
+void ForFloat(const Tensor& t, F body) {
+  if (t.dtype == DataType::kFloat32)
+    body(static_cast<float*>(nullptr));
+  else
+    body(static_cast<double*>(nullptr));
+}
+
+// softmax along an axis of length `len` whose elements are `inner` apart.
+Tensor FastSoftmax(const Tensor& a, int64_t len, int64_t inner, bool log) {
+  NoteFastPath();
+  Tensor out = NewTensor(a.dtype, a.shape);
+  int64_t rows = a.NumElements() / (len * inner);
+  ForFloat(a, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* x = DataOf<T>(a);
+    T* y = MutableDataOf<T>(out);
+    ParallelRange(rows * inner, std::max<int64_t>(1, 4096 / len), [&](int64_t lo, int64_t hi) {
+      std::vector<double> e(len);
+      for (int64_t r = lo; r < hi; ++r) {
+        const T* p = x + (r / inner) * len * inner + r % inner;
+        T* q = y + (p - x);
+        double mx = -INFINITY;
+        for (int64_t k = 0; k < len; ++k) mx = std::max(mx, static_cast<double>(p[k * inner]));
+        double sum = 0;
+        for (int64_t k = 0; k < len; ++k) {
+          e[k] = static_cast<double>(p[k * inner]) - mx;
+          sum += std::exp(e[k]);
+        }
+        if (log) {
+          double ls = std::log(sum);
+          for (int64_t k = 0; k < len; ++k) q[k * inner] = static_cast<T>(e[k] - ls);
+        } else {
+          for (int64_t k = 0; k < len; ++k) q[k * inner] = static_cast<T>(std::exp(e[k]) / sum);
+        }
+      }
+    });
+  });
+  return out;
+}
 
 OpEvalFn Softmax(std::string op, bool log) {
   return [op, log](const std::vector<Tensor>& args, const Attrs& attrs) -> StatusOr<Tensor> {
@@ -17,6 +65,8 @@ OpEvalFn Softmax(std::string op, bool log) {
     int64_t len = a.shape[axis];
     int64_t inner = 1;
     for (size_t i = axis + 1; i < a.shape.size(); ++i) inner *= a.shape[i];
+    if (FastKernelsEnabled() && FastFloat(a) && a.NumElements() > 0)
+      return FastSoftmax(a, len, inner, log);
     std::vector<double> out(a.NumElements());
     for (int64_t base = 0; base < a.NumElements(); ++base) {
       if ((base / inner) % len != 0) continue;  // first element of its row
@@ -83,6 +133,45 @@ OpEvalFn LayerNorm(std::string op, bool rms) {
     PLIR_ASSIGN_OR_RETURN(Param beta,
                           MakeParam(op, "beta", center ? &args[2] : nullptr, x.dtype, ns, 0));
     ReduceGeometry g(x.shape, axes);
+    bool suffix = axes.back() == static_cast<int64_t>(x.shape.size()) - 1 &&
+                  axes.back() - axes.front() + 1 == static_cast<int64_t>(axes.size());
+    auto full = [&](const Param& p) { return !p.t || p.t->shape == ns; };
+    if (FastKernelsEnabled() && FastFloat(x) && suffix && full(gamma) && full(beta) &&
+        g.inner > 0 && g.outer > 0) {
+      NoteFastPath();
+      Tensor out = NewTensor(x.dtype, x.shape);
+      int64_t n = g.inner;
+      ForFloat(x, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        const T* xs = DataOf<T>(x);
+        const T* gs = gamma.t ? DataOf<T>(*gamma.t) : nullptr;
+        const T* bs = beta.t ? DataOf<T>(*beta.t) : nullptr;
+        T* ys = MutableDataOf<T>(out);
+        ParallelRange(g.outer, std::max<int64_t>(1, 16384 / n), [&](int64_t lo, int64_t hi) {
+          for (int64_t o = lo; o < hi; ++o) {
+            const T* p = xs + o * n;
+            T* q = ys + o * n;
+            double mean = 0, ss = 0;
+            if (!rms) {
+#pragma omp simd reduction(+ : mean)
+              for (int64_t k = 0; k < n; ++k) mean += p[k];
+              mean /= static_cast<double>(n);
+            }
+#pragma omp simd reduction(+ : ss)
+            for (int64_t k = 0; k < n; ++k) {
+              double d = p[k] - mean;
+              ss += d * d;
+            }
+            double inv = 1 / std::sqrt(ss / static_cast<double>(n) + eps);
+#pragma omp simd
+            for (int64_t k = 0; k < n; ++k)
+              q[k] = static_cast<T>((p[k] - mean) * inv * (gs ? static_cast<double>(gs[k]) : 1.0) +
+                                    (bs ? static_cast<double>(bs[k]) : 0.0));
+          }
+        });
+      });
+      return out;
+    }
     std::vector<double> out(x.NumElements());
     for (int64_t o = 0; o < g.outer; ++o) {
       double mean = 0, ss = 0;
@@ -183,6 +272,30 @@ StatusOr<Tensor> BatchNorm(const std::vector<Tensor>& args, const Attrs& attrs) 
   double eps = FloatAttrOr(attrs, "epsilon", 1e-5);
   bool scale = BoolAttrOr(attrs, "scale", true), center = BoolAttrOr(attrs, "center", true);
   int64_t cstride = Strides(x.shape)[c];
+  if (FastKernelsEnabled() && FastFloat(x) && x.NumElements() > 0) {
+    // Per channel plane: y = (x - mean) / sqrt(var + eps) * gamma + beta.
+    NoteFastPath();
+    Tensor out = NewTensor(x.dtype, x.shape);
+    int64_t planes = x.NumElements() / cstride;
+    ForFloat(x, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* xs = DataOf<T>(x);
+      T* ys = MutableDataOf<T>(out);
+      ParallelRange(planes, std::max<int64_t>(1, 32768 / cstride), [&](int64_t lo, int64_t hi) {
+        for (int64_t pl = lo; pl < hi; ++pl) {
+          int64_t ch = pl % C;
+          double m = args[3].GetDouble(ch), sd = std::sqrt(args[4].GetDouble(ch) + eps);
+          double gm = scale ? args[1].GetDouble(ch) : 1.0,
+                 bt = center ? args[2].GetDouble(ch) : 0.0;
+          const T* p = xs + pl * cstride;
+          T* q = ys + pl * cstride;
+#pragma omp simd
+          for (int64_t k = 0; k < cstride; ++k) q[k] = static_cast<T>((p[k] - m) / sd * gm + bt);
+        }
+      });
+    });
+    return out;
+  }
   return MakeTensor(x.dtype, x.shape, [&](int64_t i) {
     int64_t ch = (i / cstride) % C;
     double y = (x.GetDouble(i) - args[3].GetDouble(ch)) / std::sqrt(args[4].GetDouble(ch) + eps);

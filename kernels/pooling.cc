@@ -2,11 +2,85 @@
 // adaptive average / max pooling, channels first or last. Windows are
 // clipped to the input before they are visited (a huge pool_size costs no
 // more than the input), and the result's size is checked before allocation.
+//
+// float32 / float64 1-D and 2-D pooling, channels first, takes a fast path:
+// the windows of each output row and column are computed once, then each
+// channel plane is pooled with plain loops (the same double arithmetic and
+// order as the reference, so the same results), planes split across threads.
 #include "kernels/internal/elements.h"
+#include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
+
+// The taps of one output position along one axis: first..last by step
+// (none if last < first), and how many lie in the padded input.
+struct Taps {
+  int64_t first = 0, last = -1, step = 1, padded = 0;
+  int64_t count() const { return last >= first ? (last - first) / step + 1 : 0; }
+};
+
+// Each output position's taps along an axis of `in` elements (the same
+// arithmetic as the reference's window).
+std::vector<Taps> AxisTaps(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pb,
+                           int64_t pe, bool adaptive) {
+  std::vector<Taps> t(out);
+  for (int64_t c = 0; c < out; ++c) {
+    Taps& w = t[c];
+    if (adaptive) {
+      w.first = static_cast<int64_t>(static_cast<i128>(c) * in / out);
+      w.last = static_cast<int64_t>((static_cast<i128>(c + 1) * in + out - 1) / out) - 1;
+      w.padded = w.last - w.first + 1;
+      continue;
+    }
+    int64_t start = c * s - pb;
+    int64_t jlo = start >= 0 ? 0 : (-start + d - 1) / d;
+    int64_t jhi = std::min(k - 1, start > in - 1 ? -1 : (in - 1 - start) / d);
+    w.step = d;
+    if (jhi >= jlo) {
+      w.first = start + jlo * d;
+      w.last = start + jhi * d;
+    }
+    w.padded = std::max<int64_t>(0, std::min(k - 1, (in + pe - 1 - start) / d) + 1);
+  }
+  return t;
+}
+
+template <typename T>
+void PoolPlanes(const T* x, T* y, int64_t planes, int64_t H, int64_t W, const std::vector<Taps>& th,
+                const std::vector<Taps>& tw, bool is_max, bool count_padded) {
+  int64_t OH = th.size(), OW = tw.size();
+  ParallelRange(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, H * W)),
+                [&](int64_t lo, int64_t hi) {
+                  for (int64_t pl = lo; pl < hi; ++pl) {
+                    const T* xp = x + pl * H * W;
+                    T* yp = y + pl * OH * OW;
+                    for (int64_t oh = 0; oh < OH; ++oh) {
+                      const Taps& a = th[oh];
+                      for (int64_t ow = 0; ow < OW; ++ow) {
+                        const Taps& b = tw[ow];
+                        double acc = is_max ? -INFINITY : 0;
+                        bool nan = false;
+                        for (int64_t ih = a.first; ih <= a.last; ih += a.step) {
+                          const T* row = xp + ih * W;
+                          for (int64_t iw = b.first; iw <= b.last; iw += b.step) {
+                            double v = row[iw];
+                            nan |= v != v;
+                            acc = is_max ? std::max(acc, v) : acc + v;
+                          }
+                        }
+                        int64_t n = count_padded ? a.padded * b.padded : a.count() * b.count();
+                        double r = nan      ? static_cast<double>(NAN)
+                                   : is_max ? acc
+                                   : n > 0  ? acc / static_cast<double>(n)
+                                            : 0.0;
+                        yp[oh * OW + ow] = static_cast<T>(r);
+                      }
+                    }
+                  }
+                });
+}
 
 std::optional<std::vector<int>> Layout(const std::string& layout, int nd) {
   static const char* first[] = {"NCW", "NCHW", "NCDHW"};
@@ -90,6 +164,27 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
     for (int i = 0; i < nd; ++i) shape[(*pos)[2 + i]] = out_sp[i];
     PLIR_RETURN_IF_ERROR(CheckResult(op, x.dtype, shape));
     bool include_pad = BoolAttrOr(attrs, "count_include_pad", false);
+    if (FastKernelsEnabled() && FastFloat(x) && nd <= 2 && (*pos)[1] == 1 && x.NumElements() > 0 &&
+        Product(shape) > 0) {
+      NoteFastPath();
+      // 1-D pools as 2-D with one row.
+      int64_t H = nd == 2 ? in[0] : 1, W = in[nd - 1];
+      std::vector<Taps> th =
+          nd == 2 ? AxisTaps(in[0], out_sp[0], k[0], s[0], d[0], p[0], p[nd], adaptive)
+                  : AxisTaps(1, 1, 1, 1, 1, 0, 0, adaptive);
+      std::vector<Taps> tw = AxisTaps(in[nd - 1], out_sp[nd - 1], k[nd - 1], s[nd - 1], d[nd - 1],
+                                      p[nd - 1], p[2 * nd - 1], adaptive);
+      Tensor out = NewTensor(x.dtype, shape);
+      int64_t planes = x.shape[0] * x.shape[1];
+      bool count_padded = include_pad && !adaptive;
+      if (x.dtype == DataType::kFloat32)
+        PoolPlanes(DataOf<float>(x), MutableDataOf<float>(out), planes, H, W, th, tw, is_max,
+                   count_padded);
+      else
+        PoolPlanes(DataOf<double>(x), MutableDataOf<double>(out), planes, H, W, th, tw, is_max,
+                   count_padded);
+      return out;
+    }
     auto in_strides = Strides(x.shape);
     auto out_strides = Strides(shape);
     bool exact = IsInteger(x.dtype) && is_max;

@@ -1,14 +1,119 @@
 // Reference kernels of the reductions (sum, mean, max, min, prod, variance,
-// std), arg-reductions (argmax, argmin) and scans (cumsum, cumprod).
+// std), arg-reductions (argmax, argmin), scans (cumsum, cumprod) and
+// argsort.
 // Integer sums and products are exact (overflow is an error); floats
 // accumulate in double and round once.
+//
+// float32 / float64 sum, mean, max and min over a block of adjacent axes
+// (the last ones, or e.g. H and W of NCHW) take a fast path: vectorized
+// loops over contiguous rows, accumulating in double.
+#include <algorithm>
+
 #include "kernels/internal/elements.h"
+#include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
 
 namespace plir::internal {
 namespace {
 
 enum class Red { kSum, kMean, kMax, kMin, kProd, kVar, kStd };
+
+// y[o, j] = reduction over r of x[o, r, j] (outer x red x inner), for the
+// output positions o in [o0, o1) and j in [j0, j1).
+template <typename T>
+void ReduceBlock(Red kind, const T* x, T* y, int64_t red, int64_t inner, int64_t o0, int64_t o1,
+                 int64_t j0, int64_t j1) {
+  bool is_max = kind == Red::kMax, is_min = kind == Red::kMin;
+  for (int64_t o = o0; o < o1; ++o) {
+    if (inner == 1) {
+      const T* p = x + o * red;
+      double acc = 0;
+      if (is_max || is_min) {
+        int nan = 0;
+        T m = p[0];
+        if (is_max) {
+#pragma omp simd reduction(max : m) reduction(| : nan)
+          for (int64_t k = 0; k < red; ++k) {
+            m = p[k] > m ? p[k] : m;
+            nan |= p[k] != p[k];
+          }
+        } else {
+#pragma omp simd reduction(min : m) reduction(| : nan)
+          for (int64_t k = 0; k < red; ++k) {
+            m = p[k] < m ? p[k] : m;
+            nan |= p[k] != p[k];
+          }
+        }
+        y[o] = nan ? static_cast<T>(NAN) : m;
+        continue;
+      }
+#pragma omp simd reduction(+ : acc)
+      for (int64_t k = 0; k < red; ++k) acc += p[k];
+      y[o] = static_cast<T>(kind == Red::kMean ? acc / static_cast<double>(red) : acc);
+      continue;
+    }
+    int64_t w = j1 - j0;
+    std::vector<double> acc(w, 0.0);
+    double* a = acc.data();
+    if (is_max || is_min) {
+      const T* p = x + o * red * inner + j0;
+      for (int64_t j = 0; j < w; ++j) a[j] = p[j];
+    }
+    for (int64_t r = 0; r < red; ++r) {
+      const T* p = x + (o * red + r) * inner + j0;
+      if (is_max) {  // NaN sticks: neither comparison replaces it
+#pragma omp simd
+        for (int64_t j = 0; j < w; ++j) a[j] = (p[j] > a[j] || p[j] != p[j]) ? p[j] : a[j];
+      } else if (is_min) {
+#pragma omp simd
+        for (int64_t j = 0; j < w; ++j) a[j] = (p[j] < a[j] || p[j] != p[j]) ? p[j] : a[j];
+      } else {
+#pragma omp simd
+        for (int64_t j = 0; j < w; ++j) a[j] += p[j];
+      }
+    }
+    double div = kind == Red::kMean ? static_cast<double>(red) : 1.0;
+    T* q = y + o * inner + j0;
+    for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(a[j] / div);
+  }
+}
+
+// The fast path: float data, a nonempty result and reduced block, the axes
+// adjacent; false if it does not apply.
+bool FastReduce(Red kind, const Tensor& a, const std::vector<int64_t>& axes,
+                const std::vector<int64_t>& shape, Tensor* out) {
+  if (!FastKernelsEnabled() || !FastFloat(a) || axes.empty()) return false;
+  if (kind != Red::kSum && kind != Red::kMean && kind != Red::kMax && kind != Red::kMin)
+    return false;
+  for (size_t i = 1; i < axes.size(); ++i)
+    if (axes[i] != axes[0] + static_cast<int64_t>(i)) return false;
+  int64_t outer = 1, red = 1, inner = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(a.shape.size()); ++i)
+    (i < axes.front() ? outer : i > axes.back() ? inner : red) *= a.shape[i];
+  if (outer == 0 || red == 0 || inner == 0) return false;
+  NoteFastPath();
+  *out = NewTensor(a.dtype, shape);
+  auto run = [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* x = DataOf<T>(a);
+    T* y = MutableDataOf<T>(*out);
+    int64_t grain = std::max<int64_t>(1, (1 << 16) / (red * inner));
+    if (outer > 1 || inner == 1) {
+      ParallelRange(outer, grain, [&](int64_t lo, int64_t hi) {
+        ReduceBlock(kind, x, y, red, inner, lo, hi, 0, inner);
+      });
+    } else {
+      ParallelRange(inner, std::max<int64_t>(1, (1 << 16) / red), [&](int64_t lo, int64_t hi) {
+        ReduceBlock(kind, x, y, red, inner, 0, 1, lo, hi);
+      });
+    }
+  };
+  if (a.dtype == DataType::kFloat32)
+    run(static_cast<float*>(nullptr));
+  else
+    run(static_cast<double*>(nullptr));
+  return true;
+}
 
 std::vector<int64_t> ReducedShape(const std::vector<int64_t>& shape,
                                   const std::vector<int64_t>& axes, bool keep) {
@@ -36,6 +141,7 @@ OpEvalFn Reduce(std::string op, Red kind) {
     bool maxmin = kind == Red::kMax || kind == Red::kMin;
     if (dt == DataType::kBool && !maxmin) return InvalidArgument(op + " does not take bool");
     if ((kind == Red::kVar || kind == Red::kStd) && !IsFloat(dt)) return NeedFloat(op, a);
+    if (Tensor out; FastReduce(kind, a, axes, shape, &out)) return out;
     if (!IsFloat(dt)) {
       i128 lo, hi;
       IntRange(dt, &lo, &hi);
@@ -221,6 +327,43 @@ OpEvalFn Scan(std::string op, bool prod) {
   };
 }
 
+// argsort along `axis`: std::stable_sort of each line's indices, so equal
+// elements keep their order (ONNX TopK: the lower index first); integers
+// compare exactly, NaN sorts above every number.
+StatusOr<Tensor> Argsort(const std::vector<Tensor>& args, const Attrs& attrs) {
+  const std::string op = "argsort";
+  PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 1));
+  const Tensor& a = args[0];
+  if (a.dtype == DataType::kBool) return InvalidArgument(op + " does not take bool");
+  if (a.shape.empty()) return InvalidArgument(op + ": x must have rank >= 1");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, KernelAxis(op, IntAttrOr(attrs, "axis", -1), a.shape.size()));
+  bool descending = BoolAttrOr(attrs, "descending", false);
+  PLIR_RETURN_IF_ERROR(CheckResult(op, DataType::kInt64, a.shape));
+  int64_t len = a.shape[axis], inner = 1, outer = 1;
+  for (size_t i = axis + 1; i < a.shape.size(); ++i) inner *= a.shape[i];
+  for (int64_t i = 0; i < axis; ++i) outer *= a.shape[i];
+  bool exact = !IsFloat(a.dtype);
+  // less(p, q): element p sorts before element q in ascending order.
+  auto less = [&](int64_t p, int64_t q) {
+    if (exact) return LoadInt(a.dtype, ElemPtr(a, p)) < LoadInt(a.dtype, ElemPtr(a, q));
+    double x = a.GetDouble(p), y = a.GetDouble(q);
+    if (std::isnan(x)) return false;
+    return std::isnan(y) || x < y;
+  };
+  std::vector<int64_t> out(a.NumElements());
+  std::vector<int64_t> line(len);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      auto flat = [&](int64_t k) { return (o * len + k) * inner + j; };
+      for (int64_t k = 0; k < len; ++k) line[k] = k;
+      std::stable_sort(line.begin(), line.end(), [&](int64_t p, int64_t q) {
+        return descending ? less(flat(q), flat(p)) : less(flat(p), flat(q));
+      });
+      for (int64_t k = 0; k < len; ++k) out[flat(k)] = line[k];
+    }
+  return MakeIntTensor(DataType::kInt64, a.shape, [&](int64_t i) { return out[i]; });
+}
+
 }  // namespace
 
 void RegisterReduceKernels(OpKernelTable& t) {
@@ -235,6 +378,7 @@ void RegisterReduceKernels(OpKernelTable& t) {
   Set(t, "argmin", ArgReduce("argmin", false));
   Set(t, "cumsum", Scan("cumsum", false));
   Set(t, "cumprod", Scan("cumprod", true));
+  Set(t, "argsort", Argsort);
 }
 
 }  // namespace plir::internal

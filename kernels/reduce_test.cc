@@ -87,6 +87,29 @@ TEST(ReduceKernelTest, ArgMaxArgMin) {
             (std::vector<double>{1}));
 }
 
+TEST(ReduceKernelTest, Argsort) {
+  // ONNX TopK's example rows, sorted by hand; ties keep their order.
+  Tensor x = F32({0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11}, {3, 4});
+  Tensor up = Eval("argsort", {x});
+  EXPECT_EQ(up.dtype, DataType::kInt64);
+  EXPECT_EQ(up.shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(Values(up), (std::vector<double>{0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3}));
+  EXPECT_EQ(Values(Eval("argsort", {x}, A("descending", true))),
+            (std::vector<double>{3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0}));
+  EXPECT_EQ(Values(Eval("argsort", {x}, A("axis", 0, "descending", true))),
+            (std::vector<double>{2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0}));
+  Tensor ties = T(DataType::kInt32, {5, 3, 5, 3});
+  EXPECT_EQ(Values(Eval("argsort", {ties})), (std::vector<double>{1, 3, 0, 2}));
+  EXPECT_EQ(Values(Eval("argsort", {ties}, A("descending", true))),
+            (std::vector<double>{0, 2, 1, 3}));
+  EXPECT_EQ(Values(Eval("argsort", {F32({2, NAN, 1})})), (std::vector<double>{2, 0, 1}));
+  uint64_t m = std::numeric_limits<uint64_t>::max();
+  EXPECT_EQ(Values(Eval("argsort", {Raw<uint64_t>(DataType::kUInt64, {m, m - 1}, {2})})),
+            (std::vector<double>{1, 0}));  // exact, though equal as doubles
+  EXPECT_FALSE(Error("argsort", {F32({1, 2})}, A("axis", 1)).empty());
+  EXPECT_FALSE(Error("argsort", {T(DataType::kBool, {1, 0})}).empty());
+}
+
 TEST(ReduceKernelTest, CumSum) {
   // ONNX CumSum's examples.
   Tensor x = T(DataType::kFloat64, {1, 2, 3, 4, 5});

@@ -10,7 +10,7 @@
 
 namespace plir {
 
-void TimingInstrument::BeforePass(const PassInfo& pass, const Module&) {
+void TimingInstrument::BeforePass(const PassInfo& /*pass*/, const Module&) {
   start_ = std::chrono::steady_clock::now();
 }
 

@@ -108,8 +108,9 @@ struct PassDef {
 class Instrument {
  public:
   virtual ~Instrument() = default;
-  virtual void BeforePass(const PassInfo& pass, const Module& input) {}
-  virtual Status AfterPass(const PassInfo& pass, const Module& input, const Module& output) {
+  virtual void BeforePass(const PassInfo& /*pass*/, const Module& /*input*/) {}
+  virtual Status AfterPass(const PassInfo& /*pass*/, const Module& /*input*/,
+                           const Module& /*output*/) {
     return Status::Ok();
   }
   // Called once when the pipeline ends (reports, summaries).

@@ -2,6 +2,7 @@
 
 IN_TREE_PLUGIN_NAMES = [
     "canonicalize_bindings",
+    "cast_transformed_params",
     "common_subexpression_elimination",
     "dead_code_elimination",
     "fold_constant",

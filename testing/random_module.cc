@@ -224,7 +224,7 @@ class Generator {
   }
 
   // Makes a value and sets *cat to its pool category.
-  Expr MakeValue(int* cat, int if_depth, bool in_dataflow) {
+  Expr MakeValue(int* cat, int if_depth, bool /*in_dataflow*/) {
     if (opts_.local_functions && if_depth > 0 && Coin(8))
       return MakeLocalFunctionValue(cat, if_depth);
     size_t choice = Rand(24);

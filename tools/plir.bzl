@@ -1,6 +1,6 @@
 """Shared C++ settings and macros for PLIR's BUILD files."""
 
-PLIR_COPTS = ["-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-sign-compare"]
+PLIR_COPTS = ["-Wall", "-Wextra"]
 
 def plir_cc_library(name, copts = [], **kwargs):
     """A cc_library with PLIR's warnings and include root.
@@ -130,3 +130,58 @@ def plir_pass_plugin(name, srcs, deps = [], plugin_deps = [], **kwargs):
         args = update_args + [native.package_name()],
         data = [update, lib] + plugin_deps,
     )
+
+def plir_execution_test(name, models, pipeline, plugins = [], params = None, inputs = None, tolerance = None, entry = None, data = [], **kwargs):
+    """Checks a pipeline by execution: one test per model, every pass checked.
+
+    For each model file M, a test `NAME_<stem of M>` runs
+    `plir-opt M --pipeline PIPELINE --plugin P... --check-execution`: the
+    entry function runs in the interpreter before the pipeline and after
+    every pass (on `inputs`, or on seeded random inputs), and the test fails
+    at the first pass whose outputs diverge beyond the tolerance, naming
+    the pass, its plugin, the first differing output and the first
+    differing binding. Usable out of tree (`@plir//tools:plir.bzl`).
+
+    Args:
+      name: prefix of the test names.
+      models: module files (.plir, .json or .plirb), one test each.
+      pipeline: the YAML pipeline file.
+      plugins: plugin .so targets to load (`--plugin`); the pipeline's own
+        `plugins:` are found as plir-opt finds them.
+      params: optional safetensors file of the entry's parameters after
+        num_input (`--params`).
+      inputs: optional safetensors file of the entry's inputs
+        (`--check-execution=FILE`).
+      tolerance: optional "RTOL[,ATOL]" (`--check-tolerance`).
+      entry: optional function to run (default main).
+      data: other files the test reads (the pipeline's includes).
+      **kwargs: passed to each sh_test (size, tags, ...).
+    """
+    opt = str(Label("//cli:plir-opt"))
+    wrapper = str(Label("//testing:golden_test.sh"))
+    for m in models:
+        stem = m.split(":")[-1].split("/")[-1].rsplit(".", 1)[0]
+        args = ["$(rootpath " + opt + ")", "$(rootpath " + m + ")", "--pipeline", "$(rootpath " + pipeline + ")"]
+        files = [opt, m, pipeline] + plugins + data
+        for p in plugins:
+            args += ["--plugin", "$(rootpath " + p + ")"]
+        if inputs:
+            args.append("--check-execution=$(rootpath " + inputs + ")")
+            files.append(inputs)
+        else:
+            args.append("--check-execution")
+        if params:
+            args += ["--params", "$(rootpath " + params + ")"]
+            files.append(params)
+        if tolerance:
+            args += ["--check-tolerance", tolerance]
+        if entry:
+            args += ["--entry", entry]
+        args += ["-o", "/dev/null"]
+        native.sh_test(
+            name = name + "_" + stem,
+            srcs = [wrapper],
+            args = args,
+            data = files,
+            **kwargs
+        )

@@ -24,6 +24,7 @@ packages=(
   libonnx-dev        # frontends/onnx: ONNX protobuf, checker, version converter
   libprotobuf-dev    # frontends/onnx (libonnx-dev does not pull it in)
   libonnx-testdata   # frontends/onnx:node_tests (ONNX's backend node tests)
+  libopenblas-dev    # kernels/: cblas sgemm/dgemm behind conv and matmul (pthreads build)
   clang-format       # tools/check_format.sh (CI checks formatting)
   python3-torch        # models/: tools/export_models.py builds and runs the models (PyTorch 1.13)
   python3-torchvision  # models/: resnet50, mobilenet_v2, vit_b_16 (weights=None, no download)

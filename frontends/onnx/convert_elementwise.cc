@@ -138,6 +138,65 @@ ConverterFn WithShapeFold(std::string op, DataType out_dt,
   };
 }
 
+// Pow (opset 12 allows mixed types): the result has the base's dtype. A
+// float base takes the exponent cast to it; an integer base with a float
+// exponent computes in float64 and truncates back (the reference's
+// np.power(x, y).astype(x.dtype)); integers of two widths compute in the
+// base's.
+StatusOr<Outputs> Pow(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr a, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr b, c.Input(1));
+  DataType da = c.InputDtype(0), db = c.InputDtype(1);
+  if (da == db || da == DataType::kUnknown || db == DataType::kUnknown)
+    return c.One("power", {a, b});
+  if (IsFloat(da) || (IsInt(da) && IsInt(db))) {
+    PLIR_ASSIGN_OR_RETURN(b, c.Cast(b, da));
+    return c.One("power", {a, b});
+  }
+  if (!IsInt(da) || !IsFloat(db))
+    return c.Error("Pow of " + std::string(DataTypeName(da)) + " by " +
+                   std::string(DataTypeName(db)));
+  PLIR_ASSIGN_OR_RETURN(a, c.Cast(a, DataType::kFloat64));
+  PLIR_ASSIGN_OR_RETURN(b, c.Cast(b, DataType::kFloat64));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("power", {a, b}));
+  PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, da));
+  return Outputs{y};
+}
+
+// Mod: fmod = 0 is Python's % (the sign of the divisor, PLIR's floor_mod;
+// ONNX allows it for integers only), fmod = 1 is C's fmod (PLIR's mod).
+StatusOr<Outputs> Mod(ConvertContext& c) {
+  return Binary(c.AttrInt("fmod", 0) != 0 ? "mod" : "floor_mod")(c);
+}
+
+// IsInf: detect_negative / detect_positive map to the PLIR op's attributes
+// of the same names.
+StatusOr<Outputs> IsInf(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  return c.One(
+      "isinf", {x},
+      MakeAttrs(
+          {{Symbol("detect_negative"), AttrValue::Bool(c.AttrInt("detect_negative", 1) != 0)},
+           {Symbol("detect_positive"), AttrValue::Bool(c.AttrInt("detect_positive", 1) != 0)}}));
+}
+
+// Shrink in general: x + bias where x < -lambd, x - bias where x > lambd,
+// 0 elsewhere (two selects on the comparisons).
+StatusOr<Outputs> ShrinkSelect(ConvertContext& c, double lambd, double bias) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  DataType dt = c.InputDtype(0);
+  PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr nl, c.Scalar(-lambd, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr b, c.Scalar(bias, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr below, c.Call("less", {x, nl}));
+  PLIR_ASSIGN_OR_RETURN(Expr above, c.Call("greater", {x, l}));
+  PLIR_ASSIGN_OR_RETURN(Expr up, c.Call("add", {x, b}));
+  PLIR_ASSIGN_OR_RETURN(Expr down, c.Call("subtract", {x, b}));
+  PLIR_ASSIGN_OR_RETURN(Expr y, c.Call("where", {above, down, zero}));
+  return c.One("where", {below, up, y});
+}
+
 // alpha * x, with alpha in x's dtype.
 StatusOr<Expr> Scale(ConvertContext& c, Expr x, double alpha) {
   PLIR_ASSIGN_OR_RETURN(Expr a, c.Scalar(alpha, c.InputDtype(0)));
@@ -157,6 +216,7 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   t.Add("Mul", 7, {"multiply"}, Binary("multiply"));
   t.Add("Div", 7, {"divide"}, Binary("divide"));
   t.Add("Pow", 7, {"power"}, Binary("power"));
+  t.Add("Pow", 12, {"power", "astype"}, Pow);
   t.Add("Sum", 6, {"add"}, Variadic("add"));
   t.Add("Max", 6, {"maximum"}, Variadic("maximum"));
   t.Add("Min", 6, {"minimum"}, Variadic("minimum"));
@@ -165,13 +225,7 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Expr n, c.Scalar(c.num_inputs(), c.InputDtype(0)));
     return c.One("divide", {s[0], n});
   });
-  t.Add("Mod", 10, {"floor_mod"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    if (c.AttrInt("fmod", 0) != 0) {
-      if (!Has("fmod")) return Unimplemented("Mod with fmod=1 needs the PLIR op fmod");
-      return Binary("fmod")(c);
-    }
-    return Binary("floor_mod")(c);
-  });
+  t.Add("Mod", 10, {"floor_mod", "mod"}, Mod);
   t.Add("BitShift", 11, {"left_shift", "right_shift"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     return Binary(c.AttrString("direction", "") == "LEFT" ? "left_shift" : "right_shift")(c);
   });
@@ -215,11 +269,7 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, c.InputDtype(0)));
     return c.One("divide", {one, x});
   });
-  t.Add("IsInf", 10, {"isinf"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    if (c.AttrInt("detect_negative", 1) != 1 || c.AttrInt("detect_positive", 1) != 1)
-      return Unimplemented("IsInf with detect_negative/detect_positive = 0");
-    return Unary("isinf")(c);
-  });
+  t.Add("IsInf", 10, {"isinf"}, IsInf);
 
   // Clip: max(min(x, hi), lo) with maximum and minimum (exact); bounds from
   // attributes before opset 11, optional inputs since.
@@ -254,21 +304,21 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   });
 
   // Shrink with bias = lambd (soft shrinkage): relu(x - l) - relu(-x - l).
-  t.Add("Shrink", 9, {"nn.relu", "subtract"}, [](ConvertContext& c) -> StatusOr<Outputs> {
-    double lambd = c.AttrFloat("lambd", 0.5f), bias = c.AttrFloat("bias", 0.0f);
-    if (lambd != bias)
-      return Unimplemented("Shrink with bias != lambd (PLIR has no comparison op)");
-    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
-    DataType dt = c.InputDtype(0);
-    PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
-    PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("subtract", {x, l}));
-    PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {a}));
-    PLIR_ASSIGN_OR_RETURN(Expr nx, c.Call("subtract", {zero, x}));
-    PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("subtract", {nx, l}));
-    PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {b}));
-    return c.One("subtract", {pos, neg});
-  });
+  t.Add("Shrink", 9, {"nn.relu", "subtract", "add", "less", "greater", "where"},
+        [](ConvertContext& c) -> StatusOr<Outputs> {
+          double lambd = c.AttrFloat("lambd", 0.5f), bias = c.AttrFloat("bias", 0.0f);
+          if (lambd != bias) return ShrinkSelect(c, lambd, bias);
+          PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+          DataType dt = c.InputDtype(0);
+          PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lambd, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, dt));
+          PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("subtract", {x, l}));
+          PLIR_ASSIGN_OR_RETURN(Expr pos, c.Call("nn.relu", {a}));
+          PLIR_ASSIGN_OR_RETURN(Expr nx, c.Call("subtract", {zero, x}));
+          PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("subtract", {nx, l}));
+          PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("nn.relu", {b}));
+          return c.One("subtract", {pos, neg});
+        });
 
   // Activations.
   t.Add("Relu", 6, {"nn.relu"}, Unary("nn.relu"));
@@ -334,6 +384,11 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     return c.One("log", {s});
   });
   // Elu: relu(x) - alpha * relu(1 - exp(x))  (x < 0: alpha * (exp(x) - 1)).
+  t.Add("Celu", 12, {"nn.celu"}, [](ConvertContext& c) -> StatusOr<Outputs> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+    return c.One("nn.celu", {x},
+                 MakeAttrs({{Symbol("alpha"), AttrValue::Float(c.AttrFloat("alpha", 1.0f))}}));
+  });
   t.Add("Elu", 6, {"nn.relu", "exp", "subtract", "multiply"},
         [](ConvertContext& c) -> StatusOr<Outputs> {
           PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));

@@ -198,6 +198,117 @@ StatusOr<Outputs> Dequantize(ConvertContext& c) {
   return c.One("multiply", {x, scale});
 }
 
+// round(x / scale) + zero_point (halves to even), saturated to qdt's range
+// and cast: the shared step of QuantizeLinear and DynamicQuantizeLinear.
+// `scale` and `zp` (null: 0) are already shaped to broadcast against x.
+StatusOr<Expr> QuantizeTo(ConvertContext& c, Expr x, Expr scale, Expr zp, DataType fdt,
+                          DataType qdt) {
+  double lo = qdt == DataType::kInt8 ? -128 : 0, hi = qdt == DataType::kInt8 ? 127 : 255;
+  PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr q, c.Call("divide", {x, scale}));
+  PLIR_ASSIGN_OR_RETURN(q, c.Call("round", {q}));
+  if (zp) {
+    PLIR_ASSIGN_OR_RETURN(zp, c.Cast(zp, fdt));
+    PLIR_ASSIGN_OR_RETURN(q, c.Call("add", {q, zp}));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr l, c.Scalar(lo, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr h, c.Scalar(hi, fdt));
+  PLIR_ASSIGN_OR_RETURN(q, c.Call("maximum", {q, l}));
+  PLIR_ASSIGN_OR_RETURN(q, c.Call("minimum", {q, h}));
+  return c.Cast(q, qdt);
+}
+
+// QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point), per
+// tensor or (opset 13) per `axis` with 1-D scale and zero point; the result
+// has the zero point's dtype (uint8 without one).
+StatusOr<Outputs> Quantize(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr scale, c.Input(1));
+  DataType fdt = c.InputDtype(1);
+  if (!IsFloat(fdt)) return c.Error("y_scale must be floating point");
+  DataType qdt = c.HasInput(2) ? c.InputDtype(2) : DataType::kUInt8;
+  if (qdt != DataType::kUInt8 && qdt != DataType::kInt8)
+    return Unimplemented("QuantizeLinear to " + std::string(DataTypeName(qdt)) +
+                         " (uint8 and int8 are supported)");
+  int64_t r = c.InputRank(0);
+  auto per_axis = [&](Expr v, int i) -> StatusOr<Expr> {
+    const TensorTypeNode* t = c.InputType(i);
+    if (!t || t->ndim() != 1 || r <= 0) return v;
+    PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 1), r));
+    std::vector<int64_t> shape(static_cast<size_t>(r), 1);
+    shape[axis] = t->IsStatic() ? t->shape()[0].value : -1;
+    return c.Call("reshape", {v}, ShapeAttr(shape));
+  };
+  PLIR_ASSIGN_OR_RETURN(scale, per_axis(scale, 1));
+  Expr zp;
+  if (c.HasInput(2)) {
+    PLIR_ASSIGN_OR_RETURN(zp, c.Input(2));
+    PLIR_ASSIGN_OR_RETURN(zp, per_axis(zp, 2));
+  }
+  PLIR_ASSIGN_OR_RETURN(Expr y, QuantizeTo(c, x, scale, zp, fdt, qdt));
+  return Outputs{y};
+}
+
+// DynamicQuantizeLinear (uint8): the range [min(0, min x), max(0, max x)]
+// mapped to 0..255: y_scale = (max - min) / 255, y_zero_point =
+// saturate(round(-min / y_scale)), y quantized with them.
+StatusOr<Outputs> DynamicQuantize(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  DataType fdt = c.InputDtype(0);
+  if (fdt != DataType::kFloat32) return c.Error("x must be float32");
+  PLIR_ASSIGN_OR_RETURN(Expr zero, c.Scalar(0, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr mn, c.Call("min", {x}));
+  PLIR_ASSIGN_OR_RETURN(mn, c.Call("minimum", {mn, zero}));
+  PLIR_ASSIGN_OR_RETURN(Expr mx, c.Call("max", {x}));
+  PLIR_ASSIGN_OR_RETURN(mx, c.Call("maximum", {mx, zero}));
+  PLIR_ASSIGN_OR_RETURN(Expr range, c.Call("subtract", {mx, mn}));
+  PLIR_ASSIGN_OR_RETURN(Expr q, c.Scalar(255, fdt));
+  PLIR_ASSIGN_OR_RETURN(Expr scale, c.Call("divide", {range, q}));
+  PLIR_ASSIGN_OR_RETURN(Expr neg, c.Call("subtract", {zero, mn}));
+  PLIR_ASSIGN_OR_RETURN(Expr zp, QuantizeTo(c, neg, scale, Expr(), fdt, DataType::kUInt8));
+  PLIR_ASSIGN_OR_RETURN(Expr y, QuantizeTo(c, x, scale, zp, fdt, DataType::kUInt8));
+  return Outputs{y, scale, zp};
+}
+
+// QLinearMatMul with per-tensor scales and zero points: the zero points
+// subtracted (as float32, exact for 8-bit values), a float32 matmul (its
+// sums of products of 8-bit integers are exact below 2^24), the result
+// times a_scale * b_scale / y_scale, quantized with y's zero point.
+StatusOr<Outputs> QLinearMatMul(ConvertContext& c) {
+  for (int i = 0; i < 8; ++i)
+    if (!c.HasInput(i)) return c.Error("input " + std::to_string(i) + " is missing");
+  for (int i : {1, 2, 4, 5, 6, 7}) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(i));
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    if (n != 1) return Unimplemented("QLinearMatMul with per-row or per-column quantization");
+  }
+  DataType qdt = c.InputDtype(7);
+  if (qdt != DataType::kUInt8 && qdt != DataType::kInt8)
+    return c.Error("y_zero_point must be uint8 or int8");
+  const DataType f = DataType::kFloat32;
+  auto centered = [&](int v, int zp) -> StatusOr<Expr> {
+    PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(v));
+    PLIR_ASSIGN_OR_RETURN(Expr z, c.Input(zp));
+    PLIR_ASSIGN_OR_RETURN(x, c.Cast(x, f));
+    PLIR_ASSIGN_OR_RETURN(z, c.Cast(z, f));
+    return c.Call("subtract", {x, z});
+  };
+  PLIR_ASSIGN_OR_RETURN(Expr a, centered(0, 2));
+  PLIR_ASSIGN_OR_RETURN(Expr b, centered(3, 5));
+  PLIR_ASSIGN_OR_RETURN(Expr acc, c.Call("matmul", {a, b}));
+  PLIR_ASSIGN_OR_RETURN(Expr as, c.Input(1));
+  PLIR_ASSIGN_OR_RETURN(Expr bs, c.Input(4));
+  PLIR_ASSIGN_OR_RETURN(Expr ys, c.Input(6));
+  PLIR_ASSIGN_OR_RETURN(Expr mult, c.Call("multiply", {as, bs}));
+  PLIR_ASSIGN_OR_RETURN(mult, c.Call("divide", {mult, ys}));
+  PLIR_ASSIGN_OR_RETURN(acc, c.Call("multiply", {acc, mult}));
+  PLIR_ASSIGN_OR_RETURN(Expr one, c.Scalar(1, f));
+  PLIR_ASSIGN_OR_RETURN(Expr yz, c.Input(7));
+  PLIR_ASSIGN_OR_RETURN(Expr y, QuantizeTo(c, acc, one, yz, f, qdt));
+  return Outputs{y};
+}
+
 // Hann, Hamming and Blackman windows of a size known at import.
 ConverterFn Window(int kind) {
   return [kind](ConvertContext& c) -> StatusOr<Outputs> {
@@ -539,24 +650,58 @@ StatusOr<Outputs> Stft(ConvertContext& c) {
   return Outputs{y};
 }
 
-// ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims)), int64.
+// ArgMax, ArgMin: the PLIR op (TVM's argmax(x, axis, keepdims), with
+// select_last_index), int64.
 ConverterFn ArgConverter(std::string op) {
   return [op](ConvertContext& c) -> StatusOr<Outputs> {
-    if (c.AttrInt("select_last_index", 0) != 0)
-      return Unimplemented(op + " with select_last_index = 1");
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     int64_t r = c.InputRank(0);
     if (r < 0) return c.Error("input 0 needs a known rank");
     PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", 0), r));
     bool keepdims = c.AttrInt("keepdims", 1) != 0;
-    PLIR_ASSIGN_OR_RETURN(Expr y,
-                          c.Call(op, {x},
-                                 MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
-                                            {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
-                                             AttrValue::Bool(keepdims)}})));
+    PLIR_ASSIGN_OR_RETURN(
+        Expr y, c.Call(op, {x},
+                       MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                  {Symbol(OpAttrName(op, {"keepdims", "keep_dims"})),
+                                   AttrValue::Bool(keepdims)},
+                                  {Symbol("select_last_index"),
+                                   AttrValue::Bool(c.AttrInt("select_last_index", 0) != 0)}})));
     PLIR_ASSIGN_OR_RETURN(y, c.Cast(y, DataType::kInt64));
     return Outputs{y};
   };
+}
+
+// TopK: the first k of argsort along the axis (descending when largest;
+// the sort is stable, so equal values keep the lower index first, as ONNX
+// asks), the values gathered with gather_elements. k is an attribute before
+// opset 10, the second input since. `sorted` = 0 allows any order: sorted is
+// one of them.
+StatusOr<Outputs> TopK(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r == 0) return c.Error("input must not be 0-d");
+  PLIR_ASSIGN_OR_RETURN(int64_t axis, NormAxis(c, c.AttrInt("axis", -1), r));
+  int64_t k = c.AttrInt("k", -1);
+  if (c.opset() >= 10) {
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.RequireInts(1, "K"));
+    if (kv.size() != 1) return c.Error("K must hold one value");
+    k = kv[0];
+  }
+  if (k < 0 || k > s[axis])
+    return c.Error("k = " + std::to_string(k) + " is not in 0.." + std::to_string(s[axis]));
+  bool largest = c.AttrInt("largest", 1) != 0;
+  PLIR_ASSIGN_OR_RETURN(Expr order,
+                        c.Call("argsort", {x},
+                               MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)},
+                                          {Symbol("descending"), AttrValue::Bool(largest)}})));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr idx, c.Call("strided_slice",
+                       {order, ConvertContext::IntTuple({axis}), ConvertContext::IntTuple({0}),
+                        ConvertContext::IntTuple({k}), ConvertContext::IntTuple({1})}));
+  PLIR_ASSIGN_OR_RETURN(Expr vals, c.Call("gather_elements", {x, idx},
+                                          MakeAttrs({{Symbol("axis"), AttrValue::Int(axis)}})));
+  return Outputs{vals, idx};
 }
 
 // Hardmax (opset 13): the rows of a constant identity taken at argmax over
@@ -728,6 +873,15 @@ void RegisterMathConverters(ConverterTable& t) {
                                 MinusZeroPoint(c, 1, 3, rb >= 1 ? rb - 1 : -1));  // b's per column
           return c.One("matmul", {a, b});
         });
+  t.Add("QuantizeLinear", 10, {"astype", "divide", "round", "add", "maximum", "minimum", "reshape"},
+        Quantize);
+  t.Add("DynamicQuantizeLinear", 11,
+        {"astype", "divide", "round", "add", "maximum", "minimum", "subtract", "min", "max"},
+        DynamicQuantize);
+  t.Add(
+      "QLinearMatMul", 10,
+      {"astype", "subtract", "matmul", "multiply", "divide", "round", "add", "maximum", "minimum"},
+      QLinearMatMul);
   t.Add("DequantizeLinear", 10, {"astype", "subtract", "multiply", "reshape"}, Dequantize);
   t.Add("HannWindow", 17, {}, Window(0));
   t.Add("HammingWindow", 17, {}, Window(1));
@@ -743,6 +897,7 @@ void RegisterMathConverters(ConverterTable& t) {
   t.Add("Einsum", 12, {"matmul", "reshape", "permute_dims", "take"}, Einsum);
   t.Add("CumSum", 11, {"matmul", "permute_dims"}, CumSum);
   t.Add("Hardmax", 13, {"argmax", "take", "permute_dims", "astype"}, Hardmax);
+  t.Add("TopK", 1, {"argsort", "strided_slice", "gather_elements"}, TopK);
   t.Add("ArgMax", 1, {"argmax", "astype"}, ArgConverter("argmax"));
   t.Add("ArgMin", 1, {"argmin", "astype"}, ArgConverter("argmin"));
   t.Add("ReduceMax", 1, {"max"}, ReduceConverter(Reduce::kMax, false));

@@ -1,4 +1,5 @@
 // Neural-network ONNX ops: convolution, softmax, pooling, normalization.
+#include <cmath>
 #include <optional>
 
 #include "frontends/onnx/converter.h"
@@ -292,10 +293,64 @@ StatusOr<Outputs> GlobalAveragePool(ConvertContext& c) {
 // MaxPool (1-D to 3-D) on the PLIR pooling op (TVM's nn.max_pool2d:
 // pool_size, strides, padding (begins then ends), dilation, ceil_mode); 1-D
 // as height 1.
+// MaxPool's Indices output (2-D): the flat index into x of each window's
+// maximum, (n * C + c) * H * W plus h * W + w (storage_order 0) or
+// w * H + h (storage_order 1). The windows are gathered with one take from
+// x as (N * C, H * W) with a -inf column appended for padding, through a
+// constant table of each window element's spatial index; argmax picks the
+// first maximum of each window.
+StatusOr<Expr> MaxPoolIndices(ConvertContext& c, Expr x, const std::vector<int64_t>& xs,
+                              const std::vector<int64_t>& k, const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& dil, const std::vector<int64_t>& pads,
+                              const std::vector<int64_t>& ys) {
+  int64_t nc = xs[0] * xs[1], h = xs[2], w = xs[3], hw = h * w;
+  int64_t oh = ys[2], ow = ys[3], win = k[0] * k[1];
+  PLIR_RETURN_IF_ERROR(c.Limit({oh * ow, win}, "the pooling windows"));
+  PLIR_RETURN_IF_ERROR(c.Limit({nc, oh * ow, win}, "the gathered windows"));
+  bool column_major = c.AttrInt("storage_order", 0) != 0;
+  std::vector<int64_t> table;  // [oh * ow * win]: input position (hw = padding)
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      for (int64_t a = 0; a < k[0]; ++a)
+        for (int64_t b = 0; b < k[1]; ++b) {
+          int64_t y = i * strides[0] - pads[0] + a * dil[0];
+          int64_t z = j * strides[1] - pads[1] + b * dil[1];
+          table.push_back(y >= 0 && y < h && z >= 0 && z < w ? y * w + z : hw);
+        }
+  DataType dt = c.InputDtype(0);
+  PLIR_ASSIGN_OR_RETURN(Expr flat, c.Call("reshape", {x}, Shape({nc, hw})));
+  PLIR_ASSIGN_OR_RETURN(Expr pad,
+                        c.Const(MakeTensor(dt, {nc, 1}, [](int64_t) { return -INFINITY; })));
+  PLIR_ASSIGN_OR_RETURN(flat, c.Call("concat", {TupleNode::Make({flat, pad})},
+                                     MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+  PLIR_ASSIGN_OR_RETURN(Expr tab, c.Int64s(table));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr windows, c.Call("take", {flat, tab}, MakeAttrs({{Symbol("axis"), AttrValue::Int(1)}})));
+  PLIR_ASSIGN_OR_RETURN(windows, c.Call("reshape", {windows}, Shape({nc, oh * ow, win})));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr arg, c.Call("argmax", {windows}, MakeAttrs({{Symbol("axis"), AttrValue::Int(2)}})));
+  PLIR_ASSIGN_OR_RETURN(arg, c.Cast(arg, DataType::kInt64));
+  // The window element's position in x, then the row offset (n * C + c) * H * W.
+  PLIR_ASSIGN_OR_RETURN(Expr base, c.Const(MakeTensor(DataType::kInt64, {oh * ow}, [&](int64_t o) {
+    return static_cast<double>(o * win);
+  })));
+  PLIR_ASSIGN_OR_RETURN(arg, c.Call("add", {arg, base}));
+  std::vector<int64_t> spatial;
+  for (int64_t t : table) spatial.push_back(column_major ? (t % w) * h + t / w : t);
+  PLIR_ASSIGN_OR_RETURN(Expr sp, c.Int64s(spatial));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr idx, c.Call("take", {sp, arg}, MakeAttrs({{Symbol("axis"), AttrValue::Int(0)}})));
+  PLIR_ASSIGN_OR_RETURN(Expr rows, c.Const(MakeTensor(DataType::kInt64, {nc, 1}, [&](int64_t r) {
+    return static_cast<double>(r * hw);
+  })));
+  PLIR_ASSIGN_OR_RETURN(idx, c.Call("add", {idx, rows}));
+  return c.Call("reshape", {idx}, Shape(ys));
+}
+
 StatusOr<Outputs> MaxPool(ConvertContext& c) {
-  for (int k = 1; k < c.node().output_size(); ++k)
-    if (!c.node().output(k).empty()) return Unimplemented("MaxPool's Indices output");
-  if (c.AttrInt("storage_order", 0) != 0) return Unimplemented("MaxPool with storage_order = 1");
+  bool want_indices = c.node().output_size() > 1 && !c.node().output(1).empty();
+  if (!want_indices && c.AttrInt("storage_order", 0) != 0)
+    return Unimplemented("MaxPool with storage_order = 1");
   PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> xs, c.InputShape(0));
   if (xs.size() < 3 || xs.size() > 5)
@@ -328,6 +383,13 @@ StatusOr<Outputs> MaxPool(ConvertContext& c) {
                        {Symbol(OpAttrName(op, {"dilation", "dilations"})), IntList(dil)},
                        {Symbol("ceil_mode"), AttrValue::Bool(ceil_mode)}});
   PLIR_ASSIGN_OR_RETURN(Expr y, c.Call(op, {x}, a));
+  if (want_indices) {
+    if (n != 2)
+      return Unimplemented("MaxPool's Indices output on " + std::to_string(n) + "-D data");
+    PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, y));
+    PLIR_ASSIGN_OR_RETURN(Expr idx, MaxPoolIndices(c, x, xs, k, strides, dil, pads, ys));
+    return Outputs{y, idx};
+  }
   if (n == 1) {
     PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ys, StaticShapeOf(c, y));
     PLIR_ASSIGN_OR_RETURN(y, c.Call("reshape", {y}, Shape({ys[0], ys[1], ys[3]})));
@@ -361,9 +423,77 @@ StatusOr<Expr> Normalize(ConvertContext& c, Expr x, Expr mean, Expr var, Expr sc
   return y;
 }
 
+// LRN: y = x / (bias + alpha / size * s)^beta, s the sum of x^2 over the
+// channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2): a matmul
+// of a constant C x C band of ones with x^2 as (N, C, rest).
+StatusOr<Outputs> Lrn(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  if (s.size() < 3) return c.Error("input must be (N, C, D1, ...)");
+  int64_t size = c.AttrInt("size", 0);
+  if (size <= 0) return c.Error("size must be positive");
+  DataType dt = c.InputDtype(0);
+  if (!IsFloat(dt)) return c.Error("input must be floating point");
+  int64_t ch = s[1], rest = 1;
+  for (size_t i = 2; i < s.size(); ++i) rest *= s[i];
+  PLIR_RETURN_IF_ERROR(c.Limit({ch, ch}, "the channel band"));
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  PLIR_ASSIGN_OR_RETURN(Expr band, c.Const(MakeTensor(dt, {ch, ch}, [&](int64_t e) {
+    int64_t row = e / ch, col = e % ch;
+    return col >= row - before && col <= row + after ? 1.0 : 0.0;
+  })));
+  PLIR_ASSIGN_OR_RETURN(Expr sq, c.Call("multiply", {x, x}));
+  PLIR_ASSIGN_OR_RETURN(sq, c.Call("reshape", {sq}, Shape({s[0], ch, rest})));
+  PLIR_ASSIGN_OR_RETURN(Expr sum, c.Call("matmul", {band, sq}));
+  PLIR_ASSIGN_OR_RETURN(sum, c.Call("reshape", {sum}, Shape(s)));
+  PLIR_ASSIGN_OR_RETURN(Expr scale,
+                        c.Scalar(c.AttrFloat("alpha", 1e-4f) / static_cast<double>(size), dt));
+  PLIR_ASSIGN_OR_RETURN(Expr bias, c.Scalar(c.AttrFloat("bias", 1.0f), dt));
+  PLIR_ASSIGN_OR_RETURN(Expr beta, c.Scalar(c.AttrFloat("beta", 0.75f), dt));
+  PLIR_ASSIGN_OR_RETURN(Expr d, c.Call("multiply", {sum, scale}));
+  PLIR_ASSIGN_OR_RETURN(d, c.Call("add", {d, bias}));
+  PLIR_ASSIGN_OR_RETURN(d, c.Call("power", {d, beta}));
+  return c.One("divide", {x, d});
+}
+
+// BatchNormalization with training_mode = 1: normalized with the batch's
+// own mean and (population) variance over every axis but 1; the running
+// statistics out are momentum * the given ones + (1 - momentum) * the
+// batch's.
+StatusOr<Outputs> BatchNormTraining(ConvertContext& c) {
+  PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InputShape(0));
+  int64_t r = static_cast<int64_t>(s.size());
+  if (r < 2) return c.Error("input 0 needs a rank of at least 2");
+  DataType dt = c.InputDtype(0);
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < r; ++i)
+    if (i != 1) axes.push_back(i);
+  Attrs red =
+      MakeAttrs({{Symbol("axis"), IntList(axes)}, {Symbol("keepdims"), AttrValue::Bool(true)}});
+  PLIR_ASSIGN_OR_RETURN(Expr bmean, c.Call("mean", {x}, red));
+  PLIR_ASSIGN_OR_RETURN(Expr bvar, c.Call("variance", {x}, red));
+  PLIR_ASSIGN_OR_RETURN(Expr scale, PerChannel(c, 1, r));
+  PLIR_ASSIGN_OR_RETURN(Expr bias, PerChannel(c, 2, r));
+  PLIR_ASSIGN_OR_RETURN(
+      Expr y, Normalize(c, x, bmean, bvar, scale, bias, c.AttrFloat("epsilon", 1e-5f), dt));
+  double momentum = c.AttrFloat("momentum", 0.9f);
+  PLIR_ASSIGN_OR_RETURN(Expr m, c.Scalar(momentum, dt));
+  PLIR_ASSIGN_OR_RETURN(Expr m1, c.Scalar(1 - momentum, dt));
+  Outputs outs{y};
+  for (int k = 0; k < 2; ++k) {
+    PLIR_ASSIGN_OR_RETURN(Expr given, c.Input(3 + k));
+    PLIR_ASSIGN_OR_RETURN(Expr batch, c.Call("reshape", {k == 0 ? bmean : bvar}, Shape({s[1]})));
+    PLIR_ASSIGN_OR_RETURN(Expr a, c.Call("multiply", {given, m}));
+    PLIR_ASSIGN_OR_RETURN(Expr b, c.Call("multiply", {batch, m1}));
+    PLIR_ASSIGN_OR_RETURN(Expr run, c.Call("add", {a, b}));
+    outs.push_back(run);
+  }
+  return outs;
+}
+
 StatusOr<Outputs> BatchNorm(ConvertContext& c) {
-  if (c.AttrInt("training_mode", 0) != 0)
-    return Unimplemented("BatchNormalization in training mode");
+  if (c.AttrInt("training_mode", 0) != 0) return BatchNormTraining(c);
   for (int k = 1; k < c.node().output_size(); ++k)
     if (!c.node().output(k).empty())
       return Unimplemented("BatchNormalization's running mean and variance outputs");
@@ -588,7 +718,8 @@ void RegisterNnConverters(ConverterTable& t) {
   t.Add("LogSoftmax", 13, {"nn.softmax", "log"},
         [](ConvertContext& c) { return Softmax13(c, true); });
   t.Add("GlobalAveragePool", 1, {"reshape", "matmul"}, GlobalAveragePool);
-  t.Add("MaxPool", 1, {"nn.max_pool2d", "reshape"}, MaxPool);
+  t.Add("MaxPool", 1, {"nn.max_pool2d", "reshape", "concat", "take", "argmax", "add", "astype"},
+        MaxPool);
   t.Add("GlobalMaxPool", 1, {"max"}, [](ConvertContext& c) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr x, c.Input(0));
     int64_t r = c.InputRank(0);
@@ -601,7 +732,9 @@ void RegisterNnConverters(ConverterTable& t) {
                    {Symbol(OpAttrName("max", {"keepdims", "keep_dims"})), AttrValue::Bool(true)}}));
   });
   t.Add("AveragePool", 7, {"nn.conv2d", "divide", "reshape"}, AveragePool);
-  t.Add("BatchNormalization", 7, {"reshape", "subtract", "add", "sqrt", "divide", "multiply"},
+  t.Add("LRN", 1, {"multiply", "reshape", "matmul", "add", "power", "divide"}, Lrn);
+  t.Add("BatchNormalization", 7,
+        {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "mean", "variance"},
         BatchNorm);
   t.Add("InstanceNormalization", 6,
         {"reshape", "subtract", "add", "sqrt", "divide", "multiply", "matmul"}, InstanceNorm);

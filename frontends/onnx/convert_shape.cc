@@ -401,7 +401,23 @@ StatusOr<Outputs> ScatterElements(ConvertContext& c) {
   return ScatterFlat(c, ds, target, c.AttrString("reduction", "none"));
 }
 
+// ScatterND with reduction mul, min or max: the PLIR op scatter_nd, which
+// has them.
+StatusOr<Outputs> ScatterNDReduce(ConvertContext& c, const std::string& reduction) {
+  if (!OpRegistry::Global().Lookup("scatter_nd"))
+    return Unimplemented("scatter with reduction '" + reduction + "' needs the PLIR op scatter_nd");
+  PLIR_ASSIGN_OR_RETURN(Expr data, c.Input(0));
+  PLIR_ASSIGN_OR_RETURN(Expr idx, c.Input(1));
+  PLIR_ASSIGN_OR_RETURN(Expr upd, c.Input(2));
+  PLIR_ASSIGN_OR_RETURN(idx, c.Cast(idx, DataType::kInt64));
+  return c.One("scatter_nd", {data, idx, upd},
+               MakeAttrs({{Symbol("reduction"), AttrValue::String(reduction)}}));
+}
+
 StatusOr<Outputs> ScatterND(ConvertContext& c) {
+  std::string reduction = c.AttrString("reduction", "none");
+  if (reduction == "mul" || reduction == "min" || reduction == "max")
+    return ScatterNDReduce(c, reduction);
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> ds, c.InputShape(0));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> is, c.InputShape(1));
   PLIR_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.RequireInts(1, "the indices"));
@@ -811,7 +827,10 @@ void RegisterShapeConverters(ConverterTable& t) {
           PLIR_ASSIGN_OR_RETURN(Tensor r, c.RequireStatic(1, "ratio"));
           ratio = r.GetDouble(0);
         }
-        if (ratio != 0) return Unimplemented("Dropout in training mode (random)");
+        if (ratio != 0)
+          return Unimplemented(
+              "Dropout with training_mode = 1 and ratio > 0 draws a random mask (ONNX's expected "
+              "outputs come from NumPy's generator: not reproducible here)");
       }
     }
     Outputs outs{x};

@@ -118,7 +118,7 @@ Attrs MakeAttrs(std::vector<Attrs::Entry> entries);
 using ConverterFn = std::function<StatusOr<Outputs>(ConvertContext&)>;
 
 struct Converter {
-  std::string op;                  // ONNX op type (default domain)
+  std::string op;                  // ONNX op type (default domain), or "domain.op"
   int since = 1;                   // first opset this version applies to
   std::vector<std::string> needs;  // PLIR ops it emits
   ConverterFn fn;
@@ -149,6 +149,10 @@ void RegisterNnConverters(
 void RegisterMathConverters(ConverterTable& t);   // convert_math.cc: matmul, gemm, reductions
 void RegisterImageConverters(ConverterTable& t);  // convert_image.cc: resize, upsample
 void RegisterLossConverters(ConverterTable& t);   // convert_loss.cc: NLL, softmax cross entropy
+void RegisterRnnConverters(ConverterTable& t);    // convert_rnn.cc: RNN, GRU, LSTM (unrolled)
+// convert_training.cc: ai.onnx.preview.training's Adagrad, Momentum, Adam (keyed by
+// "ai.onnx.preview.training.<Op>", at that domain's opset).
+void RegisterTrainingConverters(ConverterTable& t);
 
 // Helpers shared by the family files.
 // The first of `candidates` that op `op`'s attribute schema declares (ops

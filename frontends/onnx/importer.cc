@@ -1,9 +1,17 @@
 #include "frontends/onnx/importer.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -46,6 +54,41 @@ int DefaultOpset(const onnx::ModelProto& m) {
 }
 
 bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// The one other domain with converters: the training optimizers.
+constexpr char kTrainingDomain[] = "ai.onnx.preview.training";
+
+int DomainOpset(const onnx::ModelProto& m, const std::string& domain) {
+  for (const auto& o : m.opset_import())
+    if (o.domain() == domain) return static_cast<int>(o.version());
+  return -1;
+}
+
+// The converter of node `n` and the opset it converts at: default-domain
+// ops by op type at the default opset, ai.onnx.preview.training ops as
+// "ai.onnx.preview.training.<Op>" at that domain's opset. Null (and `why`)
+// when there is none.
+const Converter* FindConverter(const onnx::ModelProto& m, const onnx::NodeProto& n, int* opset,
+                               std::string* why) {
+  if (IsDefaultDomain(n.domain())) {
+    *opset = DefaultOpset(m);
+    if (*opset < 0) {
+      *why = "the model imports no opset of the default ONNX domain";
+      return nullptr;
+    }
+    return Converters().Find(n.op_type(), *opset, why);
+  }
+  if (n.domain() != kTrainingDomain) {
+    *why = "domain " + n.domain() + " is not supported";
+    return nullptr;
+  }
+  *opset = DomainOpset(m, n.domain());
+  if (*opset < 0) {
+    *why = "the model imports no opset of domain " + n.domain();
+    return nullptr;
+  }
+  return Converters().Find(n.domain() + "." + n.op_type(), *opset, why);
+}
 
 }  // namespace
 
@@ -98,9 +141,12 @@ Status Importer::ConvertNodes(const onnx::GraphProto& g) {
   if (++depth_ > 32) return ResourceExhausted(file_ + ": subgraphs nest more than 32 deep");
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    const Converter* conv = Converters().Find(n.op_type(), opset_);
-    ConvertContext c(this, n, opset_);
-    if (!conv) return Unimplemented(file_ + ": " + c.Where() + ": no converter");
+    int opset = opset_;
+    std::string why;
+    const Converter* conv = FindConverter(model_, n, &opset, &why);
+    ConvertContext c(this, n, opset);
+    if (!conv)
+      return Unimplemented(file_ + ": " + c.Where() + ": " + (why.empty() ? "no converter" : why));
     for (int k = 0; k < n.input_size(); ++k)
       if (!n.input(k).empty() && !values_.count(n.input(k)))
         return InvalidArgument(file_ + ": " + c.Where() + ": input '" + n.input(k) +
@@ -169,10 +215,11 @@ StatusOr<Type> Importer::TypeOf(const onnx::ValueInfoProto& vi) {
 StatusOr<ImportResult> Importer::Run() {
   ImportResult result;
   // The opset.
+  // A model of training optimizers alone may import only their domain.
   int opset = DefaultOpset(model_);
-  if (opset < 0)
+  if (opset < 0 && DomainOpset(model_, kTrainingDomain) < 0)
     return InvalidArgument(file_ + ": the model imports no opset of the default ONNX domain");
-  if (opset < 1 || opset > kMaxOpset)
+  if (opset >= 0 && (opset < 1 || opset > kMaxOpset))
     return InvalidArgument(
         file_ + ": opset " + std::to_string(opset) +
         " is not supported (PLIR imports opsets 7 to " + std::to_string(kMaxOpset) +
@@ -198,13 +245,10 @@ StatusOr<ImportResult> Importer::Run() {
           for (const auto& sg : a.graphs()) walk(sg, depth + 1);
         }
         std::string why;
-        std::string key = n.op_type();
-        if (!IsDefaultDomain(n.domain())) {
-          key = n.domain() + "." + n.op_type();
-          why = "domain " + n.domain() + " is not supported";
-        } else if (Converters().Find(n.op_type(), opset, &why)) {
-          continue;
-        }
+        std::string key =
+            IsDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
+        int node_opset = 0;
+        if (FindConverter(model_, n, &node_opset, &why)) continue;
         Missing& m = missing[key];
         if (m.count++ == 0) {
           m.first = NodeLabel(n, i);
@@ -295,12 +339,12 @@ StatusOr<ImportResult> Importer::Run() {
   Var out = bb_.EmitOutput(ret, "output");
   SeqExpr body = bb_.Finalize(out);
   PLIR_ASSIGN_OR_RETURN(AttrValue names_map, AttrValue::Map(std::move(onnx_names)));
-  PLIR_ASSIGN_OR_RETURN(Attrs fattrs,
-                        Attrs::Make({{Symbol("global_symbol"), AttrValue::String("main")},
-                                     {Symbol("num_input"), AttrValue::Int(result.num_input)},
-                                     {Symbol("onnx_names"), names_map},
-                                     {Symbol("onnx_outputs"), AttrValue::List(out_names)},
-                                     {Symbol("onnx_opset"), AttrValue::Int(opset)}}));
+  std::vector<Attrs::Entry> entries = {{Symbol("global_symbol"), AttrValue::String("main")},
+                                       {Symbol("num_input"), AttrValue::Int(result.num_input)},
+                                       {Symbol("onnx_names"), names_map},
+                                       {Symbol("onnx_outputs"), AttrValue::List(out_names)}};
+  if (opset >= 0) entries.push_back({Symbol("onnx_opset"), AttrValue::Int(opset)});
+  PLIR_ASSIGN_OR_RETURN(Attrs fattrs, Attrs::Make(std::move(entries)));
   Function f = FunctionNode::Make("main", params, nullptr, body, fattrs);
   PLIR_ASSIGN_OR_RETURN(Module m, Module::Make({f}));
   Status v = Verify(m);
@@ -623,28 +667,99 @@ const ConverterTable& Converters() {
     RegisterMathConverters(*t);
     RegisterImageConverters(*t);
     RegisterLossConverters(*t);
+    RegisterRnnConverters(*t);
+    RegisterTrainingConverters(*t);
     return t;
   }();
   return *table;
 }
 
 std::vector<std::pair<std::string, std::string>> UnsupportedOps(const onnx::ModelProto& model) {
-  int opset = DefaultOpset(model);
   std::map<std::string, std::string> out;
   for (const auto& n : model.graph().node()) {
     std::string why;
-    if (!IsDefaultDomain(n.domain()))
-      out[n.domain() + "." + n.op_type()] = "domain " + n.domain() + " is not supported";
-    else if (!Converters().Find(n.op_type(), opset, &why))
-      out[n.op_type()] = why.empty() ? "no converter" : why;
+    std::string key = IsDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
+    int node_opset = 0;
+    if (!FindConverter(model, n, &node_opset, &why))
+      out[key] = why.empty() ? "no converter" : why;
     else
-      out[n.op_type()] = "";
+      out[key] = "";
   }
   return {out.begin(), out.end()};
 }
 
 // ---------------------------------------------------------------------------
 // Entry points.
+
+// onnx's version converter crashes (segfaults) on some malformed models
+// that onnx::checker accepts (found by the importer's fuzzer), so it runs
+// in a forked child that sends the converted model back through a pipe:
+// a crash, an abort or a sanitizer's report ends the child, not the
+// importer, and becomes an error naming the file. Returns the converted
+// model, nullopt when the converter rejects the model (it throws), or the
+// error. The child only parses, converts and serializes protobufs; the
+// importer runs no threads of its own, so forking here is safe for it.
+namespace {
+
+StatusOr<std::optional<onnx::ModelProto>> ConvertVersionIsolated(const onnx::ModelProto& model,
+                                                                 const std::string& file) {
+  constexpr int kRejected = 3;         // the child's exit code: the converter threw
+  constexpr unsigned kTimeLimit = 60;  // seconds (SIGALRM ends a looping converter)
+  int fds[2];
+  if (pipe(fds) != 0) return Internal(file + ": pipe: " + std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return Internal(file + ": fork: " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(kTimeLimit);
+    std::string bytes;
+    try {
+      onnx::ModelProto out = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+      if (!out.SerializeToString(&bytes)) _exit(kRejected);
+    } catch (...) {
+      _exit(kRejected);
+    }
+    for (size_t at = 0; at < bytes.size();) {
+      ssize_t n = write(fds[1], bytes.data() + at, bytes.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(1);
+      at += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string bytes;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return Internal(file + ": waitpid: " + std::strerror(errno));
+  if (WIFEXITED(st) && WEXITSTATUS(st) == kRejected) return std::optional<onnx::ModelProto>();
+  std::string how = WIFSIGNALED(st) ? std::string("signal ") + std::to_string(WTERMSIG(st))
+                                    : "exit " + std::to_string(WEXITSTATUS(st));
+  if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+    how = "no result after " + std::to_string(kTimeLimit) + " s";
+  onnx::ModelProto out;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return InvalidArgument(file + ": onnx's version converter (opset " +
+                           std::to_string(DefaultOpset(model)) + " to " +
+                           std::to_string(kMinOpset) + ") failed on this model (" + how + ")");
+  return std::optional<onnx::ModelProto>(std::move(out));
+}
+
+}  // namespace
 
 StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& file,
                                    const ImportOptions& options) {
@@ -660,10 +775,9 @@ StatusOr<ImportResult> ImportModel(onnx::ModelProto& model, const std::string& f
   if (opset >= 1 && opset < kMinOpset) {
     // When it cannot (its adapters reject some legacy broadcasts), the model
     // is imported at its own opset by the converters that cover it.
-    try {
-      model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
-    } catch (const std::exception&) {
-    }
+    StatusOr<std::optional<onnx::ModelProto>> converted = ConvertVersionIsolated(model, file);
+    if (!converted.ok()) return converted.status();
+    if (*converted) model = std::move(**converted);
   }
   try {
     Importer imp(model, file, options);

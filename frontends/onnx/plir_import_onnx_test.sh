@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # plir-import-onnx end to end on ONNX's own test models (libonnx-testdata):
 # outputs in the three formats, the weights file, --constant-input,
-# --weights-as-constants, and errors (malformed, unsupported, non-static)
-# that exit 1 and write nothing.
+# --weights-as-constants, and errors (malformed, unsupported, non-static,
+# a model that crashes onnx's version converter) that exit 1 and write
+# nothing.
 set -uo pipefail
 tool="$1"
+segv_model="$2"  # an opset-6 model (found by the fuzzer) on which onnx's version converter segfaults
 data=/usr/lib/python3/dist-packages/onnx/backend/test/data
 out="${TEST_TMPDIR:-$(mktemp -d)}"
 fail=0
@@ -47,5 +49,9 @@ u="$data/node/test_tfidfvectorizer_tf_batch_onlybigrams_skip0/model.onnx"
 "$tool" "$u" -o "$out/u.plir" 2> "$out/err.txt"; rc=$?
 check "unsupported: exit 1, nothing written" '[ $rc -eq 1 ] && [ ! -e "$out/u.plir" ]'
 check "unsupported: lists the op with count and first node" 'grep -q "TfIdfVectorizer: 1 node, first" "$out/err.txt"'
+
+"$tool" "$segv_model" -o "$out/segv.plir" 2> "$out/err.txt"; rc=$?
+check "version converter crash: exit 1, nothing written" '[ $rc -eq 1 ] && [ ! -e "$out/segv.plir" ] && [ ! -e "$out/segv.safetensors" ]'
+check "version converter crash: names the file and the converter" 'grep -q "version_converter_segv_opset6.onnx: onnx.s version converter (opset 6 to 7) failed on this model (signal 11)" "$out/err.txt"'
 
 exit $fail

@@ -44,7 +44,7 @@ size_t NumChildren(const Node* n, bool is_def) {
   }
 }
 
-Child ChildAt(const Node* n, bool is_def, size_t i) {
+Child ChildAt(const Node* n, bool /*is_def*/, size_t i) {
   switch (n->kind()) {
     case NodeKind::kTupleType:
       return {static_cast<const TupleTypeNode*>(n)->fields()[i].get(), false};

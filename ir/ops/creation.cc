@@ -7,7 +7,7 @@ namespace {
 
 // zeros / ones (shape=[...], dtype=...): a tensor of that shape; full(v, ...)
 // the same filled with the scalar v (dtype default: v's).
-TypeInferFn InferCreation(std::string op, bool has_fill) {
+TypeInferFn InferCreation(std::string op, bool /*has_fill*/) {
   return [op](const Args& args, const Attrs& attrs, TypeSpan) -> StatusOr<Type> {
     std::vector<int64_t> shape;
     attrs.Get("shape")->GetIntList(&shape);

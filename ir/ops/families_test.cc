@@ -85,6 +85,11 @@ TEST(FamiliesInferTest, Reductions) {
             "Tensor[(2,), int64]");
   EXPECT_TRUE(
       Fails(Infer("variance", {Ten({2}, DataType::kInt32)}), "variance expects a float dtype"));
+  EXPECT_EQ(Infer("argsort", {x}), "Tensor[(3, 2, 4), int64]");
+  EXPECT_EQ(Infer("argsort", {x}, A({E("axis", AttrValue::Int(0))})), "Tensor[(3, 2, 4), int64]");
+  EXPECT_TRUE(Fails(Infer("argsort", {x}, A({E("axis", AttrValue::Int(3))})), "out of range"));
+  EXPECT_TRUE(Fails(Infer("argsort", {Ten({})}), "rank >= 1"));
+  EXPECT_TRUE(Fails(Infer("argsort", {Ten({2}, DataType::kBool)}), "argsort"));
 }
 
 TEST(FamiliesInferTest, Normalization) {

@@ -1,5 +1,6 @@
 // Reductions (sum, mean, max, min, prod, variance, std), arg-reductions
-// (argmax, argmin) and scans (cumsum, cumprod).
+// (argmax, argmin), scans (cumsum, cumprod) and argsort (an arg-op along
+// one axis, as the scans are).
 #include "ir/ops/families.h"
 #include "ir/ops/infer_util.h"
 
@@ -42,6 +43,18 @@ TypeInferFn InferScan(std::string op) {
     PLIR_RETURN_IF_ERROR(NormalizeAxis(op, attrs.Get("axis")->as_int(), a->ndim()).status());
     return WithDType(a, dt);
   };
+}
+
+// argsort(x, axis=a, descending=d): x's shape, int64.
+StatusOr<Type> InferArgsort(const Args& args, const Attrs& attrs, TypeSpan) {
+  const std::string op = "argsort";
+  PLIR_ASSIGN_OR_RETURN(auto a, TensorArg(op, args, 0));
+  PLIR_RETURN_IF_ERROR(CheckDType(op, a, DTypeClass::kNumeric));
+  if (!a || a->ndim() < 0) return UnknownTensor(DataType::kInt64);
+  if (a->ndim() == 0)
+    return InvalidArgument(op + " expects a tensor of rank >= 1, got " + ShapeStr(a));
+  PLIR_RETURN_IF_ERROR(NormalizeAxis(op, IntAttr(attrs, "axis", -1), a->ndim()).status());
+  return WithDType(a, DataType::kInt64);
 }
 
 }  // namespace
@@ -103,6 +116,14 @@ void RegisterReduceOps(OpRegistry& r) {
                   "cumsum",
                   "-"),
              1, 1, InferScan("cumprod"), scan, true, OpPattern::kOpaque));
+  Add(r, Def("argsort",
+             Onnx("int64 indices that sort x along `axis` (default -1), ascending or descending; "
+                  "stable (equal elements keep their order), NaN above every number",
+                  "TopK (with gather_elements)"),
+             1, 1, InferArgsort,
+             {{"axis", AttrKind::kInt, false, AttrValue::Int(-1)},
+              {"descending", AttrKind::kBool, false, AttrValue::Bool(false)}},
+             true, OpPattern::kOpaque));
 }
 
 }  // namespace plir::internal

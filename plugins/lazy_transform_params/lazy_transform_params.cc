@@ -400,7 +400,7 @@ StatusOr<Function> TransformCurrent(const Function& f, const Names& names, const
     out->push_back(VarBindingNode::Make(VarNode::Make("_", object, df), set));
     return Status::Ok();
   };
-  auto kill_if_done = [&](const VarNode* v, size_t i, bool df,
+  auto kill_if_done = [&](const VarNode* v, size_t /*i*/, bool df,
                           std::vector<Binding>* out) -> Status {
     if (!set_enabled || killed.count(v) || !loaded.count(v)) return Status::Ok();
     PLIR_ASSIGN_OR_RETURN(Expr k, MakeOpCall(kill, {loaded.at(v)}));

@@ -1,0 +1,37 @@
+// Command-line options that plir-opt and plir-reduce share: the input, -o,
+// and what runs (--pipeline or --passes, --plugin, --plugin-path), set up
+// in one place so that the two tools spell and check them alike.
+#ifndef PLIR_DRIVER_TOOL_OPTIONS_H_
+#define PLIR_DRIVER_TOOL_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace plir {
+
+// Where the options' values go, and the help texts that differ by tool.
+struct ToolOptionTargets {
+  std::string* input;
+  std::string* output;
+  std::string* pipeline;
+  std::string* passes;
+  std::vector<std::string>* plugins;
+  std::vector<std::string>* plugin_dirs;
+};
+struct ToolOptionHelp {
+  std::string input, output, pipeline, passes, plugin, plugin_dir;
+};
+
+// Adds `input` (positional), -o/--output, --pipeline, --passes (excludes
+// --pipeline), --plugin and --plugin-path (repeatable, one value each).
+// Returns the `input` option (plir-reduce requires it).
+CLI::Option* AddToolOptions(CLI::App& app, const ToolOptionTargets& to, const ToolOptionHelp& help);
+
+// Under `bazel run`, relative paths resolve against the user's directory
+// ($BUILD_WORKING_DIRECTORY); `tool` names the program in a failure.
+void EnterBuildWorkingDirectory(const char* tool);
+
+}  // namespace plir
+
+#endif  // PLIR_DRIVER_TOOL_OPTIONS_H_

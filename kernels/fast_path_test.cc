@@ -1,0 +1,298 @@
+// The fast paths (kernels/internal/fast.h) against the reference loops, on
+// random (seeded) shapes, strides, groups, padding, dilation and
+// broadcasting: each case runs once with the fast paths on and once with
+// them off, and must take the fast path when they are on.
+#include <random>
+
+#include "ir/parallel.h"
+#include "kernels/internal/fast.h"
+#include "kernels/internal/kernel_test_util.h"
+
+namespace plir {
+namespace {
+using namespace testing_kernels;
+
+std::mt19937_64& Rng() {
+  static std::mt19937_64 rng(20261201);
+  return rng;
+}
+int64_t Uniform(int64_t lo, int64_t hi) {  // in [lo, hi]
+  return std::uniform_int_distribution<int64_t>(lo, hi)(Rng());
+}
+
+Tensor Random(DataType dt, std::vector<int64_t> shape, double lo = -1, double hi = 1) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  return MakeTensor(dt, std::move(shape), [&](int64_t) { return u(Rng()); });
+}
+
+struct FastOff {
+  FastOff() { internal::SetFastKernelsEnabled(false); }
+  ~FastOff() { internal::SetFastKernelsEnabled(true); }
+};
+
+// Runs `op` both ways; the results must agree within `tol` relative to the
+// scale of the terms (float32: a few ulps per term of a sum of `terms`).
+::testing::AssertionResult Agree(const std::string& op, const std::vector<Tensor>& args,
+                                 const Attrs& attrs, int64_t terms = 1) {
+  uint64_t before = internal::FastPathCalls();
+  auto fast = EvalOp(op, args, attrs);
+  bool took = internal::FastPathCalls() > before;
+  StatusOr<Tensor> ref = [&] {
+    FastOff off;
+    return EvalOp(op, args, attrs);
+  }();
+  if (fast.ok() != ref.ok())
+    return ::testing::AssertionFailure()
+           << op << ": fast " << (fast.ok() ? "ok" : fast.status().message()) << ", reference "
+           << (ref.ok() ? "ok" : ref.status().message());
+  if (!fast.ok()) return ::testing::AssertionFailure() << op << ": " << fast.status().message();
+  if (!took) return ::testing::AssertionFailure() << op << ": the fast path was not taken";
+  if (fast->dtype != ref->dtype || fast->shape != ref->shape)
+    return ::testing::AssertionFailure() << op << ": dtype or shape differs";
+  double eps = ref->dtype == DataType::kFloat32 ? 6e-8 : 1.2e-16;
+  double tol = 8 * eps * static_cast<double>(std::max<int64_t>(terms, 1));
+  for (int64_t i = 0; i < ref->NumElements(); ++i) {
+    double f = fast->GetDouble(i), r = ref->GetDouble(i);
+    if ((std::isnan(f) && std::isnan(r)) || f == r) continue;
+    if (!(std::fabs(f - r) <= tol * (1 + std::fabs(r))))
+      return ::testing::AssertionFailure()
+             << op << ": element " << i << " of " << ref->NumElements() << ": fast " << f
+             << ", reference " << r << " (tolerance " << tol << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+const DataType kFloats[] = {DataType::kFloat32, DataType::kFloat64};
+
+TEST(FastPathTest, Conv2dGroupsStridesPaddingDilation) {
+  for (int iter = 0; iter < 120; ++iter) {
+    DataType dt = kFloats[iter % 2];
+    int64_t groups = Uniform(1, 3), ig = Uniform(1, 4), og = Uniform(1, 3);
+    if (iter % 4 == 3) ig = 1;  // depthwise (with a channel multiplier og)
+    int64_t N = Uniform(1, 2), C = groups * ig, H = Uniform(1, 9), W = Uniform(1, 9);
+    int64_t KH = Uniform(1, 3), KW = Uniform(1, 3), dh = Uniform(1, 2), dw = Uniform(1, 2);
+    std::vector<int64_t> pad{Uniform(0, 2), Uniform(0, 2), Uniform(0, 2), Uniform(0, 2)};
+    std::vector<int64_t> st{Uniform(1, 3), Uniform(1, 3)};
+    if (H + pad[0] + pad[2] < dh * (KH - 1) + 1 || W + pad[1] + pad[3] < dw * (KW - 1) + 1)
+      continue;
+    Tensor x = Random(dt, {N, C, H, W}), w = Random(dt, {groups * og, ig, KH, KW});
+    EXPECT_TRUE(Agree("nn.conv2d", {x, w},
+                      A("strides", st, "padding", pad, "dilation", L({dh, dw}), "groups", groups),
+                      ig * KH * KW))
+        << "case " << iter;
+  }
+}
+
+TEST(FastPathTest, Conv2dPointwiseAndLayouts) {
+  Tensor x = Random(DataType::kFloat32, {2, 16, 5, 7}),
+         w = Random(DataType::kFloat32, {8, 16, 1, 1});
+  EXPECT_TRUE(Agree("nn.conv2d", {x, w}, Attrs(), 16));  // the input is its own im2col
+  EXPECT_TRUE(Agree("nn.conv2d", {x, w}, A("strides", L({2, 2})), 16));
+  // NHWC / HWIO transposes around the NCHW kernel.
+  Tensor xh = Random(DataType::kFloat32, {1, 6, 6, 4}),
+         wh = Random(DataType::kFloat32, {3, 3, 4, 5});
+  EXPECT_TRUE(Agree("nn.conv2d", {xh, wh},
+                    A("data_layout", "NHWC", "kernel_layout", "HWIO", "padding", L({1, 1})), 36));
+  // Depthwise, as in MobileNet: groups == channels.
+  Tensor xd = Random(DataType::kFloat32, {1, 8, 10, 10}),
+         wd = Random(DataType::kFloat32, {8, 1, 3, 3});
+  EXPECT_TRUE(Agree("nn.conv2d", {xd, wd}, A("groups", 8, "padding", L({1, 1})), 9));
+  EXPECT_TRUE(Agree("nn.conv2d", {xd, wd}, A("groups", 8, "strides", L({2, 2})), 9));
+}
+
+TEST(FastPathTest, Conv1d) {
+  for (int iter = 0; iter < 60; ++iter) {
+    DataType dt = kFloats[iter % 2];
+    int64_t groups = Uniform(1, 3), ig = iter % 3 == 2 ? 1 : Uniform(1, 4), og = Uniform(1, 3);
+    int64_t N = Uniform(1, 2), W = Uniform(1, 12), K = Uniform(1, 4), d = Uniform(1, 3);
+    std::vector<int64_t> pad{Uniform(0, 3), Uniform(0, 3)};
+    if (W + pad[0] + pad[1] < d * (K - 1) + 1) continue;
+    Tensor x = Random(dt, {N, groups * ig, W}), w = Random(dt, {groups * og, ig, K});
+    EXPECT_TRUE(Agree(
+        "nn.conv1d", {x, w},
+        A("strides", L({Uniform(1, 3)}), "padding", pad, "dilation", L({d}), "groups", groups),
+        ig * K))
+        << "case " << iter;
+  }
+}
+
+TEST(FastPathTest, MatmulBatchedAndBroadcast) {
+  struct Case {
+    std::vector<int64_t> a, b;
+  };
+  const Case cases[] = {
+      {{3, 4}, {4, 5}},
+      {{1, 7}, {7, 1}},
+      {{4}, {4, 3}},
+      {{2, 4}, {4}},
+      {{5}, {5}},
+      {{2, 3, 4}, {4, 6}},
+      {{2, 3, 4}, {2, 4, 6}},
+      {{2, 1, 3, 4}, {5, 4, 2}},
+      {{3, 4}, {2, 4, 5}},
+      {{1, 2, 3, 4}, {3, 1, 4, 2}},
+      {{2, 0, 3}, {3, 4}},
+      {{2, 3, 0}, {0, 4}},
+      {{64, 48}, {48, 80}},
+  };
+  for (DataType dt : kFloats)
+    for (const Case& c : cases)
+      EXPECT_TRUE(Agree("matmul", {Random(dt, c.a), Random(dt, c.b)}, Attrs(), c.a.back()))
+          << c.a.size() << "-D x " << c.b.size() << "-D";
+  for (int iter = 0; iter < 40; ++iter) {
+    int64_t n = Uniform(1, 9), k = Uniform(1, 9), m = Uniform(1, 9);
+    std::vector<int64_t> a{n, k}, b{k, m};
+    for (int64_t r = Uniform(0, 2); r > 0; --r) {
+      int64_t d = Uniform(1, 3);
+      a.insert(a.begin(), Uniform(0, 1) ? d : 1);
+      b.insert(b.begin(), Uniform(0, 1) ? d : 1);
+    }
+    EXPECT_TRUE(
+        Agree("matmul", {Random(kFloats[iter % 2], a), Random(kFloats[iter % 2], b)}, Attrs(), k));
+  }
+}
+
+// Random shapes that broadcast with `out`: each dimension kept or 1, and
+// leading ones dropped.
+std::vector<int64_t> BroadcastOperand(const std::vector<int64_t>& out) {
+  std::vector<int64_t> s;
+  for (int64_t d : out) s.push_back(Uniform(0, 2) ? d : 1);
+  s.erase(s.begin(), s.begin() + Uniform(0, static_cast<int64_t>(s.size())));
+  return s;
+}
+
+TEST(FastPathTest, BinaryBroadcasting) {
+  const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
+  for (int iter = 0; iter < 200; ++iter) {
+    DataType dt = kFloats[iter % 2];
+    std::vector<int64_t> out;
+    for (int64_t r = Uniform(0, 4); r > 0; --r) out.push_back(Uniform(1, 5));
+    std::vector<int64_t> a = out, b = BroadcastOperand(out);
+    if (iter % 3 == 1) std::swap(a, b);
+    if (iter % 7 == 0) b = {};                            // scalar
+    if (iter % 7 == 1 && !out.empty()) b = {out.back()};  // row
+    const char* op = ops[iter % 6];
+    Tensor ta = Random(dt, a), tb = Random(dt, b, 0.5, 2);
+    EXPECT_TRUE(Agree(op, {ta, tb}, Attrs())) << op << " case " << iter;
+  }
+  // Channel broadcast (a conv's bias), NaN through maximum / minimum, and a
+  // large same-shape add split across threads.
+  Tensor x = Random(DataType::kFloat32, {2, 8, 5, 5}),
+         bias = Random(DataType::kFloat32, {1, 8, 1, 1});
+  EXPECT_TRUE(Agree("add", {x, bias}, Attrs()));
+  Tensor nan = F32({NAN, 1, -2, NAN}, {4}), y = F32({0, NAN, 3, 1}, {4});
+  EXPECT_TRUE(Agree("maximum", {nan, y}, Attrs()));
+  EXPECT_TRUE(Agree("minimum", {nan, y}, Attrs()));
+  Tensor big = Random(DataType::kFloat32, {300000});
+  SetDefaultThreads(2);
+  EXPECT_TRUE(Agree("add", {big, big}, Attrs()));
+  SetDefaultThreads(0);
+}
+
+TEST(FastPathTest, Unary) {
+  const char* ops[] = {"nn.relu", "abs",   "negative", "square", "sqrt",    "rsqrt",   "ceil",
+                       "floor",   "trunc", "exp",      "tanh",   "sigmoid", "nn.gelu", "nn.silu"};
+  for (DataType dt : kFloats)
+    for (const char* op : ops) {
+      bool positive = std::string(op) == "sqrt" || std::string(op) == "rsqrt";
+      Tensor x = Random(dt, {3, 7, 11}, positive ? 0.01 : -3, 3);
+      EXPECT_TRUE(Agree(op, {x}, Attrs())) << op;
+    }
+  EXPECT_TRUE(Agree("nn.relu", {F32({NAN, -0.0, -1, 2}, {4})}, Attrs()));
+}
+
+TEST(FastPathTest, Reductions) {
+  const char* ops[] = {"sum", "mean", "max", "min"};
+  for (int iter = 0; iter < 120; ++iter) {
+    DataType dt = kFloats[iter % 2];
+    std::vector<int64_t> shape;
+    for (int64_t r = Uniform(1, 4); r > 0; --r) shape.push_back(Uniform(1, 6));
+    int64_t rank = shape.size(), first = Uniform(0, rank - 1), last = Uniform(first, rank - 1);
+    std::vector<int64_t> axes;
+    for (int64_t i = first; i <= last; ++i) axes.push_back(i - (Uniform(0, 1) ? rank : 0));
+    const char* op = ops[iter % 4];
+    EXPECT_TRUE(Agree(op, {Random(dt, shape)}, A("axis", axes, "keepdims", iter % 3 == 0), 36))
+        << op << " case " << iter;
+  }
+  // Global average pooling as a mean over H and W; NaN through max.
+  EXPECT_TRUE(Agree("mean", {Random(DataType::kFloat32, {2, 64, 7, 7})}, A("axis", L({2, 3})), 49));
+  EXPECT_TRUE(Agree("max", {F32({1, NAN, 3, 4, 5, 6}, {2, 3})}, A("axis", L({1}))));
+  EXPECT_TRUE(Agree("max", {F32({1, NAN, 3, 4, 5, 6}, {2, 3})}, A("axis", L({0}))));
+}
+
+TEST(FastPathTest, SoftmaxAndNorms) {
+  for (int iter = 0; iter < 40; ++iter) {
+    DataType dt = kFloats[iter % 2];
+    std::vector<int64_t> shape;
+    for (int64_t r = Uniform(1, 4); r > 0; --r) shape.push_back(Uniform(1, 7));
+    int64_t axis = Uniform(0, shape.size() - 1);
+    Tensor x = Random(dt, shape, -4, 4);
+    EXPECT_TRUE(Agree("nn.softmax", {x}, A("axis", axis), shape[axis]));
+    EXPECT_TRUE(Agree("nn.log_softmax", {x}, A("axis", axis), shape[axis]));
+    // layer_norm / rms_norm over the last one or two axes.
+    std::vector<int64_t> axes{-1}, ns{shape.back()};
+    if (shape.size() >= 2 && iter % 2) {
+      axes = {-2, -1};
+      ns = {shape[shape.size() - 2], shape.back()};
+    }
+    int64_t terms = 1;
+    for (int64_t d : ns) terms *= d;
+    EXPECT_TRUE(Agree("nn.layer_norm", {x, Random(dt, ns), Random(dt, ns)},
+                      A("axes", axes, "epsilon", 1e-5), 4 * terms));
+    EXPECT_TRUE(Agree("nn.rms_norm", {x, Random(dt, ns)}, A("axes", axes), 4 * terms));
+  }
+  for (int64_t axis : {1, 3}) {
+    Tensor x = Random(DataType::kFloat32, {2, 3, 4, 5});
+    int64_t C = x.shape[axis];
+    std::vector<Tensor> args{x, Random(DataType::kFloat32, {C}), Random(DataType::kFloat32, {C}),
+                             Random(DataType::kFloat32, {C}),
+                             Random(DataType::kFloat32, {C}, 0.1, 2)};
+    EXPECT_TRUE(Agree("nn.batch_norm", args, A("axis", axis, "epsilon", 1e-3)));
+    EXPECT_TRUE(Agree("nn.batch_norm", args, A("axis", axis, "scale", false, "center", false)));
+  }
+}
+
+TEST(FastPathTest, Pooling) {
+  for (int iter = 0; iter < 120; ++iter) {
+    DataType dt = kFloats[iter % 2];
+    int nd = iter % 3 == 0 ? 1 : 2;
+    std::string d = std::to_string(nd) + "d";
+    std::vector<int64_t> shape{Uniform(1, 2), Uniform(1, 3)}, k, s, dil, pad(2 * nd);
+    for (int i = 0; i < nd; ++i) {
+      shape.push_back(Uniform(1, 9));
+      k.push_back(Uniform(1, 3));
+      s.push_back(Uniform(1, 3));
+      dil.push_back(Uniform(1, 2));
+    }
+    bool fits = true;
+    for (int i = 0; i < nd; ++i) {
+      pad[i] = Uniform(0, (k[i] - 1) / 2 + 1);
+      pad[i + nd] = Uniform(0, (k[i] - 1) / 2 + 1);
+      fits = fits && shape[2 + i] + pad[i] + pad[i + nd] >= dil[i] * (k[i] - 1) + 1;
+    }
+    Tensor x = Random(dt, shape);
+    if (fits) {
+      Attrs attrs = A("pool_size", k, "strides", s, "dilation", dil, "padding", pad, "ceil_mode",
+                      iter % 4 == 1, "count_include_pad", iter % 5 == 2);
+      EXPECT_TRUE(Agree("nn.max_pool" + d, {x}, attrs)) << "case " << iter;
+      EXPECT_TRUE(Agree("nn.avg_pool" + d, {x}, attrs, 9)) << "case " << iter;
+    }
+    std::vector<int64_t> size;
+    for (int i = 0; i < nd; ++i) size.push_back(Uniform(1, 4));
+    EXPECT_TRUE(Agree("nn.adaptive_avg_pool" + d, {x}, A("output_size", size), 81));
+    EXPECT_TRUE(Agree("nn.adaptive_max_pool" + d, {x}, A("output_size", size)));
+  }
+}
+
+// Dtypes and layouts without a fast path still compute (the reference).
+TEST(FastPathTest, OtherDtypesStayOnTheReference) {
+  Tensor x = MakeTensor(DataType::kInt32, {1, 1, 3, 3}, [](int64_t i) { return i; });
+  Tensor w = MakeTensor(DataType::kInt32, {1, 1, 2, 2}, [](int64_t) { return 1; });
+  uint64_t before = internal::FastPathCalls();
+  Tensor y = Eval("nn.conv2d", {x, w});
+  EXPECT_EQ(Values(y), (std::vector<double>{8, 12, 20, 24}));
+  EXPECT_EQ(internal::FastPathCalls(), before);
+}
+
+}  // namespace
+}  // namespace plir

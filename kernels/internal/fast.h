@@ -1,0 +1,65 @@
+// The fast paths of the kernels (internal to kernels/): a switch that turns
+// them off (fast_path_test compares them with the reference loops), thread
+// splitting that follows plir-run / plir-opt --threads (DefaultThreads()),
+// and matrix products through OpenBLAS.
+//
+// Fast paths take float32 (and float64 where cheap) tensors, which are
+// always dense and row-major (kernels/tensor.h); every other case stays on
+// the reference loop. They compute in the tensor's dtype, so results may
+// differ from the reference (double accumulation, one rounding) by float
+// reassociation: a few ulps, growing with the length of a sum.
+#ifndef PLIR_KERNELS_INTERNAL_FAST_H_
+#define PLIR_KERNELS_INTERNAL_FAST_H_
+
+#include <cstdint>
+#include <functional>
+
+#include "kernels/tensor.h"
+
+namespace plir::internal {
+
+// Whether kernels take their fast paths (default: yes, unless the
+// environment sets PLIR_REFERENCE_KERNELS=1). Process-wide.
+bool FastKernelsEnabled();
+void SetFastKernelsEnabled(bool on);
+
+// How many times a fast path ran (fast_path_test checks that its cases
+// take the path they compare); NoteFastPath() counts one.
+uint64_t FastPathCalls();
+void NoteFastPath();
+
+// The threads kernels use: DefaultThreads() (ir/parallel.h), i.e. the
+// --threads of plir-run and plir-opt, or the hardware's.
+int KernelThreads();
+
+// Calls fn(begin, end) over disjoint ranges covering [0, n), on up to
+// KernelThreads() threads, each range at least `grain` items (so that small
+// loops stay on the caller's thread). fn must not throw.
+void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+// C (m x n, leading dimension ldc) = alpha * op(A) * op(B) + beta * C,
+// row-major, op = transpose when ta / tb; OpenBLAS runs it on
+// KernelThreads() threads.
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+// Typed access to a tensor's elements (its dtype must be T's).
+template <typename T>
+const T* DataOf(const Tensor& t) {
+  return reinterpret_cast<const T*>(t.data->data());
+}
+template <typename T>
+T* MutableDataOf(Tensor& t) {
+  return reinterpret_cast<T*>(const_cast<char*>(t.data->data()));
+}
+
+// Whether a fast path handles `t`: float32 or float64.
+inline bool FastFloat(const Tensor& t) {
+  return t.dtype == DataType::kFloat32 || t.dtype == DataType::kFloat64;
+}
+
+}  // namespace plir::internal
+
+#endif  // PLIR_KERNELS_INTERNAL_FAST_H_
