@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what PLIR needs on Debian 12 (idempotent), then runs the main job:
-# lazy parameters on a generated weights file (16 x 16 MiB): lift the
-# weight transform, make it lazy (configs/lazy-params.yaml, plugins loaded
-# at run time), run the eager and the lazy form with plir-run, print the
-# peak RSS of each and whether their output files are identical
-# (bench/lazy_rss.sh; SETUP_WEIGHTS="COUNT DIM" changes the size).
+# a real model end to end (tools/main_job.sh): mobilenet_v2 exported from
+# PyTorch with seeded random weights, imported from ONNX, optimized with
+# O2 + FuseOps, run with plir-run and compared with PyTorch, its weights
+# lifted into a float16 transform run eagerly and lazily (peak RSS of each,
+# outputs byte-identical), and @main run on the float16 weights. Prints a
+# table of times, peak RSS and errors against PyTorch.
 #
 #   tools/setup.sh            install, build, and run the main job
 #   tools/setup.sh --no-run   install only
+#   SETUP_MODEL=resnet50 tools/setup.sh   another model (resnet50, vit_b_16, bert)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +31,7 @@ packages=(
   python3-torch        # models/: tools/export_models.py builds and runs the models (PyTorch 1.13)
   python3-torchvision  # models/: resnet50, mobilenet_v2, vit_b_16 (weights=None, no download)
   python3-onnx         # models/: torch.onnx.export writes the ONNX models with it
+  time                 # tools/main_job.sh, bench/: peak RSS from /usr/bin/time
 )
 
 missing=()
@@ -51,6 +54,5 @@ fi
 
 if [ "${1:-}" = "--no-run" ]; then exit 0; fi
 
-# shellcheck disable=SC2086
-echo "setup: main job: bench/lazy_rss.sh ${SETUP_WEIGHTS:-16 2048}"
-BENCH_MODE=fastbuild bench/lazy_rss.sh ${SETUP_WEIGHTS:-16 2048}
+echo "setup: main job: tools/main_job.sh ${SETUP_MODEL:-mobilenet_v2}"
+tools/main_job.sh "${SETUP_MODEL:-mobilenet_v2}"
