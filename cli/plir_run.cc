@@ -52,6 +52,7 @@
 
 #include "driver/file_util.h"
 #include "driver/plugin_loader.h"
+#include "interpreter/entry_inputs.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/safetensors.h"
 #include "ir/parallel.h"
@@ -137,40 +138,8 @@ void PrintValue(const ValueRef& v, const std::string& indent) {
 }
 
 // One tensor of a function's parameters (a tuple parameter has several).
-struct Leaf {
-  Type type;
-  std::string name;
-};
-
-// The tensor leaves of `f`'s parameters, in order. A tuple field is named by
-// the variable a top-level binding `%x = %param.k` gives it, else "param.k".
-std::vector<Leaf> ParamLeaves(const FunctionNode& f) {
-  std::unordered_map<const VarNode*, std::unordered_map<int64_t, std::string>> field_names;
-  if (auto* body = As<SeqExprNode>(f.body()))
-    for (const Block& b : body->blocks())
-      for (const Binding& x : b->bindings())
-        if (auto* g = As<TupleGetItemNode>(x->value()))
-          if (auto* v = As<VarNode>(g->tuple()))
-            field_names[v].emplace(g->index(), x->var()->name_hint());
-  std::vector<Leaf> leaves;
-  std::function<void(const Type&, const std::string&, const VarNode*)> add =
-      [&](const Type& t, const std::string& name, const VarNode* param) {
-        if (auto* tt = As<TupleTypeNode>(t)) {
-          for (size_t k = 0; k < tt->fields().size(); ++k) {
-            std::string n = name + "." + std::to_string(k);
-            if (param) {
-              auto it = field_names.find(param);
-              if (it != field_names.end() && it->second.count(k)) n = it->second.at(k);
-            }
-            add(tt->fields()[k], n, nullptr);
-          }
-          return;
-        }
-        leaves.push_back({t, name});
-      };
-  for (const Var& p : f.params()) add(p->type(), p->name_hint(), p.get());
-  return leaves;
-}
+// The tensor leaves of the entry's parameters: interpreter/entry_inputs.h.
+using Leaf = ParamLeaf;
 
 // Rebuilds a value of type `t` from tensors taken in order from `next`.
 ValueRef BuildValue(const Type& t, std::vector<Tensor>::iterator& next) {
@@ -414,7 +383,7 @@ int Run(const Options& o) {
     if (!o.inputs.empty())
       return Fail(
           InvalidArgument("give either --inputs or --params/--inputs-file for @" + o.entry));
-    std::vector<Leaf> leaves = ParamLeaves(*f);
+    std::vector<Leaf> leaves = EntryParamLeaves(*f);
     // The leaves the inputs file binds: the first num_input parameters'
     // (all of them without the attribute and without --params).
     size_t in_leaves = 0;
