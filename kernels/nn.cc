@@ -263,21 +263,6 @@ StatusOr<Tensor> Conv2dAnyLayout(const std::vector<Tensor>& args, const Attrs& a
 // data (N, C, in...), weight (O, C/groups, k...) or, transposed,
 // (C, O/groups, k...). Floats accumulate in double; integers are exact
 // (overflow is an error).
-StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& attrs,
-                                           const char* key, int n, int64_t def, bool pad) {
-  std::vector<int64_t> v = IntList(attrs, key, {def});
-  size_t want = pad ? 2 * n : n;
-  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
-  if (pad && static_cast<int>(v.size()) == n) {
-    std::vector<int64_t> out(v);
-    out.insert(out.end(), v.begin(), v.end());
-    return out;
-  }
-  if (v.size() != want)
-    return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
-  return v;
-}
-
 OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
   return [op, nd, transpose](const std::vector<Tensor>& args,
                              const Attrs& attrs) -> StatusOr<Tensor> {
@@ -296,12 +281,12 @@ OpEvalFn ConvNd(std::string op, int nd, bool transpose) {
         StringAttrOr(attrs, "kernel_layout", transpose ? tl[nd - 1] : kl[nd - 1]) !=
             (transpose ? tl[nd - 1] : kl[nd - 1]))
       return InvalidArgument(op + ": unsupported layout");
-    PLIR_ASSIGN_OR_RETURN(auto st, ConvSpatial(op, attrs, "strides", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto dil, ConvSpatial(op, attrs, "dilation", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto pad, ConvSpatial(op, attrs, "padding", nd, 0, true));
+    PLIR_ASSIGN_OR_RETURN(auto st, SpatialAttr(op, attrs, "strides", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto dil, SpatialAttr(op, attrs, "dilation", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto pad, SpatialAttr(op, attrs, "padding", nd, 0, true));
     std::vector<int64_t> opad(nd, 0);
     if (transpose) {
-      PLIR_ASSIGN_OR_RETURN(opad, ConvSpatial(op, attrs, "output_padding", nd, 0, false));
+      PLIR_ASSIGN_OR_RETURN(opad, SpatialAttr(op, attrs, "output_padding", nd, 0, false));
     }
     int64_t groups = IntAttrOr(attrs, "groups", 1);
     for (int i = 0; i < nd; ++i)

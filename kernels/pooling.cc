@@ -97,21 +97,6 @@ std::optional<std::vector<int>> Layout(const std::string& layout, int nd) {
   return axes;
 }
 
-StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key,
-                                       int n, int64_t def, bool pad) {
-  std::vector<int64_t> v = IntList(attrs, key, {def});
-  size_t want = pad ? 2 * n : n;
-  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
-  if (pad && static_cast<int>(v.size()) == n) {
-    std::vector<int64_t> out(v);
-    out.insert(out.end(), v.begin(), v.end());
-    return out;
-  }
-  if (v.size() != want)
-    return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
-  return v;
-}
-
 enum class Pool { kMax, kAvg, kAdaptiveAvg, kAdaptiveMax };
 
 OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
@@ -135,17 +120,17 @@ OpEvalFn PoolKernel(std::string op, int nd, Pool kind) {
     if (adaptive) {
       std::vector<int64_t> size = in;
       if (attrs.Get("output_size")) {
-        PLIR_ASSIGN_OR_RETURN(size, Spatial(op, attrs, "output_size", nd, 1, false));
+        PLIR_ASSIGN_OR_RETURN(size, SpatialAttr(op, attrs, "output_size", nd, 1, false));
       }
       for (int i = 0; i < nd; ++i) {
         if (size[i] <= 0) return InvalidArgument(op + ": output_size must be positive");
         out_sp[i] = size[i];
       }
     } else {
-      PLIR_ASSIGN_OR_RETURN(k, Spatial(op, attrs, "pool_size", nd, 1, false));
-      PLIR_ASSIGN_OR_RETURN(s, Spatial(op, attrs, "strides", nd, 1, false));
-      PLIR_ASSIGN_OR_RETURN(d, Spatial(op, attrs, "dilation", nd, 1, false));
-      PLIR_ASSIGN_OR_RETURN(p, Spatial(op, attrs, "padding", nd, 0, true));
+      PLIR_ASSIGN_OR_RETURN(k, SpatialAttr(op, attrs, "pool_size", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(s, SpatialAttr(op, attrs, "strides", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(d, SpatialAttr(op, attrs, "dilation", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(p, SpatialAttr(op, attrs, "padding", nd, 0, true));
       bool ceil = BoolAttrOr(attrs, "ceil_mode", false);
       for (int i = 0; i < nd; ++i) {
         if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || p[i + nd] < 0 ||

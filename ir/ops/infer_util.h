@@ -196,6 +196,27 @@ inline std::optional<std::vector<int64_t>> IntListAttr(const Attrs& attrs, const
   return l;
 }
 
+// A per-spatial-axis int-list attribute of a conv or pool op over `n` axes:
+// 1 or n values (with `pad`: 1, n or 2n, all begins then all ends) as n (2n)
+// values; absent: `def` for each.
+inline StatusOr<std::vector<int64_t>> SpatialAttr(const std::string& op, const Attrs& attrs,
+                                                  const char* key, int n, int64_t def, bool pad) {
+  std::vector<int64_t> v = IntListAttr(attrs, key).value_or(std::vector<int64_t>{def});
+  size_t want = pad ? 2 * n : n;
+  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
+  if (pad && static_cast<int>(v.size()) == n) {
+    std::vector<int64_t> out(v);
+    out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  if (v.size() != want)
+    return InvalidArgument(op + ": attribute '" + key + "' has " + std::to_string(v.size()) +
+                           " values, expected " +
+                           (pad ? "1, " + std::to_string(n) + " or " + std::to_string(2 * n)
+                                : "1 or " + std::to_string(n)));
+  return v;
+}
+
 // Which dtypes an op accepts.
 enum class DTypeClass {
   kAny,      // every dtype

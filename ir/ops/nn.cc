@@ -153,24 +153,7 @@ StatusOr<Type> InferConv2dCanonical(const TensorTypeNode* d, const TensorTypeNod
 
 // nn.conv1d / nn.conv3d and the transposed convolutions (1-D, 2-D, 3-D):
 // channels-first data (NCW, NCHW, NCDHW), weight OI... (transposed: IO...).
-// padding: 1, n or 2n values (all begins, then all ends).
-StatusOr<std::vector<int64_t>> ConvSpatial(const std::string& op, const Attrs& attrs,
-                                           const char* key, int n, int64_t def, bool pad) {
-  std::vector<int64_t> v = IntListAttr(attrs, key).value_or(std::vector<int64_t>{def});
-  size_t want = pad ? 2 * n : n;
-  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
-  if (pad && static_cast<int>(v.size()) == n) {
-    std::vector<int64_t> out(v);
-    out.insert(out.end(), v.begin(), v.end());
-    return out;
-  }
-  if (v.size() != want)
-    return InvalidArgument(op + ": attribute '" + key + "' has " + std::to_string(v.size()) +
-                           " values, expected " +
-                           (pad ? "1, " + std::to_string(n) + " or " + std::to_string(2 * n)
-                                : "1 or " + std::to_string(n)));
-  return v;
-}
+// padding: 1, n or 2n values (all begins, then all ends): SpatialAttr.
 
 const char* DataLayoutOf(int nd) { return nd == 1 ? "NCW" : nd == 2 ? "NCHW" : "NCDHW"; }
 const char* KernelLayoutOf(int nd, bool transpose) {
@@ -189,12 +172,12 @@ TypeInferFn InferConvNd(std::string op, int nd, bool transpose) {
         StringAttr(attrs, "out_layout", DataLayoutOf(nd)) != DataLayoutOf(nd))
       return InvalidArgument(op + ": only data_layout " + DataLayoutOf(nd) + " and kernel_layout " +
                              KernelLayoutOf(nd, transpose) + " are supported");
-    PLIR_ASSIGN_OR_RETURN(auto st, ConvSpatial(op, attrs, "strides", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto dil, ConvSpatial(op, attrs, "dilation", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto pad, ConvSpatial(op, attrs, "padding", nd, 0, true));
+    PLIR_ASSIGN_OR_RETURN(auto st, SpatialAttr(op, attrs, "strides", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto dil, SpatialAttr(op, attrs, "dilation", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto pad, SpatialAttr(op, attrs, "padding", nd, 0, true));
     std::vector<int64_t> opad(nd, 0);
     if (transpose) {
-      PLIR_ASSIGN_OR_RETURN(opad, ConvSpatial(op, attrs, "output_padding", nd, 0, false));
+      PLIR_ASSIGN_OR_RETURN(opad, SpatialAttr(op, attrs, "output_padding", nd, 0, false));
     }
     for (int i = 0; i < nd; ++i) {
       if (st[i] <= 0 || dil[i] <= 0)

@@ -25,25 +25,6 @@ std::optional<std::vector<int>> PoolLayout(const std::string& layout, int nd) {
   return axes;
 }
 
-// An int-list attribute with 1 or n values (or, padding: n or 2n) as n
-// (2n) values.
-StatusOr<std::vector<int64_t>> Spatial(const std::string& op, const Attrs& attrs, const char* key,
-                                       int n, int64_t def, bool pad) {
-  std::vector<int64_t> v = IntListAttr(attrs, key).value_or(std::vector<int64_t>{def});
-  size_t want = pad ? 2 * n : n;
-  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
-  if (pad && static_cast<int>(v.size()) == n) {
-    std::vector<int64_t> out(v);
-    out.insert(out.end(), v.begin(), v.end());
-    return out;
-  }
-  if (v.size() != want)
-    return InvalidArgument(
-        op + ": attribute '" + key + "' has " + std::to_string(v.size()) + " values, expected " +
-        (pad ? std::to_string(n) + " or " + std::to_string(2 * n) : std::to_string(n)));
-  return v;
-}
-
 TypeInferFn InferPool(std::string op, int nd) {
   return [op, nd](const Args& args, const Attrs& attrs, TypeSpan) -> StatusOr<Type> {
     PLIR_ASSIGN_OR_RETURN(auto x, TensorArg(op, args, 0));
@@ -53,10 +34,10 @@ TypeInferFn InferPool(std::string op, int nd) {
     if (!pos) return InvalidArgument(op + ": unsupported layout \"" + layout + "\"");
     if (StringAttr(attrs, "out_layout", layout) != layout)
       return InvalidArgument(op + ": out_layout must equal layout");
-    PLIR_ASSIGN_OR_RETURN(auto k, Spatial(op, attrs, "pool_size", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto s, Spatial(op, attrs, "strides", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto d, Spatial(op, attrs, "dilation", nd, 1, false));
-    PLIR_ASSIGN_OR_RETURN(auto p, Spatial(op, attrs, "padding", nd, 0, true));
+    PLIR_ASSIGN_OR_RETURN(auto k, SpatialAttr(op, attrs, "pool_size", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto s, SpatialAttr(op, attrs, "strides", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto d, SpatialAttr(op, attrs, "dilation", nd, 1, false));
+    PLIR_ASSIGN_OR_RETURN(auto p, SpatialAttr(op, attrs, "padding", nd, 0, true));
     for (int i = 0; i < nd; ++i) {
       if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0)
         return InvalidArgument(op + ": pool_size, strides and dilation must be positive");
@@ -100,7 +81,7 @@ TypeInferFn InferAdaptivePool(std::string op, int nd) {
       return InvalidArgument(op + ": out_layout must equal layout");
     std::optional<std::vector<int64_t>> size;
     if (attrs.Get("output_size")) {
-      PLIR_ASSIGN_OR_RETURN(size, Spatial(op, attrs, "output_size", nd, 1, false));
+      PLIR_ASSIGN_OR_RETURN(size, SpatialAttr(op, attrs, "output_size", nd, 1, false));
       for (int64_t v : *size)
         if (v <= 0) return InvalidArgument(op + ": output_size must be positive");
     }

@@ -303,6 +303,24 @@ inline std::vector<int64_t> IntList(const Attrs& attrs, const char* key,
   return l;
 }
 
+// A per-spatial-axis attribute of a conv or pool op over `n` axes: one value
+// for all, or `n` values; with `pad`, 2n values (begins, then ends), where
+// one value or n values stand for both ends.
+inline StatusOr<std::vector<int64_t>> SpatialAttr(const std::string& op, const Attrs& attrs,
+                                                  const char* key, int n, int64_t def, bool pad) {
+  std::vector<int64_t> v = IntList(attrs, key, {def});
+  size_t want = pad ? 2 * n : n;
+  if (v.size() == 1) return std::vector<int64_t>(want, v[0]);
+  if (pad && static_cast<int>(v.size()) == n) {
+    std::vector<int64_t> out(v);
+    out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  if (v.size() != want)
+    return InvalidArgument(op + ": attribute '" + std::string(key) + "' has the wrong length");
+  return v;
+}
+
 inline Status CheckArgs(const std::string& op, const std::vector<Tensor>& args, size_t n) {
   if (args.size() != n)
     return InvalidArgument(op + " takes " + std::to_string(n) + " tensor(s), got " +
