@@ -20,50 +20,34 @@
 
 namespace plir::internal {
 
+// The value of type T stored at p (any alignment).
+template <typename T>
+inline T Read(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 inline double Load(DataType dt, const char* p) {
   switch (dt) {
     case DataType::kBool:
       return *p ? 1 : 0;
-    case DataType::kInt8: {
-      int8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
-    case DataType::kInt16: {
-      int16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DataType::kInt32: {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DataType::kInt64: {
-      int64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-    case DataType::kUInt8: {
-      uint8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
-    case DataType::kUInt16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DataType::kUInt32: {
-      uint32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DataType::kUInt64: {
-      uint64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
+    case DataType::kInt8:
+      return Read<int8_t>(p);
+    case DataType::kInt16:
+      return Read<int16_t>(p);
+    case DataType::kInt32:
+      return Read<int32_t>(p);
+    case DataType::kInt64:
+      return static_cast<double>(Read<int64_t>(p));
+    case DataType::kUInt8:
+      return Read<uint8_t>(p);
+    case DataType::kUInt16:
+      return Read<uint16_t>(p);
+    case DataType::kUInt32:
+      return Read<uint32_t>(p);
+    case DataType::kUInt64:
+      return static_cast<double>(Read<uint64_t>(p));
     case DataType::kFloat16: {
       uint16_t v;
       std::memcpy(&v, p, 2);
@@ -74,16 +58,10 @@ inline double Load(DataType dt, const char* p) {
       std::memcpy(&v, p, 2);
       return BFloat16ToFloat(v);
     }
-    case DataType::kFloat32: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DataType::kFloat64: {
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
+    case DataType::kFloat32:
+      return Read<float>(p);
+    case DataType::kFloat64:
+      return Read<double>(p);
     default:
       return 0;
   }
@@ -183,46 +161,22 @@ inline bool IsInteger(DataType dt) { return !IsFloat(dt) && dt != DataType::kBoo
 
 inline i128 LoadInt(DataType dt, const char* p) {
   switch (dt) {
-    case DataType::kInt8: {
-      int8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
-    case DataType::kInt16: {
-      int16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DataType::kInt32: {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DataType::kInt64: {
-      int64_t v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
-    case DataType::kUInt8: {
-      uint8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
-    case DataType::kUInt16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DataType::kUInt32: {
-      uint32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DataType::kUInt64: {
-      uint64_t v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
+    case DataType::kInt8:
+      return Read<int8_t>(p);
+    case DataType::kInt16:
+      return Read<int16_t>(p);
+    case DataType::kInt32:
+      return Read<int32_t>(p);
+    case DataType::kInt64:
+      return Read<int64_t>(p);
+    case DataType::kUInt8:
+      return Read<uint8_t>(p);
+    case DataType::kUInt16:
+      return Read<uint16_t>(p);
+    case DataType::kUInt32:
+      return Read<uint32_t>(p);
+    case DataType::kUInt64:
+      return Read<uint64_t>(p);
     case DataType::kBool:
       return *p ? 1 : 0;
     default:
