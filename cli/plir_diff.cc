@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "driver/file_util.h"
 #include "ir/serialize/module_file.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
@@ -48,9 +49,13 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Nothing escapes main(): an input error is exit 2 with a message.
+  plir::GuardStandardFds();
+  // Nothing escapes main(): an input error is exit 2 with a message. Equal
+  // modules exit 0, different ones 1 (their diff on standard output, which
+  // must be written as well).
   try {
-    return Run(argc, argv);
+    int rc = Run(argc, argv);
+    return rc == 2 ? rc : plir::FinishStdout("plir-diff", rc, 2, rc);
   } catch (const std::exception& e) {
     std::cerr << "plir-diff: internal error: " << e.what() << "\n";
   } catch (...) {

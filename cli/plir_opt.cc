@@ -15,6 +15,7 @@
 // then the in-tree plugins next to this executable. Output is written
 // atomically; on any error nothing is written. Exit status: 0 success,
 // 1 input or pipeline error, 2 usage error.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -30,10 +31,12 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "driver/child_result.h"
 #include "driver/execution_check.h"
 #include "driver/file_util.h"
 #include "driver/pass_debug.h"
@@ -134,35 +137,35 @@ std::string ShortOrigin(const std::string& origin, bool verbose) {
   return paren == std::string::npos ? origin : origin.substr(0, paren);
 }
 
-void ListPasses(const Flags& f) {
+void ListPasses(const Flags& f, std::ostream& out) {
   PassRegistry& reg = PassRegistry::Global();
   for (const std::string& name : reg.Names()) {
     const PassInfo& info = reg.Lookup(name)->info;
-    std::cout << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
-              << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
-              << info.description << "\n";
+    out << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
+        << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
+        << info.description << "\n";
     if (!f.verbose) continue;
-    if (info.min_opt_level > 0) std::cout << "    min_opt_level: " << info.min_opt_level << "\n";
+    if (info.min_opt_level > 0) out << "    min_opt_level: " << info.min_opt_level << "\n";
     if (!info.requires_properties.empty()) {
-      std::cout << "    requires:";
-      for (auto& r : info.requires_properties) std::cout << " " << r;
-      std::cout << "\n";
+      out << "    requires:";
+      for (auto& r : info.requires_properties) out << " " << r;
+      out << "\n";
     }
     if (!info.provides_properties.empty()) {
-      std::cout << "    provides:";
-      for (auto& r : info.provides_properties) std::cout << " " << r;
-      std::cout << "\n";
+      out << "    provides:";
+      for (auto& r : info.provides_properties) out << " " << r;
+      out << "\n";
     }
     for (const OptionSpec& o : info.options) {
       std::string dflt;
       o.default_value.AppendTo(&dflt);
-      std::cout << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
-                << "): " << o.description << "\n";
+      out << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
+          << "): " << o.description << "\n";
     }
   }
 }
 
-void ListOps() { std::cout << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
+void ListOps(std::ostream& out) { out << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
 
 // Records, for the supervisor, which pass of which plugin is running.
 class PhaseInstrument : public Instrument {
@@ -180,11 +183,20 @@ class PhaseInstrument : public Instrument {
   std::map<std::string, std::string> plugin_of_;
 };
 
+// What the child's program produced: the module to write, or the text of
+// --list-passes, --list-ops or --emit-pipeline; and the ops that plugins
+// registered (the supervisor gives them stand-ins to load the module).
+struct ProgramResult {
+  std::optional<Module> module;
+  std::string text;
+  std::vector<std::string> plugin_ops;
+};
+
 // The child's program (or the whole program with --no-isolate): load the
-// plugins and the pipeline, the input, run, write the result to `out_fd`.
+// plugins and the pipeline, the input, run; the result goes to `program`.
 // Everything it does is recorded in `state`.
 int RunPipeline(const Flags& f, const std::string& input_path, const std::string& input_name,
-                int out_fd, RunState* state) {
+                RunState* state, ProgramResult* program) {
   PluginLoader loader;
   loader.set_allow_insecure(f.allow_insecure_plugins);
   for (const std::string& p : f.skip_plugins) loader.Skip(p);
@@ -226,9 +238,10 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       std::cerr << "warning: some plugins on the search path did not load:\n"
                 << Printable(s.message()) << "\n";
     print_loader_warnings();
-    if (f.list_passes) ListPasses(f);
-    if (f.list_ops) ListOps();
-    std::cout.flush();
+    std::ostringstream text;
+    if (f.list_passes) ListPasses(f, text);
+    if (f.list_ops) ListOps(text);
+    program->text = text.str();
     return 0;
   }
   if (!f.passes.empty()) {
@@ -260,8 +273,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       return Error("plir-opt: --print-after: " + Printable(known.status().message()));
   }
   if (f.emit_pipeline) {
-    std::cout << PipelineToYaml(pipeline);
-    std::cout.flush();
+    program->text = PipelineToYaml(pipeline);
     return 0;
   }
 
@@ -278,6 +290,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     std::string lines;
     std::map<std::string, std::string> plugin_of;
     for (const LoadedPlugin& p : loader.loaded()) {
+      for (const std::string& op : p.ops) program->plugin_ops.push_back(op);
       lines += p.path + "\t" + p.name + "\t" + p.version + "\n";
       for (const std::string& pass : p.passes)
         plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
@@ -390,31 +403,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
         return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
     }
 
-    state->Enter(RunPhase::kWritingOutput, f.output);
-    std::string emit = f.emit;
-    if (emit.empty())
-      emit = EndsWith(f.output, ".plirb")  ? "binary"
-             : EndsWith(f.output, ".json") ? "json"
-                                           : "text";
-    // Text is written in per-item pieces, without a concatenated copy.
-    std::vector<std::string> printed;
-    if (emit == "binary")
-      printed.push_back(SaveBinary(*result));
-    else if (emit == "json")
-      printed.push_back(SaveJson(*result));
-    else
-      printed = PrintModuleParts(*result);
-    for (const std::string& part : printed) {
-      size_t off = 0;
-      while (off < part.size()) {
-        ssize_t n = write(out_fd, part.data() + off, part.size() - off);
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          return Error("plir-opt: error writing the output: " + std::string(std::strerror(errno)));
-        }
-        off += static_cast<size_t>(n);
-      }
-    }
+    program->module = *result;
   }
   return 0;
 }
@@ -427,6 +416,7 @@ struct Input {
   std::string path;  // what the child opens
   std::string name;  // what messages say
   std::string ext;   // for the reproducer's copy
+  int fd = -1;       // the anonymous copy (sealed), if any
 };
 
 StatusOr<Input> PrepareInput(const Flags& f) {
@@ -442,7 +432,7 @@ StatusOr<Input> PrepareInput(const Flags& f) {
     return in;
   }
   PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(f.input));  // checks kind and size
-  int fd = memfd_create("plir-input", MFD_CLOEXEC);
+  int fd = memfd_create("plir-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
   std::string_view data = file.contents();
   size_t off = 0;
@@ -452,7 +442,11 @@ StatusOr<Input> PrepareInput(const Flags& f) {
     if (n < 0) return Internal(std::string("writing the input copy: ") + std::strerror(errno));
     off += static_cast<size_t>(n);
   }
-  // Not close-on-exec matters not: the child is forked, not executed.
+  // Sealed: the child (and a plugin in it) reads the copy, and cannot
+  // change what the reproducer copies.
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    return Internal(std::string("sealing the input copy: ") + std::strerror(errno));
+  in.fd = fd;
   in.path = "/proc/self/fd/" + std::to_string(fd);
   if (in.ext == ".plir") {
     ModuleFormat format = DetectFormat(data);
@@ -498,42 +492,77 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state,
 }
 
 // The output as the parent owns it: a temporary file beside -o, renamed
-// into place only when the run succeeded; for standard output, an anonymous
-// file copied out at the end (no partial output either way).
+// into place only when the run succeeded; else standard output, written
+// only once the result is checked. The child never holds either.
 struct Output {
   std::optional<AtomicOutput> file;
-  int fd = -1;
 };
 
 StatusOr<Output> PrepareOutput(const Flags& f) {
   Output out;
   if (!f.output.empty() && f.output != "-") {
     PLIR_ASSIGN_OR_RETURN(AtomicOutput file, AtomicOutput::Create(f.output));
-    out.fd = file.fd();
     out.file.emplace(std::move(file));
-    return out;
   }
-  out.fd = memfd_create("plir-output", MFD_CLOEXEC);
-  if (out.fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
   return out;
 }
 
-Status CommitOutput(Output& out) {
-  if (out.file) return out.file->Commit();
-  off_t size = lseek(out.fd, 0, SEEK_END);
-  lseek(out.fd, 0, SEEK_SET);
-  std::fflush(stdout);
-  std::vector<char> buf(1 << 20);
-  for (off_t done = 0; done < size;) {
-    ssize_t n = read(out.fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Internal("reading back the output failed");
-    if (std::fwrite(buf.data(), 1, static_cast<size_t>(n), stdout) != static_cast<size_t>(n))
-      return Internal("error writing to standard output");
-    done += n;
+Status WriteOutput(Output& out, std::span<const std::string> parts) {
+  if (out.file) {
+    for (const std::string& part : parts)
+      if (Status s = out.file->Write(part); !s.ok()) {
+        out.file->Abort();
+        return Internal("error writing the output: " + s.message());
+      }
+    return out.file->Commit();
   }
-  if (std::fflush(stdout) != 0) return Internal("error writing to standard output");
+  std::cout.flush();
+  std::fflush(stdout);
+  for (const std::string& part : parts)
+    PLIR_RETURN_IF_ERROR(WriteAllToFd(1, part, "standard output"));
   return Status::Ok();
+}
+
+// Prints `m` as -o's extension or --emit says and writes it.
+Status WriteModule(const Flags& f, const Module& m, Output& out) {
+  std::string emit = f.emit;
+  if (emit.empty())
+    emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+  // Text is written in per-item pieces, without a concatenated copy.
+  std::vector<std::string> printed;
+  if (emit == "binary")
+    printed.push_back(SaveBinary(m));
+  else if (emit == "json")
+    printed.push_back(SaveJson(m));
+  else
+    printed = PrintModuleParts(m);
+  return WriteOutput(out, printed);
+}
+
+// Writes what the program produced: the module, or its text.
+Status CommitResult(const Flags& f, const ProgramResult& r, Output& out) {
+  if (r.module) return WriteModule(f, *r.module, out);
+  std::string text = r.text;
+  return WriteOutput(out, std::span<const std::string>(&text, 1));
+}
+
+// In the parent: the child's result, checked by the parent's own code. A
+// module is loaded and verified; text (pass and op lists, a pipeline) gets
+// its control bytes escaped, as any text from a plugin does.
+StatusOr<ProgramResult> TakeChildResult(const Flags& f, int result_fd) {
+  PLIR_ASSIGN_OR_RETURN(ChildResult r, ReadChildResult(result_fd, f.max_input_bytes));
+  ProgramResult out;
+  const bool wants_text = f.list_passes || f.list_ops || f.emit_pipeline;
+  if (wants_text != (r.kind() == ChildResultKind::kText))
+    return FailedPrecondition("the child handed over a result of the wrong kind");
+  if (wants_text) {
+    out.text = Printable(r.payload());
+    return out;
+  }
+  PLIR_ASSIGN_OR_RETURN(Module m, LoadResultModule(r));
+  KeepUntilExit(m);
+  out.module = std::move(m);
+  return out;
 }
 
 int Main(Flags f) {
@@ -543,29 +572,33 @@ int Main(Flags f) {
   if (needs_input && f.input.empty())
     return Error("plir-opt: an input file is required (or --list-passes)");
   Input in;
-  std::optional<Output> out;
   if (needs_input) {
     StatusOr<Input> i = PrepareInput(f);
     if (!i.ok()) return Error("plir-opt: " + Printable(i.status().message()));
     in = *i;
-    StatusOr<Output> o = PrepareOutput(f);
-    if (!o.ok()) return Error("plir-opt: " + Printable(o.status().message()));
-    out.emplace(std::move(o).value());
   }
+  StatusOr<Output> prepared = PrepareOutput(f);
+  if (!prepared.ok()) return Error("plir-opt: " + Printable(prepared.status().message()));
+  Output out = std::move(prepared).value();
 
   if (f.no_isolate) {
     RunState* state = NewRunState(false);
     if (f.pass_timeout_s > 0)
       std::cerr << "warning: --pass-timeout needs isolation; ignored with --no-isolate\n";
-    int rc = RunPipeline(f, in.path, in.name, out ? out->fd : -1, state);
+    ProgramResult result;
+    int rc = RunPipeline(f, in.path, in.name, state, &result);
     if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
-    if (rc == 0 && out)
-      if (Status s = CommitOutput(*out); !s.ok()) return Error("plir-opt: " + s.message());
+    if (rc == 0)
+      if (Status s = CommitResult(f, result, out); !s.ok())
+        return Error("plir-opt: " + Printable(s.message()));
     return rc;
   }
 
   RunState* state = NewRunState(true);
   if (!state) return Error("plir-opt: cannot allocate shared memory for the supervisor");
+  StatusOr<int> result_fd = CreateResultFile();
+  if (!result_fd.ok()) return Error("plir-opt: " + result_fd.status().message());
+  BecomeSupervisor();
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -573,6 +606,11 @@ int Main(Flags f) {
     if (f.pass_timeout_s > 0)
       state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
+    if (ftruncate(*result_fd, 0) != 0) return Error("plir-opt: cannot reset the result file");
+    // The child's standard error is a pipe the parent copies from.
+    int relay[2];
+    if (pipe2(relay, O_CLOEXEC) != 0)
+      return Error(std::string("plir-opt: pipe: ") + std::strerror(errno));
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
@@ -580,15 +618,28 @@ int Main(Flags f) {
     pid_t pid = fork();
     if (pid < 0) return Error(std::string("plir-opt: fork failed: ") + std::strerror(errno));
     if (pid == 0) {
-      // The child never outlives the supervisor (SIGINT, SIGTERM, kill).
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(1);
+      // Before any plugin code: the child holds no descriptor of the
+      // parent's but the result file and the input copy.
+      std::vector<int> keep = {*result_fd};
+      if (in.fd >= 0) keep.push_back(in.fd);
+      if (!IsolateChild(parent, &keep, relay[1])) _exit(1);
+      const int child_result_fd = keep[0];
+      std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(keep[1]) : in.path;
       InstallCrashHandlers(state);
       if (f.memory_limit_mb > 0 && !ApplyMemoryLimit(f.memory_limit_mb))
         std::cerr << "warning: cannot apply --memory-limit\n";
       int rc = 1;
       try {
-        rc = RunPipeline(f, in.path, in.name, out ? out->fd : -1, state);
+        ProgramResult result;
+        rc = RunPipeline(f, input_path, in.name, state, &result);
+        if (rc == 0) {
+          state->Enter(RunPhase::kWritingOutput, f.output);
+          Status s = result.module ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
+                                                      result.plugin_ops, SaveBinary(*result.module))
+                                   : WriteChildResult(child_result_fd, ChildResultKind::kText, {},
+                                                      result.text);
+          if (!s.ok()) rc = Error("plir-opt: " + s.message());
+        }
       } catch (const std::exception& e) {
         std::cerr << "plir-opt: internal error: " << Printable(e.what()) << "\n";
       } catch (...) {
@@ -600,16 +651,26 @@ int Main(Flags f) {
       std::fflush(nullptr);
       _exit(rc);
     }
-    ChildOutcome o = Supervise(pid, *state);
+    close(relay[1]);
+    setpgid(pid, pid);  // also here: the child may not have run yet
+    KillOnTerminatingSignal(pid);
+    ChildOutcome o = Supervise(pid, *state, relay[0]);
+    // Nothing the child started may outlive it, or touch the result while
+    // the parent reads it.
+    KillDescendants(pid);
+    KillOnTerminatingSignal(0);
+    DrainRelay(relay[0]);
     std::string why = DescribeAbnormalEnd(*state, o);
     if (why.empty()) {
       // The child finished its program.
       if (o.exit_code != 0) {
         if (state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
-        return o.exit_code;
+        return 1;
       }
-      if (out)
-        if (Status s = CommitOutput(*out); !s.ok()) return Error("plir-opt: " + s.message());
+      StatusOr<ProgramResult> result = TakeChildResult(f, *result_fd);
+      if (!result.ok()) return Error("plir-opt: " + Printable(result.status().message()));
+      if (Status s = CommitResult(f, *result, out); !s.ok())
+        return Error("plir-opt: " + Printable(s.message()));
       return 0;
     }
     std::string crashed;
@@ -617,13 +678,6 @@ int Main(Flags f) {
       std::cerr << "warning: " << why.substr(std::strlen("plir-opt: "))
                 << "; skipping that plugin\n";
       f.skip_plugins.push_back(crashed);
-      if (out && out->file) {  // start the output over
-        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0)
-          return Error("plir-opt: cannot reset the output");
-      } else if (out) {
-        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0)
-          return Error("plir-opt: cannot reset the output");
-      }
       continue;
     }
     std::cerr << why << "\n";
@@ -789,9 +843,10 @@ int ParseAndRun(int argc, char** argv) {
 }  // namespace plir
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
-    return plir::ParseAndRun(argc, argv);
+    return plir::FinishStdout("plir-opt", plir::ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "plir-opt: internal error: " << plir::Printable(e.what()) << "\n";
   } catch (...) {

@@ -598,8 +598,9 @@ int ParseAndRun(int argc, char** argv) {
 }  // namespace plir
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();
   try {
-    return plir::ParseAndRun(argc, argv);
+    return plir::FinishStdout("plir-reduce", plir::ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "plir-reduce: internal error: " << plir::Printable(e.what()) << "\n";
   } catch (...) {

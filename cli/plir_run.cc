@@ -583,9 +583,10 @@ int ParseAndRun(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
-    return ParseAndRun(argc, argv);
+    return plir::FinishStdout("plir-run", ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "plir-run: internal error: " << e.what() << "\n";
   } catch (...) {

@@ -61,6 +61,70 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   return std::string(f.contents());
 }
 
+Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Internal("error writing " + what + ": " + std::strerror(errno));
+    }
+    if (n == 0) return Internal("error writing " + what + ": no progress");
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+namespace {
+bool g_stdout_was_closed = false;
+}  // namespace
+
+void GuardStandardFds() {
+  static const int kFlags[3] = {O_WRONLY, O_RDONLY, O_WRONLY};
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == 1) g_stdout_was_closed = true;
+    int got = open("/dev/null", kFlags[fd] | O_NOCTTY);
+    if (got >= 0 && got != fd) {
+      dup2(got, fd);
+      close(got);
+    }
+  }
+}
+
+Status CloseStdout() {
+  errno = 0;
+  std::cout.flush();
+  bool failed = std::cout.fail() || std::ferror(stdout);
+  int err = failed ? errno : 0;
+  if (std::fflush(stdout) != 0) {
+    failed = true;
+    err = errno;
+  }
+  // The descriptor's own close: some file systems report a failed write
+  // only here.
+  if (close(1) != 0 && errno != EINTR && !(errno == EBADF && g_stdout_was_closed)) {
+    failed = true;
+    err = errno;
+  }
+  if (!failed) return Status::Ok();
+  if (g_stdout_was_closed) return Internal("error writing standard output: it is closed");
+  return Internal(std::string("error writing standard output: ") +
+                  std::strerror(err != 0 ? err : EIO));
+}
+
+int FinishStdout(const char* tool, int rc, int error_rc, int ok_rc) {
+  if (rc != ok_rc) {
+    std::cout.flush();
+    std::fflush(stdout);
+    return rc;
+  }
+  Status s = CloseStdout();
+  if (s.ok()) return rc;
+  std::cerr << tool << ": " << s.message() << "\n";
+  return error_rc;
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   return WriteFileAtomically(path, std::span<const std::string_view>(&contents, 1));
 }
@@ -101,8 +165,7 @@ char g_cleanup[kCleanupSlots][kCleanupPath];
 std::atomic<bool> g_cleanup_used[kCleanupSlots];
 
 void OnTerminatingSignal(int sig) {
-  for (int i = 0; i < kCleanupSlots; ++i)
-    if (g_cleanup_used[i].load()) unlink(g_cleanup[i]);
+  RemoveTemporaryFilesNow();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -114,6 +177,9 @@ void InstallCleanupHandlers() {
       struct sigaction old {};
       sigaction(sig, nullptr, &old);
       if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: keep ignoring
+      // Another handler (the supervisor's) is in place: it removes the
+      // files itself (RemoveTemporaryFilesNow).
+      if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
       struct sigaction sa {};
       sa.sa_handler = OnTerminatingSignal;
       sigemptyset(&sa.sa_mask);
@@ -121,6 +187,15 @@ void InstallCleanupHandlers() {
     }
   });
 }
+
+}  // namespace
+
+void RemoveTemporaryFilesNow() {
+  for (int i = 0; i < kCleanupSlots; ++i)
+    if (g_cleanup_used[i].load()) unlink(g_cleanup[i]);
+}
+
+namespace {
 
 int AddCleanup(const std::string& path) {
   if (path.size() >= kCleanupPath) return -1;
