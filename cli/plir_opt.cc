@@ -44,6 +44,7 @@
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
+#include "driver/sandbox.h"
 #include "driver/supervisor.h"
 #include "driver/tool_options.h"
 #include "ir/parallel.h"
@@ -88,6 +89,8 @@ struct Flags {
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
+  std::string sandbox = "auto";           // --sandbox=require|auto|off
+  std::vector<std::string> sandbox_read;  // --sandbox-read PATH
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
   std::vector<std::string> argv;
   std::vector<std::string> skip_plugins;  // crashed while loading during a scan
@@ -199,6 +202,10 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
                 RunState* state, ProgramResult* program) {
   PluginLoader loader;
   loader.set_allow_insecure(f.allow_insecure_plugins);
+  if (!f.no_isolate && f.sandbox != "off")
+    loader.set_permission_hint(
+        "the plugin sandbox lets plugins read only the files plir-opt knows they need; "
+        "--sandbox-read PATH adds one");
   for (const std::string& p : f.skip_plugins) loader.Skip(p);
   loader.SetLoadObserver([state](const std::string& path, bool scanning) {
     state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
@@ -565,6 +572,39 @@ StatusOr<ProgramResult> TakeChildResult(const Flags& f, int result_fd) {
   return out;
 }
 
+// What the child may read and write, for the sandbox (driver/sandbox.h):
+// the system's files, and every file the command line and the pipeline
+// name.
+SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
+  SandboxPolicy p;
+  p.supervisor = getpid();
+  p.supervisor_pgid = getpgid(0);
+  p.read = SystemReadPaths();
+  auto add = [&](const std::string& path) {
+    if (!path.empty() && path != "-") AddReadPath(path, &p);
+  };
+  // A plugin's directory holds what its $ORIGIN run path names.
+  auto add_with_dir = [&](const std::string& path) {
+    add(path);
+    std::error_code ec;
+    auto real = std::filesystem::canonical(path, ec);
+    if (!ec) add(real.parent_path().string());
+  };
+  if (in.fd < 0) add(in.path);
+  for (const std::string& plugin : f.plugins) add_with_dir(plugin);
+  for (const std::string& d : f.plugin_dirs) add(d);
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
+    for (const std::string& d : SplitList(env, ':')) add(d);
+  if (!f.pipeline.empty()) AddYamlReferencedPaths(f.pipeline, &p);
+  for (const std::string& e : f.extends) AddYamlReferencedPaths(e, &p);
+  add(f.check_inputs);
+  add(f.check_params);
+  add(f.reproduce);
+  for (const std::string& r : f.sandbox_read) add(r);
+  if (!f.dump_ir_dir.empty()) p.write.push_back(f.dump_ir_dir);
+  return p;
+}
+
 int Main(Flags f) {
   if (f.threads > 0) SetDefaultThreads(f.threads);
   ModuleFile::SetMaxBytes(f.max_input_bytes);
@@ -582,6 +622,8 @@ int Main(Flags f) {
   Output out = std::move(prepared).value();
 
   if (f.no_isolate) {
+    if (f.sandbox == "require")
+      return Error("plir-opt: --sandbox=require needs the supervised child (not --no-isolate)");
     RunState* state = NewRunState(false);
     if (f.pass_timeout_s > 0)
       std::cerr << "warning: --pass-timeout needs isolation; ignored with --no-isolate\n";
@@ -593,6 +635,22 @@ int Main(Flags f) {
         return Error("plir-opt: " + Printable(s.message()));
     return rc;
   }
+
+  // The sandbox: probed once, here; entered by every child.
+  const SandboxMode sandbox_mode = *ParseSandboxMode(f.sandbox);
+  const SandboxSupport support = ProbeSandbox();
+  if (std::string shortfall = SandboxShortfall(sandbox_mode, support); !shortfall.empty()) {
+    if (sandbox_mode == SandboxMode::kRequire) return Error(shortfall);
+    std::cerr << shortfall << "\n";
+  }
+  if (!f.dump_ir_dir.empty()) {  // the child may write there, but not create it
+    std::error_code ec;
+    std::filesystem::create_directories(f.dump_ir_dir, ec);
+    if (ec)
+      return Error("plir-opt: --dump-ir-dir: cannot create " + Printable(f.dump_ir_dir) + ": " +
+                   ec.message());
+  }
+  const SandboxPolicy policy = BuildSandboxPolicy(f, in);
 
   RunState* state = NewRunState(true);
   if (!state) return Error("plir-opt: cannot allocate shared memory for the supervisor");
@@ -625,6 +683,10 @@ int Main(Flags f) {
       if (!IsolateChild(parent, &keep, relay[1])) _exit(1);
       const int child_result_fd = keep[0];
       std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(keep[1]) : in.path;
+      if (Status s = EnterSandbox(policy, sandbox_mode, support); !s.ok()) {
+        std::cerr << "plir-opt: " << Printable(s.message()) << "\n";
+        _exit(1);
+      }
       InstallCrashHandlers(state);
       if (f.memory_limit_mb > 0 && !ApplyMemoryLimit(f.memory_limit_mb))
         std::cerr << "warning: cannot apply --memory-limit\n";
@@ -786,6 +848,14 @@ int ParseAndRun(int argc, char** argv) {
                  "where crash reproducers go (default: $TMPDIR or /tmp)")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--no-reproducer", f.no_reproducer, "do not write a reproducer when a pass fails");
+  app.add_option("--sandbox", f.sandbox,
+                 "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
+                 "cannot), auto (the default: what the kernel offers, with a warning if that is "
+                 "less), off (debugging)")
+      ->check(CLI::IsMember({"require", "auto", "off"}));
+  app.add_option("--sandbox-read", f.sandbox_read,
+                 "let the plugin child read this file or directory too (repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
                "load plugins even from files or directories that group or others may write");
   app.add_option("--max-input-bytes", f.max_input_bytes,

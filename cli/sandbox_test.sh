@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # plir-opt against a plugin that means harm (testing/plugins/test_hostile.cc,
-# one attack per PLIR_HOSTILE_MODE). Every attack is blocked or the run
-# fails cleanly: the output is the right module or the old file, the input
+# one attack per PLIR_HOSTILE_MODE), inside the sandbox (driver/sandbox.h)
+# and the supervisor's checks. Every attack is blocked or the run fails
+# cleanly: the output is the right module or the old file, the input
 # and the user's other files are intact, standard output holds nothing the
 # plugin wrote, no process is left, and $TMPDIR is empty afterwards.
 # Also: every tool fails when its standard output cannot be written.
@@ -13,8 +14,10 @@ work="$tmp/work"; mkdir -p "$work"
 scratch="$tmp/scratch"  # TMPDIR of the runs: must stay empty
 mkdir -p "$scratch"
 export TMPDIR="$scratch"
+[ -n "${HOME:-}" ] || { export HOME="$tmp/home"; mkdir -p "$HOME"; }
 fail=0
 check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+asan=0; [ -n "${ASAN_OPTIONS:-}" ] && asan=1
 
 cat > "$work/in.plir" <<'PLIR'
 #[version = "1"]
@@ -126,6 +129,137 @@ check "spinner: no process left (setsid, PR_SET_PDEATHSIG reset)" '[ -z "$left" 
 [ -n "$left" ] && kill -KILL $left 2> /dev/null
 check "spinner: the old output and no temporary file" \
   '[ "$(cat "$work/sig.plir")" = OLD ] && [ -z "$(ls "$work" | grep "sig.plir.tmp")" ]'
+
+# --- The sandbox: the file system, the network, the supervisor, privileges.
+
+# blocked MODE [flags]: the attack is refused and the run is otherwise fine.
+blocked() {
+  local mode="$1"; shift
+  attack "$mode" 0 "$@"
+  check "$mode: the plugin was refused" 'grep -q "^hostile $mode: blocked" "$work/err"'
+}
+victims="$tmp/victims"; mkdir -p "$victims"
+echo "keep me" > "$victims/file.txt"
+cp "$victims/file.txt" "$victims/file.copy"
+PLIR_HOSTILE_TARGET="$work/in.plir" blocked write-file
+PLIR_HOSTILE_TARGET="$work/in.plir" blocked delete-file
+PLIR_HOSTILE_TARGET="$victims/file.txt" blocked write-file
+PLIR_HOSTILE_TARGET="$victims/file.txt" blocked delete-file
+check "the user's other file is intact" 'cmp -s "$victims/file.txt" "$victims/file.copy"'
+PLIR_HOSTILE_TARGET="$work/out.plir" blocked write-file
+PLIR_HOSTILE_TARGET="$HOME/.plir_hostile_was_here" blocked write-file
+check "nothing written to \$HOME" '[ ! -e "$HOME/.plir_hostile_was_here" ]'
+PLIR_HOSTILE_TARGET="$scratch/planted" blocked write-file
+PLIR_HOSTILE_TARGET="$victims/newdir" blocked make-dir
+check "no directory made" '[ ! -e "$victims/newdir" ]'
+# Reading: only what the run needs (a secret beside the input is not).
+echo "secret" > "$work/secret.txt"
+PLIR_HOSTILE_TARGET="$work/secret.txt" blocked read-file
+PLIR_HOSTILE_TARGET="$victims/file.txt" attack read-file 0 --sandbox-read "$victims"
+check "read-file: --sandbox-read lets it read that directory" 'grep -q "^hostile read-file: succeeded" "$work/err"'
+
+# The network: a listener on 127.0.0.1 must receive nothing.
+if command -v python3 > /dev/null; then
+  sockdir=$(mktemp -d /tmp/plir-sock.XXXXXX)  # a Unix socket's path has at most 107 bytes
+  python3 - "$tmp/port" "$tmp/received" "$sockdir/unix.sock" <<'PY' &
+import socket, sys, os, select
+tcp = socket.socket(); tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+tcp.bind(("127.0.0.1", 0)); tcp.listen(8)
+unix = socket.socket(socket.AF_UNIX); unix.bind(sys.argv[3]); unix.listen(8)
+open(sys.argv[1], "w").write(str(tcp.getsockname()[1]))
+got = b""
+while True:
+    r, _, _ = select.select([tcp, unix], [], [], 60)
+    if not r: break
+    c, _ = r[0].accept(); c.settimeout(2)
+    try: got += b"<connection>" + c.recv(100)
+    except OSError: pass
+    open(sys.argv[2], "wb").write(got)
+PY
+  listener=$!
+  for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+  PLIR_HOSTILE_PORT=$(cat "$tmp/port") blocked tcp-connect
+  blocked udp-send
+  PLIR_HOSTILE_TARGET="$sockdir/unix.sock" blocked unix-connect
+  sleep 0.3
+  check "the listeners received nothing" '[ ! -s "$tmp/received" ]'
+  # The same attack without the sandbox gets through (the test can see it).
+  PLIR_HOSTILE_PORT=$(cat "$tmp/port") attack tcp-connect 0 --sandbox=off
+  sleep 0.3
+  check "tcp-connect with --sandbox=off reaches the listener (the check is real)" \
+    'grep -q "exfiltrated" "$tmp/received"'
+  kill $listener 2> /dev/null; wait $listener 2> /dev/null
+  rm -rf "$sockdir"
+else
+  echo "SKIP: network attacks need python3 for the listener"
+fi
+
+# The supervisor: its memory, its process, its limits.
+blocked read-parent-mem
+blocked write-parent-mem
+blocked ptrace-parent
+blocked vm-read-parent
+blocked kill-parent
+blocked stop-parent
+blocked tkill-parent
+blocked kill-parent-group
+blocked lower-parent-rlimit
+# Privileges, other programs, the terminal.
+blocked exec
+blocked tiocsti
+blocked setsid
+if [ $asan -eq 0 ]; then
+  blocked raise-rlimit --memory-limit 400
+fi
+
+# With --sandbox=off the same write gets through: the checks above are real.
+PLIR_HOSTILE_TARGET="$victims/off.txt" attack write-file 0 --sandbox=off
+check "write-file with --sandbox=off writes (the check is real)" '[ "$(cat "$victims/off.txt")" = PWNED ]'
+
+# --sandbox=require runs where the kernel has Landlock and seccomp; where
+# it lacks Landlock, require fails and auto warns once.
+"$opt" "$work/in.plir" --sandbox=require -o "$work/req.plir" 2> "$work/err"; rc=$?
+check "--sandbox=require on this kernel (rc=$rc)" '[ $rc -eq 0 ] && cmp -s "$work/req.plir" "$work/ref.plir"'
+PLIR_SANDBOX_PROBE=no-landlock "$opt" "$work/in.plir" --sandbox=require -o "$work/req.plir" 2> "$work/err"; rc=$?
+check "--sandbox=require without Landlock: exit 1, said why (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "sandbox=require: this kernel lacks Landlock" "$work/err"'
+PLIR_SANDBOX_PROBE=no-landlock "$opt" "$work/in.plir" --passes DeadCodeElimination -o "$work/req.plir" 2> "$work/err"; rc=$?
+check "--sandbox=auto without Landlock: one warning, and the run" \
+  '[ $rc -eq 0 ] && [ "$(grep -c "^warning: this kernel lacks Landlock" "$work/err")" = 1 ]'
+"$opt" "$work/in.plir" --passes DeadCodeElimination -o "$work/req.plir" 2> "$work/err"; rc=$?
+check "--sandbox=auto with Landlock: no warning" '[ $rc -eq 0 ] && [ ! -s "$work/err" ]'
+"$opt" "$work/in.plir" --sandbox=require --no-isolate 2> "$work/err"; rc=$?
+check "--sandbox=require --no-isolate is refused" '[ $rc -eq 1 ] && grep -q "needs the supervised child" "$work/err"'
+
+# --- The same attacks on the supervisor as an unprivileged user, where a
+# same-uid child was once able to read and write the supervisor's memory.
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIP: the unprivileged-user attacks need root to switch to nobody (running as $(id -un))"
+elif ! command -v setpriv > /dev/null || ! id nobody > /dev/null 2>&1; then
+  echo "SKIP: the unprivileged-user attacks need setpriv (util-linux) and a user nobody"
+else
+  # The test's own tree is root's (0700 above it): copies in a fresh
+  # world-readable directory, removed at the end.
+  pub=$(mktemp -d /tmp/plir-sandbox-test.XXXXXX)
+  trap 'rm -rf "$pub"' EXIT
+  chmod 755 "$pub"
+  mkdir -p "$pub/bin" "$pub/tmp"
+  cp "$opt" "$pub/bin/plir-opt"
+  cp "$hostile" "$pub/libplir_test_hostile.so"
+  cp "$work/in.plir" "$pub/in.plir"
+  chmod -R a+rX "$pub"
+  chown nobody "$pub/tmp"
+  as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR="$pub/tmp" "$@"; }
+  for mode in read-parent-mem write-parent-mem ptrace-parent vm-read-parent kill-parent stop-parent; do
+    PLIR_HOSTILE_MODE=$mode as_nobody "$pub/bin/plir-opt" "$pub/in.plir" --plugin "$pub/libplir_test_hostile.so" \
+      --passes Hostile --no-reproducer > "$work/nb.plir" 2> "$work/err"; rc=$?
+    check "as nobody, $mode: blocked, and the run is fine (rc=$rc)" \
+      '[ $rc -eq 0 ] && grep -q "^hostile $mode: blocked" "$work/err" && cmp -s "$work/nb.plir" "$work/ref.plir"'
+  done
+  check "as nobody: nothing left in TMPDIR" '[ -z "$(ls -A "$pub/tmp")" ]'
+  rm -rf "$pub"
+  trap - EXIT
+fi
 
 # --- Standard output that cannot be written is an error, in every tool.
 "$opt" "$work/in.plir" >&- 2> "$work/err"; rc=$?

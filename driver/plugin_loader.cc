@@ -185,8 +185,10 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* err = dlerror();
-    return Fail(PluginError::kCannotOpen,
-                NotFound("cannot open plugin " + path + ": " + (err ? err : "unknown error")));
+    std::string why = err ? err : "unknown error";
+    if (!permission_hint_.empty() && why.find("Permission denied") != std::string::npos)
+      why += " (" + permission_hint_ + ")";
+    return Fail(PluginError::kCannotOpen, NotFound("cannot open plugin " + path + ": " + why));
   }
   // Staged definitions hold code of the plugin (std::function managers): they
   // must be destroyed before the library is unmapped.

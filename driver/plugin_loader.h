@@ -80,6 +80,9 @@ class PluginLoader {
   // Trust: plugin files, and the directories holding them, that group or
   // others may write are refused unless this is set.
   void set_allow_insecure(bool allow) { allow_insecure_ = allow; }
+  // Appended to a "cannot open" error that says "Permission denied" (the
+  // plugin sandbox refused a file).
+  void set_permission_hint(std::string hint) { permission_hint_ = std::move(hint); }
   // Requires the plugin named `name` (file libplir_NAME.so) to have this
   // SHA-256 (hex); checked before the file is opened with dlopen.
   void Pin(const std::string& name, const std::string& sha256) { pins_[name] = sha256; }
@@ -116,6 +119,7 @@ class PluginLoader {
   std::set<std::string> skipped_;
   std::map<std::string, std::string> pins_;
   bool allow_insecure_ = false;
+  std::string permission_hint_;
   bool scanning_ = false;
   std::function<void(const std::string&, bool)> observer_;
   std::vector<std::string> warnings_;
