@@ -298,7 +298,9 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     std::map<std::string, std::string> plugin_of;
     for (const LoadedPlugin& p : loader.loaded()) {
       for (const std::string& op : p.ops) program->plugin_ops.push_back(op);
-      lines += p.path + "\t" + p.name + "\t" + p.version + "\n";
+      // Hashed here: the supervisor never opens a path it reads in the page.
+      StatusOr<std::string> sha = Sha256File(p.path);
+      lines += p.path + "\t" + p.name + "\t" + p.version + "\t" + (sha.ok() ? *sha : "") + "\n";
       for (const std::string& pass : p.passes)
         plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
     }
@@ -389,9 +391,9 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     }
 
     auto fail_pass = [&](std::string message) {
-      if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
+      if (state->Phase() == RunPhase::kRunningPass)
         message +=
-            "\nplir-opt: in pass " + std::string(state->subject) + " of plugin " + state->plugin;
+            "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
       state->pass_failed.store(1);
       std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
       return Error(Printable(message));
@@ -467,14 +469,17 @@ StatusOr<Input> PrepareInput(const Flags& f) {
 void WriteBundle(const Flags& f, const Input& in, const RunState& state,
                  const std::string& failure) {
   if (f.no_reproducer || !f.reproduce.empty()) return;
-  int step = state.top_step.load();
-  if (step < 0 || step >= state.num_prefixes) return;  // not in a pass
+  // Everything read from the page is bounded (RunState's readers); the
+  // plugins are recorded as the child hashed them.
+  const int step = state.top_step.load();
+  std::string prefix = state.Prefix(step);
+  if (prefix.empty()) return;  // not in a pass (or the page is not consistent)
   Reproducer r;
-  r.plugins = PluginsFromLines(state.plugins);
+  r.plugins = PluginsFromLines(state.PluginsText());
   r.opt_level = f.opt_level;
   r.threads = f.threads;
-  r.pass_timeout_s = f.pass_timeout_s > 0 ? f.pass_timeout_s : state.pass_timeout_ns.load() / 1e9;
-  r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.memory_limit_mb.load();
+  r.pass_timeout_s = f.pass_timeout_s > 0 ? f.pass_timeout_s : state.PassTimeoutSeconds();
+  r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.MemoryLimitMb();
   r.command = f.argv;
   r.failure = failure;
   if (f.check_execution) {
@@ -488,7 +493,7 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state,
     r.check.tolerance = f.check_tolerance;
     r.check.seed = f.check_seed;
   }
-  auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, state.Prefix(step), std::move(r));
+  auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, prefix, std::move(r));
   if (!dir.ok()) {
     std::cerr << "plir-opt: could not write a crash reproducer: "
               << Printable(dir.status().message()) << "\n";
@@ -629,7 +634,7 @@ int Main(Flags f) {
       std::cerr << "warning: --pass-timeout needs isolation; ignored with --no-isolate\n";
     ProgramResult result;
     int rc = RunPipeline(f, in.path, in.name, state, &result);
-    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
+    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
     if (rc == 0)
       if (Status s = CommitResult(f, result, out); !s.ok())
         return Error("plir-opt: " + Printable(s.message()));
@@ -680,11 +685,15 @@ int Main(Flags f) {
       // parent's but the result file and the input copy.
       std::vector<int> keep = {*result_fd};
       if (in.fd >= 0) keep.push_back(in.fd);
-      if (!IsolateChild(parent, &keep, relay[1])) _exit(1);
+      if (!IsolateChild(parent, &keep, relay[1])) {
+        state->finished.store(1);
+        _exit(1);
+      }
       const int child_result_fd = keep[0];
       std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(keep[1]) : in.path;
       if (Status s = EnterSandbox(policy, sandbox_mode, support); !s.ok()) {
         std::cerr << "plir-opt: " << Printable(s.message()) << "\n";
+        state->finished.store(1);
         _exit(1);
       }
       InstallCrashHandlers(state);
@@ -726,7 +735,7 @@ int Main(Flags f) {
     if (why.empty()) {
       // The child finished its program.
       if (o.exit_code != 0) {
-        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
+        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
         return 1;
       }
       StatusOr<ProgramResult> result = TakeChildResult(f, *result_fd);
@@ -743,8 +752,7 @@ int Main(Flags f) {
       continue;
     }
     std::cerr << why << "\n";
-    if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
-      WriteBundle(f, in, *state, why);
+    if (state->Phase() == RunPhase::kRunningPass) WriteBundle(f, in, *state, why);
     return 1;
   }
 }

@@ -231,6 +231,37 @@ check "--sandbox=auto with Landlock: no warning" '[ $rc -eq 0 ] && [ ! -s "$work
 "$opt" "$work/in.plir" --sandbox=require --no-isolate 2> "$work/err"; rc=$?
 check "--sandbox=require --no-isolate is refused" '[ $rc -eq 1 ] && grep -q "needs the supervised child" "$work/err"'
 
+# --- The shared page: the supervisor reads every field bounded, and never
+# opens a path it read there. A reproducer is attempted (into its own
+# directory) so that the page's plugin list and prefixes are read.
+forge() {  # forge MODE: the plugin forges the page, then crashes
+  local mode="$1"
+  n=$((n + 1))
+  rm -rf "$work/bundles"; mkdir -p "$work/bundles"
+  echo OLD > "$work/out.plir"
+  local start; start=$(date +%s%N)
+  PLIR_HOSTILE_RUN="run$n" PLIR_HOSTILE_MODE="$mode" timeout 60 \
+    "$opt" "$work/in.plir" --plugin "$hostile" --passes DeadCodeElimination,Hostile \
+    --reproducer-dir "$work/bundles" -o "$work/out.plir" > "$work/stdout" 2> "$work/err"
+  rc=$?
+  local ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  check "$mode: exit 1 within seconds, the supervisor intact (rc=$rc, ${ms} ms)" '[ $rc -eq 1 ] && [ $ms -lt 10000 ]'
+  check "$mode: the old output is intact" '[ "$(cat "$work/out.plir")" = OLD ]'
+  check "$mode: no raw control byte reaches standard error" '! LC_ALL=C grep -q "[[:cntrl:]]" <(tr -d "\n\t" < "$work/err")'
+  check "$mode: no process left" '[ -z "$(left_behind "run$n")" ]'
+  check "$mode: nothing left in TMPDIR" '[ -z "$(ls -A "$scratch")" ]'
+}
+forge forge-plugins
+check "forge-plugins: /dev/zero was not hashed; the bundle lists it unhashed" \
+  'grep -q "path: /dev/zero" "$work"/bundles/*/reproducer.yaml && grep -A3 "path: /dev/zero" "$work"/bundles/*/reproducer.yaml | grep -q "sha256: \"\""'
+forge forge-prefixes
+check "forge-prefixes: no bundle from prefixes that do not fit the page" '[ -z "$(ls -A "$work/bundles")" ]'
+forge forge-unterminated
+check "forge-unterminated: the message is bounded" '[ "$(wc -c < "$work/err")" -lt 20000 ]'
+forge forge-blame
+check "forge-blame: the child's claim is reported as the child's (it may lie)" \
+  'grep -q "killed by SIGSEGV" "$work/err"'
+
 # --- The same attacks on the supervisor as an unprivileged user, where a
 # same-uid child was once able to read and write the supervisor's memory.
 if [ "$(id -u)" -ne 0 ]; then

@@ -18,16 +18,14 @@ namespace plir {
 std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines) {
   std::vector<ReproducerPlugin> out;
   std::stringstream ss(lines);
-  for (std::string line; std::getline(ss, line);) {
+  for (std::string line; std::getline(ss, line) && out.size() < 4096;) {
     if (line.empty()) continue;
-    ReproducerPlugin p;
-    size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
-    p.path = line.substr(0, a);
-    if (a != std::string::npos) p.name = line.substr(a + 1, b == std::string::npos ? b : b - a - 1);
-    if (b != std::string::npos) p.version = line.substr(b + 1);
-    auto h = Sha256File(p.path);
-    if (h.ok()) p.sha256 = *h;
-    out.push_back(std::move(p));
+    std::vector<std::string> fields;
+    std::stringstream fs(line);
+    for (std::string f; fields.size() < 4 && std::getline(fs, f, '\t');)
+      fields.push_back(f.substr(0, 4096));
+    fields.resize(4);
+    out.push_back({fields[0], fields[1], fields[2], fields[3]});
   }
   return out;
 }

@@ -52,7 +52,10 @@ struct Reproducer {
   ReproducerCheck check;
 };
 
-// Parses "PATH\tNAME\tVERSION" lines and hashes each file.
+// Parses "PATH\tNAME\tVERSION\tSHA256" lines (the plugins the child loaded,
+// hashed by the child: the supervisor never opens a path it read from the
+// child). A line with fewer fields leaves the rest empty; at most 4,096
+// lines, fields of at most 4,096 bytes.
 std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines);
 
 // Creates a new directory under `parent` (default: $TMPDIR or /tmp) and

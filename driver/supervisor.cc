@@ -304,9 +304,47 @@ bool RunState::SetPrefixes(const std::vector<std::string>& yaml_prefixes) {
   return true;
 }
 
+namespace {
+
+template <size_t N>
+std::string Bounded(const char (&field)[N]) {
+  return std::string(field, strnlen(field, N));
+}
+
+}  // namespace
+
+std::string RunState::SubjectText() const { return Bounded(subject); }
+std::string RunState::PluginText() const { return Bounded(plugin); }
+std::string RunState::FailureText() const { return Bounded(failure); }
+std::string RunState::PluginsText() const { return Bounded(plugins); }
+
+RunPhase RunState::Phase() const {
+  int32_t p = phase.load();
+  if (p < static_cast<int32_t>(RunPhase::kStartup) ||
+      p > static_cast<int32_t>(RunPhase::kWritingOutput))
+    return RunPhase::kStartup;
+  return static_cast<RunPhase>(p);
+}
+
 std::string RunState::Prefix(int i) const {
-  if (i < 0 || i >= num_prefixes) return "";
-  return std::string(prefixes + prefix_offset[i], prefix_offset[i + 1] - prefix_offset[i]);
+  // Read once: the numbers may change under us while the child lives.
+  const int32_t n = num_prefixes;
+  if (n < 0 || n > kMaxPrefixes || i < 0 || i >= n) return "";
+  uint32_t begin = prefix_offset[i], end = prefix_offset[i + 1];
+  if (begin > end || end > kPrefixBytes) return "";
+  return std::string(prefixes + begin, end - begin);
+}
+
+bool RunState::HasPrefixForTopStep() const { return !Prefix(top_step.load()).empty(); }
+
+double RunState::PassTimeoutSeconds() const {
+  double s = static_cast<double>(pass_timeout_ns.load()) / 1e9;
+  return s > 0 && s <= 1e6 ? s : 0;
+}
+
+int64_t RunState::MemoryLimitMb() const {
+  int64_t mb = memory_limit_mb.load();
+  return mb >= 16 && mb <= (int64_t{1} << 40) ? mb : 0;
 }
 
 RunState* NewRunState(bool shared) {
@@ -401,7 +439,7 @@ ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd) {
     if (r == pid) break;
     if (r < 0 && errno != EINTR) break;
     const int64_t limit_ns = state.pass_timeout_ns.load();
-    RunPhase ph = static_cast<RunPhase>(state.phase.load());
+    RunPhase ph = state.Phase();
     bool timed = limit_ns > 0 && (ph == RunPhase::kRunningPass || ph == RunPhase::kLoadingPlugin ||
                                   ph == RunPhase::kScanningPlugin);
     int64_t elapsed = NowNs() - state.phase_start_ns.load();
@@ -465,23 +503,23 @@ std::string Printable(std::string_view s) {
 }
 
 bool DiedWhileScanning(const RunState& state, std::string* path) {
-  if (static_cast<RunPhase>(state.phase.load()) != RunPhase::kScanningPlugin) return false;
-  *path = state.subject;
-  return true;
+  if (state.Phase() != RunPhase::kScanningPlugin) return false;
+  *path = state.SubjectText();
+  return !path->empty();
 }
 
 std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
   if (o.exited && st.finished.load()) return "";
   std::string what;
-  RunPhase ph = static_cast<RunPhase>(st.phase.load());
-  std::string subject = Printable(st.subject);
+  RunPhase ph = st.Phase();
+  std::string subject = Printable(st.SubjectText());
   switch (ph) {
     case RunPhase::kLoadingPlugin:
     case RunPhase::kScanningPlugin:
       what = "while loading plugin " + subject;
       break;
     case RunPhase::kRunningPass:
-      what = "in pass " + subject + " of plugin " + Printable(st.plugin);
+      what = "in pass " + subject + " of plugin " + Printable(st.PluginText());
       break;
     case RunPhase::kLoadingInput:
       what = "while loading the input";
@@ -497,10 +535,10 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
     why = "stopped by " + SignalName(o.stopped_by) + " (and then killed)";
   } else if (o.timed_out) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", st.pass_timeout_ns.load() / 1e9);
+    std::snprintf(buf, sizeof buf, "%g", st.PassTimeoutSeconds());
     why = std::string("time limit exceeded (--pass-timeout ") + buf + " s)";
   } else if (st.out_of_memory.load()) {
-    int64_t mb = st.memory_limit_mb.load();
+    int64_t mb = st.MemoryLimitMb();
     why = "out of memory" +
           (mb > 0 ? " (--memory-limit " + std::to_string(mb) + " MB)" : std::string());
   } else if (o.signal != 0) {

@@ -60,7 +60,26 @@ struct RunState {
   void Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text = {});
   // Stores the pipeline prefixes; false if they do not fit.
   bool SetPrefixes(const std::vector<std::string>& yaml_prefixes);
+
+  // What the supervisor reads. The child may have written anything into
+  // the page (no terminating NUL, any bytes, any numbers, any offsets):
+  // every read is bounded by the field's size, numbers by their range.
+  // The texts are raw bytes; Printable() them before they go into a message.
+  std::string SubjectText() const;
+  std::string PluginText() const;
+  std::string FailureText() const;
+  std::string PluginsText() const;
+  // kStartup for a number that names no phase.
+  RunPhase Phase() const;
+  // The YAML of pipeline steps 0..top_step; empty unless the count and the
+  // offsets up to that step are consistent and inside the page.
   std::string Prefix(int top_step) const;
+  // True iff Prefix(top_step) would be non-empty for the step recorded.
+  bool HasPrefixForTopStep() const;
+  // The limits as recorded, clamped to what the command line accepts
+  // (0: none).
+  double PassTimeoutSeconds() const;
+  int64_t MemoryLimitMb() const;
 };
 
 // A RunState in memory shared with children forked after this call (never
