@@ -72,10 +72,6 @@ class NameHint {
   uint32_t number_ = kNoNumber;
 };
 
-namespace text_internal {
-class TextParser;
-}  // namespace text_internal
-
 // A local variable: `%name` (ordinary) or a dataflow variable (bound in a
 // dataflow block and not listed in its `output` line).
 //
@@ -100,8 +96,7 @@ class VarNode final : public ExprNode {
   uint32_t index() const { return index_.load(std::memory_order_relaxed); }
 
  private:
-  friend class text_internal::TextParser;  // fixes the dataflow flag when it reads `output`
-  friend class FunctionNode;               // numbers variables that have no index yet
+  friend class FunctionNode;  // numbers variables that have no index yet
   // Sets the index hint if there is none yet (first writer wins; a hint,
   // never part of the IR's meaning: structural equality and hashing ignore
   // it, and every use of it is checked).
@@ -116,7 +111,6 @@ class VarNode final : public ExprNode {
         index_(index) {
     spare() = df ? 1 : 0;
   }
-  void set_dataflow(bool df) const { spare() = df ? 1 : 0; }
   // The name hint's parts, laid out with the index in one 16-byte run.
   Symbol prefix_;
   uint32_t number_;
