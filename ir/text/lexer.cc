@@ -1,6 +1,7 @@
 #include "ir/text/lexer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "ir/text_rules.h"
@@ -92,10 +93,12 @@ void Lexer::SkipSpaceAndComments() {
 
 namespace {
 
-// True iff one of the 8 bytes of `w` equals one of the bytes the body scan
-// stops at ('\n', '{', '}', '"', '/'): the classic "has a zero byte" test
-// (Hacker's Delight, 6-1) applied to w XOR each byte repeated.
-inline bool HasSpecialByte(uint64_t w) {
+// Non-zero iff one of the 8 bytes of `w` (little-endian) equals one of the
+// bytes the body scan stops at ('\n', '{', '}', '"', '/'): the classic "has
+// a zero byte" test (Hacker's Delight, 6-1) applied to w XOR each byte
+// repeated. Its lowest set bit is exact (borrows only run upwards), so
+// FirstSpecial gives the position of the first such byte.
+inline uint64_t HasSpecialByte(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
   auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
   return has_zero(w ^ (kOnes * '\n')) | has_zero(w ^ (kOnes * '{')) | has_zero(w ^ (kOnes * '}')) |
@@ -104,11 +107,18 @@ inline bool HasSpecialByte(uint64_t w) {
 
 // The same test for the bytes the output-line scan stops at ('{', '}', ';',
 // '"', '/').
-inline bool HasStatementByte(uint64_t w) {
+inline uint64_t HasStatementByte(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
   auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
   return has_zero(w ^ (kOnes * ';')) | has_zero(w ^ (kOnes * '{')) | has_zero(w ^ (kOnes * '}')) |
          has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '/'));
+}
+
+// The index (0..7) of the first byte a non-zero mask of the tests above marks.
+// The words are loaded little-endian: byte 0 is the lowest.
+static_assert(std::endian::native == std::endian::little, "the byte scans assume little-endian");
+inline size_t FirstSpecial(uint64_t mask) {
+  return static_cast<size_t>(std::countr_zero(mask)) >> 3;
 }
 
 }  // namespace
@@ -130,7 +140,10 @@ bool Lexer::SkipBracedBody() {
     while (p + 8 <= n) {
       uint64_t w;
       std::memcpy(&w, s + p, 8);
-      if (HasSpecialByte(w)) break;
+      if (uint64_t m = HasSpecialByte(w)) {  // straight to the first special byte
+        p += FirstSpecial(m);
+        break;
+      }
       p += 8;
     }
     if (p >= n) break;
@@ -216,7 +229,10 @@ bool Lexer::SkipToOutputLine(bool at_statement_start) {
     while (p + 8 <= n) {
       uint64_t w;
       std::memcpy(&w, s + p, 8);
-      if (HasStatementByte(w)) break;
+      if (uint64_t m = HasStatementByte(w)) {
+        p += FirstSpecial(m);
+        break;
+      }
       p += 8;
     }
     if (p >= n) break;
