@@ -219,7 +219,9 @@ StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs
   t.shape = shape;
   int64_t n = t.NumElements();
   size_t size = DataTypeSize(a.dtype);
-  std::shared_ptr<std::string> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
+  // Every output element is copied in.
+  std::shared_ptr<std::string> data =
+      AllocateTensorBufferForOverwrite(static_cast<size_t>(n) * size);
   const char* src = a.data->data();
   char* dst = data->data();
   std::vector<int64_t> idx(nd, 0);

@@ -237,5 +237,27 @@ TEST(TensorKernelTest, MakeIntTensorChecksRange) {
   EXPECT_FALSE(MakeIntTensor(DataType::kFloat32, {1}, [](int64_t) { return 1; }).ok());
 }
 
+// A buffer for overwrite has exactly the size asked for (libstdc++ 12 hands
+// resize_and_overwrite's callback the capacity), and an installed allocator
+// is told which kind is wanted.
+TEST(TensorTest, BuffersForOverwrite) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{24}, size_t{1} << 20}) {
+    EXPECT_EQ(AllocateTensorBufferForOverwrite(n)->size(), n);
+    std::shared_ptr<std::string> z = AllocateTensorBuffer(n);
+    EXPECT_EQ(z->size(), n);
+    EXPECT_EQ(z->find_first_not_of('\0'), std::string::npos);
+  }
+  std::vector<bool> asked;
+  TensorAllocator alloc = [&](size_t bytes, bool zero) {
+    asked.push_back(zero);
+    return std::make_shared<std::string>(bytes, '\0');
+  };
+  const TensorAllocator* prev = SetThreadTensorAllocator(&alloc);
+  AllocateTensorBuffer(8);
+  AllocateTensorBufferForOverwrite(8);
+  SetThreadTensorAllocator(prev);
+  EXPECT_EQ(asked, (std::vector<bool>{true, false}));
+}
+
 }  // namespace
 }  // namespace plir
