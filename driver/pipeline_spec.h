@@ -28,10 +28,10 @@ struct PluginSourceSpec {
     kPlugin,        // a plugins: entry
   };
   Kind kind = Kind::kPlugin;
-  std::string value;  // the directory, or the plugin's name or path
-  bool is_path = false;  // kPlugin: `value` is a file (resolved against its YAML file)
+  std::string value;                  // the directory, or the plugin's name or path
+  bool is_path = false;               // kPlugin: `value` is a file (resolved against its YAML file)
   std::optional<std::string> sha256;  // kPlugin: {name: N, sha256: HEX}
-  bool listed = false;  // kPlugin: printed in the canonical pipeline's `plugins:`
+  bool listed = false;                // kPlugin: printed in the canonical pipeline's `plugins:`
   SourceLoc loc;
 };
 
