@@ -85,6 +85,7 @@ struct Flags {
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
+  bool hermetic_plugins = false;  // only --plugin and --plugin-path (build actions)
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
   std::vector<std::string> argv;
   std::vector<std::string> skip_plugins;  // crashed while loading during a scan
@@ -196,13 +197,14 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       std::cerr << "warning: " << Printable(w) << "\n";
   };
   for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
-  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);
   for (const std::string& p : f.plugins) {
     auto r = loader.LoadPath(p);
     if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
   }
-  std::vector<std::string> defaults = DefaultPluginDirs();
+  std::vector<std::string> defaults;
+  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
 
   Pipeline pipeline;
   if (!f.pipeline.empty()) {
@@ -734,6 +736,9 @@ int ParseAndRun(int argc, char** argv) {
   app.add_flag("--no-reproducer", f.no_reproducer, "do not write a reproducer when a pass fails");
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
                "load plugins even from files or directories that group or others may write");
+  app.add_flag("--hermetic-plugins", f.hermetic_plugins,
+               "load plugins only from --plugin and --plugin-path (and the pipeline's "
+               "plugin_path): not $PLIR_PLUGIN_PATH, not next to the executable");
   app.add_option("--max-input-bytes", f.max_input_bytes,
                  "refuse inputs larger than this (default 16 GiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
