@@ -32,6 +32,12 @@ packages=(
   python3-torchvision  # models/: resnet50, mobilenet_v2, vit_b_16 (weights=None, no download)
   python3-onnx         # models/: torch.onnx.export writes the ONNX models with it
   time                 # tools/main_job.sh, bench/: peak RSS from /usr/bin/time
+  # python/: the plir package (issue 23), built with Debian's pybind11 and
+  # Python headers, tested with pytest; numpy arrays in and out.
+  python3-dev
+  python3-pybind11
+  python3-pytest
+  python3-numpy
 )
 
 missing=()
