@@ -335,7 +335,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     ctx.config = pipeline.config;
     InstrumentOptions opts = pipeline.instruments;
     opts.timing |= f.time_passes;
-    if (f.verify_each) opts.verify = "each";
+    if (f.verify_each) opts.verify = VerifyMode::kEach;
     opts.print_changed |= f.print_changed;
     opts.check_input_unchanged |= f.check_input_unchanged;
     if (f.print_before_all) opts.print_before.push_back("all");
@@ -385,7 +385,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
     KeepUntilExit(*result);
     // verify: none means none; "end" (and the default) checks the result.
-    if (opts.verify == "end") {
+    if (opts.verify == VerifyMode::kEnd) {
       if (Status s = Verify(*result); !s.ok())
         return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
     }

@@ -22,10 +22,12 @@
 //                 print_changed: false, check_input_unchanged: true}
 //   limits: {pass_timeout: 60, memory_limit: 4096}   # seconds, megabytes
 //
-// Every error names file:line:column. Plugins named in `plugins` are loaded
-// through the given PluginLoader before pass names are resolved; a pass
-// named but not yet registered is looked for as the plugin of its
-// snake_case name.
+// Every error names file:line:column. Reading is two steps: the YAML is
+// parsed into a PipelineSpec (driver/pipeline_spec.h: syntax and shape, no
+// loading), then ResolvePipeline loads the plugins the files name through
+// the given PluginLoader, in order, and resolves pass names and options; a
+// pass named but not yet registered is looked for as the plugin of its
+// snake_case name. The canonical YAML writer is driver/pipeline_writer.cc.
 #ifndef PLIR_DRIVER_PIPELINE_H_
 #define PLIR_DRIVER_PIPELINE_H_
 
@@ -34,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/pipeline_spec.h"
 #include "driver/plugin_loader.h"
 #include "passes/pass_manager.h"
 #include "passes/properties.h"  // CheckProperties
@@ -42,8 +45,7 @@ namespace plir {
 
 struct InstrumentOptions {
   bool timing = false;
-  std::string verify =
-      "end";  // end (the result, the default) | each (after every pass) | none (never)
+  VerifyMode verify = VerifyMode::kEnd;
   std::vector<std::string> print_before, print_after;  // pass names, or "all"
   bool print_changed = false;
   bool check_input_unchanged = false;
@@ -73,6 +75,12 @@ struct PipelineLoadOptions {
   std::vector<std::string> bundled_plugin_dirs;
 };
 
+// The second step: loads the plugins `spec` names and resolves it.
+StatusOr<Pipeline> ResolvePipeline(const PipelineSpec& spec, PluginLoader& loader,
+                                   const PassRegistry& registry = PassRegistry::Global(),
+                                   const PipelineLoadOptions& options = {});
+
+// Both steps: ParsePipelineFile, then ResolvePipeline.
 StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                                 const PassRegistry& registry = PassRegistry::Global(),
                                 const PipelineLoadOptions& options = {});
