@@ -40,8 +40,8 @@ constexpr size_t kMaxSteps = 10000;
 // The keys of a pipeline file; an included file may have them all too.
 const std::vector<std::string>& PipelineKeys() {
   static const std::vector<std::string> keys = {
-      "version",  "name",   "plugins", "plugin_path", "opt_level", "required",
-      "disabled", "config", "passes",  "instruments", "limits",    "extend"};
+      "version", "name",   "plugins",     "plugin_path", "opt_level", "required", "disabled",
+      "config",  "passes", "instruments", "limits",      "extend",    "python"};
   return keys;
 }
 
@@ -263,7 +263,8 @@ StatusOr<AttrValue> Value(const std::string& file, const YAML::Node& n) {
 Status CheckVersion(const std::string& file, const YAML::Node& root) {
   if (!root["version"]) return Status::Ok();
   PLIR_ASSIGN_OR_RETURN(int64_t v, Int(file, root["version"], "version"));
-  if (v != 1) return Fail(file, root["version"], "unsupported pipeline version; this PLIR reads version 1");
+  if (v != 1)
+    return Fail(file, root["version"], "unsupported pipeline version; this PLIR reads version 1");
   return Status::Ok();
 }
 
@@ -293,9 +294,15 @@ class SpecParser {
             {PluginSourceSpec::Kind::kSearchDir, abs, false, std::nullopt, false, At(file, node)});
       }
     }
-    p.plugin_sources.push_back({PluginSourceSpec::Kind::kFallbackDirs, "", false, std::nullopt,
-                                false, At(file, root)});
+    p.plugin_sources.push_back(
+        {PluginSourceSpec::Kind::kFallbackDirs, "", false, std::nullopt, false, At(file, root)});
     PLIR_RETURN_IF_ERROR(Plugins(file, root, /*listed=*/true, &p.plugin_sources));
+    if (root["python"]) {
+      PLIR_ASSIGN_OR_RETURN(NodeStrings files, StringList(file, root["python"], "python"));
+      for (const auto& [node, f] : files)  // absolute: reproducers name them from elsewhere
+        p.python.push_back({std::filesystem::absolute(Resolve(file, f)).lexically_normal().string(),
+                            At(file, node)});
+    }
     if (root["opt_level"]) {
       PLIR_ASSIGN_OR_RETURN(p.opt_level, IntIn(file, root["opt_level"], "opt_level", 0, 3,
                                                "opt_level must be 0, 1, 2 or 3"));
@@ -331,15 +338,14 @@ class SpecParser {
     e.file = file;
     files_.push_back(file);
     if (!root.IsMap()) return Fail(file, root, "an extension fragment must be a map with 'extend'");
-    PLIR_RETURN_IF_ERROR(CheckKeys(file, root, {"version", "name", "plugins", "plugin_path", "extend"},
-                                   "extension fragment"));
+    PLIR_RETURN_IF_ERROR(CheckKeys(
+        file, root, {"version", "name", "plugins", "plugin_path", "extend"}, "extension fragment"));
     PLIR_RETURN_IF_ERROR(CheckVersion(file, root));
     PLIR_RETURN_IF_ERROR(SearchDirs(file, root, &e.plugin_sources));
     PLIR_RETURN_IF_ERROR(Plugins(file, root, /*listed=*/false, &e.plugin_sources));
     const YAML::Node& ext = root["extend"];
     if (!ext || !ext.IsMap())
-      return Fail(file, root,
-                  "an extension fragment needs 'extend: {point: NAME, passes: [...]}'");
+      return Fail(file, root, "an extension fragment needs 'extend: {point: NAME, passes: [...]}'");
     PLIR_RETURN_IF_ERROR(CheckKeys(file, ext, {"point", "passes"}, "extend"));
     if (!ext["point"] || !ext["passes"])
       return Fail(file, ext, "'extend' needs 'point' and 'passes'");
@@ -402,8 +408,8 @@ class SpecParser {
     return Status::Ok();
   }
 
-  StatusOr<std::vector<StepSpec>> Steps(const std::string& file, const YAML::Node& list,
-                                        int depth, std::vector<PluginSourceSpec>* plugins) {
+  StatusOr<std::vector<StepSpec>> Steps(const std::string& file, const YAML::Node& list, int depth,
+                                        std::vector<PluginSourceSpec>* plugins) {
     if (depth > kMaxIncludeDepth) return Fail(file, list, "passes nested too deeply");
     if (!list.IsSequence()) return Fail(file, list, "'passes' must be a list");
     std::vector<StepSpec> steps;

@@ -28,10 +28,10 @@ struct PluginSourceSpec {
     kPlugin,        // a plugins: entry
   };
   Kind kind = Kind::kPlugin;
-  std::string value;  // the directory, or the plugin's name or path
-  bool is_path = false;  // kPlugin: `value` is a file (resolved against its YAML file)
+  std::string value;                  // the directory, or the plugin's name or path
+  bool is_path = false;               // kPlugin: `value` is a file (resolved against its YAML file)
   std::optional<std::string> sha256;  // kPlugin: {name: N, sha256: HEX}
-  bool listed = false;  // kPlugin: printed in the canonical pipeline's `plugins:`
+  bool listed = false;                // kPlugin: printed in the canonical pipeline's `plugins:`
   SourceLoc loc;
 };
 
@@ -87,6 +87,9 @@ struct PipelineSpec {
   std::string name;
   std::vector<PluginSourceSpec> plugin_sources;
   std::vector<std::string> plugin_path;  // this file's and its base's (absolute)
+  // `python: [passes.py]`: files (absolute) whose Python passes register
+  // before pass names resolve (docs/python.md).
+  std::vector<NameSpec> python;
   std::optional<int> opt_level;
   std::vector<NameSpec> required, disabled;
   std::map<std::string, AttrValue> config;

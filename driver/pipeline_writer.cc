@@ -99,6 +99,7 @@ std::string PipelineToYaml(const Pipeline& p) {
   }
   EmitList(out, "plugins", p.plugins);
   EmitList(out, "plugin_path", p.plugin_path);
+  EmitList(out, "python", p.python);
   if (p.opt_level) out << YAML::Key << "opt_level" << YAML::Value << *p.opt_level;
   EmitList(out, "required", p.required);
   EmitList(out, "disabled", p.disabled);
@@ -109,11 +110,12 @@ std::string PipelineToYaml(const Pipeline& p) {
   out << YAML::Key << "passes" << YAML::Value;
   EmitSteps(out, p.steps);
   const InstrumentOptions& i = p.instruments;
-  if (i.timing || i.verify != VerifyMode::kEnd || !i.print_before.empty() || !i.print_after.empty() ||
-      i.print_changed || i.check_input_unchanged) {
+  if (i.timing || i.verify != VerifyMode::kEnd || !i.print_before.empty() ||
+      !i.print_after.empty() || i.print_changed || i.check_input_unchanged) {
     out << YAML::Key << "instruments" << YAML::Value << YAML::BeginMap;
     if (i.timing) out << YAML::Key << "timing" << YAML::Value << true;
-    if (i.verify != VerifyMode::kEnd) out << YAML::Key << "verify" << YAML::Value << VerifyModeName(i.verify);
+    if (i.verify != VerifyMode::kEnd)
+      out << YAML::Key << "verify" << YAML::Value << VerifyModeName(i.verify);
     EmitList(out, "print_before", i.print_before);
     EmitList(out, "print_after", i.print_after);
     if (i.print_changed) out << YAML::Key << "print_changed" << YAML::Value << true;

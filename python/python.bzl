@@ -22,6 +22,8 @@ def plir_py_test(name, src, data = [], **kwargs):
             "//configs",
             "//cli:plir-opt",
             "//testing/plugins:libplir_test_good.so",
+            "//plugins/python_passes:libplir_python_passes.so",
+            "//docs:python.md",
         ] + native.glob(["tests/data/**"]) + data,
         **kwargs
     )

@@ -481,8 +481,8 @@ ModuleH RunPipeline(PyPipeline& pp, const ModuleH& in, bool verify_each, bool ch
   ctx.disabled.insert(pp.p.disabled.begin(), pp.p.disabled.end());
   ctx.config = pp.p.config;
   InstrumentOptions o = pp.p.instruments;
-  bool each = verify_each || o.verify == "each";
-  o.verify = "none";  // VerifyEach below, or the result at the end
+  bool each = verify_each || o.verify == VerifyMode::kEach;
+  o.verify = VerifyMode::kNone;  // VerifyEach below, or the result at the end
   o.check_input_unchanged |= check_input_unchanged;
   o.timing |= timing;
   o.print_changed |= print_changed;
@@ -502,7 +502,7 @@ ModuleH RunPipeline(PyPipeline& pp, const ModuleH& in, bool verify_each, bool ch
   pp.timings = rec->times;
   pp.output = out.str();
   if (!r.ok()) Throw(ver->failed ? "verify" : "error", r.status());
-  if (verify && pp.p.instruments.verify != "none") {
+  if (verify && pp.p.instruments.verify != VerifyMode::kNone) {
     Status s = Verify(*r);
     if (!s.ok()) Throw("verify", s.WithPrefix("the pipeline produced an ill-formed module"));
   }
@@ -751,6 +751,19 @@ PYBIND11_MODULE(_plir, m) {
   });
   BindIR(m);
   BindTools(m);
+  // A pipeline's `python:` files run in this interpreter (plir-opt, which
+  // has none of its own, runs them through the python_passes plugin).
+  SetPythonFileRunner([](const std::string& file, PluginLoader&) -> Status {
+    py::gil_scoped_acquire gil;
+    try {
+      std::string err =
+          py::module_::import("plir._passes").attr("_load_pass_file")(file).cast<std::string>();
+      if (!err.empty()) return InvalidArgument(err);
+      return Status::Ok();
+    } catch (py::error_already_set& e) {
+      return InvalidArgument(file + ": " + e.what());
+    }
+  });
 }
 
 }  // namespace plir::py_bind

@@ -83,3 +83,39 @@ def function_pass(fn=None, *, name=None, requires=(), provides=(), description=N
 def module_pass(fn=None, *, name=None, requires=(), provides=(), description=None, min_opt_level=0, options=None):
     """Registers a module pass: fn(mod[, options]) -> plir.Module."""
     return _decorator("module", fn, name, requires, provides, description, min_opt_level, options)
+
+
+def _load_pass_file(path):
+    """Runs the Python file `path` as a module (its passes register); returns
+    "" or the error, "FILE:LINE: Type: message" (a pipeline's python: key)."""
+    import importlib.util
+    import sys
+    import traceback
+
+    path = os.path.abspath(path)
+    sys.dont_write_bytecode = True  # nothing is written next to the pipeline
+    if not os.path.isfile(path):
+        return "%s: no such file" % path
+    d = os.path.dirname(path)
+    if d and d not in sys.path:
+        sys.path.insert(0, d)
+    try:
+        name = "plir_python_passes_%d" % len(sys.modules)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None:
+            return "%s: not a Python file" % path
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return ""
+    except BaseException as e:  # SystemExit too: an error value, not an exit
+        what = "".join(traceback.format_exception_only(type(e), e)).strip().splitlines()[-1]
+        if isinstance(e, SyntaxError) and e.filename == path:
+            return "%s:%d:%d: %s" % (path, e.lineno or 0, e.offset or 0, what)
+        frames = traceback.extract_tb(e.__traceback__)
+        for f in reversed(frames):
+            if f.filename == path:
+                return "%s:%d: %s" % (f.filename, f.lineno, what)
+        if frames:
+            return "%s (at %s:%d): %s" % (path, frames[-1].filename, frames[-1].lineno, what)
+        return "%s: %s" % (path, what)
