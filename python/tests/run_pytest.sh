@@ -4,8 +4,10 @@
 # fails like any other non-zero status.
 #
 # Under --config=asan the extension and the plugins are instrumented but
-# python3 is not: libasan is preloaded into it, and leak checking is off
-# (the interpreter itself keeps memory until exit).
+# python3 is not: libasan is preloaded into it (with libstdc++, which
+# python3 does not link: ASan's __cxa_throw interceptor needs it at start,
+# or every C++ exception the extension throws aborts), and leak checking is
+# off (the interpreter itself keeps memory until exit).
 set -uo pipefail
 test_file="$1"
 root="${TEST_SRCDIR:-$PWD/..}/${TEST_WORKSPACE:-plir}"
@@ -16,7 +18,7 @@ so="$root/python/plir/_plir.so"
 if [ ! -e "$so" ]; then echo "run_pytest: $so is missing" >&2; exit 1; fi
 if readelf -d "$so" 2>/dev/null | grep -q 'libasan'; then
   asan=$(gcc -print-file-name=libasan.so)
-  export LD_PRELOAD="$asan"
+  export LD_PRELOAD="$asan $(gcc -print-file-name=libstdc++.so)"
   export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
   echo "run_pytest: the extension is built with AddressSanitizer; preloading $asan"
 fi
