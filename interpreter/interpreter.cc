@@ -9,6 +9,7 @@
 #include "ir/analysis/free_vars.h"
 #include "ir/op.h"
 #include "ir/visitor.h"
+#include "kernels/internal/uninitialized.h"
 
 namespace plir {
 namespace {
@@ -121,17 +122,17 @@ void MemoryTracker::ResetPeak() {
   state_->peak = state_->live.load();
 }
 
-std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes) {
+std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes, bool zero) {
   State& st = *state_;
   size_t now = st.live += bytes;
   size_t peak = st.peak.load();
   while (now > peak && !st.peak.compare_exchange_weak(peak, now)) {
   }
   std::unique_ptr<std::string> s = st.Reuse(bytes, now);
-  if (s)
+  if (!s)
+    s = zero ? std::make_unique<std::string>(bytes, '\0') : internal::NewStringForOverwrite(bytes);
+  else if (zero)
     std::memset(s->data(), 0, bytes);
-  else
-    s = std::make_unique<std::string>(bytes, '\0');
   // The deleter holds the state: a buffer may outlive its tracker.
   return std::shared_ptr<std::string>(s.release(),
                                       [state = state_](std::string* p) { state->Release(p); });
@@ -166,7 +167,7 @@ ValueRef IntValue(int64_t i) {
 }  // namespace
 
 Interpreter::Interpreter(Module module) : module_(std::move(module)) {
-  allocator_ = [this](size_t bytes) { return memory_.Allocate(bytes); };
+  allocator_ = [this](size_t bytes, bool zero) { return memory_.Allocate(bytes, zero); };
 }
 
 void Interpreter::SetParamSource(std::vector<Tensor> params) {

@@ -60,11 +60,12 @@ struct Value {
 // plir-run on mobilenet_v2 spent more system time than user time. The kept
 // bytes are bounded so that live + kept never exceeds the peak of live
 // bytes: the process's memory stays what it would be without reuse. Buffers
-// are zeroed either way. Buffers may outlive the tracker.
+// asked for zeroed are zeroed either way. Buffers may outlive the tracker.
 class MemoryTracker {
  public:
   MemoryTracker();
-  std::shared_ptr<std::string> Allocate(size_t bytes);
+  // `bytes` zero bytes; with `zero` false, contents the caller overwrites.
+  std::shared_ptr<std::string> Allocate(size_t bytes, bool zero = true);
   size_t live() const;
   size_t peak() const;
   // Bytes of freed buffers kept for reuse.
