@@ -4,7 +4,10 @@
 // pass's specs, and the properties checked (passes/properties).
 #include "driver/pipeline.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 #include "driver/pass_resolver.h"
@@ -150,7 +153,39 @@ int InsertAtPoint(std::vector<PipelineStep>& list, const std::string& point,
   }
   return n;
 }
+// The default PythonFileRunner: the python_passes plugin's entry point.
+Status RunWithPythonPlugin(const std::string& file, PluginLoader& loader) {
+  PluginLoadResult r = loader.LoadByName("python_passes");
+  if (!r.ok())
+    return Status(r.status().code(),
+                  "python: needs the python_passes plugin (bazel build "
+                  "//plugins/python_passes): " +
+                      r.status().message());
+  void* handle = dlopen(r->path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  using LoadFn = int (*)(const char*, char*, size_t);
+  auto load = handle ? reinterpret_cast<LoadFn>(dlsym(handle, "plir_python_passes_load")) : nullptr;
+  if (!load) return InvalidArgument(r->path + ": no plir_python_passes_load entry point");
+  char error[4096] = "";
+  if (load(file.c_str(), error, sizeof error) != 0) return InvalidArgument(error);
+  return Status::Ok();
+}
+
+std::mutex python_mu;
+PythonFileRunner& Runner() {
+  static auto* runner = new PythonFileRunner(RunWithPythonPlugin);
+  return *runner;
+}
+std::set<std::string>& PythonFilesRun() {
+  static auto* files = new std::set<std::string>();
+  return *files;
+}
+
 }  // namespace
+
+void SetPythonFileRunner(PythonFileRunner runner) {
+  std::lock_guard<std::mutex> l(python_mu);
+  Runner() = runner ? std::move(runner) : PythonFileRunner(RunWithPythonPlugin);
+}
 
 StatusOr<Pipeline> ResolvePipeline(const PipelineSpec& spec, PluginLoader& loader,
                                    const PassRegistry& registry,
@@ -161,6 +196,25 @@ StatusOr<Pipeline> ResolvePipeline(const PipelineSpec& spec, PluginLoader& loade
   p.name = spec.name;
   p.plugin_path = spec.plugin_path;
   PLIR_RETURN_IF_ERROR(r.Plugins(spec.plugin_sources, &p.plugins));
+  for (const NameSpec& f : spec.python) {
+    PythonFileRunner run;
+    {
+      std::lock_guard<std::mutex> l(python_mu);
+      if (!PythonFilesRun().insert(f.name).second)
+        run = nullptr;
+      else
+        run = Runner();
+    }
+    if (run) {
+      Status s = run(f.name, loader);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> l(python_mu);
+        PythonFilesRun().erase(f.name);
+        return ErrorAt(f.loc, s.message());
+      }
+    }
+    p.python.push_back(f.name);
+  }
   p.opt_level = spec.opt_level;
   PLIR_ASSIGN_OR_RETURN(p.steps, r.Steps(spec.steps));
   PLIR_ASSIGN_OR_RETURN(p.required, r.KnownPasses(spec.required));

@@ -4,6 +4,7 @@
 //   name: cleanup
 //   plugins: [dead_code_elimination, {name: my_pass, sha256: 9f86d0...}]
 //   plugin_path: [../build/plugins]      # relative to this file
+//   python: [passes/my_passes.py]        # Python passes (relative; docs/python.md)
 //   opt_level: 2
 //   required: [DeadCodeElimination]
 //   disabled: []
@@ -31,6 +32,7 @@
 #ifndef PLIR_DRIVER_PIPELINE_H_
 #define PLIR_DRIVER_PIPELINE_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +58,7 @@ struct Pipeline {
   std::string name;
   std::vector<std::string> plugins;      // as loaded (names)
   std::vector<std::string> plugin_path;  // absolute
+  std::vector<std::string> python;       // `python:` files (absolute), already run
   std::optional<int> opt_level;
   std::vector<std::string> required, disabled;
   std::map<std::string, AttrValue> config;
@@ -79,6 +82,15 @@ struct PipelineLoadOptions {
 StatusOr<Pipeline> ResolvePipeline(const PipelineSpec& spec, PluginLoader& loader,
                                    const PassRegistry& registry = PassRegistry::Global(),
                                    const PipelineLoadOptions& options = {});
+
+// Runs a pipeline's `python:` file (an absolute path), registering the
+// passes it defines; ResolvePipeline calls it for each file, after loading
+// the plugins and before resolving pass names, once per file and process.
+// The default runs it in the embedded interpreter of the python_passes
+// plugin, found through `loader` (plugins/python_passes); the plir Python
+// package installs one that runs it in the calling interpreter.
+using PythonFileRunner = std::function<Status(const std::string& file, PluginLoader& loader)>;
+void SetPythonFileRunner(PythonFileRunner runner);
 
 // Both steps: ParsePipelineFile, then ResolvePipeline.
 StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,

@@ -40,8 +40,8 @@ constexpr size_t kMaxSteps = 10000;
 // The keys of a pipeline file; an included file may have them all too.
 const std::vector<std::string>& PipelineKeys() {
   static const std::vector<std::string> keys = {
-      "version",  "name",   "plugins", "plugin_path", "opt_level", "required",
-      "disabled", "config", "passes",  "instruments", "limits",    "extend"};
+      "version", "name",   "plugins",     "plugin_path", "opt_level", "required", "disabled",
+      "config",  "passes", "instruments", "limits",      "extend",    "python"};
   return keys;
 }
 
@@ -297,6 +297,12 @@ class SpecParser {
     p.plugin_sources.push_back(
         {PluginSourceSpec::Kind::kFallbackDirs, "", false, std::nullopt, false, At(file, root)});
     PLIR_RETURN_IF_ERROR(Plugins(file, root, /*listed=*/true, &p.plugin_sources));
+    if (root["python"]) {
+      PLIR_ASSIGN_OR_RETURN(NodeStrings files, StringList(file, root["python"], "python"));
+      for (const auto& [node, f] : files)  // absolute: reproducers name them from elsewhere
+        p.python.push_back({std::filesystem::absolute(Resolve(file, f)).lexically_normal().string(),
+                            At(file, node)});
+    }
     if (root["opt_level"]) {
       PLIR_ASSIGN_OR_RETURN(p.opt_level, IntIn(file, root["opt_level"], "opt_level", 0, 3,
                                                "opt_level must be 0, 1, 2 or 3"));

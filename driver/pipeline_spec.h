@@ -87,6 +87,9 @@ struct PipelineSpec {
   std::string name;
   std::vector<PluginSourceSpec> plugin_sources;
   std::vector<std::string> plugin_path;  // this file's and its base's (absolute)
+  // `python: [passes.py]`: files (absolute) whose Python passes register
+  // before pass names resolve (docs/python.md).
+  std::vector<NameSpec> python;
   std::optional<int> opt_level;
   std::vector<NameSpec> required, disabled;
   std::map<std::string, AttrValue> config;

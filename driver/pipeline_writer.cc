@@ -99,6 +99,7 @@ std::string PipelineToYaml(const Pipeline& p) {
   }
   EmitList(out, "plugins", p.plugins);
   EmitList(out, "plugin_path", p.plugin_path);
+  EmitList(out, "python", p.python);
   if (p.opt_level) out << YAML::Key << "opt_level" << YAML::Value << *p.opt_level;
   EmitList(out, "required", p.required);
   EmitList(out, "disabled", p.disabled);
