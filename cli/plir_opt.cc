@@ -89,6 +89,7 @@ struct Flags {
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
+  bool hermetic_plugins = false;          // only --plugin and --plugin-path (build actions)
   std::string sandbox = "auto";           // --sandbox=require|auto|off
   std::vector<std::string> sandbox_read;  // --sandbox-read PATH
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
@@ -215,13 +216,14 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       std::cerr << "warning: " << Printable(w) << "\n";
   };
   for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
-  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);
   for (const std::string& p : f.plugins) {
     auto r = loader.LoadPath(p);
     if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
   }
-  std::vector<std::string> defaults = DefaultPluginDirs();
+  std::vector<std::string> defaults;
+  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
 
   Pipeline pipeline;
   if (!f.pipeline.empty()) {
@@ -357,7 +359,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     ctx.config = pipeline.config;
     InstrumentOptions opts = pipeline.instruments;
     opts.timing |= f.time_passes;
-    if (f.verify_each) opts.verify = "each";
+    if (f.verify_each) opts.verify = VerifyMode::kEach;
     opts.print_changed |= f.print_changed;
     opts.check_input_unchanged |= f.check_input_unchanged;
     if (f.print_before_all) opts.print_before.push_back("all");
@@ -407,7 +409,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
     KeepUntilExit(*result);
     // verify: none means none; "end" (and the default) checks the result.
-    if (opts.verify == "end") {
+    if (opts.verify == VerifyMode::kEnd) {
       if (Status s = Verify(*result); !s.ok())
         return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
     }
@@ -584,7 +586,7 @@ SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
   SandboxPolicy p;
   p.supervisor = getpid();
   p.supervisor_pgid = getpgid(0);
-  p.read = SystemReadPaths();
+  AddSystemReadPaths(&p);
   auto add = [&](const std::string& path) {
     if (!path.empty() && path != "-") AddReadPath(path, &p);
   };
@@ -598,7 +600,7 @@ SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
   if (in.fd < 0) add(in.path);
   for (const std::string& plugin : f.plugins) add_with_dir(plugin);
   for (const std::string& d : f.plugin_dirs) add(d);
-  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"))
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) add(d);
   if (!f.pipeline.empty()) AddYamlReferencedPaths(f.pipeline, &p);
   for (const std::string& e : f.extends) AddYamlReferencedPaths(e, &p);
@@ -866,6 +868,9 @@ int ParseAndRun(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
                "load plugins even from files or directories that group or others may write");
+  app.add_flag("--hermetic-plugins", f.hermetic_plugins,
+               "load plugins only from --plugin and --plugin-path (and the pipeline's "
+               "plugin_path): not $PLIR_PLUGIN_PATH, not next to the executable");
   app.add_option("--max-input-bytes", f.max_input_bytes,
                  "refuse inputs larger than this (default 16 GiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));

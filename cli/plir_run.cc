@@ -315,7 +315,9 @@ int Run(const Options& o) {
     return 1;
   }
   Interpreter interp(*m);
-  TensorAllocator tracked = [&interp](size_t bytes) { return interp.memory().Allocate(bytes); };
+  TensorAllocator tracked = [&interp](size_t bytes, bool zero) {
+    return interp.memory().Allocate(bytes, zero);
+  };
 
   std::unique_ptr<SafetensorsReader> weights;
   if (!o.params.empty()) {

@@ -4,6 +4,7 @@
 //   name: cleanup
 //   plugins: [dead_code_elimination, {name: my_pass, sha256: 9f86d0...}]
 //   plugin_path: [../build/plugins]      # relative to this file
+//   python: [passes/my_passes.py]        # Python passes (relative; docs/python.md)
 //   opt_level: 2
 //   required: [DeadCodeElimination]
 //   disabled: []
@@ -22,18 +23,22 @@
 //                 print_changed: false, check_input_unchanged: true}
 //   limits: {pass_timeout: 60, memory_limit: 4096}   # seconds, megabytes
 //
-// Every error names file:line:column. Plugins named in `plugins` are loaded
-// through the given PluginLoader before pass names are resolved; a pass
-// named but not yet registered is looked for as the plugin of its
-// snake_case name.
+// Every error names file:line:column. Reading is two steps: the YAML is
+// parsed into a PipelineSpec (driver/pipeline_spec.h: syntax and shape, no
+// loading), then ResolvePipeline loads the plugins the files name through
+// the given PluginLoader, in order, and resolves pass names and options; a
+// pass named but not yet registered is looked for as the plugin of its
+// snake_case name. The canonical YAML writer is driver/pipeline_writer.cc.
 #ifndef PLIR_DRIVER_PIPELINE_H_
 #define PLIR_DRIVER_PIPELINE_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "driver/pipeline_spec.h"
 #include "driver/plugin_loader.h"
 #include "passes/pass_manager.h"
 #include "passes/properties.h"  // CheckProperties
@@ -42,8 +47,7 @@ namespace plir {
 
 struct InstrumentOptions {
   bool timing = false;
-  std::string verify =
-      "end";  // end (the result, the default) | each (after every pass) | none (never)
+  VerifyMode verify = VerifyMode::kEnd;
   std::vector<std::string> print_before, print_after;  // pass names, or "all"
   bool print_changed = false;
   bool check_input_unchanged = false;
@@ -54,6 +58,7 @@ struct Pipeline {
   std::string name;
   std::vector<std::string> plugins;      // as loaded (names)
   std::vector<std::string> plugin_path;  // absolute
+  std::vector<std::string> python;       // `python:` files (absolute), already run
   std::optional<int> opt_level;
   std::vector<std::string> required, disabled;
   std::map<std::string, AttrValue> config;
@@ -73,6 +78,21 @@ struct PipelineLoadOptions {
   std::vector<std::string> bundled_plugin_dirs;
 };
 
+// The second step: loads the plugins `spec` names and resolves it.
+StatusOr<Pipeline> ResolvePipeline(const PipelineSpec& spec, PluginLoader& loader,
+                                   const PassRegistry& registry = PassRegistry::Global(),
+                                   const PipelineLoadOptions& options = {});
+
+// Runs a pipeline's `python:` file (an absolute path), registering the
+// passes it defines; ResolvePipeline calls it for each file, after loading
+// the plugins and before resolving pass names, once per file and process.
+// The default runs it in the embedded interpreter of the python_passes
+// plugin, found through `loader` (plugins/python_passes); the plir Python
+// package installs one that runs it in the calling interpreter.
+using PythonFileRunner = std::function<Status(const std::string& file, PluginLoader& loader)>;
+void SetPythonFileRunner(PythonFileRunner runner);
+
+// Both steps: ParsePipelineFile, then ResolvePipeline.
 StatusOr<Pipeline> LoadPipeline(const std::string& file, PluginLoader& loader,
                                 const PassRegistry& registry = PassRegistry::Global(),
                                 const PipelineLoadOptions& options = {});

@@ -308,7 +308,7 @@ TEST_F(PipelineTest, ExtendInheritsABasePipeline) {
   EXPECT_EQ(p->steps[0].pass, "TestBindResult");
   EXPECT_EQ(p->steps[2].pass, "TestNeedsResultBound");  // its property comes from the base
   EXPECT_EQ(p->opt_level, 3);
-  EXPECT_EQ(p->instruments.verify, "each");
+  EXPECT_EQ(p->instruments.verify, VerifyMode::kEach);
   EXPECT_TRUE(p->instruments.timing);
   EXPECT_EQ(p->name, "mine");
   EXPECT_EQ(p->file, dir_ + "/p.yaml");
@@ -339,6 +339,50 @@ TEST_F(PipelineTest, IncludesAFullPipeline) {
   ASSERT_EQ(p->steps.size(), 2u);
   EXPECT_EQ(p->steps[0].pass, "TestBindResult");
   EXPECT_FALSE(p->opt_level.has_value());  // settings stay the includer's
+}
+
+// Step one reads a pipeline without loading anything: a plugin that does
+// not exist and a pass nobody registers are only names with positions, and
+// the loader is untouched. Step two then fails at those positions.
+TEST_F(PipelineTest, ParsingLoadsNoPlugin) {
+  std::string path = Write("p.yaml", R"(version: 1
+plugin_path: [../plugins]
+plugins: [no_such_plugin]
+passes:
+  - NoSuchPass
+  - name: AlsoUnknown
+    options: {depth: [1, 2]}
+instruments: {verify: none, print_after: [NoSuchPass]}
+)");
+  auto spec = ParsePipelineFile(path);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_TRUE(loader_.loaded().empty());
+  ASSERT_EQ(spec->plugin_sources.size(), 3u);  // the dir, the fallback dirs, the plugin
+  EXPECT_EQ(spec->plugin_sources[0].kind, PluginSourceSpec::Kind::kSearchDir);
+  EXPECT_EQ(spec->plugin_sources[0].value,
+            std::filesystem::path(dir_).parent_path().string() + "/plugins");
+  EXPECT_EQ(spec->plugin_sources[2].value, "no_such_plugin");
+  EXPECT_EQ(spec->plugin_sources[2].loc.ToString(), path + ":3:11");
+  ASSERT_EQ(spec->steps.size(), 2u);
+  EXPECT_EQ(spec->steps[0].pass.name, "NoSuchPass");
+  EXPECT_EQ(spec->steps[1].pass.loc.ToString(), path + ":6:11");
+  ASSERT_EQ(spec->steps[1].options.size(), 1u);
+  EXPECT_EQ(spec->steps[1].options[0].value.kind(), AttrValue::Kind::kList);
+  EXPECT_EQ(spec->instruments.verify, VerifyMode::kNone);
+  auto r = ResolvePipeline(*spec, loader_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind(path + ":3:11: ", 0), 0u) << r.status().message();
+}
+
+TEST_F(PipelineTest, ParseErrorsAreStatusValuesWithPositions) {
+  auto r =
+      ParsePipelineText(dir_ + "/t.yaml", "version: 1\npasses: [A, {name: B, min_opt_level: 9}]\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), dir_ + "/t.yaml:2:38: min_opt_level must be 0, 1, 2 or 3");
+  r = ParsePipelineText(dir_ + "/t.yaml", "version: 1\npasses: [A\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("t.yaml:3:1: YAML syntax error"), std::string::npos)
+      << r.status().message();
 }
 
 }  // namespace

@@ -367,41 +367,6 @@ Status EnterSandbox(const SandboxPolicy& policy, SandboxMode mode, const Sandbox
   return Status::Ok();
 }
 
-std::vector<std::string> SystemReadPaths() {
-  std::vector<std::string> paths = {
-      "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
-      // The dynamic linker's configuration and cache, time zone and locale.
-      "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-      "/etc/locale.alias",
-      // The process's own view, and the machine's CPUs.
-      "/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/dev/null", "/dev/zero",
-      "/dev/urandom", "/dev/random"};
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    std::filesystem::path dir = std::filesystem::path(exe).parent_path();
-    paths.push_back(dir.string());
-    for (const char* rel : {"../plugins", "../lib"}) {
-      std::error_code ec;
-      auto p = std::filesystem::weakly_canonical(dir / rel, ec);
-      if (!ec) paths.push_back(p.string());
-    }
-  }
-  if (const char* lib = std::getenv("LD_LIBRARY_PATH")) {
-    std::string all = lib;
-    for (size_t start = 0; start <= all.size();) {
-      size_t colon = all.find(':', start);
-      std::string d =
-          all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      if (!d.empty()) paths.push_back(d);
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
-  }
-  return paths;
-}
-
 void AddReadPath(const std::string& path, SandboxPolicy* policy) {
   namespace fs = std::filesystem;
   if (path.empty()) return;
@@ -428,6 +393,41 @@ void AddReadPath(const std::string& path, SandboxPolicy* policy) {
       for (fs::directory_iterator sub(it->path(), ec2), send; !ec2 && sub != send && budget > 0;
            sub.increment(ec2), --budget)
         follow(*sub);
+  }
+}
+
+void AddSystemReadPaths(SandboxPolicy* policy) {
+  for (const char* p : {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
+                        // The dynamic linker's configuration and cache, time zone, locale,
+                        // Python's site configuration (Debian's sitecustomize).
+                        "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                        "/etc/localtime", "/etc/locale.alias", "/etc/python3", "/etc/python3.11",
+                        // The process's own view, and the machine's CPUs.
+                        "/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/dev/null",
+                        "/dev/zero", "/dev/urandom", "/dev/random"})
+    policy->read.push_back(p);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    std::filesystem::path dir = std::filesystem::path(exe).parent_path();
+    AddReadPath(dir.string(), policy);
+    for (const char* rel : {"../plugins", "../lib", "../python"}) {
+      std::error_code ec;
+      auto p = std::filesystem::weakly_canonical(dir / rel, ec);
+      if (!ec && std::filesystem::exists(p, ec)) AddReadPath(p.string(), policy);
+    }
+  }
+  if (const char* lib = std::getenv("LD_LIBRARY_PATH")) {
+    std::string all = lib;
+    for (size_t start = 0; start <= all.size();) {
+      size_t colon = all.find(':', start);
+      std::string d =
+          all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (!d.empty()) policy->read.push_back(d);
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
   }
 }
 

@@ -75,11 +75,14 @@ std::string SandboxShortfall(SandboxMode mode, const SandboxSupport& support);
 // Landlock is missing.
 Status EnterSandbox(const SandboxPolicy& policy, SandboxMode mode, const SandboxSupport& support);
 
-// Paths every run reads: the system's libraries and locale data, the
-// dynamic linker's cache, /proc, the CPU topology under /sys, a few
-// devices (/dev/null, /dev/zero, /dev/urandom), and the running
-// executable's own tree (its directory, and ../plugins, ../lib next to it).
-std::vector<std::string> SystemReadPaths();
+// Adds the paths every run reads: the system's libraries and data (/usr,
+// /lib*, the dynamic linker's cache, time zone, locale and Python
+// configuration under /etc), /proc, the CPU topology under /sys, a few
+// devices (/dev/null, /dev/zero, /dev/urandom), LD_LIBRARY_PATH, and the
+// running executable's own tree (its directory, and ../plugins, ../lib and
+// ../python next to it: the bundled plugins, and the plir Python package
+// that the python_passes plugin imports), links followed (AddReadPath).
+void AddSystemReadPaths(SandboxPolicy* policy);
 
 // Adds `path` to `policy.read` as the kernel resolves it: the path, its
 // canonical form, and, for a directory, the targets of the symbolic links

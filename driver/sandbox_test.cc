@@ -39,7 +39,7 @@ int InSandbox(const SandboxPolicy& policy, SandboxMode mode, Body body) {
 
 SandboxPolicy PolicyReading(const std::string& dir) {
   SandboxPolicy p;
-  p.read = SystemReadPaths();
+  AddSystemReadPaths(&p);
   AddReadPath(dir, &p);
   p.supervisor = getpid();
   p.supervisor_pgid = getpgid(0);

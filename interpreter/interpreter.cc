@@ -1,12 +1,15 @@
 #include "interpreter/interpreter.h"
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/analysis/free_vars.h"
 #include "ir/op.h"
 #include "ir/visitor.h"
+#include "kernels/internal/uninitialized.h"
 
 namespace plir {
 namespace {
@@ -46,15 +49,93 @@ ValueRef Value::OfHostFunction(HostFn fn) {
   return v;
 }
 
-std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes) {
-  size_t now = live_ += bytes;
-  size_t peak = peak_.load();
-  while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+struct MemoryTracker::State {
+  // Buffers under this size are not kept (malloc serves them from its
+  // arenas without faults).
+  static constexpr size_t kMinKept = 16 << 10;
+
+  std::atomic<size_t> live{0};
+  std::atomic<size_t> peak{0};
+  std::mutex mu;
+  // Kept buffers, oldest first; a few dozen at most, so a scan is cheap
+  // next to the allocation it saves.
+  std::vector<std::unique_ptr<std::string>> free;  // guarded by mu
+  size_t kept = 0;                                 // guarded by mu
+
+  void Release(std::string* s) {
+    size_t n = s->size();
+    size_t now = live -= n;
+    if (n < kMinKept || n > peak.load()) {
+      delete s;
+      return;
+    }
+    std::vector<std::unique_ptr<std::string>> evicted;  // freed outside the lock
+    std::lock_guard<std::mutex> lock(mu);
+    free.emplace_back(s);
+    kept += n;
+    Trim(now, &evicted);
   }
-  return std::shared_ptr<std::string>(new std::string(bytes, '\0'), [this](std::string* s) {
-    live_ -= s->size();
-    delete s;
-  });
+  // Evicts the least recently freed buffers until live + kept fits the peak.
+  void Trim(size_t now, std::vector<std::unique_ptr<std::string>>* evicted) {
+    size_t drop = 0;
+    while (now + kept > peak.load() && drop < free.size()) {
+      kept -= free[drop]->size();
+      evicted->push_back(std::move(free[drop]));
+      ++drop;
+    }
+    free.erase(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(drop));
+  }
+  // A kept buffer of `n` bytes, or null; `now` is live with it counted.
+  std::unique_ptr<std::string> Reuse(size_t n, size_t now) {
+    std::vector<std::unique_ptr<std::string>> evicted;
+    std::lock_guard<std::mutex> lock(mu);
+    if (n >= kMinKept) {
+      for (size_t i = free.size(); i-- > 0;) {  // the most recently freed first
+        if (free[i]->size() != n) continue;
+        std::unique_ptr<std::string> s = std::move(free[i]);
+        free.erase(free.begin() + static_cast<std::ptrdiff_t>(i));
+        kept -= n;
+        return s;
+      }
+    }
+    Trim(now, &evicted);  // new memory comes: what is kept must still fit
+    return nullptr;
+  }
+  void Drop() {
+    std::vector<std::unique_ptr<std::string>> evicted;
+    std::lock_guard<std::mutex> lock(mu);
+    evicted.swap(free);
+    kept = 0;
+  }
+};
+
+MemoryTracker::MemoryTracker() : state_(std::make_shared<State>()) {}
+
+size_t MemoryTracker::live() const { return state_->live; }
+size_t MemoryTracker::peak() const { return state_->peak; }
+size_t MemoryTracker::kept() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->kept;
+}
+void MemoryTracker::ResetPeak() {
+  state_->Drop();
+  state_->peak = state_->live.load();
+}
+
+std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes, bool zero) {
+  State& st = *state_;
+  size_t now = st.live += bytes;
+  size_t peak = st.peak.load();
+  while (now > peak && !st.peak.compare_exchange_weak(peak, now)) {
+  }
+  std::unique_ptr<std::string> s = st.Reuse(bytes, now);
+  if (!s)
+    s = zero ? std::make_unique<std::string>(bytes, '\0') : internal::NewStringForOverwrite(bytes);
+  else if (zero)
+    std::memset(s->data(), 0, bytes);
+  // The deleter holds the state: a buffer may outlive its tracker.
+  return std::shared_ptr<std::string>(s.release(),
+                                      [state = state_](std::string* p) { state->Release(p); });
 }
 
 struct Interpreter::Frame {
@@ -86,7 +167,7 @@ ValueRef IntValue(int64_t i) {
 }  // namespace
 
 Interpreter::Interpreter(Module module) : module_(std::move(module)) {
-  allocator_ = [this](size_t bytes) { return memory_.Allocate(bytes); };
+  allocator_ = [this](size_t bytes, bool zero) { return memory_.Allocate(bytes, zero); };
 }
 
 void Interpreter::SetParamSource(std::vector<Tensor> params) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -510,6 +511,52 @@ def @main(%x: Tensor[(1,), int64]) -> Tensor[(1,), int64] {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("add: int64 overflow"), std::string::npos)
       << r.status().message();
+}
+
+// A freed buffer is reused, zeroed, by the next allocation of its size; the
+// kept bytes never take live + kept above the peak; a buffer may outlive
+// the tracker.
+TEST(MemoryTrackerTest, ReusesFreedBuffersWithinThePeak) {
+  constexpr size_t kBig = 1 << 20;
+  std::shared_ptr<std::string> survivor;
+  {
+    MemoryTracker m;
+    auto a = m.Allocate(kBig);
+    const char* where = a->data();
+    std::memset(a->data(), 0x5a, kBig);
+    a.reset();
+    EXPECT_EQ(m.live(), 0u);
+    EXPECT_EQ(m.kept(), kBig);
+    auto b = m.Allocate(kBig);
+    EXPECT_EQ(b->data(), where);  // the same memory, handed out again
+    EXPECT_EQ(m.kept(), 0u);
+    EXPECT_EQ(b->find_first_not_of('\0'), std::string::npos);  // zeroed
+    EXPECT_EQ(m.peak(), kBig);
+    // Two live buffers of another size: the peak is 3 MiB.
+    auto c = m.Allocate(kBig), d = m.Allocate(kBig);
+    EXPECT_EQ(m.peak(), 3 * kBig);
+    b.reset();
+    c.reset();
+    d.reset();
+    EXPECT_EQ(m.live(), 0u);
+    EXPECT_LE(m.live() + m.kept(), m.peak());
+    EXPECT_EQ(m.kept(), 3 * kBig);
+    // A small buffer is never kept, but it is new memory: with the peak
+    // reached, one kept buffer goes to make room for it.
+    m.Allocate(100).reset();
+    EXPECT_EQ(m.kept(), 2 * kBig);
+    // New memory of another size evicts kept buffers: live + kept <= peak.
+    auto e = m.Allocate(2 * kBig);
+    EXPECT_EQ(m.kept(), kBig);
+    EXPECT_EQ(m.peak(), 3 * kBig);
+    EXPECT_LE(m.live() + m.kept(), m.peak());
+    e.reset();
+    // ResetPeak makes live the peak: nothing may be kept then.
+    m.ResetPeak();
+    EXPECT_EQ(m.kept(), 0u);
+    survivor = m.Allocate(kBig);
+  }
+  survivor.reset();  // its tracker is gone: the release must not touch freed memory (ASan)
 }
 
 }  // namespace

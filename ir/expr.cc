@@ -160,6 +160,12 @@ Ref<StringImmNode> StringImmNode::Make(std::string value) {
                                 StringImmNode(std::move(value)));
 }
 
+uint64_t ConstantNode::ComputeDataHash() const {
+  uint64_t h = std::hash<std::string_view>()(*data_);
+  data_hash_.store(h, std::memory_order_relaxed);
+  return h;
+}
+
 StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const std::string> data) {
   auto* tt = As<TensorTypeNode>(type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)

@@ -72,10 +72,6 @@ class NameHint {
   uint32_t number_ = kNoNumber;
 };
 
-namespace text_internal {
-class TextParser;
-}  // namespace text_internal
-
 // A local variable: `%name` (ordinary) or a dataflow variable (bound in a
 // dataflow block and not listed in its `output` line).
 //
@@ -100,8 +96,7 @@ class VarNode final : public ExprNode {
   uint32_t index() const { return index_.load(std::memory_order_relaxed); }
 
  private:
-  friend class text_internal::TextParser;  // fixes the dataflow flag when it reads `output`
-  friend class FunctionNode;               // numbers variables that have no index yet
+  friend class FunctionNode;  // numbers variables that have no index yet
   // Sets the index hint if there is none yet (first writer wins; a hint,
   // never part of the IR's meaning: structural equality and hashing ignore
   // it, and every use of it is checked).
@@ -116,7 +111,6 @@ class VarNode final : public ExprNode {
         index_(index) {
     spare() = df ? 1 : 0;
   }
-  void set_dataflow(bool df) const { spare() = df ? 1 : 0; }
   // The name hint's parts, laid out with the index in one 16-byte run.
   Symbol prefix_;
   uint32_t number_;
@@ -251,11 +245,24 @@ class ConstantNode final : public ExprNode {
   const TensorTypeNode& tensor_type() const { return *As<TensorTypeNode>(type_); }
   const std::string& data() const { return *data_; }
   const std::shared_ptr<const std::string>& data_ptr() const { return data_; }
+  // The hash of data() that structural hashing mixes in
+  // (std::hash<std::string_view> of the bytes), computed on the first call
+  // and kept in the node: a bound weight is hashed once, not once per
+  // structural hash of every module that shares it (TVM users saw 40 s
+  // instead of 1 s hashing modules with their weights, apache/tvm#14675).
+  // Safe to call from several threads.
+  uint64_t DataHash() const {
+    uint64_t h = data_hash_.load(std::memory_order_relaxed);
+    return h != 0 ? h : ComputeDataHash();
+  }
 
  private:
   ConstantNode(Type t, std::shared_ptr<const std::string> d)
       : ExprNode(kKind, std::move(t)), data_(std::move(d)) {}
+  uint64_t ComputeDataHash() const;
   std::shared_ptr<const std::string> data_;
+  // 0: not computed yet (a hash that is 0 is recomputed on every call).
+  mutable std::atomic<uint64_t> data_hash_{0};
 };
 
 // A call of an op, of a module function (`@f(...)`). Make it through

@@ -205,6 +205,11 @@ TEST(ParseErrorTest, OutputNamesForeignVariable) {
       std::string(kHead) + "  dataflow {\n    %a = add(%x, %x);\n    output %x;\n  }\n  %x\n}\n", 4,
       12, "%x in the output line is not bound in this dataflow block");
 }
+TEST(ParseErrorTest, OutputListedTwice) {
+  ExpectError(std::string(kHead) +
+                  "  dataflow {\n    %a = add(%x, %x);\n    output %a, %a;\n  }\n  %a\n}\n",
+              4, 16, "%a is listed twice in the output line");
+}
 TEST(ParseErrorTest, BindingAfterOutputLine) {
   ExpectError(std::string(kHead) +
                   "  dataflow {\n    %a = add(%x, %x);\n    output %a;\n    %b = add(%a, %a);\n  "

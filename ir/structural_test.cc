@@ -22,6 +22,38 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(3,), float32]) -> Tensor[(2, 
 }
 )";
 
+Ref<ConstantNode> LargeConstant(size_t n, char last) {
+  auto data = std::make_shared<std::string>(n * 4, '\x01');
+  data->back() = last;
+  auto c = ConstantNode::Make(
+      TensorTypeNode::Make({Dim::Const(static_cast<int64_t>(n))}, DataType::kFloat32),
+      std::shared_ptr<const std::string>(std::move(data)));
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+// A constant's data hash is kept in the node after the first structural
+// hash: the same value every time, the hash of its bytes, shared by the
+// structural hash of every expression that holds it.
+TEST(StructuralTest, ConstantDataHashIsTheHashOfItsBytesAndKept) {
+  Ref<ConstantNode> a = LargeConstant(1 << 16, '\x02'), b = LargeConstant(1 << 16, '\x02'),
+                    c = LargeConstant(1 << 16, '\x03');
+  uint64_t first = a->DataHash();
+  EXPECT_EQ(first, std::hash<std::string_view>()(a->data()));
+  EXPECT_EQ(a->DataHash(), first);
+  uint64_t h = StructuralHash(a.get());
+  EXPECT_EQ(StructuralHash(a.get()), h);
+  EXPECT_EQ(StructuralHash(b.get()), h);  // equal bytes in another buffer
+  EXPECT_TRUE(StructuralEqual(a.get(), b.get()));
+  EXPECT_NE(StructuralHash(c.get()), h);  // the last byte differs
+  EXPECT_FALSE(StructuralEqual(a.get(), c.get()));
+  // A tuple holding it hashes the same whether or not the constant's hash
+  // was computed before.
+  Ref<ConstantNode> fresh = LargeConstant(1 << 16, '\x02');
+  Expr t1 = TupleNode::Make({a, a}), t2 = TupleNode::Make({fresh, fresh});
+  EXPECT_EQ(StructuralHash(t1.get()), StructuralHash(t2.get()));
+}
+
 TEST(StructuralTest, ParsedTwiceIsEqualWithEqualHash) {
   Module a = ParseOrFail(kText), b = ParseOrFail(kText);
   EXPECT_TRUE(StructuralEqual(a, b));

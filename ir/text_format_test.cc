@@ -55,6 +55,66 @@ TEST(TextFormatTest, DataflowOutputsAreOrdinaryVariables) {
   EXPECT_TRUE(df->bindings()[2]->var()->is_dataflow());   // %unused
 }
 
+// The parser reads a dataflow block's output line ahead of its bindings (a
+// byte scan), so that each variable is made with its final flag: the scan
+// must skip strings and comments that hold the bytes it stops at, nested
+// bodies with their own output lines, and find an output line that shares
+// a line with a binding.
+TEST(TextFormatTest, OutputLineFoundAheadOfTheBindings) {
+  const char* text = R"(
+def @main(%x: Tensor[(2,), float32], %get: Callable[(Prim[int64], Object), Object]) {
+  dataflow {
+    %a = %get(0, "output %b; } {");
+    // output %b;
+    %f = fn(%y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+      dataflow {
+        %b = add(%y, %x);
+        %t = add(%b, %y);
+        output %t;
+      }
+      %t
+    };
+    %b = add(%x, %x); %c = %f(%b); output %c, %a;
+  }
+  %c
+}
+)";
+  Module m = ParseOrFail(text);
+  ASSERT_TRUE(Verify(m).ok()) << Verify(m).message();
+  Function main = m.LookupFunction("main");
+  const Block& df = main->body()->blocks()[0];
+  ASSERT_TRUE(df->is_dataflow());
+  ASSERT_EQ(df->bindings().size(), 4u);
+  EXPECT_FALSE(df->bindings()[0]->var()->is_dataflow());  // %a: listed
+  EXPECT_TRUE(df->bindings()[1]->var()->is_dataflow());   // %f
+  EXPECT_TRUE(df->bindings()[2]->var()->is_dataflow());   // %b: only the string and comment name it
+  EXPECT_FALSE(df->bindings()[3]->var()->is_dataflow());  // %c: listed
+  auto* fn = As<LocalFnNode>(df->bindings()[1]->value());
+  ASSERT_NE(fn, nullptr);
+  const Block& inner = fn->body()->blocks()[0];
+  ASSERT_EQ(inner->bindings().size(), 2u);
+  EXPECT_TRUE(inner->bindings()[0]->var()->is_dataflow());   // the inner %b
+  EXPECT_FALSE(inner->bindings()[1]->var()->is_dataflow());  // %t
+  ExpectRoundTrip(text, "output line ahead");
+}
+
+TEST(TextFormatTest, ManyOutputsAndAnEmptyOutputLine) {
+  std::string text = "def @main(%x: Tensor[(2,), float32]) {\n  dataflow {\n";
+  for (int i = 0; i < 20; ++i) text += "    %v" + std::to_string(i) + " = add(%x, %x);\n";
+  text += "    output ";
+  for (int i = 0; i < 20; i += 2) text += std::string(i ? ", " : "") + "%v" + std::to_string(i);
+  text += ";\n  }\n  dataflow {\n    %w = add(%x, %x);\n    output;\n  }\n  %v0\n}\n";
+  Module m = ParseOrFail(text);
+  ASSERT_TRUE(Verify(m).ok()) << Verify(m).message();
+  Function main = m.LookupFunction("main");
+  const Block& df = main->body()->blocks()[0];
+  ASSERT_EQ(df->bindings().size(), 20u);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(df->bindings()[i]->var()->is_dataflow(), i % 2 == 1) << "%v" << i;
+  EXPECT_TRUE(main->body()->blocks()[1]->bindings()[0]->var()->is_dataflow());  // %w
+  ExpectRoundTrip(text, "many outputs");
+}
+
 TEST(TextFormatTest, PrinterMakesNamesUnique) {
   // Two different variables named %lv1 (one per if branch scope), and one
   // built through the API with a clashing hint.

@@ -341,7 +341,7 @@ OpEvalFn BinaryKernel(std::string op, BinOp kind) {
     PLIR_RETURN_IF_ERROR(CheckResult(op, a.dtype, shape));
     if (FastKernelsEnabled() && FastFloat(a) && FastBinaryKind(kind)) {
       NoteFastPath();
-      Tensor out = NewTensor(a.dtype, shape);
+      Tensor out = NewTensorForOverwrite(a.dtype, shape);  // every element is written
       if (out.NumElements() > 0) {
         if (a.dtype == DataType::kFloat32)
           FastBinaryOp<float>(kind, a, b, out);

@@ -193,6 +193,17 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
   return out;
 }
 
+// dst[j] = src[j * stride] for n elements of type T (byte pointers: the
+// tensor bytes need not be aligned for T).
+template <typename T>
+void CopyStrided(const char* src, int64_t stride, int64_t n, char* dst) {
+  for (int64_t j = 0; j < n; ++j) {
+    T v;
+    std::memcpy(&v, src + j * stride * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    std::memcpy(dst + j * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+  }
+}
+
 // Copies elements as bytes: exact for every dtype.
 StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("permute_dims", args, 1));
@@ -219,18 +230,44 @@ StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs
   t.shape = shape;
   int64_t n = t.NumElements();
   size_t size = DataTypeSize(a.dtype);
-  std::shared_ptr<std::string> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
+  // Every output element is copied in.
+  std::shared_ptr<std::string> data =
+      AllocateTensorBufferForOverwrite(static_cast<size_t>(n) * size);
   const char* src = a.data->data();
   char* dst = data->data();
-  std::vector<int64_t> idx(nd, 0);
-  int64_t off = 0;  // input element of output element i
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + i * size, src + off * size, size);
-    for (size_t d = nd; d-- > 0;) {  // odometer over the output's index
-      off += step[d];
-      if (++idx[d] < shape[d]) break;
-      off -= step[d] * shape[d];
-      idx[d] = 0;
+  if (n > 0) {
+    // Rows of the innermost output dimension, each a strided gather of
+    // whole elements (typed for the common sizes, so the copy is a load and
+    // a store); an odometer over the outer dimensions finds each row's start.
+    int64_t inner = nd ? shape[nd - 1] : 1, istep = nd ? step[nd - 1] : 0;
+    std::vector<int64_t> idx(nd, 0);
+    int64_t off = 0;  // input element of the row's first output element
+    for (int64_t row = 0; row < n / inner; ++row) {
+      char* d = dst + row * inner * size;
+      const char* s0 = src + off * size;
+      switch (size) {
+        case 4:
+          CopyStrided<uint32_t>(s0, istep, inner, d);
+          break;
+        case 8:
+          CopyStrided<uint64_t>(s0, istep, inner, d);
+          break;
+        case 2:
+          CopyStrided<uint16_t>(s0, istep, inner, d);
+          break;
+        case 1:
+          CopyStrided<uint8_t>(s0, istep, inner, d);
+          break;
+        default:
+          for (int64_t j = 0; j < inner; ++j)
+            std::memcpy(d + j * size, s0 + j * istep * size, size);
+      }
+      for (size_t k = nd ? nd - 1 : 0; k-- > 0;) {  // odometer over the outer index
+        off += step[k];
+        if (++idx[k] < shape[k]) break;
+        off -= step[k] * shape[k];
+        idx[k] = 0;
+      }
     }
   }
   t.data = std::move(data);

@@ -140,7 +140,7 @@ bool FastConvApplies(const Tensor& x, const Tensor& w, const ConvGeom& g) {
 Tensor RunFastConv(const Tensor& x, const Tensor& w, const ConvGeom& g,
                    std::vector<int64_t> shape) {
   NoteFastPath();
-  Tensor out = NewTensor(x.dtype, std::move(shape));
+  Tensor out = NewTensorForOverwrite(x.dtype, std::move(shape));  // FastConv writes it all
   if (x.dtype == DataType::kFloat32)
     FastConv(g, DataOf<float>(x), DataOf<float>(w), MutableDataOf<float>(out));
   else

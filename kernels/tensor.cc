@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "kernels/internal/elements.h"
+#include "kernels/internal/uninitialized.h"
 
 namespace plir {
 using namespace internal;  // element access helpers
@@ -50,8 +51,13 @@ Status CheckTensorSize(const Type& type, const std::string& what) {
 }
 
 std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes) {
-  if (current_allocator) return (*current_allocator)(bytes);
+  if (current_allocator) return (*current_allocator)(bytes, /*zero=*/true);
   return std::make_shared<std::string>(bytes, '\0');
+}
+
+std::shared_ptr<std::string> AllocateTensorBufferForOverwrite(size_t bytes) {
+  if (current_allocator) return (*current_allocator)(bytes, /*zero=*/false);
+  return NewStringForOverwrite(bytes);
 }
 
 int64_t Tensor::NumElements() const { return Product(shape); }

@@ -39,12 +39,18 @@ struct Tensor {
 };
 
 // Where kernels allocate tensor buffers. The interpreter installs one per
-// thread to count live bytes; by default buffers come from the heap.
-using TensorAllocator = std::function<std::shared_ptr<std::string>(size_t bytes)>;
+// thread to count live bytes; by default buffers come from the heap. With
+// `zero` the buffer is all zero bytes; without, its contents are
+// unspecified and the caller writes every byte before any is read.
+using TensorAllocator = std::function<std::shared_ptr<std::string>(size_t bytes, bool zero)>;
 // Installs `alloc` for the calling thread (null restores the default);
 // returns the previous one.
 const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc);
+// A buffer of `bytes` zero bytes.
 std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes);
+// A buffer of `bytes` the caller overwrites in full (a kernel's output, a
+// tensor read from a file): it is not zeroed first.
+std::shared_ptr<std::string> AllocateTensorBufferForOverwrite(size_t bytes);
 
 // The largest tensor the interpreter and plir-run create (default 16 GiB;
 // plir-run --max-tensor-bytes). CheckTensorSize fails (ResourceExhausted,

@@ -33,6 +33,14 @@ packages=(
   python3-torchvision  # models/: resnet50, mobilenet_v2, vit_b_16 (weights=None, no download)
   python3-onnx         # models/: torch.onnx.export writes the ONNX models with it
   time                 # tools/main_job.sh, bench/: peak RSS from /usr/bin/time
+  nginx-core           # tools/remote_cache/: a Bazel HTTP remote cache (http_dav_module) for tools/zoo_checks.sh
+  curl                 # tools/remote_cache/nginx_cache.sh: waits for nginx to answer
+  # python/: the plir package (issue 23), built with Debian's pybind11 and
+  # Python headers, tested with pytest; numpy arrays in and out.
+  python3-dev
+  python3-pybind11
+  python3-pytest
+  python3-numpy
 )
 
 missing=()

@@ -206,9 +206,12 @@ bool ShallowEqual(const Node* a, const Node* b) {
     case NodeKind::kPrimExpr:
       return static_cast<const PrimExprNode*>(a)->value() ==
              static_cast<const PrimExprNode*>(b)->value();
-    case NodeKind::kConstant:
-      return static_cast<const ConstantNode*>(a)->data() ==
-             static_cast<const ConstantNode*>(b)->data();
+    case NodeKind::kConstant: {
+      auto* x = static_cast<const ConstantNode*>(a);
+      auto* y = static_cast<const ConstantNode*>(b);
+      if (x->data_ptr() == y->data_ptr()) return true;  // shared bytes
+      return x->data() == y->data();
+    }
     case NodeKind::kCall:
       return static_cast<const CallNode*>(a)->attrs().Equals(
           static_cast<const CallNode*>(b)->attrs());
@@ -323,7 +326,7 @@ uint64_t ShallowHash(const Node* n) {
     case NodeKind::kPrimExpr:
       return HashDims(h, {static_cast<const PrimExprNode*>(n)->value()});
     case NodeKind::kConstant:
-      return HashMix(h, HashStr(static_cast<const ConstantNode*>(n)->data()));
+      return HashMix(h, static_cast<const ConstantNode*>(n)->DataHash());  // cached per node
     case NodeKind::kCall:
       return HashAttrs(h, static_cast<const CallNode*>(n)->attrs());
     case NodeKind::kBindingBlock:

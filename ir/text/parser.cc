@@ -296,7 +296,7 @@ SeqExpr TextParser::ParseBody(int depth) {
     if (Is(Tok::kLocal)) {
       Tok next = PeekNext().kind;
       if (next == Tok::kColon || next == Tok::kEq) {
-        ordinary.push_back(ParseBinding(depth, false));
+        ordinary.push_back(ParseBinding(depth, nullptr));
         continue;
       }
     }
@@ -320,8 +320,9 @@ SeqExpr TextParser::ParseBody(int depth) {
   return SeqExprNode::Make(std::move(blocks), std::move(result));
 }
 
-Binding TextParser::ParseBinding(int depth, bool in_dataflow) {
-  NameHint name(c_.cur.text);
+Binding TextParser::ParseBinding(int depth, const OutputNames* outputs) {
+  std::string_view name_text = c_.cur.text;
+  NameHint name(name_text);
   Loc loc = Here();
   CheckNotVisible(name, loc);
   Advance();
@@ -343,10 +344,32 @@ Binding TextParser::ParseBinding(int depth, bool in_dataflow) {
   // An annotation equal to the inferred type shares the inferred type's
   // node: one type node instead of two per binding.
   if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
+  // A dataflow block's variable is a dataflow variable unless its output
+  // line lists it.
+  bool is_dataflow = outputs && !outputs->Contains(name_text);
   Var v =
-      VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow, ctx_->next_index++);
+      VarNode::Make(name, annotation ? annotation : value->type(), is_dataflow, ctx_->next_index++);
   Define(v, name, loc);
   return VarBindingNode::Make(v, std::move(value));
+}
+
+TextParser::OutputNames TextParser::ScanOutputNames() {
+  OutputNames out;
+  // The current token starts the first statement (a binding), the output
+  // line, or is the block's '}'; the lexer is past it (and past a peeked
+  // token, still inside that first statement).
+  if (Is(Tok::kRBrace)) return out;
+  Lexer scan = c_.lex;
+  if (!IsIdent("output") && !scan.SkipToOutputLine(/*at_statement_start=*/false)) return out;
+  if (!IsIdent("output")) scan.Next();  // `output`
+  while (true) {
+    Token t = scan.Next();
+    if (t.kind != Tok::kLocal) break;
+    out.names.push_back(t.text);
+    if (scan.Next().kind != Tok::kComma) break;
+  }
+  if (out.names.size() > 8) out.set.insert(out.names.begin(), out.names.end());
+  return out;
 }
 
 Block TextParser::ParseDataflowBlock(int depth) {
@@ -357,9 +380,11 @@ Block TextParser::ParseDataflowBlock(int depth) {
   // Variables numbered from here on are this block's (or of bodies nested
   // in it, which are out of scope again by the output line).
   uint32_t first_index = ctx_->next_index;
-  while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, true));
+  const OutputNames outputs = ScanOutputNames();
+  while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, &outputs));
   if (IsIdent("output")) {
     Advance();
+    std::unordered_set<std::string_view> listed;
     if (!Is(Tok::kSemi)) {
       while (true) {
         if (!Is(Tok::kLocal)) FailExpected("a variable of this block in the output line");
@@ -368,9 +393,12 @@ Block TextParser::ParseDataflowBlock(int depth) {
         if (!n || n->state != LocalName::kVisible || n->var->index() < first_index)
           Fail("%" + std::string(name) + " in the output line is not bound in this dataflow block",
                Here());
-        if (!n->var->is_dataflow())
+        if (!listed.insert(name).second)
           Fail("%" + std::string(name) + " is listed twice in the output line", Here());
-        n->var->set_dataflow(false);
+        // The scan ahead read the same bytes, so the variable was made
+        // without the dataflow flag.
+        if (n->var->is_dataflow())
+          Fail("internal error: the output line was not found ahead of the bindings", Here());
         Advance();
         if (Accept(Tok::kComma)) continue;
         break;

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/checked_math.h"
@@ -201,7 +202,28 @@ class TextParser {
   // body := '{' (binding | dataflow-block)* expr '}'
   SeqExpr ParseBody(int depth);
 
-  Binding ParseBinding(int depth, bool in_dataflow);
+  // The names a dataflow block's output line lists, read ahead by a raw
+  // byte scan before the block's bindings are parsed, so that each variable
+  // is made with its final dataflow flag (nodes are immutable once made).
+  // Views into the source.
+  struct OutputNames {
+    std::vector<std::string_view> names;
+    std::unordered_set<std::string_view> set;  // filled when there are many
+    bool Contains(std::string_view name) const {
+      if (!set.empty()) return set.count(name) != 0;
+      for (std::string_view n : names)
+        if (n == name) return true;
+      return false;
+    }
+  };
+  // At the first token of a dataflow block's contents: the names its output
+  // line lists (none if it has no output line). The output line itself is
+  // parsed and checked as usual afterwards; this only reads names.
+  OutputNames ScanOutputNames();
+
+  // A binding of an ordinary block (`outputs` null) or of a dataflow block
+  // whose output line lists `outputs`.
+  Binding ParseBinding(int depth, const OutputNames* outputs);
 
   Block ParseDataflowBlock(int depth);
 

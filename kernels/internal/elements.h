@@ -308,6 +308,16 @@ inline Tensor NewTensor(DataType dt, std::vector<int64_t> shape) {
   return t;
 }
 
+// The same, not zeroed: for kernels that write every element of their output.
+inline Tensor NewTensorForOverwrite(DataType dt, std::vector<int64_t> shape) {
+  Tensor t;
+  t.dtype = dt;
+  t.shape = std::move(shape);
+  t.data =
+      AllocateTensorBufferForOverwrite(static_cast<size_t>(t.NumElements()) * DataTypeSize(dt));
+  return t;
+}
+
 inline StatusOr<int64_t> KernelAxis(const std::string& op, int64_t axis, size_t rank) {
   int64_t r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= r)

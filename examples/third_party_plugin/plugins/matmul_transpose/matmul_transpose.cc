@@ -8,11 +8,15 @@
 // MatchOperand looks through %t to its permute_dims, the driver refuses a
 // replacement that would name a dataflow variable outside its block, and it
 // erases the permute_dims once no use is left. The op's type is inferred
-// from the core ops' own inference (InferOpType), not re-derived.
+// from the core ops' own inference (InferOpType), not re-derived, and its
+// kernel (what plir-run and `--check-execution` compute) from the core ops'
+// kernels (EvalOp), so that the pass can be checked by execution
+// (plir_execution_test in BUILD).
 #include <vector>
 
 #include "ir/op.h"
 #include "ir/rewrite.h"
+#include "kernels/op_kernels.h"
 #include "passes/plugin.h"
 
 namespace {
@@ -51,6 +55,13 @@ StatusOr<Type> InferMatmulTn(ExprSpan args, const Attrs&, TypeSpan) {
   return InferOpType("matmul", operands);
 }
 
+// matmul_tn(a, b) computes matmul(permute_dims(a), b).
+StatusOr<Tensor> EvalMatmulTn(const std::vector<Tensor>& args, const Attrs&) {
+  if (args.size() != 2) return InvalidArgument("example.matmul_tn takes 2 arguments");
+  PLIR_ASSIGN_OR_RETURN(Tensor at, EvalOp("permute_dims", {args[0]}, Attrs()));
+  return EvalOp("matmul", {at, args[1]}, Attrs());
+}
+
 Status Register(PluginHost& host) {
   OpDef op;
   op.name = "example.matmul_tn";
@@ -58,6 +69,7 @@ Status Register(PluginHost& host) {
   op.min_args = op.max_args = 2;
   op.pattern = OpPattern::kOutEWiseFusable;  // as matmul
   op.infer = InferMatmulTn;
+  op.eval = EvalMatmulTn;
   PLIR_RETURN_IF_ERROR(host.RegisterOp(std::move(op)));
 
   PassDef pass;

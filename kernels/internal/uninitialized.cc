@@ -1,0 +1,15 @@
+// Compiled as C++23 (see BUILD) for std::string::resize_and_overwrite, the
+// standard way to size a string without writing it; libstdc++'s string has
+// the same layout in every language mode.
+#include "kernels/internal/uninitialized.h"
+
+namespace plir::internal {
+
+std::unique_ptr<std::string> NewStringForOverwrite(size_t n) {
+  auto s = std::make_unique<std::string>();
+  // Return n itself: libstdc++ 12 passes the capacity, not n, to the callback.
+  s->resize_and_overwrite(n, [n](char*, size_t) { return n; });
+  return s;
+}
+
+}  // namespace plir::internal

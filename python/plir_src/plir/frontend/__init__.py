@@ -1,0 +1,3 @@
+"""Importers into PLIR."""
+
+from . import onnx  # noqa: F401
