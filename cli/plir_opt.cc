@@ -89,6 +89,9 @@ struct Flags {
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
+  bool allow_changed_plugins = false;
+  // --reproduce: the bundle's plugins by path, with the sha256 they had.
+  std::vector<std::pair<std::string, std::string>> pinned_plugins;
   bool hermetic_plugins = false;          // only --plugin and --plugin-path (build actions)
   std::string sandbox = "auto";           // --sandbox=require|auto|off
   std::vector<std::string> sandbox_read;  // --sandbox-read PATH
@@ -208,6 +211,12 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
         "the plugin sandbox lets plugins read only the files plir-opt knows they need; "
         "--sandbox-read PATH adds one");
   for (const std::string& p : f.skip_plugins) loader.Skip(p);
+  for (const auto& [path, sha] : f.pinned_plugins) loader.PinPath(path, sha);
+  // The bundled plugins own their names from the start: no --plugin may
+  // take one.
+  std::vector<std::string> defaults;
+  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
+  for (const std::string& d : defaults) loader.DeclareBundledDir(d);
   loader.SetLoadObserver([state](const std::string& path, bool scanning) {
     state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
   });
@@ -222,8 +231,6 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     auto r = loader.LoadPath(p);
     if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
   }
-  std::vector<std::string> defaults;
-  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
 
   Pipeline pipeline;
   if (!f.pipeline.empty()) {
@@ -769,10 +776,16 @@ Status LoadReproduceFlags(Flags& f) {
     if (!sha.ok())
       return FailedPrecondition("the reproducer's plugin " + p.path +
                                 " is gone: " + sha.status().message());
-    if (!p.sha256.empty() && *sha != p.sha256)
-      std::cerr << "warning: plugin " << p.path
-                << " changed since the reproducer was written (sha256 " << *sha << ", was "
-                << p.sha256 << ")\n";
+    if (!p.sha256.empty() && *sha != p.sha256) {
+      std::string what = "plugin " + p.path + " changed since the reproducer was written (sha256 " +
+                         *sha + ", was " + p.sha256 + ")";
+      if (!f.allow_changed_plugins)
+        return FailedPrecondition(what + "; --allow-changed-plugins replays it anyway");
+      std::cerr << "warning: " << what << "\n";
+    } else if (!p.sha256.empty()) {
+      // Checked again right before the child opens it.
+      f.pinned_plugins.emplace_back(p.path, p.sha256);
+    }
     f.plugins.push_back(p.path);
   }
   if (r.opt_level >= 0 && f.opt_level < 0) f.opt_level = r.opt_level;
@@ -867,7 +880,10 @@ int ParseAndRun(int argc, char** argv) {
                  "let the plugin child read this file or directory too (repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
-               "load plugins even from files or directories that group or others may write");
+               "load plugins even from files or directories that another user owns or that "
+               "group or others may write");
+  app.add_flag("--allow-changed-plugins", f.allow_changed_plugins,
+               "--reproduce: load the bundle's plugins even if their sha256 changed");
   app.add_flag("--hermetic-plugins", f.hermetic_plugins,
                "load plugins only from --plugin and --plugin-path (and the pipeline's "
                "plugin_path): not $PLIR_PLUGIN_PATH, not next to the executable");

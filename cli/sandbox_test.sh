@@ -9,6 +9,7 @@
 set -uo pipefail
 opt="$1"; run="$2"; diff_tool="$3"; reduce="$4"
 hostile="$PWD/testing/plugins/libplir_test_hostile.so"
+noop="$PWD/testing/plugins/libplir_test_noop.so"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 work="$tmp/work"; mkdir -p "$work"
 scratch="$tmp/scratch"  # TMPDIR of the runs: must stay empty
@@ -261,6 +262,78 @@ check "forge-unterminated: the message is bounded" '[ "$(wc -c < "$work/err")" -
 forge forge-blame
 check "forge-blame: the child's claim is reported as the child's (it may lie)" \
   'grep -q "killed by SIGSEGV" "$work/err"'
+
+# --- Trust: names, ownership, ancestors, reproducers.
+
+# A plugin that registers a bundled plugin's pass name is refused, naming both files.
+PLIR_HOSTILE_MODE=impostor "$opt" "$work/in.plir" --plugin "$hostile" --passes FoldConstant \
+  -o "$work/o.plir" 2> "$work/err"; rc=$?
+check "impostor via --plugin: exit 1, both files named (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "libplir_test_hostile.so: duplicate pass name FoldConstant: already registered by plugin fold_constant .*libplir_fold_constant.so" "$work/err"'
+# The same file found on the search path, sorted before the bundled plugins.
+mkdir -p "$work/aaa" && chmod 755 "$work/aaa" && cp "$hostile" "$work/aaa/libplir_my_tools.so"
+PLIR_HOSTILE_MODE=impostor PLIR_PLUGIN_PATH="$work/aaa" "$opt" "$work/in.plir" --passes FoldConstant \
+  -o "$work/o.plir" 2> "$work/err"; rc=$?
+"$opt" "$work/in.plir" --passes FoldConstant > "$work/fc.plir" 2> /dev/null
+check "impostor on the search path: the bundled FoldConstant runs (rc=$rc)" '[ $rc -eq 0 ] && cmp -s "$work/o.plir" "$work/fc.plir"'
+PLIR_HOSTILE_MODE=impostor PLIR_PLUGIN_PATH="$work/aaa" "$opt" "$work/in.plir" --passes Hostile,FoldConstant \
+  -o "$work/o.plir" 2> "$work/err"; rc=$?
+check "impostor on the search path, found by a scan: refused and said so (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "libplir_my_tools.so: duplicate pass name FoldConstant: already registered by plugin fold_constant" "$work/err"'
+PLIR_HOSTILE_MODE=impostor PLIR_PLUGIN_PATH="$work/aaa" "$opt" --list-passes > "$work/list" 2> "$work/err"
+check "impostor: --list-passes shows the real FoldConstant and names the refused file" \
+  '! grep -q "not the real one" "$work/list" && grep -q "^FoldConstant  \[plugin fold_constant\]" "$work/list" && grep -q "duplicate pass name FoldConstant" "$work/err"'
+
+# Ownership and every ancestor directory (OpenSSH's StrictModes).
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
+  mkdir -p "$work/sticky" && chmod 1777 "$work/sticky"
+  cp "$hostile" "$work/sticky/libplir_other.so" && chown nobody "$work/sticky/libplir_other.so" && chmod 755 "$work/sticky/libplir_other.so"
+  "$opt" "$work/in.plir" --plugin "$work/sticky/libplir_other.so" --passes Hostile > /dev/null 2> "$work/err"; rc=$?
+  check "a plugin owned by another user (in a sticky directory) is refused (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "refusing plugin .*libplir_other.so: the file is owned by uid $(id -u nobody), neither root nor you" "$work/err"'
+  cp "$hostile" "$work/sticky/libplir_mine.so" && chmod 755 "$work/sticky/libplir_mine.so"
+  "$opt" "$work/in.plir" --plugin "$work/sticky/libplir_mine.so" --passes Hostile > /dev/null 2> "$work/err"; rc=$?
+  check "a plugin of one's own in a sticky world-writable directory loads (rc=$rc)" '[ $rc -eq 0 ]'
+  mkdir -p "$work/owned/sub" && chmod 755 "$work/owned" "$work/owned/sub" && chown nobody "$work/owned"
+  cp "$hostile" "$work/owned/sub/libplir_x.so" && chmod 755 "$work/owned/sub/libplir_x.so"
+  "$opt" "$work/in.plir" --plugin "$work/owned/sub/libplir_x.so" --passes Hostile > /dev/null 2> "$work/err"; rc=$?
+  check "a plugin below a directory owned by another user is refused (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "its directory .*/owned is owned by uid" "$work/err"'
+else
+  echo "SKIP: the ownership checks need root (to chown to nobody)"
+fi
+mkdir -p "$work/ww/sub" && chmod 777 "$work/ww" && chmod 755 "$work/ww/sub"
+cp "$hostile" "$work/ww/sub/libplir_x.so" && chmod 755 "$work/ww/sub/libplir_x.so"
+"$opt" "$work/in.plir" --plugin "$work/ww/sub/libplir_x.so" --passes Hostile > /dev/null 2> "$work/err"; rc=$?
+check "a plugin below a world-writable (not sticky) ancestor is refused (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "its directory .*/ww is writable by group or others" "$work/err"'
+"$opt" "$work/in.plir" --plugin "$work/ww/sub/libplir_x.so" --passes Hostile --allow-insecure-plugins > /dev/null 2> "$work/err"; rc=$?
+check "--allow-insecure-plugins loads it (rc=$rc)" '[ $rc -eq 0 ]'
+chmod 755 "$work/ww"
+
+# Reproducers: plugin paths resolve against the bundle; a changed plugin is refused.
+mkdir -p "$work/rep" && chmod 755 "$work/rep"
+cp "$hostile" "$work/rep/libplir_test_hostile.so"
+PLIR_HOSTILE_MODE=segfault "$opt" "$work/in.plir" --plugin "$work/rep/libplir_test_hostile.so" --passes Hostile \
+  --reproducer-dir "$work/rep" > /dev/null 2> "$work/err"
+bundle=$(sed -n 's/^plir-opt: reproducer written to //p' "$work/err")
+check "a crash leaves a bundle" '[ -n "$bundle" ] && [ -f "$bundle/reproducer.yaml" ]'
+if [ -n "$bundle" ]; then
+  cp "$hostile" "$bundle/libplir_test_hostile.so"
+  sed -i "s|path: .*libplir_test_hostile.so|path: libplir_test_hostile.so|" "$bundle/reproducer.yaml"
+  mkdir -p "$work/elsewhere" && cp "$work/in.plir" "$work/elsewhere/libplir_test_hostile.so"
+  opt_abs=$(cd "$(dirname "$opt")" && pwd)/$(basename "$opt")
+  (cd "$work/elsewhere" && PLIR_HOSTILE_MODE=segfault "$opt_abs" --reproduce "$bundle" > /dev/null 2> "$work/err"); rc=$?
+  check "--reproduce resolves a relative plugin path against the bundle, not the directory (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV.*in pass Hostile" "$work/err"'
+  cp "$noop" "$bundle/libplir_test_hostile.so"
+  PLIR_HOSTILE_MODE=segfault "$opt" --reproduce "$bundle" > /dev/null 2> "$work/err"; rc=$?
+  check "--reproduce refuses a plugin whose sha256 changed (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "changed since the reproducer was written" "$work/err"'
+  PLIR_HOSTILE_MODE=segfault "$opt" --reproduce "$bundle" --allow-changed-plugins > /dev/null 2> "$work/err"; rc=$?
+  check "--allow-changed-plugins replays it anyway, with a warning (rc=$rc)" \
+    'grep -q "warning: plugin .* changed since the reproducer was written" "$work/err"'
+fi
 
 # --- The same attacks on the supervisor as an unprivileged user, where a
 # same-uid child was once able to read and write the supervisor's memory.

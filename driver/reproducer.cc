@@ -111,6 +111,11 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
         return InvalidArgument(manifest + ": '" + key + "' must name a file in the bundle");
       return dir + "/" + v;
     };
+    // Other relative paths (a plugin, the --check-execution files) are the
+    // bundle's too, never the current directory's.
+    auto in_bundle = [&](const std::string& path) {
+      return path.empty() || path[0] == '/' ? path : dir + "/" + path;
+    };
     PLIR_ASSIGN_OR_RETURN(r.input_file, rel(root["input"], "input"));
     PLIR_ASSIGN_OR_RETURN(r.pipeline_file, rel(root["pipeline"], "pipeline"));
     if (root["failure"]) r.failure = root["failure"].as<std::string>();
@@ -123,15 +128,15 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
     if (const YAML::Node c = root["check_execution"]; c && c.IsMap()) {
       r.check.enabled = true;
       if (c["entry"]) r.check.entry = c["entry"].as<std::string>();
-      if (c["inputs"]) r.check.inputs = c["inputs"].as<std::string>();
-      if (c["params"]) r.check.params = c["params"].as<std::string>();
+      if (c["inputs"]) r.check.inputs = in_bundle(c["inputs"].as<std::string>());
+      if (c["params"]) r.check.params = in_bundle(c["params"].as<std::string>());
       if (c["tolerance"]) r.check.tolerance = c["tolerance"].as<std::string>();
       if (c["seed"]) r.check.seed = c["seed"].as<uint64_t>();
     }
     if (root["plugins"]) {
       for (const auto& p : root["plugins"]) {
         ReproducerPlugin rp;
-        rp.path = p["path"].as<std::string>();
+        rp.path = in_bundle(p["path"].as<std::string>());
         if (p["name"]) rp.name = p["name"].as<std::string>();
         if (p["version"]) rp.version = p["version"].as<std::string>();
         if (p["sha256"]) rp.sha256 = p["sha256"].as<std::string>();

@@ -67,7 +67,8 @@ StatusOr<std::string> WriteReproducer(const std::string& parent, const std::stri
                                       const std::string& pipeline_yaml, Reproducer r);
 
 // Reads DIR/reproducer.yaml; paths in the result are absolute (inside DIR
-// for the input and pipeline).
+// for the input and pipeline; a relative plugin or --check-execution path
+// is resolved against DIR, never against the current directory).
 StatusOr<Reproducer> ReadReproducer(const std::string& dir);
 
 }  // namespace plir

@@ -410,12 +410,14 @@ void AddSystemReadPaths(SandboxPolicy* policy) {
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {
     exe[n] = '\0';
+    // Real directories (a build or an installation), not link farms: no
+    // links to follow.
     std::filesystem::path dir = std::filesystem::path(exe).parent_path();
-    AddReadPath(dir.string(), policy);
+    policy->read.push_back(dir.string());
     for (const char* rel : {"../plugins", "../lib", "../python"}) {
       std::error_code ec;
       auto p = std::filesystem::weakly_canonical(dir / rel, ec);
-      if (!ec && std::filesystem::exists(p, ec)) AddReadPath(p.string(), policy);
+      if (!ec && std::filesystem::exists(p, ec)) policy->read.push_back(p.string());
     }
   }
   if (const char* lib = std::getenv("LD_LIBRARY_PATH")) {

@@ -81,7 +81,7 @@ Status EnterSandbox(const SandboxPolicy& policy, SandboxMode mode, const Sandbox
 // devices (/dev/null, /dev/zero, /dev/urandom), LD_LIBRARY_PATH, and the
 // running executable's own tree (its directory, and ../plugins, ../lib and
 // ../python next to it: the bundled plugins, and the plir Python package
-// that the python_passes plugin imports), links followed (AddReadPath).
+// that the python_passes plugin imports).
 void AddSystemReadPaths(SandboxPolicy* policy);
 
 // Adds `path` to `policy.read` as the kernel resolves it: the path, its
