@@ -24,6 +24,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -84,6 +85,8 @@ struct Flags {
   // Robustness.
   bool no_isolate = false;
   double pass_timeout_s = 0;    // 0: none (or the pipeline's)
+  double timeout_s = 0;         // the whole run (the supervisor's own); 0: none
+  double load_timeout_s = 30;   // one plugin load; 0: none
   int64_t memory_limit_mb = 0;  // 0: none (or the pipeline's)
   std::string reproduce;        // --reproduce DIR
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
@@ -108,6 +111,25 @@ struct Flags {
   std::string dump_ir_dir;
   int64_t bisect_limit = -1;  // -1: off
 };
+
+// A number of seconds in [lo, hi]: CLI11's Range lets NaN through, and a
+// limit of NaN seconds would mean none.
+CLI::Validator Seconds(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) ||
+            v < lo || v > hi) {
+          std::ostringstream range;
+          range << "must be a number of seconds from " << lo << " to " << hi << ", not " << s;
+          return range.str();
+        }
+        return "";
+      },
+      "SECONDS");
+}
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -639,8 +661,9 @@ int Main(Flags f) {
     if (f.sandbox == "require")
       return Error("plir-opt: --sandbox=require needs the supervised child (not --no-isolate)");
     RunState* state = NewRunState(false);
-    if (f.pass_timeout_s > 0)
-      std::cerr << "warning: --pass-timeout needs isolation; ignored with --no-isolate\n";
+    if (f.pass_timeout_s > 0 || f.timeout_s > 0)
+      std::cerr << "warning: --pass-timeout and --timeout need isolation; ignored with "
+                   "--no-isolate\n";
     ProgramResult result;
     int rc = RunPipeline(f, in.path, in.name, state, &result);
     if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
@@ -671,6 +694,14 @@ int Main(Flags f) {
   StatusOr<int> result_fd = CreateResultFile();
   if (!result_fd.ok()) return Error("plir-opt: " + result_fd.status().message());
   BecomeSupervisor();
+  // The supervisor's own limits: one deadline for the whole run (every
+  // attempt), whatever the child says in the page.
+  SuperviseLimits limits;
+  if (f.timeout_s > 0) {
+    limits.deadline_ns = MonotonicNowNs() + static_cast<int64_t>(f.timeout_s * 1e9);
+    limits.run_timeout_s = f.timeout_s;
+  }
+  limits.load_timeout_ns = static_cast<int64_t>(f.load_timeout_s * 1e9);
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -734,7 +765,7 @@ int Main(Flags f) {
     close(relay[1]);
     setpgid(pid, pid);  // also here: the child may not have run yet
     KillOnTerminatingSignal(pid);
-    ChildOutcome o = Supervise(pid, *state, relay[0]);
+    ChildOutcome o = Supervise(pid, *state, relay[0], limits);
     // Nothing the child started may outlive it, or touch the result while
     // the parent reads it.
     KillDescendants(pid);
@@ -861,7 +892,15 @@ int ParseAndRun(int argc, char** argv) {
                "run plugins in this process (for debuggers): no crash report, no --pass-timeout");
   app.add_option("--pass-timeout", f.pass_timeout_s,
                  "end the run if one pass (or plugin load) takes longer (seconds)")
-      ->check(CLI::Range(0.001, 1e6));
+      ->check(Seconds(0.001, 1e6));
+  app.add_option("--timeout", f.timeout_s,
+                 "end the run if it takes longer, all passes and repeats together (seconds; "
+                 "kept by the supervisor, beyond a plugin's reach)")
+      ->check(Seconds(0.001, 1e7));
+  app.add_option("--load-timeout", f.load_timeout_s,
+                 "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
+      ->check(CLI::Validator(
+          [](std::string& s) { return s == "0" ? std::string() : Seconds(0.001, 1e6)(s); }, ""));
   app.add_option("--memory-limit", f.memory_limit_mb,
                  "cap the address space of the run (megabytes)")
       ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));

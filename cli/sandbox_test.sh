@@ -232,6 +232,24 @@ check "--sandbox=auto with Landlock: no warning" '[ $rc -eq 0 ] && [ ! -s "$work
 "$opt" "$work/in.plir" --sandbox=require --no-isolate 2> "$work/err"; rc=$?
 check "--sandbox=require --no-isolate is refused" '[ $rc -eq 1 ] && grep -q "needs the supervised child" "$work/err"'
 
+# --- The supervisor's own limits.
+attack evade-timeout 1 --pass-timeout 1 --timeout 3
+check "evade-timeout: --pass-timeout evaded, --timeout (the supervisor's) ends it" \
+  'grep -q "time limit exceeded (--timeout 3 s) in pass Hostile" "$work/err"'
+start=$(date +%s%N)
+PLIR_HOSTILE_MODE=hang-at-load PLIR_HOSTILE_RUN=hang "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile \
+  --load-timeout 1 -o "$work/out.plir" > /dev/null 2> "$work/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "hang-at-load: a constructor that never returns is ended by --load-timeout (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 1 ] && [ $ms -lt 5000 ] && grep -q "time limit exceeded (--load-timeout 1 s) while loading plugin .*libplir_test_hostile.so" "$work/err"'
+check "hang-at-load: no process left" '[ -z "$(left_behind hang)" ]'
+for bad in nan inf -1 1e400 abc; do
+  "$opt" "$work/in.plir" --pass-timeout "$bad" > /dev/null 2> "$work/err"; rc=$?
+  check "--pass-timeout $bad is a usage error (rc=$rc)" '[ $rc -eq 2 ]'
+  "$opt" "$work/in.plir" --timeout "$bad" > /dev/null 2> "$work/err"; rc=$?
+  check "--timeout $bad is a usage error (rc=$rc)" '[ $rc -eq 2 ]'
+done
+
 # --- The shared page: the supervisor reads every field bounded, and never
 # opens a path it read there. A reproducer is attempted (into its own
 # directory) so that the page's plugin list and prefixes are read.

@@ -413,7 +413,10 @@ void DrainRelay(int relay_fd) {
   close(relay_fd);
 }
 
-ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd) {
+int64_t MonotonicNowNs() { return NowNs(); }
+
+ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd,
+                       const SuperviseLimits& limits) {
   ChildOutcome out;
   if (relay_fd >= 0) {
     int flags = fcntl(relay_fd, F_GETFL);
@@ -438,23 +441,48 @@ ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd) {
     }
     if (r == pid) break;
     if (r < 0 && errno != EINTR) break;
-    const int64_t limit_ns = state.pass_timeout_ns.load();
-    RunPhase ph = state.Phase();
-    bool timed = limit_ns > 0 && (ph == RunPhase::kRunningPass || ph == RunPhase::kLoadingPlugin ||
-                                  ph == RunPhase::kScanningPlugin);
-    int64_t elapsed = NowNs() - state.phase_start_ns.load();
-    if (timed && elapsed > limit_ns) {
+    const int64_t now = NowNs();
+    auto end_child = [&] {
       kill(pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
-      out.timed_out = true;
+    };
+    if (limits.deadline_ns > 0 && now >= limits.deadline_ns) {
+      end_child();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "--timeout %g s", limits.run_timeout_s);
+      out.limit = buf;
       break;
     }
-    // Wake when the child ends (the pidfd), or in time to check the limit.
+    const int64_t pass_limit_ns = state.pass_timeout_ns.load();
+    RunPhase ph = state.Phase();
+    const bool loading = ph == RunPhase::kLoadingPlugin || ph == RunPhase::kScanningPlugin;
+    // The load limit is the supervisor's, unless --pass-timeout is tighter.
+    const bool load_limited = loading && limits.load_timeout_ns > 0 &&
+                              (pass_limit_ns <= 0 || limits.load_timeout_ns < pass_limit_ns);
+    const int64_t limit_ns = load_limited ? limits.load_timeout_ns : pass_limit_ns;
+    bool timed = limit_ns > 0 && (ph == RunPhase::kRunningPass || loading);
+    int64_t elapsed = now - state.phase_start_ns.load();
+    if (timed && elapsed > limit_ns) {
+      end_child();
+      if (load_limited) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "--load-timeout %g s", limits.load_timeout_ns / 1e9);
+        out.limit = buf;
+      } else {
+        out.timed_out = true;
+      }
+      break;
+    }
+    // Wake when the child ends (the pidfd), or in time to check the limits.
     int wait_ms = 100;
     if (timed) {
       int64_t left_ms = (limit_ns - elapsed) / 1000000 + 1;
-      if (left_ms < wait_ms) wait_ms = static_cast<int>(left_ms);
+      if (left_ms < wait_ms) wait_ms = static_cast<int>(std::max<int64_t>(left_ms, 1));
+    }
+    if (limits.deadline_ns > 0) {
+      int64_t left_ms = (limits.deadline_ns - now) / 1000000 + 1;
+      if (left_ms < wait_ms) wait_ms = static_cast<int>(std::max<int64_t>(left_ms, 1));
     }
     pollfd pfds[2] = {{pidfd, POLLIN, 0}, {relay_fd, POLLIN, 0}};
     if (pidfd < 0 && relay_fd < 0) {
@@ -533,6 +561,8 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
   std::string why;
   if (o.stopped_by != 0) {
     why = "stopped by " + SignalName(o.stopped_by) + " (and then killed)";
+  } else if (!o.limit.empty()) {
+    why = "time limit exceeded (" + o.limit + ")";
   } else if (o.timed_out) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", st.PassTimeoutSeconds());

@@ -99,7 +99,19 @@ struct ChildOutcome {
   int signal = 0;  // the signal that ended the child, if any
   bool timed_out = false;
   int stopped_by = 0;  // the child was stopped by this signal, and then killed
+  // A limit of the supervisor's own that ended the child ("--timeout 5 s").
+  std::string limit;
 };
+
+// The supervisor's own limits, which nothing in the child's page can lift.
+struct SuperviseLimits {
+  int64_t deadline_ns = 0;      // CLOCK_MONOTONIC; 0: none (--timeout)
+  double run_timeout_s = 0;     // for the message
+  int64_t load_timeout_ns = 0;  // one plugin load (--load-timeout); 0: none
+};
+
+// CLOCK_MONOTONIC, in nanoseconds.
+int64_t MonotonicNowNs();
 
 // In the supervisor, before the first fork: makes it the reaper of every
 // orphan below it (PR_SET_CHILD_SUBREAPER), so that no process a plugin
@@ -138,7 +150,13 @@ int KillDescendants(pid_t child_pgid);
 // that is the child's standard error), what the child writes there is
 // copied to this process's standard error meanwhile, control bytes escaped
 // (Printable): the child never holds the user's terminal or log file.
-ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd = -1);
+//
+// `limits` are the supervisor's own: the whole run ends at the deadline,
+// and a plugin load at the load timeout (as the child reports its phases: a
+// plugin can evade the per-pass and per-load limits by forging the page,
+// never the deadline).
+ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd = -1,
+                       const SuperviseLimits& limits = {});
 
 // Copies what is left in the relay pipe to standard error, until every
 // writer is gone (call after KillDescendants), and closes it.

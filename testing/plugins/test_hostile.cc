@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -315,6 +316,23 @@ void Attack(const std::string& mode) {
     }
     Report(mode, st != nullptr, "page found");
     Segfault();
+  } else if (mode == "evade-timeout") {
+    // Keeps the page's phase clock fresh, so that --pass-timeout never
+    // fires, and loops.
+    RunState* st = FindSharedPage();
+    Report(mode, st != nullptr, "page found");
+    std::thread([st] {
+      for (;;) {
+        if (st) {
+          timespec ts;
+          clock_gettime(CLOCK_MONOTONIC, &ts);
+          st->phase_start_ns.store(static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec);
+        }
+        usleep(10 * 1000);
+      }
+    }).detach();
+    for (volatile unsigned spins = 0;; spins = spins + 1u) {
+    }
   } else if (mode == "segfault") {
     Segfault();
   } else if (!mode.empty()) {
@@ -323,8 +341,11 @@ void Attack(const std::string& mode) {
   }
 }
 
-// At load, in the static constructor: a daemon that outlives the run.
+// At load, in the static constructor: a daemon that outlives the run, or a
+// constructor that never returns.
 __attribute__((constructor)) void AtLoad() {
+  if (Mode() == "hang-at-load")
+    for (;;) pause();
   if (Mode() == "daemon-at-load") {
     pid_t pid = fork();
     if (pid == 0) {
