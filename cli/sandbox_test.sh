@@ -383,6 +383,36 @@ else
   trap - EXIT
 fi
 
+# --- The output file: SIGKILL leaves no temporary file (O_TMPFILE), and
+# root keeps another user's ownership.
+{
+  echo '#[version = "1"]'
+  echo 'def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {'
+  echo '  %a0 = add(%x, %x);'
+  for i in $(seq 1 60000); do echo "  %a$i = add(%a$((i - 1)), %x);"; done
+  echo '  %a60000'
+  echo '}'
+} > "$work/big.plir"
+"$opt" "$work/big.plir" -o "$work/big.ref" 2> /dev/null
+left_tmp=0
+for delay in 0.05 0.1 0.15 0.2 0.25 0.3 0.35 0.4 0.5 0.6; do
+  echo OLD > "$work/killed.plir"
+  "$opt" "$work/big.plir" -o "$work/killed.plir" 2> /dev/null &
+  pid=$!
+  sleep $delay
+  kill -KILL $pid 2> /dev/null; wait $pid 2> /dev/null
+  ls "$work" | grep -q "killed.plir.tmp" && left_tmp=$((left_tmp + 1))
+  rm -f "$work"/killed.plir.tmp.*
+  [ "$(cat "$work/killed.plir")" = OLD ] || cmp -s "$work/killed.plir" "$work/big.ref" || left_tmp=$((left_tmp + 100))
+done
+check "SIGKILL at 10 moments: no temporary file left, the output old or whole ($left_tmp)" '[ $left_tmp -eq 0 ]'
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
+  echo OLD > "$work/owned.plir" && chown nobody:nogroup "$work/owned.plir" && chmod 640 "$work/owned.plir"
+  "$opt" "$work/in.plir" -o "$work/owned.plir" 2> /dev/null
+  check "root replacing nobody's output keeps its owner, group and mode" \
+    '[ "$(stat -c "%U:%G %a" "$work/owned.plir")" = "nobody:nogroup 640" ] && cmp -s "$work/owned.plir" "$work/ref.plir"'
+fi
+
 # --- Standard output that cannot be written is an error, in every tool.
 "$opt" "$work/in.plir" >&- 2> "$work/err"; rc=$?
 check "plir-opt >&-: exit 1 naming standard output (rc=$rc)" \

@@ -229,17 +229,32 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
       return Internal(out.path_ + ": cannot open for writing: " + std::strerror(errno));
     return out;
   }
-  std::string tmpl = out.path_ + ".tmp.XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  out.fd_ = mkstemp(name.data());
-  if (out.fd_ < 0)
-    return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
-  out.tmp_ = name.data();
-  out.slot_ = AddCleanup(out.tmp_);
-  // mkstemp creates 0600. An existing file keeps its mode; a new one gets
-  // the usual permissions (umask applies).
+  // A file with no name first (nothing to clean up, whatever ends the
+  // process); a named one where the file system cannot.
+  size_t slash = out.path_.rfind('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : out.path_.substr(0, slash);
+  out.fd_ = open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  out.anonymous_ = out.fd_ >= 0;
+  if (!out.anonymous_) {
+    std::string tmpl = out.path_ + ".tmp.XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    out.fd_ = mkstemp(name.data());
+    if (out.fd_ < 0)
+      return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
+    out.tmp_ = name.data();
+    out.slot_ = AddCleanup(out.tmp_);
+  }
+  // The file is created 0600. An existing file keeps its mode (and, when
+  // root replaces it, its owner and group: chown first, since it clears the
+  // set-id bits); a new one gets the usual permissions (umask applies).
   if (exists) {
+    if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0)) {
+      int ignored = fchown(out.fd_, st.st_uid, st.st_gid);
+      (void)ignored;
+    }
     fchmod(out.fd_, st.st_mode & 07777);
   } else {
     mode_t mask = umask(0);
@@ -250,10 +265,15 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
 }
 
 AtomicOutput::AtomicOutput(AtomicOutput&& o) noexcept
-    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_), slot_(o.slot_) {
+    : path_(std::move(o.path_)),
+      tmp_(std::move(o.tmp_)),
+      anonymous_(o.anonymous_),
+      fd_(o.fd_),
+      slot_(o.slot_) {
   o.fd_ = -1;
   o.slot_ = -1;
   o.tmp_.clear();
+  o.anonymous_ = false;
 }
 
 AtomicOutput::~AtomicOutput() { Abort(); }
@@ -273,6 +293,7 @@ Status AtomicOutput::Write(std::string_view data) {
 
 Status AtomicOutput::Commit() {
   if (fd_ < 0) return Internal(path_ + ": output already closed");
+  if (anonymous_) return CommitAnonymous();
   if (tmp_.empty()) {  // written in place
     int rc = close(fd_);
     fd_ = -1;
@@ -296,9 +317,54 @@ Status AtomicOutput::Commit() {
   return Status::Ok();
 }
 
+Status AtomicOutput::CommitAnonymous() {
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    Abort();
+    return Internal(path_ + ": " + what + ": " + std::strerror(err));
+  };
+  if (fsync(fd_) != 0) return fail("fsync failed");
+  // linkat cannot replace a file: link the data in under a fresh name, then
+  // rename that over the target (a named file exists for these two calls
+  // only, and is removed on SIGINT/SIGTERM/SIGHUP as ever).
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (int attempt = 0; attempt < 100 && tmp_.empty(); ++attempt) {
+    std::string name = path_ + ".tmp.";
+    unsigned char random[6];
+    if (getentropy(random, sizeof random) != 0) return fail("getentropy failed");
+    for (unsigned char r : random) name.push_back(kChars[r % (sizeof kChars - 1)]);
+    slot_ = AddCleanup(name);
+    if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
+        (errno == ENOENT && linkat(fd_, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0)) {
+      tmp_ = name;
+      break;
+    }
+    int err = errno;
+    RemoveCleanup(slot_);
+    slot_ = -1;
+    if (err != EEXIST) {
+      errno = err;
+      return fail("cannot link the temporary file in");
+    }
+  }
+  if (tmp_.empty()) return fail("cannot link the temporary file in");
+  anonymous_ = false;
+  int rc = close(fd_);
+  fd_ = -1;
+  if (rc != 0) return fail("close failed");
+  if (rename(tmp_.c_str(), path_.c_str()) != 0)
+    return fail("cannot rename the temporary file into place");
+  RemoveCleanup(slot_);
+  slot_ = -1;
+  tmp_.clear();
+  return Status::Ok();
+}
+
 void AtomicOutput::Abort() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
+  anonymous_ = false;
   if (!tmp_.empty()) unlink(tmp_.c_str());
   tmp_.clear();
   RemoveCleanup(slot_);

@@ -50,9 +50,12 @@ void RemoveTemporaryFilesNow();
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 // An output file written the same way, piece by piece: the data goes to a
 // temporary file beside the target, which Commit() renames into place and
-// Abort() (or the destructor) removes. The temporary file is also removed if
-// SIGINT, SIGTERM or SIGHUP ends the process first. fd() may be handed to
-// another process that writes the data.
+// Abort() (or the destructor) removes. Where the file system allows it
+// (O_TMPFILE: ext4, xfs, btrfs, tmpfs) the temporary file has no name until
+// Commit() links it in, so that even SIGKILL leaves nothing behind;
+// elsewhere it is named TARGET.tmp.XXXXXX and removed if SIGINT, SIGTERM or
+// SIGHUP ends the process first. When root replaces another user's file,
+// the file keeps its owner and group (and its mode, as always).
 class AtomicOutput {
  public:
   static StatusOr<AtomicOutput> Create(const std::string& path);
@@ -67,8 +70,10 @@ class AtomicOutput {
 
  private:
   AtomicOutput() = default;
-  std::string path_;  // the file replaced (links followed)
-  std::string tmp_;   // empty when writing in place
+  Status CommitAnonymous();
+  std::string path_;        // the file replaced (links followed)
+  std::string tmp_;         // the named temporary file, if any
+  bool anonymous_ = false;  // fd_ is an O_TMPFILE file, linked in at Commit()
   int fd_ = -1;
   int slot_ = -1;
 };
