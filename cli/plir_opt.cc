@@ -90,6 +90,7 @@ struct Flags {
   int64_t memory_limit_mb = 0;  // 0: none (or the pipeline's)
   std::string reproduce;        // --reproduce DIR
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
+  uint64_t reproducer_max_input_bytes = uint64_t{64} << 20;  // copied up to this
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
   bool allow_changed_plugins = false;
@@ -342,13 +343,23 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     prefix.plugin_path.clear();  // plugins are given by path in the manifest
     prefix.plugins.clear();
     if (f.opt_level >= 0) prefix.opt_level = f.opt_level;
-    for (size_t i = 0; i < pipeline.steps.size(); ++i) {
+    // At most RunState::kMaxPrefixes prefixes of at most kPrefixBytes in
+    // all: the work is bounded whatever the pipeline's length (10,000 steps
+    // cost 10,000^2 step printings before), and a failure past them gets no
+    // reproducer.
+    size_t bytes = 0;
+    for (size_t i = 0; i < pipeline.steps.size() && i < RunState::kMaxPrefixes; ++i) {
       prefix.steps.assign(pipeline.steps.begin(),
                           pipeline.steps.begin() + static_cast<long>(i) + 1);
-      prefixes.push_back(PipelineToYaml(prefix));
+      std::string yaml = PipelineToYaml(prefix);
+      if (bytes + yaml.size() > RunState::kPrefixBytes) break;
+      bytes += yaml.size();
+      prefixes.push_back(std::move(yaml));
     }
-    if (!state->SetPrefixes(prefixes))
-      std::cerr << "warning: the pipeline is too large for a crash reproducer\n";
+    state->SetPrefixes(prefixes);
+    if (prefixes.size() < pipeline.steps.size())
+      std::cerr << "warning: the pipeline is too large for a crash reproducer after step "
+                << prefixes.size() << "\n";
     auto inst = std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
     state->Enter(RunPhase::kLoadingInput, input_name);
 
@@ -513,6 +524,7 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state,
   r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.MemoryLimitMb();
   r.command = f.argv;
   r.failure = failure;
+  r.max_input_copy_bytes = f.reproducer_max_input_bytes;
   if (f.check_execution) {
     auto abs = [](const std::string& p) {
       return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
@@ -802,6 +814,16 @@ Status LoadReproduceFlags(Flags& f) {
   PLIR_ASSIGN_OR_RETURN(Reproducer r, ReadReproducer(f.reproduce));
   f.input = r.input_file;
   f.pipeline = r.pipeline_file;
+  if (!r.input_sha256.empty()) {  // a large input the bundle names
+    StatusOr<std::string> sha = Sha256File(r.input_file);
+    if (!sha.ok())
+      return FailedPrecondition("the reproducer's input " + r.input_file +
+                                " is gone: " + sha.status().message());
+    if (*sha != r.input_sha256)
+      return FailedPrecondition("the reproducer's input " + r.input_file +
+                                " changed since the reproducer was written (sha256 " + *sha +
+                                ", was " + r.input_sha256 + ")");
+  }
   for (const ReproducerPlugin& p : r.plugins) {
     StatusOr<std::string> sha = Sha256File(p.path);
     if (!sha.ok())
@@ -910,6 +932,10 @@ int ParseAndRun(int argc, char** argv) {
                  "where crash reproducers go (default: $TMPDIR or /tmp)")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--no-reproducer", f.no_reproducer, "do not write a reproducer when a pass fails");
+  app.add_option("--reproducer-max-input-bytes", f.reproducer_max_input_bytes,
+                 "a reproducer copies an input up to this size; a larger file is named by path "
+                 "and sha256 (default 64 MiB)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 50));
   app.add_option("--sandbox", f.sandbox,
                  "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
                  "cannot), auto (the default: what the kernel offers, with a warning if that is "

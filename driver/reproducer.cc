@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "driver/file_util.h"
@@ -30,6 +31,12 @@ std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines) {
   return out;
 }
 
+namespace {
+Status WriteBundleFiles(const std::string& dir, const std::string& input_path,
+                        const std::string& input_ext, const std::string& pipeline_yaml,
+                        Reproducer r);
+}  // namespace
+
 StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::string& input_path,
                                       const std::string& input_ext,
                                       const std::string& pipeline_yaml, Reproducer r) {
@@ -46,10 +53,35 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
                     std::strerror(errno));
   std::string dir(buf.data());
   chmod(dir.c_str(), 0755);
-  PLIR_ASSIGN_OR_RETURN(std::string input, ReadFileToString(input_path));
-  r.input_file = "input" + input_ext;
+  Status s = WriteBundleFiles(dir, input_path, input_ext, pipeline_yaml, std::move(r));
+  if (!s.ok()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    return s;
+  }
+  return dir;
+}
+
+namespace {
+
+Status WriteBundleFiles(const std::string& dir, const std::string& input_path,
+                        const std::string& input_ext, const std::string& pipeline_yaml,
+                        Reproducer r) {
+  struct stat st;
+  if (stat(input_path.c_str(), &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) > r.max_input_copy_bytes) {
+    if (input_path.rfind("/proc/self/fd/", 0) == 0)
+      return ResourceExhausted("the input (" + std::to_string(st.st_size) +
+                               " bytes, read from standard input or a pipe) is larger than "
+                               "--reproducer-max-input-bytes, and has no file to name");
+    PLIR_ASSIGN_OR_RETURN(r.input_sha256, Sha256File(input_path));
+    r.input_file = std::filesystem::absolute(input_path).lexically_normal().string();
+  } else {
+    PLIR_ASSIGN_OR_RETURN(std::string input, ReadFileToString(input_path));
+    r.input_file = "input" + input_ext;
+    PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.input_file, input));
+  }
   r.pipeline_file = "pipeline.yaml";
-  PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.input_file, input));
   PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.pipeline_file, pipeline_yaml));
 
   YAML::Emitter out;
@@ -57,7 +89,13 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   out << YAML::Key << "version" << YAML::Value << 1;
   out << YAML::Key << "failure" << YAML::Value;
   EmitYamlText(out, r.failure);
-  out << YAML::Key << "input" << YAML::Value << r.input_file;
+  if (r.input_sha256.empty()) {
+    out << YAML::Key << "input" << YAML::Value << r.input_file;
+  } else {
+    out << YAML::Key << "input_path" << YAML::Value;
+    EmitYamlText(out, r.input_file);
+    out << YAML::Key << "input_sha256" << YAML::Value << r.input_sha256;
+  }
   out << YAML::Key << "pipeline" << YAML::Value << r.pipeline_file;
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginSeq;
   for (const ReproducerPlugin& p : r.plugins) {
@@ -92,10 +130,10 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   for (const std::string& c : r.command) EmitYamlText(out, c);
   out << YAML::EndSeq;
   out << YAML::EndMap;
-  PLIR_RETURN_IF_ERROR(
-      WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n"));
-  return dir;
+  return WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n");
 }
+
+}  // namespace
 
 StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
   std::string manifest = dir + "/reproducer.yaml";
@@ -116,7 +154,18 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
     auto in_bundle = [&](const std::string& path) {
       return path.empty() || path[0] == '/' ? path : dir + "/" + path;
     };
-    PLIR_ASSIGN_OR_RETURN(r.input_file, rel(root["input"], "input"));
+    if (root["input_path"] && !root["input"]) {
+      // A large input named by path (absolute) and hash.
+      if (!root["input_path"].IsScalar() || !root["input_sha256"] ||
+          root["input_path"].as<std::string>().empty() ||
+          root["input_path"].as<std::string>()[0] != '/')
+        return InvalidArgument(manifest +
+                               ": 'input_path' must be an absolute path, with 'input_sha256'");
+      r.input_file = root["input_path"].as<std::string>();
+      r.input_sha256 = root["input_sha256"].as<std::string>();
+    } else {
+      PLIR_ASSIGN_OR_RETURN(r.input_file, rel(root["input"], "input"));
+    }
     PLIR_ASSIGN_OR_RETURN(r.pipeline_file, rel(root["pipeline"], "pipeline"));
     if (root["failure"]) r.failure = root["failure"].as<std::string>();
     if (root["opt_level"]) r.opt_level = root["opt_level"].as<int>();
