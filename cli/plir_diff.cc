@@ -24,11 +24,16 @@ int Run(int argc, char** argv) {
   std::string a, b;
   app.add_option("a", a, "first module")->required();
   app.add_option("b", b, "second module")->required();
+  uint64_t max_input_bytes = plir::ModuleFile::kDefaultMaxBytes;
+  app.add_option("--max-input-bytes", max_input_bytes,
+                 "refuse a module file larger than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  plir::ModuleFile::SetMaxBytes(max_input_bytes);
   auto ma = plir::LoadModuleFile(a);
   if (!ma.ok()) {
     std::cerr << ma.status().message() << "\n";

@@ -71,6 +71,7 @@ struct Flags {
   std::string plir_opt;
   std::string test;
   int max_tests = 10000;
+  uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
   double test_timeout_s = 60;  // one test (plir-opt or --test); 0: none
   double pass_timeout_s = 0;   // passed to plir-opt as --pass-timeout
   bool verbose = false;
@@ -551,6 +552,7 @@ int Main(Flags f) {
     return 2;
   }
   if (f.plir_opt.empty()) f.plir_opt = SelfDir() + "/plir-opt";
+  ModuleFile::SetMaxBytes(f.max_input_bytes);
   StatusOr<Module> loaded = LoadModuleFile(f.input);
   if (!loaded.ok()) {
     std::cerr << "plir-reduce: " << Printable(loaded.status().message()) << "\n";
@@ -680,6 +682,9 @@ int ParseAndRun(int argc, char** argv) {
                  "the plir-opt to run (default: the one beside plir-reduce)");
   app.add_option("--test", f.test,
                  "interestingness command: the candidate file is appended; exit 0 = interesting");
+  app.add_option("--max-input-bytes", f.max_input_bytes,
+                 "refuse an input module larger than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   app.add_option("--max-tests", f.max_tests, "stop after this many candidates")
       ->check(CLI::Range(1, 10000000));
   app.add_option("--test-timeout", f.test_timeout_s,

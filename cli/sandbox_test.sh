@@ -448,6 +448,14 @@ PLIR
   "$run" "$work/run.plir" --inputs ones >&- 2> "$work/err"; rc=$?
   check "plir-run >&-: exit 1 (rc=$rc)" '[ $rc -eq 1 ] && grep -q "error writing standard output" "$work/err"'
 fi
+# --- --max-input-bytes on every tool.
+"$diff_tool" "$work/in.plir" "$work/in.plir" --max-input-bytes 10 2> "$work/err"; rc=$?
+check "plir-diff --max-input-bytes (rc=$rc)" '[ $rc -eq 2 ] && grep -q "larger than the limit of 10 bytes" "$work/err"'
+"$run" "$work/in.plir" --inputs ones --max-input-bytes 10 > /dev/null 2> "$work/err"; rc=$?
+check "plir-run --max-input-bytes (rc=$rc)" '[ $rc -eq 1 ] && grep -q "larger than the limit of 10 bytes" "$work/err"'
+"$reduce" "$work/in.plir" --test true --max-input-bytes 10 > /dev/null 2> "$work/err"; rc=$?
+check "plir-reduce --max-input-bytes (rc=$rc)" '[ $rc -eq 1 ] && grep -q "larger than the limit of 10 bytes" "$work/err"'
+
 check "TMPDIR is empty at the end" '[ -z "$(ls -A "$scratch")" ]'
 
 exit $fail
