@@ -124,6 +124,8 @@ void PluginLoader::LoadBundledPlugins() {
   // A bundled plugin that does not load is the installation's problem; the
   // run goes on (it fails later if that plugin's pass is needed).
   for (const std::string& f : files) {
+    // One that crashed while loading (the supervisor's retry skips it).
+    if (skipped_.count(Canonical(f))) continue;
     const bool was_scanning = scanning_;
     scanning_ = true;
     PluginLoadResult r = LoadPath(f);
