@@ -30,15 +30,15 @@ mkdir -p "$work/one" "$work/many"
 python3 bench/peer_compare.py gen "$SIZE" one 1000 "$work/one" > /dev/null
 python3 bench/peer_compare.py gen "$SIZE" many 1000 "$work/many" > /dev/null
 passes=CanonicalizeBindings,CommonSubexpressionElimination,DeadCodeElimination
-measure() {  # measure REPS INPUT PASSES FLAGS... -> "seconds-per-run kb"
+measure() {  # measure REPS INPUT PASSES FLAGS... -> "seconds-per-run kb cpu-seconds-per-run"
   local reps="$1" in="$2" p="$3"; shift 3
-  /usr/bin/time -f "%e %M" -o "$work/t" bash -c 'for _ in $(seq '"$reps"'); do "$@" || exit 1; done' _ \
+  /usr/bin/time -f "%e %M %U %S" -o "$work/t" bash -c 'for _ in $(seq '"$reps"'); do "$@" || exit 1; done' _ \
     "$PLIR_OPT" "$in" --passes "$p" -o "$work/out.plir" "$@" 2> /dev/null
-  awk -v r="$reps" '{ printf "%.4f %d\n", $1 / r, $2 }' "$work/t"
+  awk -v r="$reps" '{ printf "%.4f %d %.4f\n", $1 / r, $2, ($3 + $4) / r }' "$work/t"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "| input | sandboxed (s) | --sandbox=off (s) | --no-isolate (s) | sandbox cost | isolation cost | sandboxed peak RSS (KB) | --no-isolate peak RSS (KB) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| input | sandboxed (s) | --sandbox=off (s) | --no-isolate (s) | sandbox cost | isolation cost | CPU s: sandboxed / off / --no-isolate | sandboxed peak RSS (KB) | --no-isolate peak RSS (KB) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 # A small run takes milliseconds: each sample is 50 runs in a row.
 for c in "small (conv2d.plir, 50 runs per sample):50:examples/spec/conv2d.plir:CanonicalizeBindings" \
          "${SIZE} ops, one function:1:$work/one/in.plir:$passes" \
@@ -53,6 +53,8 @@ for c in "small (conv2d.plir, 50 runs per sample):50:examples/spec/conv2d.plir:C
   ti=$(cut -d' ' -f1 "$work/iso" | median); to=$(cut -d' ' -f1 "$work/off" | median)
   tn=$(cut -d' ' -f1 "$work/one_proc" | median)
   ri=$(cut -d' ' -f2 "$work/iso" | median); rn=$(cut -d' ' -f2 "$work/one_proc" | median)
+  ci=$(cut -d' ' -f3 "$work/iso" | median); co=$(cut -d' ' -f3 "$work/off" | median)
+  cn=$(cut -d' ' -f3 "$work/one_proc" | median)
   pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%+.1f%% (%+.1f ms)", (a - b) / b * 100, (a - b) * 1000; else printf "n/a" }'; }
-  echo "| $name | $ti | $to | $tn | $(pct "$ti" "$to") | $(pct "$to" "$tn") | $ri | $rn |"
+  echo "| $name | $ti | $to | $tn | $(pct "$ti" "$to") | $(pct "$to" "$tn") | $ci / $co / $cn | $ri | $rn |"
 done
