@@ -236,6 +236,26 @@ PluginLoadResult PluginLoader::LoadByName(const std::string& name) {
   return LoadPath(*path);
 }
 
+namespace {
+
+// `fn` with the kernel hook called around it (an empty `fn` stays empty).
+template <typename R, typename... Args>
+std::function<R(Args...)> WithKernelHook(std::function<R(Args...)> fn, std::string what,
+                                         const std::function<void(const std::string*)>& hook) {
+  if (!fn) return fn;
+  return [fn = std::move(fn), what = std::move(what), hook](Args... args) -> R {
+    struct Leave {
+      const std::function<void(const std::string*)>& hook;
+      ~Leave() { hook(nullptr); }
+    };
+    hook(&what);
+    Leave leave{hook};
+    return fn(std::forward<Args>(args)...);
+  };
+}
+
+}  // namespace
+
 PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   std::string canonical = Canonical(path);
   for (const LoadedPlugin& p : loaded_)
@@ -357,6 +377,17 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
       return close_with(PluginError::kDuplicateName,
                         AlreadyExists(path + ": duplicate extern kernel @" + d.name +
                                       ": already registered by " + existing->origin));
+  }
+  if (kernel_hook_) {
+    std::string from = " of plugin " + name + " " + version + " (" + canonical + ")";
+    for (OpDef& d : host->staged_ops()) {
+      d.eval = WithKernelHook(std::move(d.eval), "op " + d.name + from, kernel_hook_);
+      d.work = WithKernelHook(std::move(d.work), "op " + d.name + from, kernel_hook_);
+    }
+    for (ExternKernelDef& d : host->staged_kernels()) {
+      d.fn = WithKernelHook(std::move(d.fn), "extern @" + d.name + from, kernel_hook_);
+      d.tuple_fn = WithKernelHook(std::move(d.tuple_fn), "extern @" + d.name + from, kernel_hook_);
+    }
   }
   LoadedPlugin loaded{name, version, canonical, {}, {}};
   for (OpDef& d : host->staged_ops()) {

@@ -105,6 +105,14 @@ class PluginLoader {
   void SetLoadObserver(std::function<void(const std::string& path, bool scanning)> fn) {
     observer_ = std::move(fn);
   }
+  // Called with a description ("op NAME of plugin NAME VERSION (PATH)")
+  // before a kernel that a plugin loaded from now on defined runs (an op's
+  // eval or work function, an extern's kernel), and with nullptr after it:
+  // plir-opt records it so that a crash or a limit inside FoldConstant is
+  // blamed on the plugin that defined the op.
+  void SetKernelHook(std::function<void(const std::string* what)> fn) {
+    kernel_hook_ = std::move(fn);
+  }
   // Warnings (shadowed plugins, skipped files) since the last call.
   std::vector<std::string> TakeWarnings() { return std::move(warnings_); }
   const std::vector<std::string>& search_dirs() const { return search_dirs_; }
@@ -138,6 +146,7 @@ class PluginLoader {
   std::string permission_hint_;
   bool scanning_ = false;
   std::function<void(const std::string&, bool)> observer_;
+  std::function<void(const std::string*)> kernel_hook_;
   std::vector<std::string> warnings_;
   std::vector<LoadedPlugin> loaded_;
 };

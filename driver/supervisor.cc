@@ -291,6 +291,13 @@ void RunState::Enter(RunPhase p, std::string_view subject_text, std::string_view
   phase_seq.fetch_add(1);
 }
 
+void RunState::EnterKernel(std::string_view what) {
+  CopyTo(kernel, sizeof kernel, what);
+  kernel_depth.fetch_add(1);
+}
+
+void RunState::LeaveKernel() { kernel_depth.fetch_sub(1); }
+
 bool RunState::SetPrefixes(const std::vector<std::string>& yaml_prefixes) {
   size_t used = 0;
   num_prefixes = 0;
@@ -316,6 +323,9 @@ std::string Bounded(const char (&field)[N]) {
 std::string RunState::SubjectText() const { return Bounded(subject); }
 std::string RunState::PluginText() const { return Bounded(plugin); }
 std::string RunState::FailureText() const { return Bounded(failure); }
+std::string RunState::KernelText() const {
+  return kernel_depth.load() > 0 ? Bounded(kernel) : std::string();
+}
 std::string RunState::PluginsText() const { return Bounded(plugins); }
 
 RunPhase RunState::Phase() const {
@@ -548,6 +558,11 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
       break;
     case RunPhase::kRunningPass:
       what = "in pass " + subject + " of plugin " + Printable(st.PluginText());
+      // A plugin's kernel that the pass ran (FoldConstant evaluating a
+      // plugin's op) is what failed, not the pass.
+      if (std::string k = st.KernelText(); !k.empty())
+        what = "in the kernel of " + Printable(k) + ", run by pass " + subject + " of plugin " +
+               Printable(st.PluginText());
       break;
     case RunPhase::kLoadingInput:
       what = "while loading the input";

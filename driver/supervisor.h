@@ -46,6 +46,12 @@ struct RunState {
   char subject[1024] = {};  // plugin path being loaded, or the pass name
   char plugin[2048] = {};   // the running pass's plugin: "NAME VERSION (PATH)"
   char failure[4096] = {};  // the error message when pass_failed
+  // The plugin-defined kernel running, if any (an op's evaluation or an
+  // extern's kernel, inside FoldConstant for example): "op NAME of plugin
+  // NAME VERSION (PATH)". kernel_depth counts the kernels running (several
+  // threads may run one); the text is the latest one's.
+  std::atomic<int32_t> kernel_depth{0};
+  char kernel[2048] = {};
   // Reproducer material, written once the pipeline is loaded: the loaded
   // plugins ("PATH\tNAME\tVERSION\n" lines) and, for each top-level step i,
   // the canonical YAML of the pipeline's steps 0..i.
@@ -58,6 +64,9 @@ struct RunState {
 
   // Records a phase change (also resets the timer the pass timeout uses).
   void Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text = {});
+  // Around a plugin-defined kernel (PluginLoader::SetKernelHook).
+  void EnterKernel(std::string_view what);
+  void LeaveKernel();
   // Stores the pipeline prefixes; false if they do not fit.
   bool SetPrefixes(const std::vector<std::string>& yaml_prefixes);
 
@@ -68,6 +77,8 @@ struct RunState {
   std::string SubjectText() const;
   std::string PluginText() const;
   std::string FailureText() const;
+  // The running plugin kernel's text; empty when none runs.
+  std::string KernelText() const;
   std::string PluginsText() const;
   // kStartup for a number that names no phase.
   RunPhase Phase() const;

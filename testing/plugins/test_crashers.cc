@@ -1,7 +1,8 @@
 // Passes that take the process down in every way a plugin can: a segfault,
 // abort(), an endless loop, a stack overflow, exit(), unbounded memory, and
-// a crash on one pattern only (for plir-reduce). plir-opt must survive them
-// all (cli/isolation_test.sh). Never installed.
+// a crash on one pattern only (for plir-reduce), and an op whose kernel
+// segfaults (FoldConstant runs it). plir-opt must survive them all
+// (cli/isolation_test.sh). Never installed.
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -113,7 +114,18 @@ Status Register(PluginHost& host) {
              if (finder.found) return InvalidArgument("found subtract(x, x)");
              return m;
            })));
-  return Status::Ok();
+  OpDef crash;
+  crash.name = "test.crash_kernel";
+  crash.description = "an op whose evaluation kernel writes through a null pointer";
+  crash.min_args = crash.max_args = 1;
+  crash.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    return args[0]->type();
+  };
+  crash.eval = [](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
+    WriteNull(3);
+    return args[0];
+  };
+  return host.RegisterOp(std::move(crash));
 }
 
 }  // namespace
