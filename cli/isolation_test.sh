@@ -160,4 +160,34 @@ check "a fragment beside a plugin is not applied silently" '[ $rc -eq 0 ]'
   --extend "$tmp/ext/libplir_test_noop.extend.yaml" > /dev/null 2> "$tmp/err"; rc=$?
 check "--extend applies it (and reports its unknown point)" '[ $rc -eq 1 ] && grep -q "nowhere" "$tmp/err"'
 
+# Bounded reproducers: an input over --reproducer-max-input-bytes is named by
+# path and sha256, not copied; standard input over it gets no bundle (and
+# no directory is left); 10,000 steps cost their passes, not 10,000^2
+# step printings.
+mkdir -p "$tmp/bundles" && rm -rf "$tmp"/bundles/*
+"$opt" "$tmp/in.plir" --plugin "$crashers" --passes TestSegfault --reproducer-dir "$tmp/bundles" \
+  --reproducer-max-input-bytes 64 > /dev/null 2> "$tmp/err"
+dir=$(sed -n 's/^plir-opt: reproducer written to //p' "$tmp/err")
+check "a large input is named, not copied" \
+  '[ -n "$dir" ] && [ ! -e "$dir/input.plir" ] && grep -q "input_path: $tmp/in.plir" "$dir/reproducer.yaml" && grep -q "input_sha256: $(sha256sum "$tmp/in.plir" | cut -d" " -f1)" "$dir/reproducer.yaml"'
+if [ -n "$dir" ]; then
+  "$opt" --reproduce "$dir" > /dev/null 2> "$tmp/replay"; rc=$?
+  check "... and --reproduce replays it from there (rc=$rc)" '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV" "$tmp/replay"'
+  cp "$tmp/in.plir" "$tmp/in.keep" && echo "// changed" >> "$tmp/in.plir"
+  "$opt" --reproduce "$dir" > /dev/null 2> "$tmp/replay"; rc=$?
+  check "... and refuses it once it changed (rc=$rc)" '[ $rc -eq 1 ] && grep -q "input .* changed since the reproducer was written" "$tmp/replay"'
+  mv "$tmp/in.keep" "$tmp/in.plir"
+fi
+rm -rf "$tmp"/bundles/*
+"$opt" - --plugin "$crashers" --passes TestSegfault --reproducer-dir "$tmp/bundles" \
+  --reproducer-max-input-bytes 64 < "$tmp/in.plir" > /dev/null 2> "$tmp/err"; rc=$?
+check "standard input over the cap: exit 1, no bundle, no directory left (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "could not write a crash reproducer: .*larger than --reproducer-max-input-bytes" "$tmp/err" && [ -z "$(ls -A "$tmp/bundles")" ]'
+{ echo "version: 1"; echo "passes:"; for i in $(seq 10000); do echo "  - DeadCodeElimination"; done; } > "$tmp/p10k.yaml"
+start=$(date +%s%N)
+"$opt" "$tmp/in.plir" --pipeline "$tmp/p10k.yaml" -o /dev/null 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "10,000 pipeline steps run in seconds (rc=$rc, ${ms} ms; 101 s before)" '[ $rc -eq 0 ] && [ $ms -lt 30000 ]'
+check "... and say where the reproducer stops" 'grep -q "too large for a crash reproducer after step 512" "$tmp/err"'
+
 exit $fail

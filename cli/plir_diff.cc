@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "driver/file_util.h"
 #include "ir/serialize/module_file.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
@@ -23,11 +24,16 @@ int Run(int argc, char** argv) {
   std::string a, b;
   app.add_option("a", a, "first module")->required();
   app.add_option("b", b, "second module")->required();
+  uint64_t max_input_bytes = plir::ModuleFile::kDefaultMaxBytes;
+  app.add_option("--max-input-bytes", max_input_bytes,
+                 "refuse a module file larger than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  plir::ModuleFile::SetMaxBytes(max_input_bytes);
   auto ma = plir::LoadModuleFile(a);
   if (!ma.ok()) {
     std::cerr << ma.status().message() << "\n";
@@ -48,9 +54,13 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Nothing escapes main(): an input error is exit 2 with a message.
+  plir::GuardStandardFds();
+  // Nothing escapes main(): an input error is exit 2 with a message. Equal
+  // modules exit 0, different ones 1 (their diff on standard output, which
+  // must be written as well).
   try {
-    return Run(argc, argv);
+    int rc = Run(argc, argv);
+    return rc == 2 ? rc : plir::FinishStdout("plir-diff", rc, 2, rc);
   } catch (const std::exception& e) {
     std::cerr << "plir-diff: internal error: " << e.what() << "\n";
   } catch (...) {

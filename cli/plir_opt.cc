@@ -15,6 +15,7 @@
 // then the in-tree plugins next to this executable. Output is written
 // atomically; on any error nothing is written. Exit status: 0 success,
 // 1 input or pipeline error, 2 usage error.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -22,7 +23,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,10 +33,12 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "driver/child_result.h"
 #include "driver/execution_check.h"
 #include "driver/file_util.h"
 #include "driver/pass_debug.h"
@@ -41,6 +46,7 @@
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
+#include "driver/sandbox.h"
 #include "driver/supervisor.h"
 #include "driver/tool_options.h"
 #include "ir/parallel.h"
@@ -51,6 +57,16 @@
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
+
+namespace {
+// LeakSanitizer's check at exit stops the world with ptrace, which the
+// sandbox forbids: in the child it is off (the child ends with _exit, and
+// with exit() only when a plugin calls it). Asked for by LeakSanitizer
+// builds only; never called otherwise.
+std::atomic<bool> g_child_skips_leak_check{false};
+}  // namespace
+
+extern "C" int __lsan_is_turned_off() { return g_child_skips_leak_check.load() ? 1 : 0; }
 
 namespace plir {
 namespace {
@@ -80,12 +96,20 @@ struct Flags {
   // Robustness.
   bool no_isolate = false;
   double pass_timeout_s = 0;    // 0: none (or the pipeline's)
+  double timeout_s = 0;         // the whole run (the supervisor's own); 0: none
+  double load_timeout_s = 30;   // one plugin load; 0: none
   int64_t memory_limit_mb = 0;  // 0: none (or the pipeline's)
   std::string reproduce;        // --reproduce DIR
   std::string reproducer_dir;   // where bundles go (default $TMPDIR)
+  uint64_t reproducer_max_input_bytes = uint64_t{64} << 20;  // copied up to this
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
-  bool hermetic_plugins = false;  // only --plugin and --plugin-path (build actions)
+  bool allow_changed_plugins = false;
+  // --reproduce: the bundle's plugins by path, with the sha256 they had.
+  std::vector<std::pair<std::string, std::string>> pinned_plugins;
+  bool hermetic_plugins = false;          // only --plugin and --plugin-path (build actions)
+  std::string sandbox = "auto";           // --sandbox=require|auto|off
+  std::vector<std::string> sandbox_read;  // --sandbox-read PATH
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
   std::vector<std::string> argv;
   std::vector<std::string> skip_plugins;  // crashed while loading during a scan
@@ -99,6 +123,25 @@ struct Flags {
   std::string dump_ir_dir;
   int64_t bisect_limit = -1;  // -1: off
 };
+
+// A number of seconds in [lo, hi]: CLI11's Range lets NaN through, and a
+// limit of NaN seconds would mean none.
+CLI::Validator Seconds(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) ||
+            v < lo || v > hi) {
+          std::ostringstream range;
+          range << "must be a number of seconds from " << lo << " to " << hi << ", not " << s;
+          return range.str();
+        }
+        return "";
+      },
+      "SECONDS");
+}
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -135,35 +178,35 @@ std::string ShortOrigin(const std::string& origin, bool verbose) {
   return paren == std::string::npos ? origin : origin.substr(0, paren);
 }
 
-void ListPasses(const Flags& f) {
+void ListPasses(const Flags& f, std::ostream& out) {
   PassRegistry& reg = PassRegistry::Global();
   for (const std::string& name : reg.Names()) {
     const PassInfo& info = reg.Lookup(name)->info;
-    std::cout << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
-              << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
-              << info.description << "\n";
+    out << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
+        << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
+        << info.description << "\n";
     if (!f.verbose) continue;
-    if (info.min_opt_level > 0) std::cout << "    min_opt_level: " << info.min_opt_level << "\n";
+    if (info.min_opt_level > 0) out << "    min_opt_level: " << info.min_opt_level << "\n";
     if (!info.requires_properties.empty()) {
-      std::cout << "    requires:";
-      for (auto& r : info.requires_properties) std::cout << " " << r;
-      std::cout << "\n";
+      out << "    requires:";
+      for (auto& r : info.requires_properties) out << " " << r;
+      out << "\n";
     }
     if (!info.provides_properties.empty()) {
-      std::cout << "    provides:";
-      for (auto& r : info.provides_properties) std::cout << " " << r;
-      std::cout << "\n";
+      out << "    provides:";
+      for (auto& r : info.provides_properties) out << " " << r;
+      out << "\n";
     }
     for (const OptionSpec& o : info.options) {
       std::string dflt;
       o.default_value.AppendTo(&dflt);
-      std::cout << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
-                << "): " << o.description << "\n";
+      out << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
+          << "): " << o.description << "\n";
     }
   }
 }
 
-void ListOps() { std::cout << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
+void ListOps(std::ostream& out) { out << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
 
 // Records, for the supervisor, which pass of which plugin is running.
 class PhaseInstrument : public Instrument {
@@ -181,14 +224,33 @@ class PhaseInstrument : public Instrument {
   std::map<std::string, std::string> plugin_of_;
 };
 
+// What the child's program produced: the module to write, or the text of
+// --list-passes, --list-ops or --emit-pipeline; and the ops that plugins
+// registered (the supervisor gives them stand-ins to load the module).
+struct ProgramResult {
+  std::optional<Module> module;
+  std::string text;
+  std::vector<std::string> plugin_ops;
+};
+
 // The child's program (or the whole program with --no-isolate): load the
-// plugins and the pipeline, the input, run, write the result to `out_fd`.
+// plugins and the pipeline, the input, run; the result goes to `program`.
 // Everything it does is recorded in `state`.
 int RunPipeline(const Flags& f, const std::string& input_path, const std::string& input_name,
-                int out_fd, RunState* state) {
+                RunState* state, ProgramResult* program) {
   PluginLoader loader;
   loader.set_allow_insecure(f.allow_insecure_plugins);
+  if (!f.no_isolate && f.sandbox != "off")
+    loader.set_permission_hint(
+        "the plugin sandbox lets plugins read only the files plir-opt knows they need; "
+        "--sandbox-read PATH adds one");
   for (const std::string& p : f.skip_plugins) loader.Skip(p);
+  for (const auto& [path, sha] : f.pinned_plugins) loader.PinPath(path, sha);
+  // The bundled plugins own their names from the start: no --plugin may
+  // take one.
+  std::vector<std::string> defaults;
+  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
+  for (const std::string& d : defaults) loader.DeclareBundledDir(d);
   loader.SetLoadObserver([state](const std::string& path, bool scanning) {
     state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
   });
@@ -203,8 +265,6 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     auto r = loader.LoadPath(p);
     if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
   }
-  std::vector<std::string> defaults;
-  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
 
   Pipeline pipeline;
   if (!f.pipeline.empty()) {
@@ -228,9 +288,10 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       std::cerr << "warning: some plugins on the search path did not load:\n"
                 << Printable(s.message()) << "\n";
     print_loader_warnings();
-    if (f.list_passes) ListPasses(f);
-    if (f.list_ops) ListOps();
-    std::cout.flush();
+    std::ostringstream text;
+    if (f.list_passes) ListPasses(f, text);
+    if (f.list_ops) ListOps(text);
+    program->text = text.str();
     return 0;
   }
   if (!f.passes.empty()) {
@@ -262,8 +323,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
       return Error("plir-opt: --print-after: " + Printable(known.status().message()));
   }
   if (f.emit_pipeline) {
-    std::cout << PipelineToYaml(pipeline);
-    std::cout.flush();
+    program->text = PipelineToYaml(pipeline);
     return 0;
   }
 
@@ -280,7 +340,10 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     std::string lines;
     std::map<std::string, std::string> plugin_of;
     for (const LoadedPlugin& p : loader.loaded()) {
-      lines += p.path + "\t" + p.name + "\t" + p.version + "\n";
+      for (const std::string& op : p.ops) program->plugin_ops.push_back(op);
+      // Hashed here: the supervisor never opens a path it reads in the page.
+      StatusOr<std::string> sha = Sha256File(p.path);
+      lines += p.path + "\t" + p.name + "\t" + p.version + "\t" + (sha.ok() ? *sha : "") + "\n";
       for (const std::string& pass : p.passes)
         plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
     }
@@ -291,13 +354,23 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     prefix.plugin_path.clear();  // plugins are given by path in the manifest
     prefix.plugins.clear();
     if (f.opt_level >= 0) prefix.opt_level = f.opt_level;
-    for (size_t i = 0; i < pipeline.steps.size(); ++i) {
+    // At most RunState::kMaxPrefixes prefixes of at most kPrefixBytes in
+    // all: the work is bounded whatever the pipeline's length (10,000 steps
+    // cost 10,000^2 step printings before), and a failure past them gets no
+    // reproducer.
+    size_t bytes = 0;
+    for (size_t i = 0; i < pipeline.steps.size() && i < RunState::kMaxPrefixes; ++i) {
       prefix.steps.assign(pipeline.steps.begin(),
                           pipeline.steps.begin() + static_cast<long>(i) + 1);
-      prefixes.push_back(PipelineToYaml(prefix));
+      std::string yaml = PipelineToYaml(prefix);
+      if (bytes + yaml.size() > RunState::kPrefixBytes) break;
+      bytes += yaml.size();
+      prefixes.push_back(std::move(yaml));
     }
-    if (!state->SetPrefixes(prefixes))
-      std::cerr << "warning: the pipeline is too large for a crash reproducer\n";
+    state->SetPrefixes(prefixes);
+    if (prefixes.size() < pipeline.steps.size())
+      std::cerr << "warning: the pipeline is too large for a crash reproducer after step "
+                << prefixes.size() << "\n";
     auto inst = std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
     state->Enter(RunPhase::kLoadingInput, input_name);
 
@@ -371,9 +444,9 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     }
 
     auto fail_pass = [&](std::string message) {
-      if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
+      if (state->Phase() == RunPhase::kRunningPass)
         message +=
-            "\nplir-opt: in pass " + std::string(state->subject) + " of plugin " + state->plugin;
+            "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
       state->pass_failed.store(1);
       std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
       return Error(Printable(message));
@@ -392,31 +465,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
         return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
     }
 
-    state->Enter(RunPhase::kWritingOutput, f.output);
-    std::string emit = f.emit;
-    if (emit.empty())
-      emit = EndsWith(f.output, ".plirb")  ? "binary"
-             : EndsWith(f.output, ".json") ? "json"
-                                           : "text";
-    // Text is written in per-item pieces, without a concatenated copy.
-    std::vector<std::string> printed;
-    if (emit == "binary")
-      printed.push_back(SaveBinary(*result));
-    else if (emit == "json")
-      printed.push_back(SaveJson(*result));
-    else
-      printed = PrintModuleParts(*result);
-    for (const std::string& part : printed) {
-      size_t off = 0;
-      while (off < part.size()) {
-        ssize_t n = write(out_fd, part.data() + off, part.size() - off);
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          return Error("plir-opt: error writing the output: " + std::string(std::strerror(errno)));
-        }
-        off += static_cast<size_t>(n);
-      }
-    }
+    program->module = *result;
   }
   return 0;
 }
@@ -429,6 +478,7 @@ struct Input {
   std::string path;  // what the child opens
   std::string name;  // what messages say
   std::string ext;   // for the reproducer's copy
+  int fd = -1;       // the anonymous copy (sealed), if any
 };
 
 StatusOr<Input> PrepareInput(const Flags& f) {
@@ -444,7 +494,7 @@ StatusOr<Input> PrepareInput(const Flags& f) {
     return in;
   }
   PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(f.input));  // checks kind and size
-  int fd = memfd_create("plir-input", MFD_CLOEXEC);
+  int fd = memfd_create("plir-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
   std::string_view data = file.contents();
   size_t off = 0;
@@ -454,7 +504,11 @@ StatusOr<Input> PrepareInput(const Flags& f) {
     if (n < 0) return Internal(std::string("writing the input copy: ") + std::strerror(errno));
     off += static_cast<size_t>(n);
   }
-  // Not close-on-exec matters not: the child is forked, not executed.
+  // Sealed: the child (and a plugin in it) reads the copy, and cannot
+  // change what the reproducer copies.
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    return Internal(std::string("sealing the input copy: ") + std::strerror(errno));
+  in.fd = fd;
   in.path = "/proc/self/fd/" + std::to_string(fd);
   if (in.ext == ".plir") {
     ModuleFormat format = DetectFormat(data);
@@ -468,16 +522,20 @@ StatusOr<Input> PrepareInput(const Flags& f) {
 void WriteBundle(const Flags& f, const Input& in, const RunState& state,
                  const std::string& failure) {
   if (f.no_reproducer || !f.reproduce.empty()) return;
-  int step = state.top_step.load();
-  if (step < 0 || step >= state.num_prefixes) return;  // not in a pass
+  // Everything read from the page is bounded (RunState's readers); the
+  // plugins are recorded as the child hashed them.
+  const int step = state.top_step.load();
+  std::string prefix = state.Prefix(step);
+  if (prefix.empty()) return;  // not in a pass (or the page is not consistent)
   Reproducer r;
-  r.plugins = PluginsFromLines(state.plugins);
+  r.plugins = PluginsFromLines(state.PluginsText());
   r.opt_level = f.opt_level;
   r.threads = f.threads;
-  r.pass_timeout_s = f.pass_timeout_s > 0 ? f.pass_timeout_s : state.pass_timeout_ns.load() / 1e9;
-  r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.memory_limit_mb.load();
+  r.pass_timeout_s = f.pass_timeout_s > 0 ? f.pass_timeout_s : state.PassTimeoutSeconds();
+  r.memory_limit_mb = f.memory_limit_mb > 0 ? f.memory_limit_mb : state.MemoryLimitMb();
   r.command = f.argv;
   r.failure = failure;
+  r.max_input_copy_bytes = f.reproducer_max_input_bytes;
   if (f.check_execution) {
     auto abs = [](const std::string& p) {
       return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
@@ -489,7 +547,7 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state,
     r.check.tolerance = f.check_tolerance;
     r.check.seed = f.check_seed;
   }
-  auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, state.Prefix(step), std::move(r));
+  auto dir = WriteReproducer(f.reproducer_dir, in.path, in.ext, prefix, std::move(r));
   if (!dir.ok()) {
     std::cerr << "plir-opt: could not write a crash reproducer: "
               << Printable(dir.status().message()) << "\n";
@@ -500,42 +558,110 @@ void WriteBundle(const Flags& f, const Input& in, const RunState& state,
 }
 
 // The output as the parent owns it: a temporary file beside -o, renamed
-// into place only when the run succeeded; for standard output, an anonymous
-// file copied out at the end (no partial output either way).
+// into place only when the run succeeded; else standard output, written
+// only once the result is checked. The child never holds either.
 struct Output {
   std::optional<AtomicOutput> file;
-  int fd = -1;
 };
 
 StatusOr<Output> PrepareOutput(const Flags& f) {
   Output out;
   if (!f.output.empty() && f.output != "-") {
     PLIR_ASSIGN_OR_RETURN(AtomicOutput file, AtomicOutput::Create(f.output));
-    out.fd = file.fd();
     out.file.emplace(std::move(file));
-    return out;
   }
-  out.fd = memfd_create("plir-output", MFD_CLOEXEC);
-  if (out.fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
   return out;
 }
 
-Status CommitOutput(Output& out) {
-  if (out.file) return out.file->Commit();
-  off_t size = lseek(out.fd, 0, SEEK_END);
-  lseek(out.fd, 0, SEEK_SET);
-  std::fflush(stdout);
-  std::vector<char> buf(1 << 20);
-  for (off_t done = 0; done < size;) {
-    ssize_t n = read(out.fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Internal("reading back the output failed");
-    if (std::fwrite(buf.data(), 1, static_cast<size_t>(n), stdout) != static_cast<size_t>(n))
-      return Internal("error writing to standard output");
-    done += n;
+Status WriteOutput(Output& out, std::span<const std::string> parts) {
+  if (out.file) {
+    for (const std::string& part : parts)
+      if (Status s = out.file->Write(part); !s.ok()) {
+        out.file->Abort();
+        return Internal("error writing the output: " + s.message());
+      }
+    return out.file->Commit();
   }
-  if (std::fflush(stdout) != 0) return Internal("error writing to standard output");
+  std::cout.flush();
+  std::fflush(stdout);
+  for (const std::string& part : parts)
+    PLIR_RETURN_IF_ERROR(WriteAllToFd(1, part, "standard output"));
   return Status::Ok();
+}
+
+// Prints `m` as -o's extension or --emit says and writes it.
+Status WriteModule(const Flags& f, const Module& m, Output& out) {
+  std::string emit = f.emit;
+  if (emit.empty())
+    emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+  // Text is written in per-item pieces, without a concatenated copy.
+  std::vector<std::string> printed;
+  if (emit == "binary")
+    printed.push_back(SaveBinary(m));
+  else if (emit == "json")
+    printed.push_back(SaveJson(m));
+  else
+    printed = PrintModuleParts(m);
+  return WriteOutput(out, printed);
+}
+
+// Writes what the program produced: the module, or its text.
+Status CommitResult(const Flags& f, const ProgramResult& r, Output& out) {
+  if (r.module) return WriteModule(f, *r.module, out);
+  std::string text = r.text;
+  return WriteOutput(out, std::span<const std::string>(&text, 1));
+}
+
+// In the parent: the child's result, checked by the parent's own code. A
+// module is loaded and verified; text (pass and op lists, a pipeline) gets
+// its control bytes escaped, as any text from a plugin does.
+StatusOr<ProgramResult> TakeChildResult(const Flags& f, int result_fd) {
+  PLIR_ASSIGN_OR_RETURN(ChildResult r, ReadChildResult(result_fd, f.max_input_bytes));
+  ProgramResult out;
+  const bool wants_text = f.list_passes || f.list_ops || f.emit_pipeline;
+  if (wants_text != (r.kind() == ChildResultKind::kText))
+    return FailedPrecondition("the child handed over a result of the wrong kind");
+  if (wants_text) {
+    out.text = Printable(r.payload());
+    return out;
+  }
+  PLIR_ASSIGN_OR_RETURN(Module m, LoadResultModule(r));
+  KeepUntilExit(m);
+  out.module = std::move(m);
+  return out;
+}
+
+// What the child may read and write, for the sandbox (driver/sandbox.h):
+// the system's files, and every file the command line and the pipeline
+// name.
+SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
+  SandboxPolicy p;
+  p.supervisor = getpid();
+  p.supervisor_pgid = getpgid(0);
+  AddSystemReadPaths(&p);
+  auto add = [&](const std::string& path) {
+    if (!path.empty() && path != "-") AddReadPath(path, &p);
+  };
+  // A plugin's directory holds what its $ORIGIN run path names.
+  auto add_with_dir = [&](const std::string& path) {
+    add(path);
+    std::error_code ec;
+    auto real = std::filesystem::canonical(path, ec);
+    if (!ec) add(real.parent_path().string());
+  };
+  if (in.fd < 0) add(in.path);
+  for (const std::string& plugin : f.plugins) add_with_dir(plugin);
+  for (const std::string& d : f.plugin_dirs) add(d);
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
+    for (const std::string& d : SplitList(env, ':')) add(d);
+  if (!f.pipeline.empty()) AddYamlReferencedPaths(f.pipeline, &p);
+  for (const std::string& e : f.extends) AddYamlReferencedPaths(e, &p);
+  add(f.check_inputs);
+  add(f.check_params);
+  add(f.reproduce);
+  for (const std::string& r : f.sandbox_read) add(r);
+  if (!f.dump_ir_dir.empty()) p.write.push_back(f.dump_ir_dir);
+  return p;
 }
 
 int Main(Flags f) {
@@ -545,29 +671,60 @@ int Main(Flags f) {
   if (needs_input && f.input.empty())
     return Error("plir-opt: an input file is required (or --list-passes)");
   Input in;
-  std::optional<Output> out;
   if (needs_input) {
     StatusOr<Input> i = PrepareInput(f);
     if (!i.ok()) return Error("plir-opt: " + Printable(i.status().message()));
     in = *i;
-    StatusOr<Output> o = PrepareOutput(f);
-    if (!o.ok()) return Error("plir-opt: " + Printable(o.status().message()));
-    out.emplace(std::move(o).value());
   }
+  StatusOr<Output> prepared = PrepareOutput(f);
+  if (!prepared.ok()) return Error("plir-opt: " + Printable(prepared.status().message()));
+  Output out = std::move(prepared).value();
 
   if (f.no_isolate) {
+    if (f.sandbox == "require")
+      return Error("plir-opt: --sandbox=require needs the supervised child (not --no-isolate)");
     RunState* state = NewRunState(false);
-    if (f.pass_timeout_s > 0)
-      std::cerr << "warning: --pass-timeout needs isolation; ignored with --no-isolate\n";
-    int rc = RunPipeline(f, in.path, in.name, out ? out->fd : -1, state);
-    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
-    if (rc == 0 && out)
-      if (Status s = CommitOutput(*out); !s.ok()) return Error("plir-opt: " + s.message());
+    if (f.pass_timeout_s > 0 || f.timeout_s > 0)
+      std::cerr << "warning: --pass-timeout and --timeout need isolation; ignored with "
+                   "--no-isolate\n";
+    ProgramResult result;
+    int rc = RunPipeline(f, in.path, in.name, state, &result);
+    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
+    if (rc == 0)
+      if (Status s = CommitResult(f, result, out); !s.ok())
+        return Error("plir-opt: " + Printable(s.message()));
     return rc;
   }
 
+  // The sandbox: probed once, here; entered by every child.
+  const SandboxMode sandbox_mode = *ParseSandboxMode(f.sandbox);
+  const SandboxSupport support = ProbeSandbox();
+  if (std::string shortfall = SandboxShortfall(sandbox_mode, support); !shortfall.empty()) {
+    if (sandbox_mode == SandboxMode::kRequire) return Error(shortfall);
+    std::cerr << shortfall << "\n";
+  }
+  if (!f.dump_ir_dir.empty()) {  // the child may write there, but not create it
+    std::error_code ec;
+    std::filesystem::create_directories(f.dump_ir_dir, ec);
+    if (ec)
+      return Error("plir-opt: --dump-ir-dir: cannot create " + Printable(f.dump_ir_dir) + ": " +
+                   ec.message());
+  }
+  const SandboxPolicy policy = BuildSandboxPolicy(f, in);
+
   RunState* state = NewRunState(true);
   if (!state) return Error("plir-opt: cannot allocate shared memory for the supervisor");
+  StatusOr<int> result_fd = CreateResultFile();
+  if (!result_fd.ok()) return Error("plir-opt: " + result_fd.status().message());
+  BecomeSupervisor();
+  // The supervisor's own limits: one deadline for the whole run (every
+  // attempt), whatever the child says in the page.
+  SuperviseLimits limits;
+  if (f.timeout_s > 0) {
+    limits.deadline_ns = MonotonicNowNs() + static_cast<int64_t>(f.timeout_s * 1e9);
+    limits.run_timeout_s = f.timeout_s;
+  }
+  limits.load_timeout_ns = static_cast<int64_t>(f.load_timeout_s * 1e9);
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -575,6 +732,11 @@ int Main(Flags f) {
     if (f.pass_timeout_s > 0)
       state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
+    if (ftruncate(*result_fd, 0) != 0) return Error("plir-opt: cannot reset the result file");
+    // The child's standard error is a pipe the parent copies from.
+    int relay[2];
+    if (pipe2(relay, O_CLOEXEC) != 0)
+      return Error(std::string("plir-opt: pipe: ") + std::strerror(errno));
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
@@ -582,15 +744,37 @@ int Main(Flags f) {
     pid_t pid = fork();
     if (pid < 0) return Error(std::string("plir-opt: fork failed: ") + std::strerror(errno));
     if (pid == 0) {
-      // The child never outlives the supervisor (SIGINT, SIGTERM, kill).
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(1);
+      // Before any plugin code: the child holds no descriptor of the
+      // parent's but the result file and the input copy.
+      std::vector<int> keep = {*result_fd};
+      if (in.fd >= 0) keep.push_back(in.fd);
+      if (!IsolateChild(parent, &keep, relay[1])) {
+        state->finished.store(1);
+        _exit(1);
+      }
+      g_child_skips_leak_check.store(true);
+      const int child_result_fd = keep[0];
+      std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(keep[1]) : in.path;
+      if (Status s = EnterSandbox(policy, sandbox_mode, support); !s.ok()) {
+        std::cerr << "plir-opt: " << Printable(s.message()) << "\n";
+        state->finished.store(1);
+        _exit(1);
+      }
       InstallCrashHandlers(state);
       if (f.memory_limit_mb > 0 && !ApplyMemoryLimit(f.memory_limit_mb))
         std::cerr << "warning: cannot apply --memory-limit\n";
       int rc = 1;
       try {
-        rc = RunPipeline(f, in.path, in.name, out ? out->fd : -1, state);
+        ProgramResult result;
+        rc = RunPipeline(f, input_path, in.name, state, &result);
+        if (rc == 0) {
+          state->Enter(RunPhase::kWritingOutput, f.output);
+          Status s = result.module ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
+                                                      result.plugin_ops, SaveBinary(*result.module))
+                                   : WriteChildResult(child_result_fd, ChildResultKind::kText, {},
+                                                      result.text);
+          if (!s.ok()) rc = Error("plir-opt: " + s.message());
+        }
       } catch (const std::exception& e) {
         std::cerr << "plir-opt: internal error: " << Printable(e.what()) << "\n";
       } catch (...) {
@@ -602,16 +786,26 @@ int Main(Flags f) {
       std::fflush(nullptr);
       _exit(rc);
     }
-    ChildOutcome o = Supervise(pid, *state);
+    close(relay[1]);
+    setpgid(pid, pid);  // also here: the child may not have run yet
+    KillOnTerminatingSignal(pid);
+    ChildOutcome o = Supervise(pid, *state, relay[0], limits);
+    // Nothing the child started may outlive it, or touch the result while
+    // the parent reads it.
+    KillDescendants(pid);
+    KillOnTerminatingSignal(0);
+    DrainRelay(relay[0]);
     std::string why = DescribeAbnormalEnd(*state, o);
     if (why.empty()) {
       // The child finished its program.
       if (o.exit_code != 0) {
-        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->failure);
-        return o.exit_code;
+        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
+        return 1;
       }
-      if (out)
-        if (Status s = CommitOutput(*out); !s.ok()) return Error("plir-opt: " + s.message());
+      StatusOr<ProgramResult> result = TakeChildResult(f, *result_fd);
+      if (!result.ok()) return Error("plir-opt: " + Printable(result.status().message()));
+      if (Status s = CommitResult(f, *result, out); !s.ok())
+        return Error("plir-opt: " + Printable(s.message()));
       return 0;
     }
     std::string crashed;
@@ -619,18 +813,10 @@ int Main(Flags f) {
       std::cerr << "warning: " << why.substr(std::strlen("plir-opt: "))
                 << "; skipping that plugin\n";
       f.skip_plugins.push_back(crashed);
-      if (out && out->file) {  // start the output over
-        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0)
-          return Error("plir-opt: cannot reset the output");
-      } else if (out) {
-        if (ftruncate(out->fd, 0) != 0 || lseek(out->fd, 0, SEEK_SET) != 0)
-          return Error("plir-opt: cannot reset the output");
-      }
       continue;
     }
     std::cerr << why << "\n";
-    if (static_cast<RunPhase>(state->phase.load()) == RunPhase::kRunningPass)
-      WriteBundle(f, in, *state, why);
+    if (state->Phase() == RunPhase::kRunningPass) WriteBundle(f, in, *state, why);
     return 1;
   }
 }
@@ -640,15 +826,31 @@ Status LoadReproduceFlags(Flags& f) {
   PLIR_ASSIGN_OR_RETURN(Reproducer r, ReadReproducer(f.reproduce));
   f.input = r.input_file;
   f.pipeline = r.pipeline_file;
+  if (!r.input_sha256.empty()) {  // a large input the bundle names
+    StatusOr<std::string> sha = Sha256File(r.input_file);
+    if (!sha.ok())
+      return FailedPrecondition("the reproducer's input " + r.input_file +
+                                " is gone: " + sha.status().message());
+    if (*sha != r.input_sha256)
+      return FailedPrecondition("the reproducer's input " + r.input_file +
+                                " changed since the reproducer was written (sha256 " + *sha +
+                                ", was " + r.input_sha256 + ")");
+  }
   for (const ReproducerPlugin& p : r.plugins) {
     StatusOr<std::string> sha = Sha256File(p.path);
     if (!sha.ok())
       return FailedPrecondition("the reproducer's plugin " + p.path +
                                 " is gone: " + sha.status().message());
-    if (!p.sha256.empty() && *sha != p.sha256)
-      std::cerr << "warning: plugin " << p.path
-                << " changed since the reproducer was written (sha256 " << *sha << ", was "
-                << p.sha256 << ")\n";
+    if (!p.sha256.empty() && *sha != p.sha256) {
+      std::string what = "plugin " + p.path + " changed since the reproducer was written (sha256 " +
+                         *sha + ", was " + p.sha256 + ")";
+      if (!f.allow_changed_plugins)
+        return FailedPrecondition(what + "; --allow-changed-plugins replays it anyway");
+      std::cerr << "warning: " << what << "\n";
+    } else if (!p.sha256.empty()) {
+      // Checked again right before the child opens it.
+      f.pinned_plugins.emplace_back(p.path, p.sha256);
+    }
     f.plugins.push_back(p.path);
   }
   if (r.opt_level >= 0 && f.opt_level < 0) f.opt_level = r.opt_level;
@@ -724,7 +926,15 @@ int ParseAndRun(int argc, char** argv) {
                "run plugins in this process (for debuggers): no crash report, no --pass-timeout");
   app.add_option("--pass-timeout", f.pass_timeout_s,
                  "end the run if one pass (or plugin load) takes longer (seconds)")
-      ->check(CLI::Range(0.001, 1e6));
+      ->check(Seconds(0.001, 1e6));
+  app.add_option("--timeout", f.timeout_s,
+                 "end the run if it takes longer, all passes and repeats together (seconds; "
+                 "kept by the supervisor, beyond a plugin's reach)")
+      ->check(Seconds(0.001, 1e7));
+  app.add_option("--load-timeout", f.load_timeout_s,
+                 "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
+      ->check(CLI::Validator(
+          [](std::string& s) { return s == "0" ? std::string() : Seconds(0.001, 1e6)(s); }, ""));
   app.add_option("--memory-limit", f.memory_limit_mb,
                  "cap the address space of the run (megabytes)")
       ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
@@ -734,8 +944,23 @@ int ParseAndRun(int argc, char** argv) {
                  "where crash reproducers go (default: $TMPDIR or /tmp)")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--no-reproducer", f.no_reproducer, "do not write a reproducer when a pass fails");
+  app.add_option("--reproducer-max-input-bytes", f.reproducer_max_input_bytes,
+                 "a reproducer copies an input up to this size; a larger file is named by path "
+                 "and sha256 (default 64 MiB)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 50));
+  app.add_option("--sandbox", f.sandbox,
+                 "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
+                 "cannot), auto (the default: what the kernel offers, with a warning if that is "
+                 "less), off (debugging)")
+      ->check(CLI::IsMember({"require", "auto", "off"}));
+  app.add_option("--sandbox-read", f.sandbox_read,
+                 "let the plugin child read this file or directory too (repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
-               "load plugins even from files or directories that group or others may write");
+               "load plugins even from files or directories that another user owns or that "
+               "group or others may write");
+  app.add_flag("--allow-changed-plugins", f.allow_changed_plugins,
+               "--reproduce: load the bundle's plugins even if their sha256 changed");
   app.add_flag("--hermetic-plugins", f.hermetic_plugins,
                "load plugins only from --plugin and --plugin-path (and the pipeline's "
                "plugin_path): not $PLIR_PLUGIN_PATH, not next to the executable");
@@ -794,9 +1019,10 @@ int ParseAndRun(int argc, char** argv) {
 }  // namespace plir
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
-    return plir::ParseAndRun(argc, argv);
+    return plir::FinishStdout("plir-opt", plir::ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "plir-opt: internal error: " << plir::Printable(e.what()) << "\n";
   } catch (...) {

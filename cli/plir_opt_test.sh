@@ -86,12 +86,17 @@ check "PLIR_PLUGIN_PATH finds plugins by name" '[ $rc -eq 0 ] && grep -q "%resul
 "$opt" examples/spec/conv2d.plir --plugin-path testing/plugins --passes TestBindResult > /dev/null; rc=$?
 check "--plugin-path finds plugins by name" '[ $rc -eq 0 ]'
 
-# verify: none means none; the default (end) checks the result.
+# verify: none means no verifier in the pipeline (with --no-isolate, none at
+# all); the supervisor still verifies the result it takes from the child.
+# The default (end) checks the result in the pipeline.
 misbehaving="$PWD/testing/plugins/libplir_test_misbehaving.so"
 printf 'version: 1\nplugins: [%s]\npasses: [TestBreaksModule]\ninstruments: {verify: none}\n' "$misbehaving" > "$tmp/none.yaml"
 printf 'version: 1\nplugins: [%s]\npasses: [TestBreaksModule]\n' "$misbehaving" > "$tmp/end.yaml"
+"$opt" examples/spec/conv2d.plir --pipeline "$tmp/none.yaml" --no-reproducer --no-isolate > "$tmp/none.plir" 2> "$tmp/err"; rc=$?
+check "verify: none with --no-isolate runs no verifier at all" '[ $rc -eq 0 ] && grep -q "ghost" "$tmp/none.plir"'
 "$opt" examples/spec/conv2d.plir --pipeline "$tmp/none.yaml" --no-reproducer > "$tmp/none.plir" 2> "$tmp/err"; rc=$?
-check "verify: none runs no verifier at all" '[ $rc -eq 0 ] && grep -q "ghost" "$tmp/none.plir"'
+check "verify: none: the supervisor still refuses the ill-formed result" \
+  '[ $rc -eq 1 ] && grep -q "the child.s result does not verify" "$tmp/err" && [ ! -s "$tmp/none.plir" ]'
 "$opt" examples/spec/conv2d.plir --pipeline "$tmp/end.yaml" --no-reproducer > /dev/null 2> "$tmp/err"; rc=$?
 check "by default the result is verified" '[ $rc -eq 1 ] && grep -q "ill-formed" "$tmp/err"'
 

@@ -25,12 +25,18 @@
 // debugging), so a failure buried in a large module is found in
 // O(k log n) tests.
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +71,9 @@ struct Flags {
   std::string plir_opt;
   std::string test;
   int max_tests = 10000;
+  uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
+  double test_timeout_s = 60;  // one test (plir-opt or --test); 0: none
+  double pass_timeout_s = 0;   // passed to plir-opt as --pass-timeout
   bool verbose = false;
   std::vector<std::string> opt_args;  // --opt-arg: more plir-opt arguments
   std::string pipeline_output;        // where the reduced pipeline goes
@@ -79,13 +88,76 @@ std::string SelfDir() {
   return std::filesystem::path(buf).parent_path().string();
 }
 
+// The test running now (its process group), and the work directory: what a
+// SIGINT, SIGTERM or SIGHUP handler cleans up (async-signal-safe state).
+std::atomic<pid_t> g_test_pgid{0};
+char g_work_dir[4096];
+std::atomic<bool> g_have_work_dir{false};
+double g_test_timeout_s = 60;
+
+// Removes the files of a flat directory, then the directory; raw system
+// calls only (a signal handler calls it).
+void RemoveFlatDir(const char* dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[4096];
+    for (;;) {
+      long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
+        unsigned short reclen;
+        std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+        const char* name = buf + off + 19;
+        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) unlinkat(fd, name, 0);
+        off += reclen;
+      }
+    }
+    close(fd);
+  }
+  rmdir(dir);
+}
+
+void OnTerminatingSignal(int sig) {
+  pid_t pgid = g_test_pgid.load();
+  if (pgid > 0) kill(-pgid, SIGKILL);
+  if (g_have_work_dir.load()) RemoveFlatDir(g_work_dir);
+  RemoveTemporaryFilesNow();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void InstallSignalCleanup(const std::string& work) {
+  if (work.size() >= sizeof g_work_dir) return;
+  std::memcpy(g_work_dir, work.c_str(), work.size() + 1);
+  g_have_work_dir.store(true);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = OnTerminatingSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+constexpr int kTimedOut = 124;  // as timeout(1) says
+
 // Runs argv with stdout to `out_path` (default /dev/null) and stderr
-// captured; returns the exit status (128 + signal if killed).
+// captured; returns the exit status (128 + signal if killed; 124 if it ran
+// longer than --test-timeout, when it and everything it started are
+// killed). The test runs in its own process group.
 int RunCapture(const std::vector<std::string>& argv, const std::string& err_path,
                const std::string& out_path = "") {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    // Its own process group (killed whole on a timeout or a signal), and no
+    // terminal to read: a background group reading it would stop.
+    setpgid(0, 0);
+    int null_in = open("/dev/null", O_RDONLY);
+    if (null_in >= 0) dup2(null_in, 0);
     int devnull = out_path.empty() ? open("/dev/null", O_WRONLY)
                                    : open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -97,9 +169,33 @@ int RunCapture(const std::vector<std::string>& argv, const std::string& err_path
     execv(args[0], args.data());
     _exit(127);
   }
+  setpgid(pid, pid);
+  g_test_pgid.store(pid);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  const auto start = std::chrono::steady_clock::now();
+  bool timed_out = false;
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) break;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (g_test_timeout_s > 0 && elapsed > g_test_timeout_s) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{pidfd, POLLIN, 0};
+    if (pidfd >= 0)
+      poll(&pfd, 1, 50);
+    else
+      usleep(5000);
   }
+  if (pidfd >= 0) close(pidfd);
+  g_test_pgid.store(0);
+  if (timed_out) return kTimedOut;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
@@ -137,6 +233,11 @@ class Reducer {
       return sig;
     }
     std::vector<std::string> argv = {f_.plir_opt, file, "-o", "/dev/null", "--no-reproducer"};
+    if (f_.pass_timeout_s > 0) {
+      std::ostringstream t;
+      t << f_.pass_timeout_s;
+      argv.insert(argv.end(), {"--pass-timeout", t.str()});
+    }
     if (!pipeline_.empty()) argv.insert(argv.end(), {"--pipeline", pipeline_});
     if (!passes_.empty()) argv.insert(argv.end(), {"--passes", passes_});
     for (const std::string& p : f_.plugins) argv.insert(argv.end(), {"--plugin", p});
@@ -194,6 +295,7 @@ class Reducer {
       const std::function<size_t(const Module&)>& count) {
     for (size_t g = std::max<size_t>(n / 2, 1); g >= 1; g /= 2) {
       for (size_t start = 0; start < n;) {
+        if (tests_ >= f_.max_tests) return cur;  // no candidate is built past the budget
         std::vector<bool> drop(n, false);
         for (size_t i = start; i < std::min(n, start + g); ++i) drop[i] = true;
         std::optional<Module> cand = apply(cur, drop);
@@ -210,6 +312,7 @@ class Reducer {
   }
 
   int tests() const { return tests_; }
+  bool budget_spent() const { return tests_ >= f_.max_tests; }
 
  private:
   const Flags& f_;
@@ -449,6 +552,7 @@ int Main(Flags f) {
     return 2;
   }
   if (f.plir_opt.empty()) f.plir_opt = SelfDir() + "/plir-opt";
+  ModuleFile::SetMaxBytes(f.max_input_bytes);
   StatusOr<Module> loaded = LoadModuleFile(f.input);
   if (!loaded.ok()) {
     std::cerr << "plir-reduce: " << Printable(loaded.status().message()) << "\n";
@@ -468,6 +572,8 @@ int Main(Flags f) {
     return 1;
   }
   std::string work(dir.data());
+  InstallSignalCleanup(work);
+  g_test_timeout_s = f.test_timeout_s;
   Reducer r(f, work);
   if (Status s = r.Init(*loaded); !s.ok()) {
     std::cerr << "plir-reduce: " << s.message() << "\n";
@@ -514,6 +620,7 @@ int Main(Flags f) {
         });
     // 3. Branches.
     for (const VarNode* v : BindingVars(cur)) {
+      if (r.budget_spent()) break;
       for (bool then_branch : {true, false}) {
         IfFlattener flat(v, then_branch);
         Module cand = flat.MutateModule(cur);
@@ -575,8 +682,36 @@ int ParseAndRun(int argc, char** argv) {
                  "the plir-opt to run (default: the one beside plir-reduce)");
   app.add_option("--test", f.test,
                  "interestingness command: the candidate file is appended; exit 0 = interesting");
+  app.add_option("--max-input-bytes", f.max_input_bytes,
+                 "refuse an input module larger than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   app.add_option("--max-tests", f.max_tests, "stop after this many candidates")
       ->check(CLI::Range(1, 10000000));
+  app.add_option("--test-timeout", f.test_timeout_s,
+                 "end one test (a plir-opt run or --test) after this many seconds, and count "
+                 "it as exit 124 (default 60; 0: none)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            char* end = nullptr;
+            double v = std::strtod(s.c_str(), &end);
+            return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= 0 &&
+                           v <= 1e6
+                       ? ""
+                       : "must be a number of seconds from 0 to 1e6, not " + s;
+          },
+          "SECONDS"));
+  app.add_option("--pass-timeout", f.pass_timeout_s,
+                 "passed to plir-opt: end a run whose pass takes longer (seconds)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            char* end = nullptr;
+            double v = std::strtod(s.c_str(), &end);
+            return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= 0.001 &&
+                           v <= 1e6
+                       ? ""
+                       : "must be a number of seconds from 0.001 to 1e6, not " + s;
+          },
+          "SECONDS"));
   app.add_flag("-v,--verbose", f.verbose, "report each round");
   app.add_option("--opt-arg", f.opt_args,
                  "pass this argument to every plir-opt run, e.g. --opt-arg=--check-execution "
@@ -598,8 +733,9 @@ int ParseAndRun(int argc, char** argv) {
 }  // namespace plir
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();
   try {
-    return plir::ParseAndRun(argc, argv);
+    return plir::FinishStdout("plir-reduce", plir::ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "plir-reduce: internal error: " << plir::Printable(e.what()) << "\n";
   } catch (...) {

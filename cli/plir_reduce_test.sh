@@ -118,4 +118,34 @@ check "a --passes list is reduced too" \
 # Nothing to reduce: a clear error, no output.
 "$reduce" "$tmp/big.plir" -o "$tmp/none.plir" --passes DeadCodeElimination --plir-opt "$opt" 2> "$tmp/err"; rc=$?
 check "a module that does not fail is an error" '[ $rc -eq 1 ] && grep -q "does not fail" "$tmp/err" && [ ! -e "$tmp/none.plir" ]'
+# Tests that hang: a per-test timeout, --pass-timeout passed to plir-opt, and
+# SIGTERM cleans up the work directory and the running test.
+start=$(date +%s%N)
+"$reduce" "$tmp/big.plir" -o "$tmp/hang.plir" --test 'sleep 1000; true' --test-timeout 1 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--test-timeout ends a test that hangs (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 1 ] && [ $ms -lt 10000 ] && grep -q "exit 124" "$tmp/err"'
+start=$(date +%s%N)
+"$reduce" "$tmp/big.plir" -o "$tmp/loop.plir" --plir-opt "$opt" --plugin "$crashers" --passes TestLoop \
+  --pass-timeout 0.5 --max-tests 4 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--pass-timeout reaches plir-opt: a looping pass is reduced, not waited for (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 0 ] && [ $ms -lt 30000 ] && [ -s "$tmp/loop.plir" ]'
+mkdir -p "$tmp/redtmp"
+TMPDIR="$tmp/redtmp" "$reduce" "$tmp/big.plir" -o "$tmp/term.plir" --test 'sleep 1000; true' 2> /dev/null &
+pid=$!
+for _ in $(seq 50); do pgrep -f "sleep 1000" > /dev/null && break; sleep 0.1; done
+kill -TERM $pid; wait $pid; rc=$?
+sleep 0.2
+check "SIGTERM: plir-reduce ends (rc=$rc), its work directory goes" '[ $rc -eq 143 ] && [ -z "$(ls -A "$tmp/redtmp")" ]'
+check "SIGTERM: the running test is killed" '! pgrep -f "sleep 1000" > /dev/null'
+
+{ echo '#[version = "1"]'; echo 'def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {'; echo '  %a0 = add(%x, %x);'
+  for i in $(seq 1 8000); do echo "  %a$i = add(%a$((i-1)), %x);"; done; echo '  %a8000'; echo '}'; } > "$tmp/c8k.plir"
+start=$(date +%s%N)
+"$reduce" "$tmp/c8k.plir" -o "$tmp/c8k.small.plir" --test 'grep -q add' --max-tests 3 2> /dev/null; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "no candidate is built once --max-tests is spent (rc=$rc, ${ms} ms on 8,000 bindings; 7.9 s before)" \
+  '[ $rc -eq 0 ] && [ $ms -lt 3000 ]'
+
 exit $fail

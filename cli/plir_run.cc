@@ -572,11 +572,16 @@ int ParseAndRun(int argc, char** argv) {
                  "refuse to create a tensor larger than this, checked from its declared type "
                  "(default 16 GiB)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  uint64_t max_input_bytes = plir::ModuleFile::kDefaultMaxBytes;
+  app.add_option("--max-input-bytes", max_input_bytes,
+                 "refuse a module or input file larger than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  plir::ModuleFile::SetMaxBytes(max_input_bytes);
   plir::SetMaxTensorBytes(max_tensor_bytes);
   if (threads > 0) plir::SetDefaultThreads(threads);
   return plir::Run(o);
@@ -585,9 +590,10 @@ int ParseAndRun(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
-    return ParseAndRun(argc, argv);
+    return plir::FinishStdout("plir-run", ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "plir-run: internal error: " << e.what() << "\n";
   } catch (...) {

@@ -66,6 +66,7 @@ plir::StatusOr<plir::Module> Load(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  plir::GuardStandardFds();  // no shard file lands on a closed fd 0-2
   plir::EnterBuildWorkingDirectory("plir-shard");
   CLI::App app{"plir-shard: split a module by function into shards, and merge them"};
   app.require_subcommand(1);

@@ -61,6 +61,70 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   return std::string(f.contents());
 }
 
+Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Internal("error writing " + what + ": " + std::strerror(errno));
+    }
+    if (n == 0) return Internal("error writing " + what + ": no progress");
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+namespace {
+bool g_stdout_was_closed = false;
+}  // namespace
+
+void GuardStandardFds() {
+  static const int kFlags[3] = {O_WRONLY, O_RDONLY, O_WRONLY};
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == 1) g_stdout_was_closed = true;
+    int got = open("/dev/null", kFlags[fd] | O_NOCTTY);
+    if (got >= 0 && got != fd) {
+      dup2(got, fd);
+      close(got);
+    }
+  }
+}
+
+Status CloseStdout() {
+  errno = 0;
+  std::cout.flush();
+  bool failed = std::cout.fail() || std::ferror(stdout);
+  int err = failed ? errno : 0;
+  if (std::fflush(stdout) != 0) {
+    failed = true;
+    err = errno;
+  }
+  // The descriptor's own close: some file systems report a failed write
+  // only here.
+  if (close(1) != 0 && errno != EINTR && !(errno == EBADF && g_stdout_was_closed)) {
+    failed = true;
+    err = errno;
+  }
+  if (!failed) return Status::Ok();
+  if (g_stdout_was_closed) return Internal("error writing standard output: it is closed");
+  return Internal(std::string("error writing standard output: ") +
+                  std::strerror(err != 0 ? err : EIO));
+}
+
+int FinishStdout(const char* tool, int rc, int error_rc, int ok_rc) {
+  if (rc != ok_rc) {
+    std::cout.flush();
+    std::fflush(stdout);
+    return rc;
+  }
+  Status s = CloseStdout();
+  if (s.ok()) return rc;
+  std::cerr << tool << ": " << s.message() << "\n";
+  return error_rc;
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   return WriteFileAtomically(path, std::span<const std::string_view>(&contents, 1));
 }
@@ -101,8 +165,7 @@ char g_cleanup[kCleanupSlots][kCleanupPath];
 std::atomic<bool> g_cleanup_used[kCleanupSlots];
 
 void OnTerminatingSignal(int sig) {
-  for (int i = 0; i < kCleanupSlots; ++i)
-    if (g_cleanup_used[i].load()) unlink(g_cleanup[i]);
+  RemoveTemporaryFilesNow();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -114,6 +177,9 @@ void InstallCleanupHandlers() {
       struct sigaction old {};
       sigaction(sig, nullptr, &old);
       if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: keep ignoring
+      // Another handler (the supervisor's) is in place: it removes the
+      // files itself (RemoveTemporaryFilesNow).
+      if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
       struct sigaction sa {};
       sa.sa_handler = OnTerminatingSignal;
       sigemptyset(&sa.sa_mask);
@@ -121,6 +187,15 @@ void InstallCleanupHandlers() {
     }
   });
 }
+
+}  // namespace
+
+void RemoveTemporaryFilesNow() {
+  for (int i = 0; i < kCleanupSlots; ++i)
+    if (g_cleanup_used[i].load()) unlink(g_cleanup[i]);
+}
+
+namespace {
 
 int AddCleanup(const std::string& path) {
   if (path.size() >= kCleanupPath) return -1;
@@ -154,17 +229,32 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
       return Internal(out.path_ + ": cannot open for writing: " + std::strerror(errno));
     return out;
   }
-  std::string tmpl = out.path_ + ".tmp.XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  out.fd_ = mkstemp(name.data());
-  if (out.fd_ < 0)
-    return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
-  out.tmp_ = name.data();
-  out.slot_ = AddCleanup(out.tmp_);
-  // mkstemp creates 0600. An existing file keeps its mode; a new one gets
-  // the usual permissions (umask applies).
+  // A file with no name first (nothing to clean up, whatever ends the
+  // process); a named one where the file system cannot.
+  size_t slash = out.path_.rfind('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : out.path_.substr(0, slash);
+  out.fd_ = open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  out.anonymous_ = out.fd_ >= 0;
+  if (!out.anonymous_) {
+    std::string tmpl = out.path_ + ".tmp.XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    out.fd_ = mkstemp(name.data());
+    if (out.fd_ < 0)
+      return Internal(out.path_ + ": cannot create a temporary file: " + std::strerror(errno));
+    out.tmp_ = name.data();
+    out.slot_ = AddCleanup(out.tmp_);
+  }
+  // The file is created 0600. An existing file keeps its mode (and, when
+  // root replaces it, its owner and group: chown first, since it clears the
+  // set-id bits); a new one gets the usual permissions (umask applies).
   if (exists) {
+    if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0)) {
+      int ignored = fchown(out.fd_, st.st_uid, st.st_gid);
+      (void)ignored;
+    }
     fchmod(out.fd_, st.st_mode & 07777);
   } else {
     mode_t mask = umask(0);
@@ -175,10 +265,15 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
 }
 
 AtomicOutput::AtomicOutput(AtomicOutput&& o) noexcept
-    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_), slot_(o.slot_) {
+    : path_(std::move(o.path_)),
+      tmp_(std::move(o.tmp_)),
+      anonymous_(o.anonymous_),
+      fd_(o.fd_),
+      slot_(o.slot_) {
   o.fd_ = -1;
   o.slot_ = -1;
   o.tmp_.clear();
+  o.anonymous_ = false;
 }
 
 AtomicOutput::~AtomicOutput() { Abort(); }
@@ -198,6 +293,7 @@ Status AtomicOutput::Write(std::string_view data) {
 
 Status AtomicOutput::Commit() {
   if (fd_ < 0) return Internal(path_ + ": output already closed");
+  if (anonymous_) return CommitAnonymous();
   if (tmp_.empty()) {  // written in place
     int rc = close(fd_);
     fd_ = -1;
@@ -221,9 +317,54 @@ Status AtomicOutput::Commit() {
   return Status::Ok();
 }
 
+Status AtomicOutput::CommitAnonymous() {
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    Abort();
+    return Internal(path_ + ": " + what + ": " + std::strerror(err));
+  };
+  if (fsync(fd_) != 0) return fail("fsync failed");
+  // linkat cannot replace a file: link the data in under a fresh name, then
+  // rename that over the target (a named file exists for these two calls
+  // only, and is removed on SIGINT/SIGTERM/SIGHUP as ever).
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (int attempt = 0; attempt < 100 && tmp_.empty(); ++attempt) {
+    std::string name = path_ + ".tmp.";
+    unsigned char random[6];
+    if (getentropy(random, sizeof random) != 0) return fail("getentropy failed");
+    for (unsigned char r : random) name.push_back(kChars[r % (sizeof kChars - 1)]);
+    slot_ = AddCleanup(name);
+    if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
+        (errno == ENOENT && linkat(fd_, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0)) {
+      tmp_ = name;
+      break;
+    }
+    int err = errno;
+    RemoveCleanup(slot_);
+    slot_ = -1;
+    if (err != EEXIST) {
+      errno = err;
+      return fail("cannot link the temporary file in");
+    }
+  }
+  if (tmp_.empty()) return fail("cannot link the temporary file in");
+  anonymous_ = false;
+  int rc = close(fd_);
+  fd_ = -1;
+  if (rc != 0) return fail("close failed");
+  if (rename(tmp_.c_str(), path_.c_str()) != 0)
+    return fail("cannot rename the temporary file into place");
+  RemoveCleanup(slot_);
+  slot_ = -1;
+  tmp_.clear();
+  return Status::Ok();
+}
+
 void AtomicOutput::Abort() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
+  anonymous_ = false;
   if (!tmp_.empty()) unlink(tmp_.c_str());
   tmp_.clear();
   RemoveCleanup(slot_);

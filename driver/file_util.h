@@ -16,6 +16,31 @@ StatusOr<std::string> ReadFileToString(const std::string& path);
 // The lowercase hex SHA-256 of a file's contents.
 StatusOr<std::string> Sha256File(const std::string& path);
 
+// Writes all of `data` to `fd` (retrying short writes and EINTR); the
+// error names `what` ("standard output", a path).
+Status WriteAllToFd(int fd, std::string_view data, const std::string& what);
+
+// The standard descriptors, guarded. Call first in main(): a descriptor
+// 0, 1 or 2 that is closed is opened on /dev/null the wrong way round
+// (fd 1 read-only, fd 0 write-only, fd 2 write-only), so that no file the
+// tool opens later takes its number, and a write to a closed standard
+// output fails (EBADF) instead of landing in that file or nowhere.
+void GuardStandardFds();
+// Flushes std::cout and stdout and closes fd 1. Returns an error, naming
+// standard output, iff any write to it failed since the start (a full
+// disk, a closed descriptor: `tool >&-`) or the flush or the close failed.
+// Call once, at the end of a successful run.
+Status CloseStdout();
+// main()'s last step for a tool: when `rc` is `ok_rc`, standard output is
+// closed with CloseStdout(); if that fails, prints "TOOL: MESSAGE" and
+// returns `error_rc`. Otherwise returns `rc`.
+int FinishStdout(const char* tool, int rc, int error_rc = 1, int ok_rc = 0);
+
+// Async-signal-safe: removes the temporary files of AtomicOutputs that are
+// not yet committed (what the SIGINT/SIGTERM/SIGHUP handler does; another
+// handler of those signals, the supervisor's, calls it too).
+void RemoveTemporaryFilesNow();
+
 // Writes `contents` to `path` atomically: the data goes to a temporary file
 // in the same directory, which is flushed and then renamed over `path`. On
 // failure the temporary file is removed and `path` is left untouched. A
@@ -25,9 +50,12 @@ StatusOr<std::string> Sha256File(const std::string& path);
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 // An output file written the same way, piece by piece: the data goes to a
 // temporary file beside the target, which Commit() renames into place and
-// Abort() (or the destructor) removes. The temporary file is also removed if
-// SIGINT, SIGTERM or SIGHUP ends the process first. fd() may be handed to
-// another process that writes the data.
+// Abort() (or the destructor) removes. Where the file system allows it
+// (O_TMPFILE: ext4, xfs, btrfs, tmpfs) the temporary file has no name until
+// Commit() links it in, so that even SIGKILL leaves nothing behind;
+// elsewhere it is named TARGET.tmp.XXXXXX and removed if SIGINT, SIGTERM or
+// SIGHUP ends the process first. When root replaces another user's file,
+// the file keeps its owner and group (and its mode, as always).
 class AtomicOutput {
  public:
   static StatusOr<AtomicOutput> Create(const std::string& path);
@@ -42,8 +70,10 @@ class AtomicOutput {
 
  private:
   AtomicOutput() = default;
-  std::string path_;  // the file replaced (links followed)
-  std::string tmp_;   // empty when writing in place
+  Status CommitAnonymous();
+  std::string path_;        // the file replaced (links followed)
+  std::string tmp_;         // the named temporary file, if any
+  bool anonymous_ = false;  // fd_ is an O_TMPFILE file, linked in at Commit()
   int fd_ = -1;
   int slot_ = -1;
 };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -78,6 +79,45 @@ TEST(FileUtilTest, MissingInputIsAnError) {
   auto r = ReadFileToString(TmpDir() + "/missing.plir");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("cannot open"), std::string::npos);
+}
+
+TEST(FileUtilTest, AnOutputHasNoNameUntilItIsCommitted) {
+  std::string dir = TmpDir() + "/anonymous";
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/out.plir";
+  StatusOr<AtomicOutput> out = AtomicOutput::Create(path);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_TRUE(out->Write("data").ok());
+  int entries = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++entries;
+  }
+  if (entries != 0) GTEST_SKIP() << "this file system has no O_TMPFILE";
+  ASSERT_TRUE(out->Commit().ok());
+  auto text = ReadFileToString(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "data");
+  entries = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1);
+}
+
+TEST(FileUtilTest, RootReplacingAnotherUsersFileKeepsItsOwner) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (to chown the file first)";
+  std::string path = TmpDir() + "/owned.plir";
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(path.c_str(), 0640), 0);
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
 }
 
 }  // namespace

@@ -15,8 +15,10 @@ StatusOr<std::string> ResolvePassName(const std::string& name, PluginLoader& loa
   }
   if (options.load_all_plugins) {
     Status s = loader.LoadAll();
-    if (registry.Lookup(name)) return name;
+    // Reported even when the name was found: a refused plugin (one that took
+    // a bundled plugin's pass name, say) is the user's to know about.
     if (!s.ok() && warning) *warning = s.message();
+    if (registry.Lookup(name)) return name;
   }
   std::string msg = "unknown pass '" + name + "'";
   auto close = registry.Suggest(name);

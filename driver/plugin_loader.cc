@@ -84,8 +84,54 @@ std::optional<std::string> PluginLoader::Find(const std::string& name) const {
 }
 
 void PluginLoader::AddBundledDir(const std::string& dir) {
-  bundled_dirs_.insert(Canonical(dir));
+  DeclareBundledDir(dir);
   search_dirs_.push_back(dir);
+}
+
+void PluginLoader::DeclareBundledDir(const std::string& dir) {
+  if (bundled_dirs_.insert(Canonical(dir)).second) bundled_loaded_ = false;
+}
+
+void PluginLoader::PinPath(const std::string& path, const std::string& sha256) {
+  path_pins_[Canonical(path)] = sha256;
+}
+
+bool PluginLoader::IsBundled(const std::string& canonical) const {
+  std::filesystem::path dir = std::filesystem::path(canonical).parent_path();
+  return bundled_dirs_.count(dir.string()) || bundled_dirs_.count(dir.parent_path().string());
+}
+
+void PluginLoader::LoadBundledPlugins() {
+  if (bundled_loaded_) return;
+  bundled_loaded_ = true;
+  std::vector<std::string> files;
+  for (const std::string& dir : bundled_dirs_) {
+    std::error_code ec;
+    auto take = [&](const std::filesystem::path& p) {
+      std::string f = p.filename().string();
+      if (f.rfind("libplir_", 0) == 0 && f.size() > 11 && f.compare(f.size() - 3, 3, ".so") == 0)
+        files.push_back(p.string());
+    };
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      take(entry.path());
+      std::error_code ec2;
+      if (entry.is_directory(ec2))
+        for (const auto& sub : std::filesystem::directory_iterator(entry.path(), ec2))
+          take(sub.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  // A bundled plugin that does not load is the installation's problem; the
+  // run goes on (it fails later if that plugin's pass is needed).
+  for (const std::string& f : files) {
+    // One that crashed while loading (the supervisor's retry skips it).
+    if (skipped_.count(Canonical(f))) continue;
+    const bool was_scanning = scanning_;
+    scanning_ = true;
+    PluginLoadResult r = LoadPath(f);
+    scanning_ = was_scanning;
+    if (!r.ok()) warnings_.push_back("bundled plugin did not load: " + r.status().message());
+  }
 }
 
 void PluginLoader::Skip(const std::string& path) { skipped_.insert(Canonical(path)); }
@@ -99,17 +145,46 @@ PluginLoadError PluginLoader::CheckTrust(const std::string& path, const std::str
     return Fail(PluginError::kCannotOpen,
                 InvalidArgument("cannot open plugin " + path + ": not a regular file"));
   if (!allow_insecure_) {
-    std::string dir = canonical.substr(0, canonical.rfind('/'));
-    struct stat dst;
-    bool dir_writable = stat(dir.empty() ? "/" : dir.c_str(), &dst) == 0 &&
-                        (dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX);
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) || dir_writable)
+    // The file and every directory above it, as OpenSSH's StrictModes: owned
+    // by root or by us, and writable by nobody else, except a sticky
+    // directory (nobody else can rename or remove what we own in it).
+    const uid_t me = geteuid();
+    auto refuse = [&](const std::string& what, const std::string& why) {
       return Fail(PluginError::kInsecure,
-                  FailedPrecondition(
-                      "refusing plugin " + path + ": " +
-                      (dir_writable ? "its directory " + dir : std::string("the file")) +
-                      " is writable by group or others (anyone who can write it can run "
-                      "code in plir-opt); fix the permissions or pass --allow-insecure-plugins"));
+                  FailedPrecondition("refusing plugin " + path + ": " + what + " " + why +
+                                     " (whoever can replace it can run code in plir-opt); "
+                                     "fix the ownership or permissions, or pass "
+                                     "--allow-insecure-plugins"));
+    };
+    if (st.st_uid != 0 && st.st_uid != me)
+      return refuse("the file",
+                    "is owned by uid " + std::to_string(st.st_uid) + ", neither root nor you");
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+      return refuse("the file", "is writable by group or others");
+    for (std::string dir = canonical.substr(0, canonical.rfind('/'));;
+         dir = dir.substr(0, dir.rfind('/'))) {
+      const std::string shown = dir.empty() ? "/" : dir;
+      struct stat dst;
+      if (stat(shown.c_str(), &dst) != 0)
+        return refuse("its directory " + shown,
+                      std::string("cannot be checked: ") + std::strerror(errno));
+      if (dst.st_uid != 0 && dst.st_uid != me)
+        return refuse("its directory " + shown,
+                      "is owned by uid " + std::to_string(dst.st_uid) + ", neither root nor you");
+      if ((dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX))
+        return refuse("its directory " + shown, "is writable by group or others");
+      if (dir.empty()) break;
+    }
+  }
+  if (auto pin = path_pins_.find(canonical); pin != path_pins_.end()) {
+    StatusOr<std::string> sha = Sha256File(canonical);
+    if (!sha.ok()) return Fail(PluginError::kCannotOpen, sha.status());
+    if (*sha != pin->second)
+      return Fail(PluginError::kPinMismatch,
+                  FailedPrecondition("refusing plugin " + path + ": its sha256 is " + *sha +
+                                     ", but it was " + pin->second +
+                                     " when the reproducer was written (the plugin changed; "
+                                     "--allow-changed-plugins loads it anyway)"));
   }
   // A pin names the plugin by its file name: libplir_NAME.so.
   std::string file = canonical.substr(canonical.rfind('/') + 1);
@@ -165,6 +240,8 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   std::string canonical = Canonical(path);
   for (const LoadedPlugin& p : loaded_)
     if (p.path == canonical) return p;
+  // The bundled plugins' names first: no other plugin may take them.
+  if (!bundled_dirs_.empty() && !IsBundled(canonical)) LoadBundledPlugins();
   LoadedTable& table = Loaded();
   std::lock_guard<std::mutex> lock(table.mu);
   auto known = table.by_path.find({&passes_, canonical});
@@ -185,8 +262,10 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* err = dlerror();
-    return Fail(PluginError::kCannotOpen,
-                NotFound("cannot open plugin " + path + ": " + (err ? err : "unknown error")));
+    std::string why = err ? err : "unknown error";
+    if (!permission_hint_.empty() && why.find("Permission denied") != std::string::npos)
+      why += " (" + permission_hint_ + ")";
+    return Fail(PluginError::kCannotOpen, NotFound("cannot open plugin " + path + ": " + why));
   }
   // Staged definitions hold code of the plugin (std::function managers): they
   // must be destroyed before the library is unmapped.

@@ -76,13 +76,28 @@ class PluginLoader {
   // plugin elsewhere on the path with the same file name shadows the
   // bundled one: the loader warns, naming both.
   void AddBundledDir(const std::string& dir);
+  // Names a directory of bundled plugins without searching it (yet): before
+  // a plugin from anywhere else registers anything, every bundled plugin is
+  // loaded, so that no pass or op name a bundled plugin owns can be taken
+  // (the later registration fails, naming both files).
+  void DeclareBundledDir(const std::string& dir);
 
-  // Trust: plugin files, and the directories holding them, that group or
-  // others may write are refused unless this is set.
+  // Trust (OpenSSH's StrictModes): a plugin file, and every directory
+  // above it, must be owned by root or by this user and not writable by
+  // group or others; a directory writable by others is allowed if it is
+  // sticky (/tmp: nobody else can replace what is in it). Anything else is
+  // refused unless this is set.
   void set_allow_insecure(bool allow) { allow_insecure_ = allow; }
+  // Appended to a "cannot open" error that says "Permission denied" (the
+  // plugin sandbox refused a file).
+  void set_permission_hint(std::string hint) { permission_hint_ = std::move(hint); }
   // Requires the plugin named `name` (file libplir_NAME.so) to have this
   // SHA-256 (hex); checked before the file is opened with dlopen.
   void Pin(const std::string& name, const std::string& sha256) { pins_[name] = sha256; }
+  // Requires the file at `path` (compared by canonical path) to have this
+  // SHA-256; checked before dlopen (plir-opt --reproduce pins the bundle's
+  // plugins so).
+  void PinPath(const std::string& path, const std::string& sha256);
   // Never loads this file (by canonical path) when scanning the search path.
   void Skip(const std::string& path);
   // Called before a plugin file is opened (its constructors run then);
@@ -111,11 +126,16 @@ class PluginLoader {
   PassRegistry& passes_;
   OpRegistry& ops_;
   PluginLoadError CheckTrust(const std::string& path, const std::string& canonical);
+  bool IsBundled(const std::string& canonical) const;
+  void LoadBundledPlugins();
+  std::map<std::string, std::string> path_pins_;  // canonical path -> sha256
+  bool bundled_loaded_ = false;
   std::vector<std::string> search_dirs_;
   std::set<std::string> bundled_dirs_;
   std::set<std::string> skipped_;
   std::map<std::string, std::string> pins_;
   bool allow_insecure_ = false;
+  std::string permission_hint_;
   bool scanning_ = false;
   std::function<void(const std::string&, bool)> observer_;
   std::vector<std::string> warnings_;

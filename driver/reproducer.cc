@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "driver/file_util.h"
@@ -18,19 +19,23 @@ namespace plir {
 std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines) {
   std::vector<ReproducerPlugin> out;
   std::stringstream ss(lines);
-  for (std::string line; std::getline(ss, line);) {
+  for (std::string line; std::getline(ss, line) && out.size() < 4096;) {
     if (line.empty()) continue;
-    ReproducerPlugin p;
-    size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
-    p.path = line.substr(0, a);
-    if (a != std::string::npos) p.name = line.substr(a + 1, b == std::string::npos ? b : b - a - 1);
-    if (b != std::string::npos) p.version = line.substr(b + 1);
-    auto h = Sha256File(p.path);
-    if (h.ok()) p.sha256 = *h;
-    out.push_back(std::move(p));
+    std::vector<std::string> fields;
+    std::stringstream fs(line);
+    for (std::string f; fields.size() < 4 && std::getline(fs, f, '\t');)
+      fields.push_back(f.substr(0, 4096));
+    fields.resize(4);
+    out.push_back({fields[0], fields[1], fields[2], fields[3]});
   }
   return out;
 }
+
+namespace {
+Status WriteBundleFiles(const std::string& dir, const std::string& input_path,
+                        const std::string& input_ext, const std::string& pipeline_yaml,
+                        Reproducer r);
+}  // namespace
 
 StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::string& input_path,
                                       const std::string& input_ext,
@@ -48,10 +53,35 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
                     std::strerror(errno));
   std::string dir(buf.data());
   chmod(dir.c_str(), 0755);
-  PLIR_ASSIGN_OR_RETURN(std::string input, ReadFileToString(input_path));
-  r.input_file = "input" + input_ext;
+  Status s = WriteBundleFiles(dir, input_path, input_ext, pipeline_yaml, std::move(r));
+  if (!s.ok()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    return s;
+  }
+  return dir;
+}
+
+namespace {
+
+Status WriteBundleFiles(const std::string& dir, const std::string& input_path,
+                        const std::string& input_ext, const std::string& pipeline_yaml,
+                        Reproducer r) {
+  struct stat st;
+  if (stat(input_path.c_str(), &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) > r.max_input_copy_bytes) {
+    if (input_path.rfind("/proc/self/fd/", 0) == 0)
+      return ResourceExhausted("the input (" + std::to_string(st.st_size) +
+                               " bytes, read from standard input or a pipe) is larger than "
+                               "--reproducer-max-input-bytes, and has no file to name");
+    PLIR_ASSIGN_OR_RETURN(r.input_sha256, Sha256File(input_path));
+    r.input_file = std::filesystem::absolute(input_path).lexically_normal().string();
+  } else {
+    PLIR_ASSIGN_OR_RETURN(std::string input, ReadFileToString(input_path));
+    r.input_file = "input" + input_ext;
+    PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.input_file, input));
+  }
   r.pipeline_file = "pipeline.yaml";
-  PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.input_file, input));
   PLIR_RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + r.pipeline_file, pipeline_yaml));
 
   YAML::Emitter out;
@@ -59,7 +89,13 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   out << YAML::Key << "version" << YAML::Value << 1;
   out << YAML::Key << "failure" << YAML::Value;
   EmitYamlText(out, r.failure);
-  out << YAML::Key << "input" << YAML::Value << r.input_file;
+  if (r.input_sha256.empty()) {
+    out << YAML::Key << "input" << YAML::Value << r.input_file;
+  } else {
+    out << YAML::Key << "input_path" << YAML::Value;
+    EmitYamlText(out, r.input_file);
+    out << YAML::Key << "input_sha256" << YAML::Value << r.input_sha256;
+  }
   out << YAML::Key << "pipeline" << YAML::Value << r.pipeline_file;
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginSeq;
   for (const ReproducerPlugin& p : r.plugins) {
@@ -94,10 +130,10 @@ StatusOr<std::string> WriteReproducer(const std::string& parent_dir, const std::
   for (const std::string& c : r.command) EmitYamlText(out, c);
   out << YAML::EndSeq;
   out << YAML::EndMap;
-  PLIR_RETURN_IF_ERROR(
-      WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n"));
-  return dir;
+  return WriteFileAtomically(dir + "/reproducer.yaml", std::string(out.c_str()) + "\n");
 }
+
+}  // namespace
 
 StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
   std::string manifest = dir + "/reproducer.yaml";
@@ -113,7 +149,23 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
         return InvalidArgument(manifest + ": '" + key + "' must name a file in the bundle");
       return dir + "/" + v;
     };
-    PLIR_ASSIGN_OR_RETURN(r.input_file, rel(root["input"], "input"));
+    // Other relative paths (a plugin, the --check-execution files) are the
+    // bundle's too, never the current directory's.
+    auto in_bundle = [&](const std::string& path) {
+      return path.empty() || path[0] == '/' ? path : dir + "/" + path;
+    };
+    if (root["input_path"] && !root["input"]) {
+      // A large input named by path (absolute) and hash.
+      if (!root["input_path"].IsScalar() || !root["input_sha256"] ||
+          root["input_path"].as<std::string>().empty() ||
+          root["input_path"].as<std::string>()[0] != '/')
+        return InvalidArgument(manifest +
+                               ": 'input_path' must be an absolute path, with 'input_sha256'");
+      r.input_file = root["input_path"].as<std::string>();
+      r.input_sha256 = root["input_sha256"].as<std::string>();
+    } else {
+      PLIR_ASSIGN_OR_RETURN(r.input_file, rel(root["input"], "input"));
+    }
     PLIR_ASSIGN_OR_RETURN(r.pipeline_file, rel(root["pipeline"], "pipeline"));
     if (root["failure"]) r.failure = root["failure"].as<std::string>();
     if (root["opt_level"]) r.opt_level = root["opt_level"].as<int>();
@@ -125,15 +177,15 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
     if (const YAML::Node c = root["check_execution"]; c && c.IsMap()) {
       r.check.enabled = true;
       if (c["entry"]) r.check.entry = c["entry"].as<std::string>();
-      if (c["inputs"]) r.check.inputs = c["inputs"].as<std::string>();
-      if (c["params"]) r.check.params = c["params"].as<std::string>();
+      if (c["inputs"]) r.check.inputs = in_bundle(c["inputs"].as<std::string>());
+      if (c["params"]) r.check.params = in_bundle(c["params"].as<std::string>());
       if (c["tolerance"]) r.check.tolerance = c["tolerance"].as<std::string>();
       if (c["seed"]) r.check.seed = c["seed"].as<uint64_t>();
     }
     if (root["plugins"]) {
       for (const auto& p : root["plugins"]) {
         ReproducerPlugin rp;
-        rp.path = p["path"].as<std::string>();
+        rp.path = in_bundle(p["path"].as<std::string>());
         if (p["name"]) rp.name = p["name"].as<std::string>();
         if (p["version"]) rp.version = p["version"].as<std::string>();
         if (p["sha256"]) rp.sha256 = p["sha256"].as<std::string>();

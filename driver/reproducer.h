@@ -40,7 +40,12 @@ struct ReproducerCheck {
 };
 
 struct Reproducer {
-  std::string input_file;     // in the bundle: "input.plir" etc.
+  // In the bundle: "input.plir" etc.; or, for an input larger than
+  // max_input_copy_bytes, the user's own file by absolute path, with its
+  // SHA-256 in input_sha256 (checked on --reproduce).
+  std::string input_file;
+  std::string input_sha256;
+  uint64_t max_input_copy_bytes = uint64_t{64} << 20;
   std::string pipeline_file;  // in the bundle: "pipeline.yaml"
   std::vector<ReproducerPlugin> plugins;
   int opt_level = -1;
@@ -52,19 +57,26 @@ struct Reproducer {
   ReproducerCheck check;
 };
 
-// Parses "PATH\tNAME\tVERSION" lines and hashes each file.
+// Parses "PATH\tNAME\tVERSION\tSHA256" lines (the plugins the child loaded,
+// hashed by the child: the supervisor never opens a path it read from the
+// child). A line with fewer fields leaves the rest empty; at most 4,096
+// lines, fields of at most 4,096 bytes.
 std::vector<ReproducerPlugin> PluginsFromLines(const std::string& lines);
 
 // Creates a new directory under `parent` (default: $TMPDIR or /tmp) and
 // writes the bundle: `input` is copied byte for byte (a path; for standard
-// input, a file holding what was read), `pipeline_yaml` written as is.
-// Returns the directory.
+// input, a file holding what was read) unless it is larger than
+// r.max_input_copy_bytes: then a file of the user's is named by path and
+// SHA-256, and standard input is an error (no bundle). `pipeline_yaml` is
+// written as is. Returns the directory; on any error the directory is
+// removed again (no empty or partial bundle is left).
 StatusOr<std::string> WriteReproducer(const std::string& parent, const std::string& input_path,
                                       const std::string& input_ext,
                                       const std::string& pipeline_yaml, Reproducer r);
 
 // Reads DIR/reproducer.yaml; paths in the result are absolute (inside DIR
-// for the input and pipeline).
+// for the input and pipeline; a relative plugin or --check-execution path
+// is resolved against DIR, never against the current directory).
 StatusOr<Reproducer> ReadReproducer(const std::string& dir);
 
 }  // namespace plir

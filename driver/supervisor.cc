@@ -1,8 +1,10 @@
 #include "driver/supervisor.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -10,10 +12,14 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <new>
+
+#include "driver/file_util.h"
 
 namespace plir {
 namespace {
@@ -64,7 +70,218 @@ void OnFault(int sig, siginfo_t* info, void* context) {
   raise(sig);
 }
 
+// --- The process tree, async-signal-safe (raw system calls, no allocation).
+
+struct Dirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+bool IsNumber(const char* s) {
+  if (*s == '\0') return false;
+  for (; *s; ++s)
+    if (*s < '0' || *s > '9') return false;
+  return true;
+}
+
+long ParseNumber(const char* s, const char* end) {
+  long v = 0;
+  for (; s < end && *s >= '0' && *s <= '9'; ++s) v = v * 10 + (*s - '0');
+  return v;
+}
+
+// Calls fn(pid) for every pid listed, space-separated, in file `fd`.
+template <typename Fn>
+void ForEachListedPid(int fd, Fn fn) {
+  char buf[4096];
+  long partial = -1;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buf[i] >= '0' && buf[i] <= '9') {
+        partial = (partial < 0 ? 0 : partial * 10) + (buf[i] - '0');
+      } else if (partial >= 0) {
+        fn(static_cast<pid_t>(partial));
+        partial = -1;
+      }
+    }
+  }
+  if (partial >= 0) fn(static_cast<pid_t>(partial));
+}
+
+// Calls fn(pid) for every child of this process (of any of its threads:
+// an orphan is given to whichever thread the kernel picks). Reads
+// /proc/self/task/*/children, or, where the kernel lacks that file, the
+// parent field of every /proc/PID/stat.
+template <typename Fn>
+void ForEachChild(Fn fn) {
+  char buf[4096];
+  int tasks = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  bool have_children_files = true;
+  if (tasks >= 0) {
+    for (;;) {
+      long n = syscall(SYS_getdents64, tasks, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        auto* d = reinterpret_cast<Dirent64*>(buf + off);
+        off += d->d_reclen;
+        if (!IsNumber(d->d_name)) continue;
+        char path[64];
+        size_t len = 0;
+        for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
+        for (const char* c = "/children"; *c; ++c) path[len++] = *c;
+        path[len] = '\0';
+        int f = openat(tasks, path, O_RDONLY | O_CLOEXEC);
+        if (f < 0) {
+          have_children_files = false;
+          continue;
+        }
+        ForEachListedPid(f, fn);
+        close(f);
+      }
+    }
+    close(tasks);
+  }
+  if (tasks >= 0 && have_children_files) return;
+  const pid_t self = getpid();
+  int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return;
+  for (;;) {
+    long n = syscall(SYS_getdents64, proc, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      auto* d = reinterpret_cast<Dirent64*>(buf + off);
+      off += d->d_reclen;
+      if (!IsNumber(d->d_name)) continue;
+      char path[64];
+      size_t len = 0;
+      for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
+      for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
+      path[len] = '\0';
+      int f = openat(proc, path, O_RDONLY | O_CLOEXEC);
+      if (f < 0) continue;
+      char stat[512];
+      ssize_t got = read(f, stat, sizeof stat - 1);
+      close(f);
+      if (got <= 0) continue;
+      // "PID (COMM) STATE PPID ...": COMM may hold anything, so the last ')'.
+      const char* end = stat + got;
+      const char* paren = nullptr;
+      for (const char* c = stat; c < end; ++c)
+        if (*c == ')') paren = c;
+      if (!paren || paren + 4 >= end) continue;
+      if (ParseNumber(paren + 4, end) == self) fn(static_cast<pid_t>(ParseNumber(stat, end)));
+    }
+  }
+  close(proc);
+}
+
+void SleepMs(long ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+// Kills and reaps, in rounds, until no child is left or `rounds` are spent.
+int KillTree(pid_t child_pgid, int rounds) {
+  int killed = 0;
+  for (int round = 0; round < rounds; ++round) {
+    if (child_pgid > 0) kill(-child_pgid, SIGKILL);
+    int found = 0;
+    ForEachChild([&](pid_t p) {
+      if (kill(p, SIGKILL) == 0) ++found;
+    });
+    killed += found;
+    int status;
+    while (waitpid(-1, &status, WNOHANG | __WALL) > 0) {
+    }
+    if (found == 0) break;
+    SleepMs(round < 10 ? 1 : 10);
+  }
+  int status;
+  while (waitpid(-1, &status, WNOHANG | __WALL) > 0) {
+  }
+  return killed;
+}
+
+std::atomic<pid_t> g_child_to_kill{0};
+
+void OnTerminatingSignal(int sig) {
+  const int saved = errno;
+  pid_t child = g_child_to_kill.load();
+  if (child > 0) {
+    kill(-child, SIGKILL);
+    kill(child, SIGKILL);
+    KillTree(child, 50);
+  }
+  RemoveTemporaryFilesNow();
+  errno = saved;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 }  // namespace
+
+void BecomeSupervisor() {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  prctl(PR_SET_DUMPABLE, 0);
+}
+
+bool IsolateChild(pid_t supervisor, std::vector<int>* keep, int stderr_fd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != supervisor) return false;
+  setpgid(0, 0);
+  signal(SIGTTOU, SIG_IGN);
+  signal(SIGTTIN, SIG_IGN);
+  // The handlers the supervisor armed are its own.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd >= 0) {
+    dup2(null_fd, 0);
+    close(null_fd);
+  }
+  if (stderr_fd >= 0) dup2(stderr_fd, 2);
+  dup2(2, 1);
+  // Move the kept descriptors above every target number first, then down to
+  // 3, 4, ...: no kept descriptor is overwritten on the way.
+  int high = 3 + static_cast<int>(keep->size());
+  for (int fd : *keep) high = std::max(high, fd + 1);
+  std::vector<int> moved;
+  for (int fd : *keep) moved.push_back(fcntl(fd, F_DUPFD_CLOEXEC, high));
+  for (size_t i = 0; i < moved.size(); ++i) {
+    int target = 3 + static_cast<int>(i);
+    if (moved[i] >= 0) dup2(moved[i], target);
+    (*keep)[i] = moved[i] >= 0 ? target : -1;
+  }
+  int first_free = 3 + static_cast<int>(keep->size());
+  if (syscall(SYS_close_range, first_free, ~0U, 0) != 0)
+    for (int fd = first_free; fd < 65536; ++fd) close(fd);
+  return true;
+}
+
+void KillOnTerminatingSignal(pid_t pid) {
+  static bool installed = false;
+  if (!installed) {
+    installed = true;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      sigaction(sig, nullptr, &old);
+      if (old.sa_handler == SIG_IGN) continue;  // e.g. nohup: keep ignoring
+      struct sigaction sa {};
+      sa.sa_handler = OnTerminatingSignal;
+      sigemptyset(&sa.sa_mask);
+      sigaction(sig, &sa, nullptr);
+    }
+  }
+  g_child_to_kill.store(pid);
+}
+
+int KillDescendants(pid_t child_pgid) { return KillTree(child_pgid, 1000); }
 
 void RunState::Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text) {
   CopyTo(subject, sizeof subject, subject_text);
@@ -87,9 +304,47 @@ bool RunState::SetPrefixes(const std::vector<std::string>& yaml_prefixes) {
   return true;
 }
 
+namespace {
+
+template <size_t N>
+std::string Bounded(const char (&field)[N]) {
+  return std::string(field, strnlen(field, N));
+}
+
+}  // namespace
+
+std::string RunState::SubjectText() const { return Bounded(subject); }
+std::string RunState::PluginText() const { return Bounded(plugin); }
+std::string RunState::FailureText() const { return Bounded(failure); }
+std::string RunState::PluginsText() const { return Bounded(plugins); }
+
+RunPhase RunState::Phase() const {
+  int32_t p = phase.load();
+  if (p < static_cast<int32_t>(RunPhase::kStartup) ||
+      p > static_cast<int32_t>(RunPhase::kWritingOutput))
+    return RunPhase::kStartup;
+  return static_cast<RunPhase>(p);
+}
+
 std::string RunState::Prefix(int i) const {
-  if (i < 0 || i >= num_prefixes) return "";
-  return std::string(prefixes + prefix_offset[i], prefix_offset[i + 1] - prefix_offset[i]);
+  // Read once: the numbers may change under us while the child lives.
+  const int32_t n = num_prefixes;
+  if (n < 0 || n > kMaxPrefixes || i < 0 || i >= n) return "";
+  uint32_t begin = prefix_offset[i], end = prefix_offset[i + 1];
+  if (begin > end || end > kPrefixBytes) return "";
+  return std::string(prefixes + begin, end - begin);
+}
+
+bool RunState::HasPrefixForTopStep() const { return !Prefix(top_step.load()).empty(); }
+
+double RunState::PassTimeoutSeconds() const {
+  double s = static_cast<double>(pass_timeout_ns.load()) / 1e9;
+  return s > 0 && s <= 1e6 ? s : 0;
+}
+
+int64_t RunState::MemoryLimitMb() const {
+  int64_t mb = memory_limit_mb.load();
+  return mb >= 16 && mb <= (int64_t{1} << 40) ? mb : 0;
 }
 
 RunState* NewRunState(bool shared) {
@@ -128,8 +383,45 @@ bool ApplyMemoryLimit(int64_t mb) {
   return setrlimit(RLIMIT_AS, &rl) == 0;
 }
 
-ChildOutcome Supervise(pid_t pid, const RunState& state) {
+namespace {
+
+// Copies one read's worth from the relay to standard error; false at the
+// end of the pipe (or on an error).
+bool RelayOnce(int fd) {
+  char buf[1 << 16];
+  ssize_t n = read(fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (n <= 0) return false;
+  std::string text = Printable(std::string_view(buf, static_cast<size_t>(n)));
+  for (size_t off = 0; off < text.size();) {
+    ssize_t w = write(2, text.data() + off, text.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;  // our own standard error is gone: drop the text
+    off += static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+void DrainRelay(int relay_fd) {
+  if (relay_fd < 0) return;
+  int flags = fcntl(relay_fd, F_GETFL);
+  if (flags >= 0) fcntl(relay_fd, F_SETFL, flags & ~O_NONBLOCK);
+  while (RelayOnce(relay_fd)) {
+  }
+  close(relay_fd);
+}
+
+int64_t MonotonicNowNs() { return NowNs(); }
+
+ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd,
+                       const SuperviseLimits& limits) {
   ChildOutcome out;
+  if (relay_fd >= 0) {
+    int flags = fcntl(relay_fd, F_GETFL);
+    if (flags >= 0) fcntl(relay_fd, F_SETFL, flags | O_NONBLOCK);
+  }
   int status = 0;
 #ifdef SYS_pidfd_open
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
@@ -137,32 +429,70 @@ ChildOutcome Supervise(pid_t pid, const RunState& state) {
   int pidfd = -1;
 #endif
   while (true) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) break;
-    const int64_t limit_ns = state.pass_timeout_ns.load();
-    RunPhase ph = static_cast<RunPhase>(state.phase.load());
-    bool timed = limit_ns > 0 && (ph == RunPhase::kRunningPass || ph == RunPhase::kLoadingPlugin ||
-                                  ph == RunPhase::kScanningPlugin);
-    int64_t elapsed = NowNs() - state.phase_start_ns.load();
-    if (timed && elapsed > limit_ns) {
+    pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
+    if (r == pid && WIFSTOPPED(status)) {
+      // Nothing will continue it (the supervisor waits; the user's SIGCONT
+      // goes to the supervisor's group, not to the child's).
+      out.stopped_by = WSTOPSIG(status);
       kill(pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
-      out.timed_out = true;
       break;
     }
-    // Wake when the child ends (the pidfd), or in time to check the limit.
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) break;
+    const int64_t now = NowNs();
+    auto end_child = [&] {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    };
+    if (limits.deadline_ns > 0 && now >= limits.deadline_ns) {
+      end_child();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "--timeout %g s", limits.run_timeout_s);
+      out.limit = buf;
+      break;
+    }
+    const int64_t pass_limit_ns = state.pass_timeout_ns.load();
+    RunPhase ph = state.Phase();
+    const bool loading = ph == RunPhase::kLoadingPlugin || ph == RunPhase::kScanningPlugin;
+    // The load limit is the supervisor's, unless --pass-timeout is tighter.
+    const bool load_limited = loading && limits.load_timeout_ns > 0 &&
+                              (pass_limit_ns <= 0 || limits.load_timeout_ns < pass_limit_ns);
+    const int64_t limit_ns = load_limited ? limits.load_timeout_ns : pass_limit_ns;
+    bool timed = limit_ns > 0 && (ph == RunPhase::kRunningPass || loading);
+    int64_t elapsed = now - state.phase_start_ns.load();
+    if (timed && elapsed > limit_ns) {
+      end_child();
+      if (load_limited) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "--load-timeout %g s", limits.load_timeout_ns / 1e9);
+        out.limit = buf;
+      } else {
+        out.timed_out = true;
+      }
+      break;
+    }
+    // Wake when the child ends (the pidfd), or in time to check the limits.
     int wait_ms = 100;
     if (timed) {
       int64_t left_ms = (limit_ns - elapsed) / 1000000 + 1;
-      if (left_ms < wait_ms) wait_ms = static_cast<int>(left_ms);
+      if (left_ms < wait_ms) wait_ms = static_cast<int>(std::max<int64_t>(left_ms, 1));
     }
-    if (pidfd >= 0) {
-      pollfd pfd{pidfd, POLLIN, 0};
-      poll(&pfd, 1, wait_ms);
-    } else {
+    if (limits.deadline_ns > 0) {
+      int64_t left_ms = (limits.deadline_ns - now) / 1000000 + 1;
+      if (left_ms < wait_ms) wait_ms = static_cast<int>(std::max<int64_t>(left_ms, 1));
+    }
+    pollfd pfds[2] = {{pidfd, POLLIN, 0}, {relay_fd, POLLIN, 0}};
+    if (pidfd < 0 && relay_fd < 0) {
       usleep(static_cast<useconds_t>(wait_ms < 5 ? wait_ms : 5) * 1000);
+    } else {
+      if (pidfd < 0 && wait_ms > 5) wait_ms = 5;
+      poll(pfds, 2, wait_ms);
+      if (relay_fd >= 0 && (pfds[1].revents & (POLLIN | POLLHUP))) {
+        if (!RelayOnce(relay_fd)) relay_fd = -1;
+      }
     }
   }
   if (pidfd >= 0) close(pidfd);
@@ -201,23 +531,23 @@ std::string Printable(std::string_view s) {
 }
 
 bool DiedWhileScanning(const RunState& state, std::string* path) {
-  if (static_cast<RunPhase>(state.phase.load()) != RunPhase::kScanningPlugin) return false;
-  *path = state.subject;
-  return true;
+  if (state.Phase() != RunPhase::kScanningPlugin) return false;
+  *path = state.SubjectText();
+  return !path->empty();
 }
 
 std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
   if (o.exited && st.finished.load()) return "";
   std::string what;
-  RunPhase ph = static_cast<RunPhase>(st.phase.load());
-  std::string subject = Printable(st.subject);
+  RunPhase ph = st.Phase();
+  std::string subject = Printable(st.SubjectText());
   switch (ph) {
     case RunPhase::kLoadingPlugin:
     case RunPhase::kScanningPlugin:
       what = "while loading plugin " + subject;
       break;
     case RunPhase::kRunningPass:
-      what = "in pass " + subject + " of plugin " + Printable(st.plugin);
+      what = "in pass " + subject + " of plugin " + Printable(st.PluginText());
       break;
     case RunPhase::kLoadingInput:
       what = "while loading the input";
@@ -229,12 +559,16 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
       what = "while starting";
   }
   std::string why;
-  if (o.timed_out) {
+  if (o.stopped_by != 0) {
+    why = "stopped by " + SignalName(o.stopped_by) + " (and then killed)";
+  } else if (!o.limit.empty()) {
+    why = "time limit exceeded (" + o.limit + ")";
+  } else if (o.timed_out) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", st.pass_timeout_ns.load() / 1e9);
+    std::snprintf(buf, sizeof buf, "%g", st.PassTimeoutSeconds());
     why = std::string("time limit exceeded (--pass-timeout ") + buf + " s)";
   } else if (st.out_of_memory.load()) {
-    int64_t mb = st.memory_limit_mb.load();
+    int64_t mb = st.MemoryLimitMb();
     why = "out of memory" +
           (mb > 0 ? " (--memory-limit " + std::to_string(mb) + " MB)" : std::string());
   } else if (o.signal != 0) {

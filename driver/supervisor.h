@@ -60,7 +60,26 @@ struct RunState {
   void Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text = {});
   // Stores the pipeline prefixes; false if they do not fit.
   bool SetPrefixes(const std::vector<std::string>& yaml_prefixes);
+
+  // What the supervisor reads. The child may have written anything into
+  // the page (no terminating NUL, any bytes, any numbers, any offsets):
+  // every read is bounded by the field's size, numbers by their range.
+  // The texts are raw bytes; Printable() them before they go into a message.
+  std::string SubjectText() const;
+  std::string PluginText() const;
+  std::string FailureText() const;
+  std::string PluginsText() const;
+  // kStartup for a number that names no phase.
+  RunPhase Phase() const;
+  // The YAML of pipeline steps 0..top_step; empty unless the count and the
+  // offsets up to that step are consistent and inside the page.
   std::string Prefix(int top_step) const;
+  // True iff Prefix(top_step) would be non-empty for the step recorded.
+  bool HasPrefixForTopStep() const;
+  // The limits as recorded, clamped to what the command line accepts
+  // (0: none).
+  double PassTimeoutSeconds() const;
+  int64_t MemoryLimitMb() const;
 };
 
 // A RunState in memory shared with children forked after this call (never
@@ -79,11 +98,69 @@ struct ChildOutcome {
   int exit_code = 0;
   int signal = 0;  // the signal that ended the child, if any
   bool timed_out = false;
+  int stopped_by = 0;  // the child was stopped by this signal, and then killed
+  // A limit of the supervisor's own that ended the child ("--timeout 5 s").
+  std::string limit;
 };
 
+// The supervisor's own limits, which nothing in the child's page can lift.
+struct SuperviseLimits {
+  int64_t deadline_ns = 0;      // CLOCK_MONOTONIC; 0: none (--timeout)
+  double run_timeout_s = 0;     // for the message
+  int64_t load_timeout_ns = 0;  // one plugin load (--load-timeout); 0: none
+};
+
+// CLOCK_MONOTONIC, in nanoseconds.
+int64_t MonotonicNowNs();
+
+// In the supervisor, before the first fork: makes it the reaper of every
+// orphan below it (PR_SET_CHILD_SUBREAPER), so that no process a plugin
+// starts can leave the tree, and closes its memory to its children
+// (PR_SET_DUMPABLE 0: no /proc/PID/mem, no ptrace by a same-uid process).
+void BecomeSupervisor();
+
+// In the child, right after the fork and before any plugin code: dies with
+// the supervisor (PR_SET_PDEATHSIG; false if the supervisor is already
+// gone), leads its own process group (so that the supervisor can kill all of
+// it at once, and no signal to its group reaches the supervisor's), ignores
+// the terminal's stop signals (SIGTTOU, SIGTTIN: it is a background group
+// now), reads /dev/null as standard input, writes standard output to
+// standard error (a plugin's printf never reaches the user's output), and
+// closes every other descriptor except those in `keep`, which are moved to
+// 3, 4, ... in order (`keep` is updated to the new numbers). With
+// `stderr_fd` >= 0, standard error (and so output) becomes that descriptor:
+// the write end of the supervisor's relay (see Supervise).
+bool IsolateChild(pid_t supervisor, std::vector<int>* keep, int stderr_fd = -1);
+
+// Arms the supervisor's SIGINT, SIGTERM and SIGHUP handlers: they kill the
+// child `pid` (its process group and every descendant), remove the
+// temporary outputs not yet committed, and then die of the signal. 0
+// disarms the killing (the temporary files are still removed).
+void KillOnTerminatingSignal(pid_t pid);
+
+// Kills every process below this one (the child's process group
+// `child_pgid`, then every child left, as often as killing one makes its
+// own children ours) and reaps them. Returns the number of processes killed.
+int KillDescendants(pid_t child_pgid);
+
 // Waits for `pid`. While state.pass_timeout_ns is set, kills the child when
-// one plugin load or one pass has run longer than that.
-ChildOutcome Supervise(pid_t pid, const RunState& state);
+// one plugin load or one pass has run longer than that. A child that is
+// stopped (SIGSTOP, or a stop signal it raised itself) is killed: nothing
+// would ever continue it. With `relay_fd` >= 0 (the read end of the pipe
+// that is the child's standard error), what the child writes there is
+// copied to this process's standard error meanwhile, control bytes escaped
+// (Printable): the child never holds the user's terminal or log file.
+//
+// `limits` are the supervisor's own: the whole run ends at the deadline,
+// and a plugin load at the load timeout (as the child reports its phases: a
+// plugin can evade the per-pass and per-load limits by forging the page,
+// never the deadline).
+ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd = -1,
+                       const SuperviseLimits& limits = {});
+
+// Copies what is left in the relay pipe to standard error, until every
+// writer is gone (call after KillDescendants), and closes it.
+void DrainRelay(int relay_fd);
 
 // "SIGSEGV (segmentation fault)".
 std::string SignalName(int sig);

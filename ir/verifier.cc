@@ -131,7 +131,10 @@ struct ItemReport {
 // involve several items run afterwards (VerifyModule).
 class Verifier : public IRVisitor {
  public:
-  Verifier(const Module& m, size_t max_errors) : module_(m), max_errors_(max_errors) {
+  Verifier(const Module& m, const VerifyOptions& options)
+      : module_(m),
+        max_errors_(options.max_errors),
+        keep_recorded_type_(options.keep_recorded_type) {
     visit_types_ = false;
   }
 
@@ -491,6 +494,7 @@ class Verifier : public IRVisitor {
           Error("call_tir needs an extern kernel, but @" + k->name() + " is a function");
       }
     }
+    if (keep_recorded_type_ && keep_recorded_type_(*op)) return;
     auto r = InferOpCallType(Downcast<OpNode>(c->callee()), c->args(), c->attrs(), c->sinfo_args());
     if (!r.ok()) {
       Error(r.status().message());
@@ -505,6 +509,7 @@ class Verifier : public IRVisitor {
 
   const Module& module_;
   size_t max_errors_;
+  const std::function<bool(const OpNode&)>& keep_recorded_type_;
   const Node* current_item_ = nullptr;
   std::vector<VerifyError> errors_;
   ItemReport report_;
@@ -718,6 +723,13 @@ class SymbolicDimChecker {
 }  // namespace
 
 std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
+  VerifyOptions options;
+  options.max_errors = max_errors;
+  return VerifyModule(m, options);
+}
+
+std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& options) {
+  const size_t max_errors = options.max_errors;
   const ItemList& items = m.items();
   // Names the text format cannot spell (from JSON or binary input) would be
   // printed as text the parser cannot read back: refuse them here.
@@ -736,7 +748,7 @@ std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
   if (!name_errors.empty()) return name_errors;
   std::vector<ItemReport> reports(items.size());
   ParallelFor(items.size(), 0, [&](size_t i, size_t) {
-    reports[i] = Verifier(m, max_errors).Run(items[i].get());
+    reports[i] = Verifier(m, options).Run(items[i].get());
     if (auto* f = As<FunctionNode>(items[i]))
       SymbolicDimChecker(f, &reports[i].errors, max_errors).Run();
   });
@@ -786,8 +798,10 @@ std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
   return errors;
 }
 
-Status Verify(const Module& m) {
-  std::vector<VerifyError> errors = VerifyModule(m);
+Status Verify(const Module& m) { return Verify(m, VerifyOptions()); }
+
+Status Verify(const Module& m, const VerifyOptions& options) {
+  std::vector<VerifyError> errors = VerifyModule(m, options);
   if (errors.empty()) return Status::Ok();
   std::string msg = "the module is not well-formed:";
   for (const VerifyError& e : errors) msg += "\n  " + e.ToString();

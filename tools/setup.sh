@@ -23,6 +23,7 @@ packages=(
   libsimdjson-dev    # JSON loading
   libssl-dev         # SHA-256 of plugin files (libcrypto)
   libre2-dev         # regular expressions of pipeline steps (functions: REGEX)
+  libseccomp-dev     # the plugin child's seccomp filter (driver/sandbox.cc)
   libonnx-dev        # frontends/onnx: ONNX protobuf, checker, version converter
   libprotobuf-dev    # frontends/onnx (libonnx-dev does not pull it in)
   libonnx-testdata   # frontends/onnx:node_tests (ONNX's backend node tests)

@@ -1,0 +1,186 @@
+#include "driver/child_result.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "ir/op.h"
+#include "ir/serialize/serialize.h"
+#include "ir/verifier.h"
+
+namespace plir {
+namespace {
+
+constexpr char kMagic[8] = {'P', 'L', 'I', 'R', 'R', 'E', 'S', '\x01'};
+constexpr size_t kHeaderSize = 32;
+constexpr uint64_t kMaxNamesSize = uint64_t{16} << 20;
+constexpr size_t kMaxNameSize = 512;
+constexpr const char* kStandInOrigin =
+    "a plugin of the supervised child (stand-in in the supervisor)";
+
+void PutU32(char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(v >> (8 * i));
+}
+void PutU64(char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
+}
+uint32_t GetU32(const unsigned char* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+uint64_t GetU64(const unsigned char* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+Status WriteAt(int fd, std::string_view data, off_t at) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = pwrite(fd, data.data() + off, data.size() - off, at + static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Internal(std::string("writing the result: ") + std::strerror(errno));
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+bool IsOpNameChar(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
+}
+
+}  // namespace
+
+StatusOr<int> CreateResultFile() {
+  int fd = memfd_create("plir-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
+  return fd;
+}
+
+Status WriteChildResult(int fd, ChildResultKind kind, const std::vector<std::string>& op_names,
+                        std::string_view payload) {
+  std::string names;
+  for (const std::string& n : op_names) {
+    names += n;
+    names.push_back('\0');
+  }
+  char header[kHeaderSize] = {};
+  std::memcpy(header, kMagic, sizeof kMagic);
+  PutU32(header + 8, static_cast<uint32_t>(kind));
+  PutU64(header + 16, names.size());
+  PutU64(header + 24, payload.size());
+  if (ftruncate(fd, 0) != 0)
+    return Internal(std::string("resetting the result: ") + std::strerror(errno));
+  PLIR_RETURN_IF_ERROR(WriteAt(fd, names, kHeaderSize));
+  PLIR_RETURN_IF_ERROR(WriteAt(fd, payload, static_cast<off_t>(kHeaderSize + names.size())));
+  // The header last: a child that dies half-way leaves no valid magic.
+  return WriteAt(fd, std::string_view(header, kHeaderSize), 0);
+}
+
+ChildResult::ChildResult(ChildResult&& o) noexcept { *this = std::move(o); }
+
+ChildResult& ChildResult::operator=(ChildResult&& o) noexcept {
+  if (this != &o) {
+    if (map_) munmap(map_, map_size_);
+    map_ = o.map_;
+    map_size_ = o.map_size_;
+    kind_ = o.kind_;
+    op_names_ = std::move(o.op_names_);
+    payload_ = o.payload_;
+    o.map_ = nullptr;
+    o.map_size_ = 0;
+    o.payload_ = {};
+  }
+  return *this;
+}
+
+ChildResult::~ChildResult() {
+  if (map_) munmap(map_, map_size_);
+}
+
+StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes) {
+  // Sealed first: from here on, nobody can write, grow or shrink the file
+  // (F_SEAL_WRITE fails while any process still maps it writably).
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    return FailedPrecondition(std::string("the child's result cannot be sealed: ") +
+                              std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) return Internal(std::string("fstat: ") + std::strerror(errno));
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size == 0) return FailedPrecondition("the child ended without handing over a result");
+  if (size < kHeaderSize) return FailedPrecondition("the child's result is truncated");
+  if (size > max_bytes)
+    return ResourceExhausted("the child's result is larger than the limit of " +
+                             std::to_string(max_bytes) + " bytes (--max-input-bytes)");
+  ChildResult r;
+  r.map_size_ = static_cast<size_t>(size);
+  r.map_ = mmap(nullptr, r.map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (r.map_ == MAP_FAILED) {
+    r.map_ = nullptr;
+    return Internal(std::string("mapping the child's result: ") + std::strerror(errno));
+  }
+  const auto* p = static_cast<const unsigned char*>(r.map_);
+  if (std::memcmp(p, kMagic, sizeof kMagic) != 0)
+    return FailedPrecondition("the child's result has no valid header");
+  uint32_t kind = GetU32(p + 8);
+  uint64_t names_size = GetU64(p + 16), payload_size = GetU64(p + 24);
+  if (kind != static_cast<uint32_t>(ChildResultKind::kModule) &&
+      kind != static_cast<uint32_t>(ChildResultKind::kText))
+    return FailedPrecondition("the child's result is of unknown kind " + std::to_string(kind));
+  if (GetU32(p + 12) != 0 || names_size > kMaxNamesSize || payload_size > size ||
+      names_size + payload_size != size - kHeaderSize)
+    return FailedPrecondition("the child's result has inconsistent sizes");
+  r.kind_ = static_cast<ChildResultKind>(kind);
+  const char* names = reinterpret_cast<const char*>(p + kHeaderSize);
+  if (names_size > 0 && names[names_size - 1] != '\0')
+    return FailedPrecondition("the child's op-name table is not terminated");
+  for (size_t at = 0; at < names_size;) {
+    size_t len = strnlen(names + at, names_size - at);
+    std::string name(names + at, len);
+    if (name.empty() || name.size() > kMaxNameSize)
+      return FailedPrecondition("the child's op-name table holds an empty or too long name");
+    for (unsigned char c : name)
+      if (!IsOpNameChar(c))
+        return FailedPrecondition("the child's op-name table holds a name with a byte 0x" +
+                                  std::to_string(c) + " (not a letter, digit, '_' or '.')");
+    r.op_names_.push_back(std::move(name));
+    at += len + 1;
+  }
+  r.payload_ = std::string_view(names + names_size, static_cast<size_t>(payload_size));
+  return r;
+}
+
+StatusOr<Module> LoadResultModule(const ChildResult& r) {
+  if (r.kind() != ChildResultKind::kModule)
+    return FailedPrecondition("the child handed over text where a module was expected");
+  OpRegistry& ops = OpRegistry::Global();
+  for (const std::string& name : r.op_names()) {
+    if (ops.Lookup(name)) continue;  // a core op (or an earlier stand-in) keeps its checks
+    OpDef d;
+    d.name = name;
+    d.description = "stand-in for an op a plugin defined (its type is taken as recorded)";
+    d.min_args = 0;
+    d.max_args = -1;
+    d.origin = kStandInOrigin;
+    d.infer = [name](ExprSpan, const Attrs&, TypeSpan) -> StatusOr<Type> {
+      return FailedPrecondition("op " + name + " is a plugin's: the supervisor cannot infer it");
+    };
+    PLIR_RETURN_IF_ERROR(ops.Register(std::move(d)));
+  }
+  StatusOr<Module> m = LoadBinary(r.payload());
+  if (!m.ok())
+    return FailedPrecondition("the child's result does not load: " + m.status().message());
+  VerifyOptions options;
+  options.keep_recorded_type = [](const OpNode& op) { return op.def().origin == kStandInOrigin; };
+  if (Status s = Verify(*m, options); !s.ok())
+    return FailedPrecondition("the child's result does not verify: " + s.message());
+  return m;
+}
+
+}  // namespace plir

@@ -1,0 +1,86 @@
+// How the supervised child hands its result to the supervisor.
+//
+// The child never writes the user's output. It writes its result into an
+// anonymous file (a memfd) that the parent created before the fork, then
+// exits. Only when the child and every process it started are dead does
+// the parent seal the file against writes (so nothing can change it while
+// it is read), read it with bounds checked, and check it with its own code:
+// a module is loaded and verified in the parent, and the parent prints the
+// output and writes it. Nothing the child wrote reaches the user's output
+// byte for byte.
+//
+// The format (little-endian):
+//
+//   magic "PLIRRES\x01"                  8 bytes
+//   u32 kind                             1: a module, 2: text
+//   u32 reserved                         0
+//   u64 names_size                       bytes of the op-name table
+//   u64 payload_size
+//   names                                op names, each NUL-terminated
+//   payload                              a binary module (kind 1), or text
+//
+// and the file is exactly 32 + names_size + payload_size bytes. The names
+// are the ops that plugins registered in the child: the parent, which
+// loads no plugin, gives them stand-ins so that the module loads (see
+// VerifyOptions::keep_recorded_type).
+#ifndef PLIR_DRIVER_CHILD_RESULT_H_
+#define PLIR_DRIVER_CHILD_RESULT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace plir {
+
+enum class ChildResultKind : uint32_t { kModule = 1, kText = 2 };
+
+// Creates the anonymous file (sealable, close-on-exec) in the parent.
+StatusOr<int> CreateResultFile();
+
+// In the child: replaces the file's contents with a result.
+Status WriteChildResult(int fd, ChildResultKind kind, const std::vector<std::string>& op_names,
+                        std::string_view payload);
+
+// A result as the parent read it: owns a read-only mapping of the sealed
+// file, which the views point into.
+class ChildResult {
+ public:
+  ChildResult() = default;
+  ChildResult(ChildResult&& o) noexcept;
+  ChildResult& operator=(ChildResult&& o) noexcept;
+  ChildResult(const ChildResult&) = delete;
+  ChildResult& operator=(const ChildResult&) = delete;
+  ~ChildResult();
+
+  ChildResultKind kind() const { return kind_; }
+  const std::vector<std::string>& op_names() const { return op_names_; }
+  std::string_view payload() const { return payload_; }
+
+ private:
+  friend StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes);
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+  ChildResultKind kind_ = ChildResultKind::kText;
+  std::vector<std::string> op_names_;
+  std::string_view payload_;
+};
+
+// In the parent, once no other process can hold the file: seals it against
+// writes, growth and shrinking, maps it and checks the layout. Fails if the
+// file is empty (the child wrote no result), larger than `max_bytes`, does
+// not have the layout above, or if a process still maps it writably.
+StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes);
+
+// In the parent: the module of a kind-1 result, loaded and verified by the
+// parent's own code. The op names that are not registered get stand-ins
+// (registered for the life of the process) whose calls keep their
+// recorded type; every other call is re-inferred as usual.
+StatusOr<Module> LoadResultModule(const ChildResult& r);
+
+}  // namespace plir
+
+#endif  // PLIR_DRIVER_CHILD_RESULT_H_

@@ -1,0 +1,172 @@
+#include "driver/child_result.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "ir/op.h"
+#include "ir/serialize/serialize.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+
+namespace plir {
+namespace {
+
+constexpr uint64_t kMax = uint64_t{1} << 30;
+
+int NewFile() {
+  StatusOr<int> fd = CreateResultFile();
+  EXPECT_TRUE(fd.ok());
+  return *fd;
+}
+
+// Writes raw bytes, as a hostile child may.
+int FileWith(const std::string& bytes) {
+  int fd = NewFile();
+  EXPECT_EQ(pwrite(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+  return fd;
+}
+
+std::string Header(uint32_t kind, uint64_t names, uint64_t payload) {
+  std::string h = std::string("PLIRRES\x01", 8);
+  for (int i = 0; i < 4; ++i) h.push_back(static_cast<char>(kind >> (8 * i)));
+  h.append(4, '\0');
+  for (uint64_t v : {names, payload})
+    for (int i = 0; i < 8; ++i) h.push_back(static_cast<char>(v >> (8 * i)));
+  return h;
+}
+
+std::string ReadError(int fd) {
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  close(fd);
+  return r.ok() ? "" : r.status().message();
+}
+
+const char kModule[] = R"(#[version = "1"]
+def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = add(%x, %x);
+  %a
+}
+)";
+
+TEST(ChildResultTest, AModuleRoundTripsAndIsVerifiedInTheReader) {
+  StatusOr<Module> m = ParseModule(kModule);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  int fd = NewFile();
+  ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kModule, {}, SaveBinary(*m)).ok());
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  StatusOr<Module> back = LoadResultModule(*r);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(PrintModule(*back), PrintModule(*m));
+  // Sealed: nobody writes it any more.
+  EXPECT_EQ(pwrite(fd, "x", 1, 0), -1);
+  close(fd);
+}
+
+TEST(ChildResultTest, TextRoundTrips) {
+  int fd = NewFile();
+  ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kText, {}, "Pass  [plugin p]\n").ok());
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind(), ChildResultKind::kText);
+  EXPECT_EQ(r->payload(), "Pass  [plugin p]\n");
+  close(fd);
+}
+
+TEST(ChildResultTest, WhatAHostileChildLeavesIsRefused) {
+  EXPECT_NE(ReadError(NewFile()).find("without handing over a result"), std::string::npos);
+  EXPECT_NE(ReadError(FileWith("not a module\n")).find("truncated"), std::string::npos);
+  EXPECT_NE(ReadError(FileWith(std::string(64, 'x'))).find("no valid header"), std::string::npos);
+  EXPECT_NE(ReadError(FileWith(Header(7, 0, 0))).find("unknown kind 7"), std::string::npos);
+  // Sizes that do not add up, or wrap around.
+  EXPECT_NE(ReadError(FileWith(Header(1, 0, 5) + "abc")).find("inconsistent sizes"),
+            std::string::npos);
+  EXPECT_NE(ReadError(FileWith(Header(1, ~uint64_t{0} - 2, 4) + "abc")).find("inconsistent"),
+            std::string::npos);
+  // The op-name table: terminated, no empty or odd names.
+  EXPECT_NE(ReadError(FileWith(Header(1, 3, 0) + "abc")).find("not terminated"), std::string::npos);
+  EXPECT_NE(ReadError(FileWith(Header(1, 2, 0) + std::string("\0\0", 2))).find("empty"),
+            std::string::npos);
+  EXPECT_NE(ReadError(FileWith(Header(1, 4, 0) + std::string("a\nb\0", 4))).find("byte"),
+            std::string::npos);
+  // Bigger than the cap.
+  int fd = FileWith(Header(2, 0, 8) + "12345678");
+  StatusOr<ChildResult> r = ReadChildResult(fd, 16);
+  close(fd);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("larger than the limit"), std::string::npos);
+}
+
+TEST(ChildResultTest, AFileStillMappedWritablyCannotBeSealed) {
+  int fd = FileWith(Header(2, 0, 1) + "x");
+  void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  std::string e = ReadError(dup(fd));
+  EXPECT_NE(e.find("cannot be sealed"), std::string::npos) << e;
+  munmap(p, 4096);
+  close(fd);
+}
+
+TEST(ChildResultTest, ABinaryThatDoesNotLoadOrVerifyIsRefused) {
+  int fd = NewFile();
+  ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kModule, {}, "\x89PLIR\r\n\x1a junk").ok());
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  ASSERT_TRUE(r.ok());
+  StatusOr<Module> m = LoadResultModule(*r);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("does not load"), std::string::npos);
+  close(fd);
+}
+
+TEST(ChildResultTest, PluginOpsGetStandInsInTheReader) {
+  // A forked child registers an op the reader (this process) never sees,
+  // and hands over a module that calls it.
+  int fd = NewFile();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    OpDef d;
+    d.name = "child_only.scale";
+    d.min_args = d.max_args = 1;
+    d.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+      return args[0]->type();
+    };
+    d.origin = "a test plugin";
+    if (!OpRegistry::Global().Register(std::move(d)).ok()) _exit(2);
+    StatusOr<Module> m = ParseModule(R"(#[version = "1"]
+def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = child_only.scale(%x);
+  %b = add(%a, %a);
+  %b
+}
+)");
+    if (!m.ok()) _exit(3);
+    // "add" is a core op: named too, it gets no stand-in and keeps its checks.
+    Status s =
+        WriteChildResult(fd, ChildResultKind::kModule, {"child_only.scale", "add"}, SaveBinary(*m));
+    _exit(s.ok() ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ASSERT_FALSE(OpRegistry::Global().Lookup("child_only.scale"));
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  StatusOr<Module> back = LoadResultModule(*r);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  Op standin = OpRegistry::Global().Lookup("child_only.scale");
+  ASSERT_TRUE(standin);
+  EXPECT_NE(standin->def().origin.find("stand-in"), std::string::npos);
+  EXPECT_EQ(OpRegistry::Global().Lookup("add")->def().origin, "core");
+  EXPECT_NE(PrintModule(*back).find("child_only.scale(%x)"), std::string::npos);
+  close(fd);
+}
+
+}  // namespace
+}  // namespace plir
