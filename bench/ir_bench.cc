@@ -321,7 +321,7 @@ void HashLargeConstant(benchmark::State& state, bool first) {
   auto make = [&]() {
     auto c = ConstantNode::Make(
         TensorTypeNode::Make({Dim::Const(static_cast<int64_t>(bytes / 4))}, DataType::kFloat32),
-        std::make_shared<const std::string>(bytes, '\x01'));
+        std::make_shared<const TensorBytes>(std::string(bytes, '\x01')));
     return *c;
   };
   Ref<ConstantNode> kept = make();

@@ -51,17 +51,18 @@ int main(int argc, char** argv) {
     plir::Tensor t;
     t.dtype = dt;
     t.shape = {dim, dim};
-    auto buf = std::make_shared<std::string>(static_cast<size_t>(dim * dim) * 4, '\0');
+    auto buf = std::make_shared<plir::WritableTensorBytes>(
+        std::string(static_cast<size_t>(dim * dim) * 4, '\0'));
     for (int64_t k = 0; k < dim * dim; ++k) {
       state ^= state << 13;
       state ^= state >> 7;
       state ^= state << 17;
       if (dt == plir::DataType::kFloat32) {
         float f = static_cast<float>(static_cast<double>(state >> 11) / 9007199254740992.0 * 2 - 1);
-        std::memcpy(buf->data() + k * 4, &f, 4);
+        std::memcpy(buf->mutable_data() + k * 4, &f, 4);
       } else {
         int32_t v = static_cast<int32_t>(state % 2001) - 1000;
-        std::memcpy(buf->data() + k * 4, &v, 4);
+        std::memcpy(buf->mutable_data() + k * 4, &v, 4);
       }
     }
     t.data = std::move(buf);

@@ -80,7 +80,7 @@ StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) 
       return InvalidArgument(spec.substr(5) + " has " + std::to_string(bytes.size()) + " bytes; " +
                              TypeToString(type) + " needs " +
                              std::to_string(t.NumElements() * DataTypeSize(t.dtype)));
-    t.data = std::make_shared<const std::string>(std::move(bytes));
+    t.data = std::make_shared<const TensorBytes>(std::move(bytes));
     return t;
   }
   if (spec == "zeros") return MakeTensor(tt->dtype(), shape, [](int64_t) { return 0.0; });
@@ -126,7 +126,7 @@ void PrintValue(const ValueRef& v, const std::string& indent) {
     return;
   }
   const Tensor& t = v->tensor;
-  uint64_t h = Fnv1a64(*t.data);
+  uint64_t h = Fnv1a64(t.data->view());
   std::cout << indent << DataTypeName(t.dtype) << "[";
   for (size_t i = 0; i < t.shape.size(); ++i) std::cout << (i ? ", " : "") << t.shape[i];
   char buf[32];

@@ -20,7 +20,7 @@ constexpr int kMaxDepth = 2000;
 
 Tensor Untracked(const Tensor& t) {
   Tensor u = t;
-  u.data = std::make_shared<const std::string>(*t.data);
+  u.data = CopyTensorBytes(t.data->view());
   return u;
 }
 
@@ -59,24 +59,24 @@ struct MemoryTracker::State {
   std::mutex mu;
   // Kept buffers, oldest first; a few dozen at most, so a scan is cheap
   // next to the allocation it saves.
-  std::vector<std::unique_ptr<std::string>> free;  // guarded by mu
-  size_t kept = 0;                                 // guarded by mu
+  std::vector<std::unique_ptr<WritableTensorBytes>> free;  // guarded by mu
+  size_t kept = 0;                                         // guarded by mu
 
-  void Release(std::string* s) {
+  void Release(WritableTensorBytes* s) {
     size_t n = s->size();
     size_t now = live -= n;
     if (n < kMinKept || n > peak.load()) {
       delete s;
       return;
     }
-    std::vector<std::unique_ptr<std::string>> evicted;  // freed outside the lock
+    std::vector<std::unique_ptr<WritableTensorBytes>> evicted;  // freed outside the lock
     std::lock_guard<std::mutex> lock(mu);
     free.emplace_back(s);
     kept += n;
     Trim(now, &evicted);
   }
   // Evicts the least recently freed buffers until live + kept fits the peak.
-  void Trim(size_t now, std::vector<std::unique_ptr<std::string>>* evicted) {
+  void Trim(size_t now, std::vector<std::unique_ptr<WritableTensorBytes>>* evicted) {
     size_t drop = 0;
     while (now + kept > peak.load() && drop < free.size()) {
       kept -= free[drop]->size();
@@ -86,13 +86,13 @@ struct MemoryTracker::State {
     free.erase(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(drop));
   }
   // A kept buffer of `n` bytes, or null; `now` is live with it counted.
-  std::unique_ptr<std::string> Reuse(size_t n, size_t now) {
-    std::vector<std::unique_ptr<std::string>> evicted;
+  std::unique_ptr<WritableTensorBytes> Reuse(size_t n, size_t now) {
+    std::vector<std::unique_ptr<WritableTensorBytes>> evicted;
     std::lock_guard<std::mutex> lock(mu);
     if (n >= kMinKept) {
       for (size_t i = free.size(); i-- > 0;) {  // the most recently freed first
         if (free[i]->size() != n) continue;
-        std::unique_ptr<std::string> s = std::move(free[i]);
+        std::unique_ptr<WritableTensorBytes> s = std::move(free[i]);
         free.erase(free.begin() + static_cast<std::ptrdiff_t>(i));
         kept -= n;
         return s;
@@ -102,7 +102,7 @@ struct MemoryTracker::State {
     return nullptr;
   }
   void Drop() {
-    std::vector<std::unique_ptr<std::string>> evicted;
+    std::vector<std::unique_ptr<WritableTensorBytes>> evicted;
     std::lock_guard<std::mutex> lock(mu);
     evicted.swap(free);
     kept = 0;
@@ -122,20 +122,21 @@ void MemoryTracker::ResetPeak() {
   state_->peak = state_->live.load();
 }
 
-std::shared_ptr<std::string> MemoryTracker::Allocate(size_t bytes, bool zero) {
+std::shared_ptr<WritableTensorBytes> MemoryTracker::Allocate(size_t bytes, bool zero) {
   State& st = *state_;
   size_t now = st.live += bytes;
   size_t peak = st.peak.load();
   while (now > peak && !st.peak.compare_exchange_weak(peak, now)) {
   }
-  std::unique_ptr<std::string> s = st.Reuse(bytes, now);
+  std::unique_ptr<WritableTensorBytes> s = st.Reuse(bytes, now);
   if (!s)
-    s = zero ? std::make_unique<std::string>(bytes, '\0') : internal::NewStringForOverwrite(bytes);
+    s = std::make_unique<WritableTensorBytes>(zero ? std::string(bytes, '\0')
+                                                   : internal::NewStringForOverwrite(bytes));
   else if (zero)
-    std::memset(s->data(), 0, bytes);
+    std::memset(s->mutable_data(), 0, bytes);
   // The deleter holds the state: a buffer may outlive its tracker.
-  return std::shared_ptr<std::string>(s.release(),
-                                      [state = state_](std::string* p) { state->Release(p); });
+  return std::shared_ptr<WritableTensorBytes>(
+      s.release(), [state = state_](WritableTensorBytes* p) { state->Release(p); });
 }
 
 struct Interpreter::Frame {
@@ -182,8 +183,8 @@ void Interpreter::SetParamSource(std::vector<Tensor> params) {
 
 Tensor Interpreter::Track(const Tensor& t) {
   Tensor out = t;
-  std::shared_ptr<std::string> buf = memory_.Allocate(t.NumBytes());
-  if (t.data) std::copy(t.data->begin(), t.data->end(), buf->begin());
+  std::shared_ptr<WritableTensorBytes> buf = memory_.Allocate(t.NumBytes());
+  if (t.data) std::copy(t.data->begin(), t.data->end(), buf->mutable_data());
   out.data = std::move(buf);
   return out;
 }

@@ -65,7 +65,7 @@ class MemoryTracker {
  public:
   MemoryTracker();
   // `bytes` zero bytes; with `zero` false, contents the caller overwrites.
-  std::shared_ptr<std::string> Allocate(size_t bytes, bool zero = true);
+  std::shared_ptr<WritableTensorBytes> Allocate(size_t bytes, bool zero = true);
   size_t live() const;
   size_t peak() const;
   // Bytes of freed buffers kept for reuse.

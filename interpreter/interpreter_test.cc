@@ -518,19 +518,19 @@ def @main(%x: Tensor[(1,), int64]) -> Tensor[(1,), int64] {
 // the tracker.
 TEST(MemoryTrackerTest, ReusesFreedBuffersWithinThePeak) {
   constexpr size_t kBig = 1 << 20;
-  std::shared_ptr<std::string> survivor;
+  std::shared_ptr<WritableTensorBytes> survivor;
   {
     MemoryTracker m;
     auto a = m.Allocate(kBig);
     const char* where = a->data();
-    std::memset(a->data(), 0x5a, kBig);
+    std::memset(a->mutable_data(), 0x5a, kBig);
     a.reset();
     EXPECT_EQ(m.live(), 0u);
     EXPECT_EQ(m.kept(), kBig);
     auto b = m.Allocate(kBig);
     EXPECT_EQ(b->data(), where);  // the same memory, handed out again
     EXPECT_EQ(m.kept(), 0u);
-    EXPECT_EQ(b->find_first_not_of('\0'), std::string::npos);  // zeroed
+    EXPECT_EQ(b->view().find_first_not_of('\0'), std::string::npos);  // zeroed
     EXPECT_EQ(m.peak(), kBig);
     // Two live buffers of another size: the peak is 3 MiB.
     auto c = m.Allocate(kBig), d = m.Allocate(kBig);

@@ -46,9 +46,9 @@ std::string GenerateModel() {
 StatusOr<Tensor> Transpose(const std::vector<Tensor>& in, const Type&) {
   const Tensor& w = in[0];
   int64_t n = w.shape[0], m = w.shape[1];
-  std::shared_ptr<std::string> buf = AllocateTensorBuffer(w.NumBytes());
+  std::shared_ptr<WritableTensorBytes> buf = AllocateTensorBuffer(w.NumBytes());
   const float* src = reinterpret_cast<const float*>(w.data->data());
-  float* dst = reinterpret_cast<float*>(buf->data());
+  float* dst = reinterpret_cast<float*>(buf->mutable_data());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j) dst[j * n + i] = src[i * m + j];
   Tensor t;

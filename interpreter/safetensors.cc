@@ -338,8 +338,9 @@ StatusOr<Tensor> SafetensorsReader::Read(size_t i) const {
   Tensor t;
   t.dtype = e.dtype;
   t.shape = e.shape;
-  std::shared_ptr<std::string> buf = AllocateTensorBufferForOverwrite(e.size());  // read in full
-  if (!PreadFull(fd_, buf->data(), e.size(), header_.data_start + e.begin))
+  std::shared_ptr<WritableTensorBytes> buf =
+      AllocateTensorBufferForOverwrite(e.size());  // read in full
+  if (!PreadFull(fd_, buf->mutable_data(), e.size(), header_.data_start + e.begin))
     return Internal(path_ + ": tensor " + Quote(e.name) +
                     ": read failed (was the file truncated?)");
   t.data = std::move(buf);

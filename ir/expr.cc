@@ -161,12 +161,12 @@ Ref<StringImmNode> StringImmNode::Make(std::string value) {
 }
 
 uint64_t ConstantNode::ComputeDataHash() const {
-  uint64_t h = std::hash<std::string_view>()(*data_);
+  uint64_t h = std::hash<std::string_view>()(data_->view());
   data_hash_.store(h, std::memory_order_relaxed);
   return h;
 }
 
-StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const std::string> data) {
+StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const TensorBytes> data) {
   auto* tt = As<TensorTypeNode>(type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
     return InvalidArgument("a constant needs a tensor type with a static shape and a dtype, not " +
@@ -180,7 +180,7 @@ StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const 
       return InvalidArgument("constant of type " + TypeToString(type) + " is too large");
     n *= static_cast<uint64_t>(d.value);
   }
-  if (!data) data = std::make_shared<const std::string>();
+  if (!data) data = std::make_shared<const TensorBytes>();
   if (data->size() != n)
     return InvalidArgument("constant of type " + TypeToString(type) + " needs " +
                            std::to_string(n) + " bytes of data, got " +

@@ -19,6 +19,7 @@
 #include "ir/node.h"
 #include "ir/status.h"
 #include "ir/symbol.h"
+#include "ir/tensor_bytes.h"
 #include "ir/type.h"
 
 namespace plir {
@@ -235,16 +236,17 @@ class StringImmNode final : public ExprNode {
 };
 
 // A constant tensor: `const<Tensor[(2, 2), float32]>[1, 2, 3, 4]`. The data
-// is little-endian, row-major, and shared between copies of the node.
+// is little-endian, row-major, and shared between copies of the node; PLIR
+// owns it or borrows it (ir/tensor_bytes.h), and never writes it.
 class ConstantNode final : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::kConstant;
   // Fails unless `type` is a tensor type with a static shape and known dtype
   // and `data` holds exactly NumElements() * DataTypeSize(dtype) bytes.
-  static StatusOr<Ref<ConstantNode>> Make(Type type, std::shared_ptr<const std::string> data);
+  static StatusOr<Ref<ConstantNode>> Make(Type type, std::shared_ptr<const TensorBytes> data);
   const TensorTypeNode& tensor_type() const { return *As<TensorTypeNode>(type_); }
-  const std::string& data() const { return *data_; }
-  const std::shared_ptr<const std::string>& data_ptr() const { return data_; }
+  const TensorBytes& data() const { return *data_; }
+  const std::shared_ptr<const TensorBytes>& data_ptr() const { return data_; }
   // The hash of data() that structural hashing mixes in
   // (std::hash<std::string_view> of the bytes), computed on the first call
   // and kept in the node: a bound weight is hashed once, not once per
@@ -257,10 +259,10 @@ class ConstantNode final : public ExprNode {
   }
 
  private:
-  ConstantNode(Type t, std::shared_ptr<const std::string> d)
+  ConstantNode(Type t, std::shared_ptr<const TensorBytes> d)
       : ExprNode(kKind, std::move(t)), data_(std::move(d)) {}
   uint64_t ComputeDataHash() const;
-  std::shared_ptr<const std::string> data_;
+  std::shared_ptr<const TensorBytes> data_;
   // 0: not computed yet (a hash that is 0 is recomputed on every call).
   mutable std::atomic<uint64_t> data_hash_{0};
 };

@@ -23,11 +23,11 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(3,), float32]) -> Tensor[(2, 
 )";
 
 Ref<ConstantNode> LargeConstant(size_t n, char last) {
-  auto data = std::make_shared<std::string>(n * 4, '\x01');
-  data->back() = last;
+  auto data = std::make_shared<WritableTensorBytes>(std::string(n * 4, '\x01'));
+  data->mutable_data()[n * 4 - 1] = last;
   auto c = ConstantNode::Make(
       TensorTypeNode::Make({Dim::Const(static_cast<int64_t>(n))}, DataType::kFloat32),
-      std::shared_ptr<const std::string>(std::move(data)));
+      std::shared_ptr<const TensorBytes>(std::move(data)));
   EXPECT_TRUE(c.ok()) << c.status().message();
   return *c;
 }
@@ -39,7 +39,7 @@ TEST(StructuralTest, ConstantDataHashIsTheHashOfItsBytesAndKept) {
   Ref<ConstantNode> a = LargeConstant(1 << 16, '\x02'), b = LargeConstant(1 << 16, '\x02'),
                     c = LargeConstant(1 << 16, '\x03');
   uint64_t first = a->DataHash();
-  EXPECT_EQ(first, std::hash<std::string_view>()(a->data()));
+  EXPECT_EQ(first, std::hash<std::string_view>()(a->data().view()));
   EXPECT_EQ(a->DataHash(), first);
   uint64_t h = StructuralHash(a.get());
   EXPECT_EQ(StructuralHash(a.get()), h);

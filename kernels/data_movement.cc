@@ -74,7 +74,7 @@ StatusOr<Tensor> Take(const std::vector<Tensor>& args, const Attrs& attrs) {
   Tensor t = NewTensor(x.dtype, shape);
   size_t size = DataTypeSize(x.dtype);
   int64_t k = idx.NumElements();
-  char* dst = const_cast<char*>(t.data->data());
+  char* dst = MutableData(t);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < k; ++j) {
       int64_t i = idx.GetInt(j);
@@ -132,7 +132,7 @@ StatusOr<Tensor> Concat(const std::vector<Tensor>& args, const Attrs& attrs) {
   for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
   Tensor out = NewTensor(first.dtype, shape);
   size_t size = DataTypeSize(first.dtype);
-  char* dst = const_cast<char*>(out.data->data());
+  char* dst = MutableData(out);
   for (int64_t o = 0; o < outer; ++o)
     for (const Tensor& t : args) {
       size_t n = static_cast<size_t>(t.shape[axis] * inner) * size;
@@ -180,7 +180,7 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
   auto in_strides = Strides(x.shape);
   int64_t total = out.NumElements();
   std::vector<int64_t> idx(nd, 0);
-  char* dst = const_cast<char*>(out.data->data());
+  char* dst = MutableData(out);
   for (int64_t e = 0; e < total; ++e) {
     int64_t off = 0;
     for (size_t k = 0; k < nd; ++k) off += (start[k] + idx[k] * step[k]) * in_strides[k];
@@ -231,10 +231,10 @@ StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs
   int64_t n = t.NumElements();
   size_t size = DataTypeSize(a.dtype);
   // Every output element is copied in.
-  std::shared_ptr<std::string> data =
+  std::shared_ptr<WritableTensorBytes> data =
       AllocateTensorBufferForOverwrite(static_cast<size_t>(n) * size);
   const char* src = a.data->data();
-  char* dst = data->data();
+  char* dst = data->mutable_data();
   if (n > 0) {
     // Rows of the innermost output dimension, each a strided gather of
     // whole elements (typed for the common sizes, so the copy is a load and

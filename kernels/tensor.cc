@@ -50,14 +50,14 @@ Status CheckTensorSize(const Type& type, const std::string& what) {
   return Status::Ok();
 }
 
-std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes) {
+std::shared_ptr<WritableTensorBytes> AllocateTensorBuffer(size_t bytes) {
   if (current_allocator) return (*current_allocator)(bytes, /*zero=*/true);
-  return std::make_shared<std::string>(bytes, '\0');
+  return std::make_shared<WritableTensorBytes>(std::string(bytes, '\0'));
 }
 
-std::shared_ptr<std::string> AllocateTensorBufferForOverwrite(size_t bytes) {
+std::shared_ptr<WritableTensorBytes> AllocateTensorBufferForOverwrite(size_t bytes) {
   if (current_allocator) return (*current_allocator)(bytes, /*zero=*/false);
-  return NewStringForOverwrite(bytes);
+  return std::make_shared<WritableTensorBytes>(NewStringForOverwrite(bytes));
 }
 
 int64_t Tensor::NumElements() const { return Product(shape); }
@@ -90,8 +90,8 @@ Tensor MakeTensor(DataType dtype, std::vector<int64_t> shape,
   t.shape = std::move(shape);
   int64_t n = t.NumElements();
   int size = DataTypeSize(dtype);
-  std::shared_ptr<std::string> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
-  for (int64_t i = 0; i < n; ++i) Store(dtype, f(i), data->data() + i * size);
+  std::shared_ptr<WritableTensorBytes> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
+  for (int64_t i = 0; i < n; ++i) Store(dtype, f(i), data->mutable_data() + i * size);
   t.data = std::move(data);
   return t;
 }

@@ -18,13 +18,16 @@
 #include "ir/attrs.h"
 #include "ir/expr.h"
 #include "ir/status.h"
+#include "ir/tensor_bytes.h"
 
 namespace plir {
 
 struct Tensor {
   DataType dtype = DataType::kFloat32;
   std::vector<int64_t> shape;
-  std::shared_ptr<const std::string> data;  // NumElements() * DataTypeSize(dtype) bytes
+  // NumElements() * DataTypeSize(dtype) bytes, owned or borrowed
+  // (ir/tensor_bytes.h); never written once shared.
+  std::shared_ptr<const TensorBytes> data;
 
   int64_t NumElements() const;
   size_t NumBytes() const { return data ? data->size() : 0; }
@@ -42,15 +45,16 @@ struct Tensor {
 // thread to count live bytes; by default buffers come from the heap. With
 // `zero` the buffer is all zero bytes; without, its contents are
 // unspecified and the caller writes every byte before any is read.
-using TensorAllocator = std::function<std::shared_ptr<std::string>(size_t bytes, bool zero)>;
+using TensorAllocator =
+    std::function<std::shared_ptr<WritableTensorBytes>(size_t bytes, bool zero)>;
 // Installs `alloc` for the calling thread (null restores the default);
 // returns the previous one.
 const TensorAllocator* SetThreadTensorAllocator(const TensorAllocator* alloc);
 // A buffer of `bytes` zero bytes.
-std::shared_ptr<std::string> AllocateTensorBuffer(size_t bytes);
+std::shared_ptr<WritableTensorBytes> AllocateTensorBuffer(size_t bytes);
 // A buffer of `bytes` the caller overwrites in full (a kernel's output, a
 // tensor read from a file): it is not zeroed first.
-std::shared_ptr<std::string> AllocateTensorBufferForOverwrite(size_t bytes);
+std::shared_ptr<WritableTensorBytes> AllocateTensorBufferForOverwrite(size_t bytes);
 
 // The largest tensor the interpreter and plir-run create (default 16 GiB;
 // plir-run --max-tensor-bytes). CheckTensorSize fails (ResourceExhausted,

@@ -19,8 +19,8 @@ Tensor Of(DataType dt, std::vector<T> v, std::vector<int64_t> shape = {}) {
   Tensor t;
   t.dtype = dt;
   t.shape = shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(v.size())} : shape;
-  auto buf = std::make_shared<std::string>(v.size() * sizeof(T), '\0');
-  std::memcpy(buf->data(), v.data(), buf->size());
+  auto buf = std::make_shared<WritableTensorBytes>(std::string(v.size() * sizeof(T), '\0'));
+  std::memcpy(buf->mutable_data(), v.data(), buf->size());
   t.data = buf;
   return t;
 }
@@ -143,8 +143,9 @@ TEST(TensorKernelTest, PermuteMatchesTheDefinition) {
     a.dtype = dt;
     a.shape = shape;
     size_t size = DataTypeSize(dt);
-    a.data = std::make_shared<std::string>(static_cast<size_t>(a.NumElements()) * size, '\0');
-    for (char& c : const_cast<std::string&>(*a.data)) c = static_cast<char>(rng());
+    std::string bytes(static_cast<size_t>(a.NumElements()) * size, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    a.data = std::make_shared<const TensorBytes>(std::move(bytes));
     std::vector<AttrValue> ax;
     for (int64_t x : axes) ax.push_back(AttrValue::Int(x));
     auto r = EvalOp("permute_dims", {a}, Attrs().With(Symbol("axes"), AttrValue::List(ax)));
@@ -286,14 +287,14 @@ TEST(TensorKernelTest, MakeIntTensorChecksRange) {
 TEST(TensorTest, BuffersForOverwrite) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{24}, size_t{1} << 20}) {
     EXPECT_EQ(AllocateTensorBufferForOverwrite(n)->size(), n);
-    std::shared_ptr<std::string> z = AllocateTensorBuffer(n);
+    std::shared_ptr<WritableTensorBytes> z = AllocateTensorBuffer(n);
     EXPECT_EQ(z->size(), n);
-    EXPECT_EQ(z->find_first_not_of('\0'), std::string::npos);
+    EXPECT_EQ(z->view().find_first_not_of('\0'), std::string::npos);
   }
   std::vector<bool> asked;
   TensorAllocator alloc = [&](size_t bytes, bool zero) {
     asked.push_back(zero);
-    return std::make_shared<std::string>(bytes, '\0');
+    return std::make_shared<WritableTensorBytes>(std::string(bytes, '\0'));
   };
   const TensorAllocator* prev = SetThreadTensorAllocator(&alloc);
   AllocateTensorBuffer(8);

@@ -111,6 +111,10 @@ constexpr uint64_t PlirBoundaryLayoutHash() {
   PLIR_MIX_TYPE(plir::ExprSpan);
   PLIR_MIX_TYPE(plir::TypeSpan);
   PLIR_MIX_TYPE(plir::DataType);
+  // Tensor storage (ConstantNode::data_ptr(), Tensor::data), owned or borrowed.
+  PLIR_MIX_TYPE(plir::TensorBytes);
+  PLIR_MIX_TYPE(plir::WritableTensorBytes);
+  PLIR_MIX_TYPE(std::shared_ptr<const plir::TensorBytes>);
   PLIR_MIX_TYPE(std::string);
   PLIR_MIX_TYPE(std::vector<int>);
   PLIR_MIX_TYPE(std::function<void()>);

@@ -186,7 +186,7 @@ class Generator {
       }
     }
     auto c = ConstantNode::Make(TensorTypeNode::Make(std::move(shape), dt),
-                                std::make_shared<const std::string>(std::move(bytes)));
+                                std::make_shared<const TensorBytes>(std::move(bytes)));
     return *c;
   }
 
@@ -364,10 +364,10 @@ class SingleChange : public ExprMutator {
     }
     if (auto* c = As<ConstantNode>(n)) {
       if (!c->data().empty() && seen_++ == target_) {
-        std::string bytes = c->data();
+        std::string bytes(c->data().view());
         bytes[0] = static_cast<char>(bytes[0] ^ 1);
         return *ConstantNode::Make(c->type(),
-                                   std::make_shared<const std::string>(std::move(bytes)));
+                                   std::make_shared<const TensorBytes>(std::move(bytes)));
       }
     }
     return n;

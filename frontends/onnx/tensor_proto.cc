@@ -115,7 +115,7 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
     if (data.size() != bytes)
       return InvalidArgument(what + ": external data has " + std::to_string(data.size()) +
                              " bytes, expected " + std::to_string(bytes));
-    t.data = std::make_shared<const std::string>(std::move(data));
+    t.data = std::make_shared<const TensorBytes>(std::move(data));
     return t;
   }
   if (p.has_raw_data()) {
@@ -123,11 +123,11 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
       return InvalidArgument(what + ": raw_data has " + std::to_string(p.raw_data().size()) +
                              " bytes, expected " + std::to_string(bytes));
     // Moved out of the message, not copied (one copy of the weights).
-    auto s = std::make_shared<std::string>();
-    s->swap(*p.mutable_raw_data());
+    std::string s;
+    s.swap(*p.mutable_raw_data());
     if (dt == DataType::kBool)
-      for (char& c : *s) c = c != 0;
-    t.data = std::move(s);
+      for (char& c : s) c = c != 0;
+    t.data = std::make_shared<const TensorBytes>(std::move(s));
     return t;
   }
   auto mismatch = [&](size_t have) {
@@ -156,7 +156,7 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
     }
     if (have != count) return mismatch(have);
   }
-  auto out = std::make_shared<std::string>(bytes, '\0');
+  auto out = std::make_unique<std::string>(bytes, '\0');
   switch (dt) {
     case DataType::kFloat32:
       if (static_cast<size_t>(p.float_data_size()) != count) return mismatch(p.float_data_size());
@@ -198,7 +198,7 @@ StatusOr<Tensor> TensorFromProto(onnx::TensorProto& p, const std::string& base_d
       }
       break;
   }
-  t.data = std::move(out);
+  t.data = std::make_shared<const TensorBytes>(std::move(*out));
   return t;
 }
 

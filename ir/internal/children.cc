@@ -380,7 +380,7 @@ std::string ShortDescription(const Node* n) {
       std::string s = "constant of type " + TypeToString(c->type()) + " with bytes ";
       static const char* kHex = "0123456789abcdef";
       for (size_t i = 0; i < c->data().size() && i < 16; ++i) {
-        unsigned char b = static_cast<unsigned char>(c->data()[i]);
+        unsigned char b = static_cast<unsigned char>(c->data().data()[i]);
         s.push_back(kHex[b >> 4]);
         s.push_back(kHex[b & 15]);
       }

@@ -567,7 +567,7 @@ class Reader {
       case NodeKind::kConstant: {
         if (!TypeRef(&type) || !Count(&n, "data byte")) return false;
         if (Status st = internal::CheckConstantType(type); !st.ok()) return Fail(st.message());
-        auto data = std::make_shared<const std::string>(reinterpret_cast<const char*>(p_), n);
+        auto data = CopyTensorBytes({reinterpret_cast<const char*>(p_), n});
         p_ += n;
         auto c = ConstantNode::Make(std::move(type), std::move(data));
         if (!c.ok()) return Fail(c.status().message());

@@ -389,7 +389,7 @@ class Writer {
         auto* c = static_cast<const ConstantNode*>(n);
         type(c->type());
         o.Var(c->data().size());
-        o.bytes.append(c->data());
+        o.bytes.append(c->data().view());
         break;
       }
       case NodeKind::kCall: {

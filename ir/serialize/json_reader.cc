@@ -726,7 +726,7 @@ class JsonLoader {
           bytes[i] = static_cast<char>(hi * 16 + lo);
         }
         auto c = ConstantNode::Make(std::move(type),
-                                    std::make_shared<const std::string>(std::move(bytes)));
+                                    std::make_shared<const TensorBytes>(std::move(bytes)));
         if (!c.ok()) return c.status().WithPrefix(Where());
         return Ref<Node>(std::move(c).value());
       }

@@ -232,7 +232,7 @@ std::vector<uint32_t> FlattenModule(const Module& m, RecordSink& sink) {
         FillDims({static_cast<const PrimExprNode*>(n)->value()}, &r);
         break;
       case NodeKind::kConstant:
-        r.bytes = static_cast<const ConstantNode*>(n)->data();
+        r.bytes = std::string(static_cast<const ConstantNode*>(n)->data().view());
         break;
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(n);
@@ -517,7 +517,7 @@ StatusOr<Ref<Node>> NodeBuilder::Build(const Record& r) {
       PLIR_ASSIGN_OR_RETURN(Type t, Child<TypeNode>(r, 0));
       PLIR_RETURN_IF_ERROR(
           CheckConstantType(t).WithPrefix("node " + std::to_string(nodes_.size())));
-      auto c = ConstantNode::Make(std::move(t), std::make_shared<const std::string>(r.bytes));
+      auto c = ConstantNode::Make(std::move(t), std::make_shared<const TensorBytes>(r.bytes));
       if (!c.ok())
         return c.status().WithPrefix(At(nodes_.size()).substr(0, At(nodes_.size()).size() - 2));
       return Ref<Node>(*c);

@@ -334,7 +334,7 @@ Expr TextParser::ParseConstant() {
   }
   DataType dt = tt->dtype();
   size_t size = static_cast<size_t>(DataTypeSize(dt));
-  auto data = std::make_shared<std::string>();
+  auto data = std::make_unique<std::string>();
   if (Is(Tok::kHexString)) {
     if (c_.cur.value.size() != count * size)
       Fail("the hex payload has " + std::to_string(c_.cur.value.size()) + " bytes; " +
@@ -364,7 +364,7 @@ Expr TextParser::ParseConstant() {
            Here());
     Advance();
   }
-  auto c = ConstantNode::Make(type, std::move(data));
+  auto c = ConstantNode::Make(type, std::make_shared<const TensorBytes>(std::move(*data)));
   if (!c.ok()) Fail(c.status().message(), loc);
   return *c;
 }

@@ -335,7 +335,7 @@ class TextPrinter {
     DataType dt = t.dtype();
     int64_t n = t.NumElements();
     int size = DataTypeSize(dt);
-    const std::string& data = c->data();
+    const TensorBytes& data = c->data();
     if (static_cast<size_t>(n) <= opts_.max_inline_elements) {
       std::string elems = "[";
       bool ok = true;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -233,7 +234,7 @@ inline StatusOr<Tensor> IntTensor(const std::string& op, DataType dt, std::vecto
   int size = DataTypeSize(dt);
   i128 lo, hi;
   IntRange(dt, &lo, &hi);
-  std::shared_ptr<std::string> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
+  std::shared_ptr<WritableTensorBytes> data = AllocateTensorBuffer(static_cast<size_t>(n) * size);
   for (int64_t i = 0; i < n; ++i) {
     i128 v = 0;
     if (!f(i, &v))
@@ -242,7 +243,7 @@ inline StatusOr<Tensor> IntTensor(const std::string& op, DataType dt, std::vecto
     if (v < lo || v > hi)
       return InvalidArgument(op + ": " + std::string(DataTypeName(dt)) + " overflow at element " +
                              std::to_string(i) + " (result " + Int128ToString(v) + ")");
-    StoreInt(dt, v, data->data() + i * size);
+    StoreInt(dt, v, data->mutable_data() + i * size);
   }
   t.data = std::move(data);
   return t;
@@ -390,7 +391,13 @@ inline StatusOr<std::vector<int64_t>> KernelAxes(const std::string& op, const At
 inline const char* ElemPtr(const Tensor& t, int64_t i) {
   return t.data->data() + i * DataTypeSize(t.dtype);
 }
-inline char* MutableData(Tensor& t) { return const_cast<char*>(t.data->data()); }
+// The bytes of a kernel's own output, made by NewTensor or
+// NewTensorForOverwrite (owned, not yet shared): borrowed bytes are never
+// written.
+inline char* MutableData(Tensor& t) {
+  if (t.data->borrowed()) std::abort();
+  return const_cast<char*>(t.data->data());
+}
 
 // Reduction geometry: for a tensor of `shape` reduced over the (sorted)
 // `axes`, each element's "outer" index (its position with the reduced axes

@@ -12,6 +12,7 @@
 #define PLIR_KERNELS_INTERNAL_FAST_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 
 #include "kernels/tensor.h"
@@ -51,7 +52,8 @@ const T* DataOf(const Tensor& t) {
   return reinterpret_cast<const T*>(t.data->data());
 }
 template <typename T>
-T* MutableDataOf(Tensor& t) {
+T* MutableDataOf(Tensor& t) {  // a kernel's own output: never borrowed bytes
+  if (t.data->borrowed()) std::abort();
   return reinterpret_cast<T*>(const_cast<char*>(t.data->data()));
 }
 

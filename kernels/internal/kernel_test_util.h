@@ -23,8 +23,8 @@ Tensor Raw(DataType dt, std::vector<T> v, std::vector<int64_t> shape) {
   Tensor t;
   t.dtype = dt;
   t.shape = std::move(shape);
-  auto buf = std::make_shared<std::string>(v.size() * sizeof(T), '\0');
-  if (!v.empty()) std::memcpy(buf->data(), v.data(), buf->size());
+  auto buf = std::make_shared<WritableTensorBytes>(std::string(v.size() * sizeof(T), '\0'));
+  if (!v.empty()) std::memcpy(buf->mutable_data(), v.data(), buf->size());
   t.data = buf;
   return t;
 }

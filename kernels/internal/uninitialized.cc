@@ -5,10 +5,10 @@
 
 namespace plir::internal {
 
-std::unique_ptr<std::string> NewStringForOverwrite(size_t n) {
-  auto s = std::make_unique<std::string>();
+std::string NewStringForOverwrite(size_t n) {
+  std::string s;
   // Return n itself: libstdc++ 12 passes the capacity, not n, to the callback.
-  s->resize_and_overwrite(n, [n](char*, size_t) { return n; });
+  s.resize_and_overwrite(n, [n](char*, size_t) { return n; });
   return s;
 }
 

@@ -12,7 +12,7 @@
 
 namespace plir::internal {
 
-std::unique_ptr<std::string> NewStringForOverwrite(size_t n);
+std::string NewStringForOverwrite(size_t n);
 
 }  // namespace plir::internal
 

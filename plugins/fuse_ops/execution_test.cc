@@ -51,8 +51,8 @@ template <typename Fn>
 Tensor Make(std::vector<int64_t> shape, Fn&& fn) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
-  std::shared_ptr<std::string> buf = AllocateTensorBuffer(static_cast<size_t>(n) * 4);
-  fn(reinterpret_cast<float*>(buf->data()));
+  std::shared_ptr<WritableTensorBytes> buf = AllocateTensorBuffer(static_cast<size_t>(n) * 4);
+  fn(reinterpret_cast<float*>(buf->mutable_data()));
   Tensor t;
   t.dtype = DataType::kFloat32;
   t.shape = std::move(shape);

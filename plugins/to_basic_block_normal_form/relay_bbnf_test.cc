@@ -31,17 +31,17 @@ std::string g_plugin;
 
 Type Scalar(DataType dt) { return TensorTypeNode::Make({}, dt); }
 Expr Const(float v) {
-  auto data = std::make_shared<std::string>(sizeof(float), '\0');
-  std::memcpy(data->data(), &v, sizeof(float));
+  auto data = std::make_shared<WritableTensorBytes>(std::string(sizeof(float), '\0'));
+  std::memcpy(data->mutable_data(), &v, sizeof(float));
   return *ConstantNode::Make(Scalar(DataType::kFloat32), data);
 }
 Expr ConstI(int32_t v) {
-  auto data = std::make_shared<std::string>(sizeof(int32_t), '\0');
-  std::memcpy(data->data(), &v, sizeof(int32_t));
+  auto data = std::make_shared<WritableTensorBytes>(std::string(sizeof(int32_t), '\0'));
+  std::memcpy(data->mutable_data(), &v, sizeof(int32_t));
   return *ConstantNode::Make(Scalar(DataType::kInt32), data);
 }
 Expr ConstB(bool v) {
-  auto data = std::make_shared<std::string>(1, v ? '\1' : '\0');
+  auto data = std::make_shared<WritableTensorBytes>(std::string(1, v ? '\1' : '\0'));
   return *ConstantNode::Make(Scalar(DataType::kBool), data);
 }
 Expr Call(const char* op, Expr a, Expr b) { return *MakeOpCall(op, {a, b}); }
@@ -181,8 +181,8 @@ TEST(RelayBasicBlockNormalForm, If) {
 TEST(RelayBasicBlockNormalForm, Recursion) {
   Type i64 = Scalar(DataType::kInt64);
   auto c = [&](int64_t v) {
-    auto data = std::make_shared<std::string>(sizeof(int64_t), '\0');
-    std::memcpy(data->data(), &v, sizeof(int64_t));
+    auto data = std::make_shared<WritableTensorBytes>(std::string(sizeof(int64_t), '\0'));
+    std::memcpy(data->mutable_data(), &v, sizeof(int64_t));
     return Expr(*ConstantNode::Make(i64, data));
   };
   Var n = VarNode::Make("n", i64);

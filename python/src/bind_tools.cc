@@ -26,7 +26,7 @@
 namespace plir::py_bind {
 namespace {
 
-using Buffer = std::shared_ptr<const std::string>;
+using Buffer = std::shared_ptr<const TensorBytes>;
 
 // ---------------------------------------------------------------- tensors
 
@@ -34,8 +34,8 @@ using Buffer = std::shared_ptr<const std::string>;
 // so that a buffer that comes back (a run output as the next run's input, a
 // torch tensor made from a constant) is shared again instead of copied.
 std::mutex buffers_mu;
-std::unordered_map<const void*, std::weak_ptr<const std::string>>& Buffers() {
-  static auto* m = new std::unordered_map<const void*, std::weak_ptr<const std::string>>();
+std::unordered_map<const void*, std::weak_ptr<const TensorBytes>>& Buffers() {
+  static auto* m = new std::unordered_map<const void*, std::weak_ptr<const TensorBytes>>();
   return *m;
 }
 void Remember(const Buffer& b) {
@@ -93,7 +93,7 @@ py::array ToNumpy(const Tensor& t, bool writeable = false) {
   if (!name)
     Throw("error", InvalidArgument("a " + std::string(DataTypeName(t.dtype)) +
                                    " tensor has no numpy dtype"));
-  Buffer data = t.data ? t.data : std::make_shared<const std::string>();
+  Buffer data = t.data ? t.data : std::make_shared<const TensorBytes>();
   Remember(data);
   auto* keep = new Buffer(data);
   py::capsule base(keep, [](void* p) { delete static_cast<Buffer*>(p); });
@@ -144,7 +144,7 @@ Tensor FromArray(py::handle h, const char* param, bool* copied = nullptr) {
   if (copied) *copied = !b;
   if (!b) {
     py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
-    b = std::make_shared<const std::string>(static_cast<const char*>(c.data()), bytes);
+    b = CopyTensorBytes({static_cast<const char*>(c.data()), bytes});
   }
   t.data = std::move(b);
   return t;
@@ -190,7 +190,7 @@ py::object ToDLPack(const Tensor& t) {
           1};
   else
     dt = {static_cast<uint8_t>(IsUnsigned(t.dtype) ? 1 : 0), static_cast<uint8_t>(bits), 1};
-  auto* ctx = new DLContext{t.data ? t.data : std::make_shared<const std::string>(), t.shape, {}};
+  auto* ctx = new DLContext{t.data ? t.data : std::make_shared<const TensorBytes>(), t.shape, {}};
   Remember(ctx->data);
   ctx->managed.dl_tensor = {const_cast<char*>(ctx->data->data()),
                             {1, 0},
@@ -567,8 +567,8 @@ void BindTools(py::module_& m) {
         t.shape = shape;
         for (int64_t d : shape)
           if (d < 0) throw py::value_error("argument 'shape': negative dimension");
-        auto buf = std::make_shared<std::string>(
-            static_cast<size_t>(t.NumElements()) * DataTypeSize(dt), '\0');
+        auto buf = std::make_shared<WritableTensorBytes>(
+            std::string(static_cast<size_t>(t.NumElements()) * DataTypeSize(dt), '\0'));
         t.data = buf;
         return ToNumpy(t, /*writeable=*/true);
       },
