@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 #include "driver/pass_resolver.h"
@@ -130,22 +131,60 @@ DataType FromNumpy(const py::dtype& d, const char* param) {
   return *dt;
 }
 
-// The tensor of an array-like: shares its buffer when the memory is one
-// PLIR handed out (and the array covers all of it, C-contiguous), else
-// copies it once. `copied` says which.
-Tensor FromArray(py::handle h, const char* param, bool* copied = nullptr) {
+// A reference to `o` for TensorBytes that borrow its memory. The last
+// release may come from any thread (the interpreter and the pass manager run
+// with the GIL released, DLPack consumers call deleters where they like):
+// the reference is dropped with the GIL held. Once Python is finalizing, a
+// thread without the GIL cannot take it, and the reference is left.
+std::shared_ptr<const void> KeepAlive(py::object o) {
+  PyObject* p = o.release().ptr();
+  return std::shared_ptr<const void>(p, [](const void* q) {
+    auto* obj = static_cast<PyObject*>(const_cast<void*>(q));
+    if (!Py_IsInitialized()) return;
+    if (PyGILState_Check()) {
+      Py_DECREF(obj);
+      return;
+    }
+    if (_Py_IsFinalizing()) return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(obj);
+  });
+}
+
+// How FromArray got a tensor's bytes.
+enum class Source {
+  kShared,    // a buffer PLIR handed out, shared again
+  kBorrowed,  // the array's own memory, borrowed (holding the array)
+  kCopied,    // one copy (by numpy): the array is not C-contiguous, aligned, native-endian
+};
+
+// The tensor of an array-like. A C-contiguous, aligned, native-endian array
+// of a supported dtype is not copied: its memory is PLIR's own (shared
+// again) or borrowed, with a reference to the array (for a torch tensor,
+// numpy's view of it through DLPack, which holds the tensor). Anything else
+// is copied once. PLIR never writes the bytes of a borrowed array; the
+// caller must not write them either while PLIR holds them.
+Tensor FromArray(py::handle h, const char* param, Source* how = nullptr) {
   py::array a = AsArray(h, param);
   Tensor t;
   t.dtype = FromNumpy(a.dtype(), param);
   for (py::ssize_t i = 0; i < a.ndim(); ++i) t.shape.push_back(a.shape(i));
   size_t bytes = static_cast<size_t>(a.nbytes());
-  bool contiguous = a.flags() & py::array::c_style;
-  Buffer b = contiguous ? Recall(a.data(), bytes) : nullptr;
-  if (copied) *copied = !b;
-  if (!b) {
-    py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
-    b = CopyTensorBytes({static_cast<const char*>(c.data()), bytes});
+  Source s = Source::kShared;
+  bool native = py::str(a.dtype().attr("byteorder")).cast<std::string>() != ">";
+  if (!native || !(a.flags() & py::array::c_style) ||
+      !(a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_)) {
+    // numpy's one copy, then borrowed like any array (nothing else sees it).
+    s = Source::kCopied;
+    a = py::module_::import("numpy").attr("require")(a, a.dtype().attr("newbyteorder")("="),
+                                                     py::make_tuple("C", "A"));
   }
+  Buffer b = s == Source::kShared ? Recall(a.data(), bytes) : nullptr;
+  if (!b) {
+    if (s == Source::kShared) s = Source::kBorrowed;
+    b = std::make_shared<const TensorBytes>(a.data(), bytes, KeepAlive(a));
+  }
+  if (how) *how = s;
   t.data = std::move(b);
   return t;
 }
@@ -556,7 +595,8 @@ void BindTools(py::module_& m) {
         return Wrap(Unwrap(t.ToConstant()));
       },
       py::arg("value"), py::arg("dtype") = py::none(),
-      "A constant tensor; shares the buffer of an array PLIR handed out, else copies it once.");
+      "A constant tensor over the array's own memory (no copy) when it is C-contiguous, aligned "
+      "and native-endian; else over one copy.");
   m.def(
       "empty",
       [](std::vector<int64_t> shape, py::object dtype) {
@@ -578,13 +618,32 @@ void BindTools(py::module_& m) {
       "copied.");
   m.def(
       "to_dlpack", [](py::object a) { return ToDLPack(FromArray(a, "array")); }, py::arg("array"),
-      "A DLPack capsule of an array (no copy if PLIR handed the memory out).");
+      "A DLPack capsule over an array's memory (no copy unless the array needs one, as for "
+      "plir.const).");
   m.def(
       "_shares_buffer",
       [](py::object a) {
-        bool copied = true;
-        FromArray(a, "array", &copied);
-        return !copied;
+        Source how = Source::kCopied;
+        FromArray(a, "array", &how);
+        return how == Source::kShared;
+      },
+      py::arg("array"));
+  m.def(
+      "_borrows_memory",
+      [](py::object a) {
+        Source how = Source::kCopied;
+        FromArray(a, "array", &how);
+        return how == Source::kBorrowed;
+      },
+      py::arg("array"));
+  m.def(
+      "_release_on_other_thread",
+      [](py::object a) {
+        // Borrows the array, then drops the last handle on a thread that
+        // does not hold the GIL (as the interpreter's workers may).
+        Buffer b = FromArray(a, "array").data;
+        py::gil_scoped_release nogil;
+        std::thread([b = std::move(b)]() mutable { b.reset(); }).join();
       },
       py::arg("array"));
 

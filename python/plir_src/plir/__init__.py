@@ -191,9 +191,11 @@ def run(mod, entry="main", inputs=(), params=()):
     after inputs, as the ONNX importer lays them out); `params` may also be
     a dict by parameter name. Arrays are numpy arrays, torch tensors or
     anything array-like; a tuple is a tuple value. Returns a numpy array (or
-    a tuple of them) for a tensor (tuple) result. Arrays that PLIR handed
-    out (plir.empty, an earlier result, a constant's data) are not copied;
-    the results are read-only views of the interpreter's buffers.
+    a tuple of them) for a tensor (tuple) result. C-contiguous arrays
+    (numpy, torch through DLPack) are not copied: PLIR reads their memory
+    in place, holding a reference to them, and never writes it; others are
+    copied once. The results are read-only views of the interpreter's
+    buffers (an input handed back is the input's memory).
     """
     _check(mod, Module, "mod", "a plir.Module")
     _check(entry, str, "entry", "a str")
