@@ -61,13 +61,7 @@
 namespace plir {
 namespace {
 
-struct Flags {
-  std::string input;
-  std::string output;
-  std::string pipeline;
-  std::string passes;
-  std::vector<std::string> plugins;
-  std::vector<std::string> plugin_dirs;
+struct Flags : ToolFlags {  // input, -o, --pipeline, --passes, --plugin, --plugin-path
   std::string plir_opt;
   std::string test;
   int max_tests = 10000;
@@ -670,7 +664,7 @@ int ParseAndRun(int argc, char** argv) {
   EnterBuildWorkingDirectory("plir-reduce");
   CLI::App app{"plir-reduce: shrink a module while a failure persists"};
   Flags f;
-  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+  AddToolOptions(app, &f,
                  {.input = "the module that fails",
                   .output = "write the smallest failing module here (default: stdout)",
                   .pipeline = "the YAML pipeline that fails",

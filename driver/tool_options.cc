@@ -7,14 +7,13 @@
 
 namespace plir {
 
-CLI::Option* AddToolOptions(CLI::App& app, const ToolOptionTargets& to,
-                            const ToolOptionHelp& help) {
-  CLI::Option* input = app.add_option("input", *to.input, help.input);
-  app.add_option("-o,--output", *to.output, help.output);
-  CLI::Option* pipeline = app.add_option("--pipeline", *to.pipeline, help.pipeline);
-  app.add_option("--passes", *to.passes, help.passes)->excludes(pipeline);
-  app.add_option("--plugin", *to.plugins, help.plugin)->allow_extra_args(false);
-  app.add_option("--plugin-path", *to.plugin_dirs, help.plugin_dir)->allow_extra_args(false);
+CLI::Option* AddToolOptions(CLI::App& app, ToolFlags* to, const ToolOptionHelp& help) {
+  CLI::Option* input = app.add_option("input", to->input, help.input);
+  app.add_option("-o,--output", to->output, help.output);
+  CLI::Option* pipeline = app.add_option("--pipeline", to->pipeline, help.pipeline);
+  app.add_option("--passes", to->passes, help.passes)->excludes(pipeline);
+  app.add_option("--plugin", to->plugins, help.plugin)->allow_extra_args(false);
+  app.add_option("--plugin-path", to->plugin_dirs, help.plugin_dir)->allow_extra_args(false);
   return input;
 }
 
