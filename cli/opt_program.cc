@@ -205,13 +205,11 @@ Status AddCommandLinePasses(const Flags& f, PluginLoader& loader, Pipeline& pipe
       if (!known.ok()) {
         if (known.status().code() != StatusCode::kNotFound)
           return Reword(known.status(), "plir-opt: " + Printable(known.status().message()));
-        return Reword(known.status(), "plir-opt: --passes: " +
-                                          Printable(known.status().message()));
+        return Reword(known.status(), "plir-opt: --passes: " + Printable(known.status().message()));
       }
       auto step = MakePassStep(PassRegistry::Global(), name);
       if (!step.ok())
-        return Reword(step.status(), "plir-opt: --passes: " +
-                                         Printable(step.status().message()));
+        return Reword(step.status(), "plir-opt: --passes: " + Printable(step.status().message()));
       pipeline.steps.push_back(std::move(step).value());
     }
     if (Status s = CheckProperties(pipeline.steps, PassRegistry::Global()); !s.ok())
@@ -222,8 +220,8 @@ Status AddCommandLinePasses(const Flags& f, PluginLoader& loader, Pipeline& pipe
     if (p == "all") continue;
     auto known = ResolvePassName(p, loader, PassRegistry::Global());
     if (!known.ok())
-      return Reword(known.status(), "plir-opt: --print-after: " +
-                                        Printable(known.status().message()));
+      return Reword(known.status(),
+                    "plir-opt: --print-after: " + Printable(known.status().message()));
   }
   return Status::Ok();
 }
@@ -321,8 +319,7 @@ Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& 
     setup->gate = std::make_shared<BisectGate>(f.bisect_limit, &std::cerr);
     auto r = setup->gate->GatedRegistry(PassRegistry::Global());
     if (!r.ok())
-      return Reword(r.status(), "plir-opt: --bisect-limit: " +
-                                    Printable(r.status().message()));
+      return Reword(r.status(), "plir-opt: --bisect-limit: " + Printable(r.status().message()));
     setup->gated_registry = std::move(r).value();
   }
   PassContext& ctx = setup->ctx;
@@ -345,8 +342,7 @@ Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& 
   AddInstruments(opts, &std::cerr, ctx);
   if (!f.dump_ir_dir.empty()) {
     auto dump = IrDumpInstrument::Create(f.dump_ir_dir, module, setup->gate.get());
-    if (!dump.ok())
-      return Reword(dump.status(), "plir-opt: " + Printable(dump.status().message()));
+    if (!dump.ok()) return Reword(dump.status(), "plir-opt: " + Printable(dump.status().message()));
     ctx.instruments.push_back(*dump);
   }
   if (f.check_execution) {
@@ -378,16 +374,17 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
               ProgramResult* program) {
   auto fail_pass = [&](std::string message) {
     if (state->Phase() == RunPhase::kRunningPass)
-      message += "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
+      message +=
+          "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
     state->pass_failed.store(1);
     std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
     return Error(Printable(message));
   };
   const PassRegistry& registry =
       setup.gated_registry ? *setup.gated_registry : PassRegistry::Global();
-  StatusOr<Module> result = PassManager(registry).Run(
-      pipeline.steps, module, setup.ctx,
-      [&](size_t i) { state->top_step.store(static_cast<int32_t>(i)); });
+  StatusOr<Module> result =
+      PassManager(registry).Run(pipeline.steps, module, setup.ctx,
+                                [&](size_t i) { state->top_step.store(static_cast<int32_t>(i)); });
   for (const std::string& w : setup.ctx.TakeWarnings())
     std::cerr << "warning: " << Printable(w) << "\n";
   if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
@@ -423,8 +420,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
     return 0;
   }
   ApplyPipelineLimits(f, *pipeline, state);
-  std::shared_ptr<PhaseInstrument> phases =
-      RecordRunMaterial(f, loader, *pipeline, state, program);
+  std::shared_ptr<PhaseInstrument> phases = RecordRunMaterial(f, loader, *pipeline, state, program);
   StatusOr<Module> module = LoadInput(f, input_path, input_name, state);
   if (!module.ok()) return Error(module.status().message());
   PassSetup setup;

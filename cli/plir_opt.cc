@@ -80,25 +80,6 @@ using opt::ProgramResult;
 using opt::RunPipeline;
 using opt::SplitList;
 
-// A number of seconds in [lo, hi]: CLI11's Range lets NaN through, and a
-// limit of NaN seconds would mean none.
-CLI::Validator Seconds(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& s) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) ||
-            v < lo || v > hi) {
-          std::ostringstream range;
-          range << "must be a number of seconds from " << lo << " to " << hi << ", not " << s;
-          return range.str();
-        }
-        return "";
-      },
-      "SECONDS");
-}
-
 // The input as the child reads it: a regular file by path; anything else
 // (standard input, a pipe, a /proc file) read by the parent, up to the
 // size cap, into an anonymous file the child reads instead (and the
@@ -566,8 +547,7 @@ int ParseAndRun(int argc, char** argv) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--load-timeout", f.load_timeout_s,
                  "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
-      ->check(CLI::Validator(
-          [](std::string& s) { return s == "0" ? std::string() : Seconds(0.001, 1e6)(s); }, ""));
+      ->check(Seconds(0.001, 1e6, /*or_zero=*/true));
   app.add_option("--memory-limit", f.memory_limit_mb,
                  "cap the address space of the run (megabytes)")
       ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 namespace plir {
 
@@ -15,6 +18,23 @@ CLI::Option* AddToolOptions(CLI::App& app, ToolFlags* to, const ToolOptionHelp& 
   app.add_option("--plugin", to->plugins, help.plugin)->allow_extra_args(false);
   app.add_option("--plugin-path", to->plugin_dirs, help.plugin_dir)->allow_extra_args(false);
   return input;
+}
+
+CLI::Validator Seconds(double lo, double hi, bool or_zero) {
+  return CLI::Validator(
+      [lo, hi, or_zero](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double v = std::strtod(s.c_str(), &end);
+        const bool number =
+            !s.empty() && end == s.c_str() + s.size() && errno != ERANGE && std::isfinite(v);
+        if (number && ((v >= lo && v <= hi) || (or_zero && v == 0))) return "";
+        std::ostringstream range;
+        range << "must be a number of seconds from " << lo << " to " << hi
+              << (or_zero ? ", or 0" : "") << ", not " << s;
+        return range.str();
+      },
+      "SECONDS");
 }
 
 void EnterBuildWorkingDirectory(const char* tool) {

@@ -29,6 +29,11 @@ struct ToolOptionHelp {
 // Returns the `input` option (plir-reduce requires it).
 CLI::Option* AddToolOptions(CLI::App& app, ToolFlags* to, const ToolOptionHelp& help);
 
+// A number of seconds in [lo, hi] (with `or_zero`, also exactly 0, "no
+// limit"): CLI11's Range lets NaN through, and a limit of NaN seconds would
+// mean none.
+CLI::Validator Seconds(double lo, double hi, bool or_zero = false);
+
 // Under `bazel run`, relative paths resolve against the user's directory
 // ($BUILD_WORKING_DIRECTORY); `tool` names the program in a failure.
 void EnterBuildWorkingDirectory(const char* tool);
