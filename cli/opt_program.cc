@@ -372,11 +372,16 @@ Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& 
 // reproducer) and names the running pass's plugin.
 int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, RunState* state,
               ProgramResult* program) {
-  auto fail_pass = [&](std::string message) {
+  // A reproducer is written for crashes and limits, not for option
+  // errors: a pass's InvalidArgument (a refused option value or input) gets
+  // none; anything else (Internal, ResourceExhausted, FailedPrecondition
+  // from the verifier and the checks) does.
+  auto fail_pass = [&](std::string message, StatusCode code) {
     if (state->Phase() == RunPhase::kRunningPass)
       message +=
           "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
-    state->pass_failed.store(1);
+    state->pass_failed.store(code == StatusCode::kInvalidArgument ? RunState::kPassFailedNoBundle
+                                                                  : RunState::kPassFailedBundle);
     std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
     return Error(Printable(message));
   };
@@ -387,12 +392,14 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
                                 [&](size_t i) { state->top_step.store(static_cast<int32_t>(i)); });
   for (const std::string& w : setup.ctx.TakeWarnings())
     std::cerr << "warning: " << Printable(w) << "\n";
-  if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
+  if (!result.ok())
+    return fail_pass("plir-opt: " + result.status().message(), result.status().code());
   KeepUntilExit(*result);
   // verify: none means none; "end" (and the default) checks the result.
   if (setup.verify == VerifyMode::kEnd) {
     if (Status s = Verify(*result); !s.ok())
-      return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
+      return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message(),
+                       StatusCode::kInternal);
   }
   program->module = *result;
   return 0;

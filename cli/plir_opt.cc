@@ -299,7 +299,8 @@ int Main(Flags f) {
                    "--no-isolate\n";
     ProgramResult result;
     int rc = RunPipeline(f, in.path, in.name, state, &result);
-    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
+    if (rc != 0 && state->PassFailureWantsReproducer())
+      WriteBundle(f, in, *state, state->FailureText());
     if (rc == 0)
       if (Status s = CommitResult(f, result, out); !s.ok())
         return Error("plir-opt: " + Printable(s.message()));
@@ -409,7 +410,7 @@ int Main(Flags f) {
     if (why.empty()) {
       // The child finished its program.
       if (o.exit_code != 0) {
-        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
+        if (state->PassFailureWantsReproducer()) WriteBundle(f, in, *state, state->FailureText());
         return 1;
       }
       StatusOr<ProgramResult> result = TakeChildResult(f, *result_fd);

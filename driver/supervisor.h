@@ -38,8 +38,15 @@ struct RunState {
   std::atomic<int32_t> top_step{-1};       // index of the running top-level pipeline step
   std::atomic<int32_t> out_of_memory{0};
   std::atomic<int32_t> stack_overflow{0};
-  std::atomic<int32_t> pass_failed{0};  // a pass or the verifier reported an error
-  std::atomic<int32_t> finished{0};     // the child reached the end of its program
+  // A pass, an instrument or the verifier reported an error:
+  // kPassFailedBundle (a bug or a limit: a reproducer is written) or
+  // kPassFailedNoBundle (InvalidArgument: a bad option or input, which a
+  // reproducer would only repeat). 0: none.
+  static constexpr int32_t kPassFailedBundle = 1;
+  static constexpr int32_t kPassFailedNoBundle = 2;
+  std::atomic<int32_t> pass_failed{0};
+  bool PassFailureWantsReproducer() const { return pass_failed.load() == kPassFailedBundle; }
+  std::atomic<int32_t> finished{0};  // the child reached the end of its program
   // Limits in force (the command line's, or the pipeline's once loaded).
   std::atomic<int64_t> pass_timeout_ns{0};
   std::atomic<int64_t> memory_limit_mb{0};
