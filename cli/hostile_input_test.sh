@@ -134,4 +134,35 @@ if [ -z "${ASAN_OPTIONS:-}" ]; then
   done
 fi
 
+# Pipeline limits and bundle values have the command line's ranges (hostile
+# round Y4/Y5, T7-T11): a positioned error, exit 1, nothing written.
+printf 'version: 1\npasses: [DeadCodeElimination]\nlimits: {pass_timeout: 1e-300}\n' > "$tmp/tiny.yaml"
+rm -f "$tmp/out.plir"
+"$opt" "$model" --pipeline "$tmp/tiny.yaml" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+check "limits.pass_timeout 1e-300: positioned error (rc=$rc)" \
+  'clean $rc "$tmp/err" && grep -q "tiny.yaml:3:24: pass_timeout must be a number of seconds from 0.001" "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+"$opt" "$model" --pipeline "$tmp/tiny.yaml" --emit-pipeline > "$tmp/emitted" 2> "$tmp/err"; rc=$?
+check "limits.pass_timeout 1e-300: not echoed by --emit-pipeline (rc=$rc)" '[ $rc -eq 1 ] && ! grep -q "1e-300" "$tmp/emitted"'
+mkdir -p "$tmp/bundle"
+cp "$model" "$tmp/bundle/input.plir"
+printf 'version: 1\npasses: [DeadCodeElimination]\n' > "$tmp/bundle/pipeline.yaml"
+for kv in "threads: 100000:4:10" "memory_limit: 9007199254740992:4:15" "memory_limit: -5:4:15" \
+          "opt_level: 99:4:12" "pass_timeout: 1e300:4:15" "plugins: [{name: x}]:4:11" "plugins: 5:4:10"; do
+  v="${kv%:*:*}"; pos="${kv#"$v"}"
+  printf 'version: 1\ninput: input.plir\npipeline: pipeline.yaml\n%s\n' "$v" > "$tmp/bundle/reproducer.yaml"
+  rm -f "$tmp/out.plir"
+  "$opt" --reproduce "$tmp/bundle" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+  check "reproducer.yaml '$v': positioned error (rc=$rc)" \
+    'clean $rc "$tmp/err" && grep -q "bundle/reproducer.yaml$pos: " "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+done
+
+# Standard input larger than the memory plir-opt may have (hostile round
+# L7): a message naming what was read, not std::bad_alloc. AddressSanitizer
+# reserves terabytes of address space, so not under it.
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+  yes def | prlimit --as=600000000 "$opt" - -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+  check "standard input past an address-space limit: a clean message (rc=$rc)" \
+    'clean $rc "$tmp/err" && grep -qE "standard input: out of memory after [0-9]+ bytes; --max-input-bytes caps it" "$tmp/err" && ! grep -q "bad_alloc" "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+fi
+
 exit $fail
