@@ -37,13 +37,15 @@ void CopyTo(char* dst, size_t cap, std::string_view s) {
 }
 
 RunState* g_state = nullptr;
+const char* g_tool = "plir-opt";
 
 void OnOutOfMemory() {
   // operator new failed (under --memory-limit, the address-space cap): say
   // so and end here; unwinding through a plugin that cannot cope is worse.
   if (g_state) g_state->out_of_memory.store(1);
-  static const char kMsg[] = "plir-opt: out of memory\n";
-  ssize_t ignored = write(2, kMsg, sizeof kMsg - 1);
+  static const char kMsg[] = ": out of memory\n";
+  ssize_t ignored = write(2, g_tool, strlen(g_tool));
+  ignored = write(2, kMsg, sizeof kMsg - 1);
   (void)ignored;
   _exit(3);
 }
@@ -291,6 +293,10 @@ void RunState::Enter(RunPhase p, std::string_view subject_text, std::string_view
   phase_seq.fetch_add(1);
 }
 
+void RunState::EnterKernel(std::string_view kernel, std::string_view plugin_text) {
+  Enter(RunPhase::kRunningKernel, kernel, plugin_text);
+}
+
 bool RunState::SetPrefixes(const std::vector<std::string>& yaml_prefixes) {
   size_t used = 0;
   num_prefixes = 0;
@@ -318,10 +324,15 @@ std::string RunState::PluginText() const { return Bounded(plugin); }
 std::string RunState::FailureText() const { return Bounded(failure); }
 std::string RunState::PluginsText() const { return Bounded(plugins); }
 
+std::string RunState::KernelText() const {
+  if (Phase() != RunPhase::kRunningKernel) return "";
+  return "the kernel of " + Printable(SubjectText()) + " of plugin " + Printable(PluginText());
+}
+
 RunPhase RunState::Phase() const {
   int32_t p = phase.load();
   if (p < static_cast<int32_t>(RunPhase::kStartup) ||
-      p > static_cast<int32_t>(RunPhase::kWritingOutput))
+      p > static_cast<int32_t>(RunPhase::kRunningKernel))
     return RunPhase::kStartup;
   return static_cast<RunPhase>(p);
 }
@@ -359,8 +370,9 @@ RunState* NewRunState(bool shared) {
   return new (p) RunState();
 }
 
-void InstallCrashHandlers(RunState* state) {
+void InstallCrashHandlers(RunState* state, const char* tool) {
   g_state = state;
+  g_tool = tool;
   std::set_new_handler(OnOutOfMemory);
   // The handler runs on its own stack: the thread's own may be exhausted.
   static char* alt = new char[1 << 16];
@@ -536,7 +548,7 @@ bool DiedWhileScanning(const RunState& state, std::string* path) {
   return !path->empty();
 }
 
-std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
+std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o, std::string_view tool) {
   if (o.exited && st.finished.load()) return "";
   std::string what;
   RunPhase ph = st.Phase();
@@ -554,6 +566,15 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
       break;
     case RunPhase::kWritingOutput:
       what = "while writing the output";
+      break;
+    case RunPhase::kRunning: {
+      what = "while running " + subject;
+      std::string loaded = Printable(st.PluginText());
+      if (!loaded.empty()) what += " (plugins loaded: " + loaded + ")";
+      break;
+    }
+    case RunPhase::kRunningKernel:
+      what = "in " + st.KernelText();
       break;
     default:
       what = "while starting";
@@ -581,7 +602,7 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
   } else {
     why = "the process ended abnormally";
   }
-  return "plir-opt: " + why + " " + what;
+  return std::string(tool) + ": " + why + " " + what;
 }
 
 }  // namespace plir

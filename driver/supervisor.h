@@ -1,12 +1,13 @@
-// Process isolation for plir-opt.
+// Process isolation for plir-opt and plir-run.
 //
-// plir-opt forks before it loads any plugin: the child loads plugins and
-// runs the pipeline; the parent (the supervisor) owns the input and the
-// output and waits. The child records what it is doing (loading which
-// plugin, running which pass of which plugin) in a page of memory shared
-// with the parent, so that when the child dies (a signal, an exit() from a
-// plugin, a memory or time limit) the parent can say what was running and
-// what killed it.
+// The tool forks before it loads any plugin: the child loads plugins and
+// runs the pipeline (plir-run: the entry function); the parent (the
+// supervisor) owns the input and the output and waits. The child records
+// what it is doing (loading which plugin, running which pass of which
+// plugin, or which plugin's kernel) in a page of memory shared with the
+// parent, so that when the child dies (a signal, an exit() from a plugin, a
+// memory or time limit) the parent can say what was running and what
+// killed it. driver/supervised_child.h runs a program so.
 #ifndef PLIR_DRIVER_SUPERVISOR_H_
 #define PLIR_DRIVER_SUPERVISOR_H_
 
@@ -27,6 +28,8 @@ enum class RunPhase : int32_t {
   kLoadingInput,
   kRunningPass,
   kWritingOutput,
+  kRunning,        // plir-run runs the entry function (subject "@main")
+  kRunningKernel,  // ... and is in a plugin's kernel (subject "op NAME" or "extern @NAME")
 };
 
 // The state the child shares with the supervisor. Fixed-size, no pointers:
@@ -43,8 +46,10 @@ struct RunState {
   // Limits in force (the command line's, or the pipeline's once loaded).
   std::atomic<int64_t> pass_timeout_ns{0};
   std::atomic<int64_t> memory_limit_mb{0};
-  char subject[1024] = {};  // plugin path being loaded, or the pass name
-  char plugin[2048] = {};   // the running pass's plugin: "NAME VERSION (PATH)"
+  char subject[1024] = {};  // plugin path being loaded, the pass name, or the kernel
+  // The running pass's (or kernel's) plugin: "NAME VERSION (PATH)"; in
+  // kRunning, the plugins loaded, comma-separated.
+  char plugin[2048] = {};
   char failure[4096] = {};  // the error message when pass_failed
   // Reproducer material, written once the pipeline is loaded: the loaded
   // plugins ("PATH\tNAME\tVERSION\n" lines) and, for each top-level step i,
@@ -58,6 +63,9 @@ struct RunState {
 
   // Records a phase change (also resets the timer the pass timeout uses).
   void Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text = {});
+  // Records that a plugin's kernel runs: `kernel` is "op NAME" or
+  // "extern @NAME", `plugin` "NAME VERSION (PATH)" (kRunningKernel).
+  void EnterKernel(std::string_view kernel, std::string_view plugin);
   // Stores the pipeline prefixes; false if they do not fit.
   bool SetPrefixes(const std::vector<std::string>& yaml_prefixes);
 
@@ -69,6 +77,9 @@ struct RunState {
   std::string PluginText() const;
   std::string FailureText() const;
   std::string PluginsText() const;
+  // In kRunningKernel: "the kernel of op NAME of plugin NAME VERSION (PATH)",
+  // Printable; else empty.
+  std::string KernelText() const;
   // kStartup for a number that names no phase.
   RunPhase Phase() const;
   // The YAML of pipeline steps 0..top_step; empty unless the count and the
@@ -88,8 +99,8 @@ RunState* NewRunState(bool shared);
 
 // In the child: SIGSEGV/SIGBUS handlers that tell a stack overflow apart
 // (recorded in `state`), and a new-handler that records running out of
-// memory and ends the process.
-void InstallCrashHandlers(RunState* state);
+// memory and ends the process ("TOOL: out of memory").
+void InstallCrashHandlers(RunState* state, const char* tool = "plir-opt");
 // In the child: caps the address space at `mb` megabytes (RLIMIT_AS).
 bool ApplyMemoryLimit(int64_t mb);
 
@@ -165,9 +176,11 @@ void DrainRelay(int relay_fd);
 // "SIGSEGV (segmentation fault)".
 std::string SignalName(int sig);
 
-// Explains how the child ended, naming the pass or plugin that was running;
-// empty when the child finished its program normally.
-std::string DescribeAbnormalEnd(const RunState& state, const ChildOutcome& o);
+// Explains how the child ended, naming the pass, plugin or plugin kernel
+// that was running ("TOOL: killed by ... in pass P of plugin ..."); empty
+// when the child finished its program normally.
+std::string DescribeAbnormalEnd(const RunState& state, const ChildOutcome& o,
+                                std::string_view tool = "plir-opt");
 
 // The plugin path whose load the child was in when it died, if it was
 // scanning the search path (so that a retry can skip it).
