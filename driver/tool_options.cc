@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 namespace plir {
 
@@ -16,6 +19,43 @@ CLI::Option* AddToolOptions(CLI::App& app, const ToolOptionTargets& to,
   app.add_option("--plugin", *to.plugins, help.plugin)->allow_extra_args(false);
   app.add_option("--plugin-path", *to.plugin_dirs, help.plugin_dir)->allow_extra_args(false);
   return input;
+}
+
+CLI::Validator Seconds(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) ||
+            v < lo || v > hi) {
+          std::ostringstream range;
+          range << "must be a number of seconds from " << lo << " to " << hi << ", not " << s;
+          return range.str();
+        }
+        return "";
+      },
+      "SECONDS");
+}
+
+void AddSupervisorOptions(CLI::App& app, const SupervisorOptionTargets& to,
+                          const std::string& timeout_help) {
+  app.add_option("--timeout", *to.timeout_s, timeout_help)->check(Seconds(0.001, 1e7));
+  app.add_option("--load-timeout", *to.load_timeout_s,
+                 "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
+      ->check(CLI::Validator(
+          [](std::string& s) { return s == "0" ? std::string() : Seconds(0.001, 1e6)(s); }, ""));
+  app.add_option("--memory-limit", *to.memory_limit_mb,
+                 "cap the address space of the run (megabytes)")
+      ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
+  app.add_option("--sandbox", *to.sandbox,
+                 "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
+                 "cannot), auto (the default: what the kernel offers, with a warning if that is "
+                 "less), off (debugging)")
+      ->check(CLI::IsMember({"require", "auto", "off"}));
+  app.add_option("--sandbox-read", *to.sandbox_read,
+                 "let the plugin child read this file or directory too (repeatable)")
+      ->allow_extra_args(false);
 }
 
 void EnterBuildWorkingDirectory(const char* tool) {
