@@ -1,13 +1,17 @@
 // Passes that take the process down in every way a plugin can: a segfault,
 // abort(), an endless loop, a stack overflow, exit(), unbounded memory, and
 // a crash on one pattern only (for plir-reduce). plir-opt must survive them
-// all (cli/isolation_test.sh). Never installed.
+// all (cli/isolation_test.sh). And ops whose kernels do the same when
+// plir-run executes them (test.crash_kernel, test.abort_kernel,
+// test.exit_kernel, test.loop_kernel, test.hog_kernel: one tensor in, the
+// same type out; cli/plir_run_sandbox_test.sh). Never installed.
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "ir/op.h"
 #include "ir/visitor.h"
+#include "kernels/tensor.h"
 #include "passes/plugin.h"
 
 namespace {
@@ -46,6 +50,18 @@ class SelfSubtract : public IRVisitor {
     return !found;
   }
 };
+
+// An op of one tensor whose kernel misbehaves.
+OpDef KernelOp(const char* name, const char* description, OpEvalFn eval) {
+  OpDef d;
+  d.name = name;
+  d.description = description;
+  d.min_args = d.max_args = 1;
+  d.pure = false;
+  d.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
+  d.eval = std::move(eval);
+  return d;
+}
 
 PassDef Make(const char* name, const char* description, ModulePassFn fn) {
   PassDef d;
@@ -113,6 +129,39 @@ Status Register(PluginHost& host) {
              if (finder.found) return InvalidArgument("found subtract(x, x)");
              return m;
            })));
+  using Args = const std::vector<Tensor>&;
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterOp(KernelOp("test.crash_kernel", "its kernel writes through a null pointer",
+                               [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                 WriteNull(3);
+                                 return args[0];
+                               })));
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.abort_kernel", "its kernel calls abort()",
+                                                [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                                  std::abort();
+                                                  return args[0];
+                                                })));
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.exit_kernel", "its kernel calls exit(0)",
+                                                [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                                  std::exit(0);
+                                                  return args[0];
+                                                })));
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.loop_kernel", "its kernel never returns",
+                                                [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                                  volatile unsigned spins = 0;
+                                                  while (true) spins = spins + 1u;
+                                                  return args[0];
+                                                })));
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterOp(KernelOp("test.hog_kernel", "its kernel allocates memory without bound",
+                               [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                 std::vector<std::vector<char>> hoard;
+                                 while (true) {
+                                   hoard.emplace_back(64 << 20);
+                                   std::memset(hoard.back().data(), 1, hoard.back().size());
+                                 }
+                                 return args[0];
+                               })));
   return Status::Ok();
 }
 
