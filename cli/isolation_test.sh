@@ -63,6 +63,25 @@ if [ $asan -eq 0 ]; then  # AddressSanitizer reserves terabytes of address space
   run_case "memory hog" "out of memory \(--memory-limit 256 MB\)" TestHog --memory-limit 256
 fi
 
+# A plugin's op kernel that crashes while FoldConstant evaluates it: the
+# crash is blamed on the plugin that defined the op, and the pass that ran it
+# is named too.
+cat > "$tmp/kernel.plir" <<'PLIR'
+#[version = "1"]
+def @main() -> Tensor[(2), float32] {
+  dataflow {
+    %a = test.crash_kernel(const<Tensor[(2), float32]>[1, 2]);
+    output %a;
+  }
+  %a
+}
+PLIR
+echo "OLD OUTPUT" > "$tmp/out.plir"
+"$opt" "$tmp/kernel.plir" --plugin "$crashers" --passes FoldConstant --no-reproducer -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+check "a plugin kernel's crash names the op and its plugin (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV .* in the kernel of op test.crash_kernel of plugin test_crashers 1.2.3 (.*libplir_test_crashers.so), run by pass FoldConstant of plugin fold_constant" "$tmp/err"'
+check "a plugin kernel's crash: old output intact" '[ "$(cat "$tmp/out.plir")" = "OLD OUTPUT" ]'
+
 # A plugin that crashes in its static constructor, given explicitly: refused by name.
 echo "OLD OUTPUT" > "$tmp/out.plir"
 "$opt" "$tmp/in.plir" --plugin "$ctor" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?

@@ -86,12 +86,13 @@ struct Flags {
   int threads = 0;  // 0: the hardware's
   // Robustness.
   bool no_isolate = false;
-  double pass_timeout_s = 0;    // 0: none (or the pipeline's)
-  double timeout_s = 0;         // the whole run (the supervisor's own); 0: none
-  double load_timeout_s = 30;   // one plugin load; 0: none
-  int64_t memory_limit_mb = 0;  // 0: none (or the pipeline's)
-  std::string reproduce;        // --reproduce DIR
-  std::string reproducer_dir;   // where bundles go (default $TMPDIR)
+  double pass_timeout_s = 0;   // 0: none (or the pipeline's)
+  double timeout_s = 0;        // the whole run (the supervisor's own); 0: none
+  double load_timeout_s = 30;  // one plugin load; 0: none
+  uint64_t max_pass_runs = PassRunBudget::kDefaultMaxRuns;   // the whole pipeline's
+  int64_t memory_limit_mb = 0;                               // 0: none (or the pipeline's)
+  std::string reproduce;                                     // --reproduce DIR
+  std::string reproducer_dir;                                // where bundles go (default $TMPDIR)
   uint64_t reproducer_max_input_bytes = uint64_t{64} << 20;  // copied up to this
   bool no_reproducer = false;
   bool allow_insecure_plugins = false;
@@ -225,6 +226,12 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   for (const std::string& d : defaults) loader.DeclareBundledDir(d);
   loader.SetLoadObserver([state](const std::string& path, bool scanning) {
     state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
+  });
+  loader.SetKernelHook([state](const std::string* what) {
+    if (what)
+      state->EnterKernel(*what);
+    else
+      state->LeaveKernel();
   });
   auto print_loader_warnings = [&] {
     for (const std::string& w : loader.TakeWarnings())
@@ -376,6 +383,7 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
 
     PassContext ctx;
     if (gate) ctx.instruments.push_back(gate);
+    ctx.instruments.push_back(std::make_shared<PassRunBudget>(f.max_pass_runs));
     ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
     ctx.required.insert(pipeline.required.begin(), pipeline.required.end());
     ctx.disabled.insert(pipeline.disabled.begin(), pipeline.disabled.end());
@@ -799,6 +807,10 @@ int ParseAndRun(int argc, char** argv) {
       app, {&f.timeout_s, &f.load_timeout_s, &f.memory_limit_mb, &f.sandbox, &f.sandbox_read},
       "end the run if it takes longer, all passes and repeats together (seconds; "
       "kept by the supervisor, beyond a plugin's reach)");
+  app.add_option("--max-pass-runs", f.max_pass_runs,
+                 "end the run when the pipeline has run this many passes, repeats and nested "
+                 "repeats included (default 1000000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--reproduce", f.reproduce, "replay a crash reproducer directory")
       ->check(CLI::ExistingDirectory);
   app.add_option("--reproducer-dir", f.reproducer_dir,

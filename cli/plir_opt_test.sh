@@ -100,4 +100,16 @@ check "verify: none: the supervisor still refuses the ill-formed result" \
 "$opt" examples/spec/conv2d.plir --pipeline "$tmp/end.yaml" --no-reproducer > /dev/null 2> "$tmp/err"; rc=$?
 check "by default the result is verified" '[ $rc -eq 1 ] && grep -q "ill-formed" "$tmp/err"'
 
+# A whole-run budget of pass runs: nested repeats multiply (1000^3 runs
+# asked for here), and the run past --max-pass-runs fails naming the pass,
+# writing nothing. The default is 10^6.
+printf 'version: 1\npasses:\n  - repeat: {max_iterations: 1000}\n    passes:\n      - repeat: {max_iterations: 1000}\n        passes:\n          - repeat: {max_iterations: 1000}\n            passes: [DeadCodeElimination]\n' > "$tmp/nested.yaml"
+"$opt" examples/spec/conv2d.plir --pipeline "$tmp/nested.yaml" --max-pass-runs 2000 --no-reproducer -o "$tmp/nested.plir" 2> "$tmp/err"; rc=$?
+check "--max-pass-runs ends nested repeats, naming the pass (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "pass-run budget spent: DeadCodeElimination was pass run 2001, past the limit of 2000" "$tmp/err" && [ ! -e "$tmp/nested.plir" ]'
+"$opt" --help > "$tmp/help"
+check "--max-pass-runs defaults to 10^6" 'grep -A1 -- "--max-pass-runs" "$tmp/help" | grep -q "(default 1000000)"'
+"$opt" examples/spec/conv2d.plir --max-pass-runs 0 > /dev/null 2>&1; rc=$?
+check "--max-pass-runs 0 is a usage error" '[ $rc -eq 2 ]'
+
 exit $fail

@@ -132,13 +132,16 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "--pass-timeout reaches plir-opt: a looping pass is reduced, not waited for (rc=$rc, ${ms} ms)" \
   '[ $rc -eq 0 ] && [ $ms -lt 30000 ] && [ -s "$tmp/loop.plir" ]'
 mkdir -p "$tmp/redtmp"
-TMPDIR="$tmp/redtmp" "$reduce" "$tmp/big.plir" -o "$tmp/term.plir" --test 'sleep 1000; true' 2> /dev/null &
+# A sleep of its own (pgrep sees the whole machine, where other tests may
+# sleep too).
+nap="sleep 1000$$"
+TMPDIR="$tmp/redtmp" "$reduce" "$tmp/big.plir" -o "$tmp/term.plir" --test "$nap; true" 2> /dev/null &
 pid=$!
-for _ in $(seq 50); do pgrep -f "sleep 1000" > /dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do pgrep -f "$nap" > /dev/null && break; sleep 0.1; done
 kill -TERM $pid; wait $pid; rc=$?
 sleep 0.2
 check "SIGTERM: plir-reduce ends (rc=$rc), its work directory goes" '[ $rc -eq 143 ] && [ -z "$(ls -A "$tmp/redtmp")" ]'
-check "SIGTERM: the running test is killed" '! pgrep -f "sleep 1000" > /dev/null'
+check "SIGTERM: the running test is killed" '! pgrep -f "$nap" > /dev/null'
 
 { echo '#[version = "1"]'; echo 'def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {'; echo '  %a0 = add(%x, %x);'
   for i in $(seq 1 8000); do echo "  %a$i = add(%a$((i-1)), %x);"; done; echo '  %a8000'; echo '}'; } > "$tmp/c8k.plir"

@@ -356,23 +356,18 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
   loader.SetLoadObserver(
       [state](const std::string& path, bool) { state->Enter(RunPhase::kLoadingPlugin, path); });
   // A plugin's kernel is named while it runs; between kernels, the run (and
-  // the plugins loaded). The hook outlives this function in the kernels it
-  // wraps: it owns what it reads.
-  struct Blame {
-    std::string running, plugins;
-  };
-  auto blame = std::make_shared<Blame>(Blame{"@" + o.entry, ""});
-  loader.SetKernelHook([state, blame](const KernelSite* site) {
-    if (site)
-      state->EnterKernel(site->kernel, site->plugin);
+  // the plugins loaded).
+  loader.SetKernelHook([state](const std::string* what) {
+    if (what)
+      state->EnterKernel(*what);
     else
-      state->Enter(RunPhase::kRunning, blame->running, blame->plugins);
+      state->LeaveKernel();
   });
   for (const std::string& p : o.plugins) {
     auto l = loader.LoadPath(p);
     if (!l.ok()) return Fail(l.status());
   }
-  blame->plugins = LoadedPlugins(loader);
+  const std::string running = "@" + o.entry, loaded_plugins = LoadedPlugins(loader);
   state->Enter(RunPhase::kLoadingInput, module_name);
   auto m = [&]() -> StatusOr<Module> {
     PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(module_path));
@@ -558,7 +553,7 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
     interp.SetOutputSink(
         [wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
   }
-  state->Enter(RunPhase::kRunning, blame->running, blame->plugins);
+  state->Enter(RunPhase::kRunning, running, loaded_plugins);
   auto r = interp.Call(o.entry, args);
   args.clear();
   if (!r.ok()) return Fail(r.status());

@@ -47,62 +47,6 @@ LoadedTable& Loaded() {
   return *table;
 }
 
-// The plugin kernel this thread runs, if any (for the hook's "after").
-thread_local const KernelSite* t_running_kernel = nullptr;
-
-using KernelHook = std::shared_ptr<const std::function<void(const KernelSite*)>>;
-
-// Calls the hook around a kernel: the site before, the caller's after
-// (also when the kernel throws, which a kernel must not).
-class KernelScope {
- public:
-  KernelScope(const KernelHook& hook, const KernelSite* site)
-      : hook_(hook), outer_(t_running_kernel) {
-    t_running_kernel = site;
-    (*hook_)(site);
-  }
-  ~KernelScope() {
-    t_running_kernel = outer_;
-    (*hook_)(outer_);
-  }
-  KernelScope(const KernelScope&) = delete;
-  KernelScope& operator=(const KernelScope&) = delete;
-
- private:
-  const KernelHook& hook_;
-  const KernelSite* outer_;
-};
-
-// Wraps a plugin's kernels so that the hook sees every call.
-void HookKernels(const KernelHook& hook, const std::string& plugin, std::vector<OpDef>& ops,
-                 std::vector<ExternKernelDef>& kernels) {
-  for (OpDef& d : ops) {
-    if (!d.eval) continue;
-    auto site = std::make_shared<const KernelSite>(KernelSite{"op " + d.name, plugin});
-    d.eval = [hook, site, inner = std::move(d.eval)](const std::vector<Tensor>& args,
-                                                     const Attrs& attrs) -> StatusOr<Tensor> {
-      KernelScope scope(hook, site.get());
-      return inner(args, attrs);
-    };
-  }
-  for (ExternKernelDef& d : kernels) {
-    auto site = std::make_shared<const KernelSite>(KernelSite{"extern @" + d.name, plugin});
-    if (d.fn)
-      d.fn = [hook, site, inner = std::move(d.fn)](const std::vector<Tensor>& in,
-                                                   const Type& out) -> StatusOr<Tensor> {
-        KernelScope scope(hook, site.get());
-        return inner(in, out);
-      };
-    if (d.tuple_fn)
-      d.tuple_fn = [hook, site, inner = std::move(d.tuple_fn)](
-                       const std::vector<Tensor>& in,
-                       const Type& out) -> StatusOr<std::vector<Tensor>> {
-        KernelScope scope(hook, site.get());
-        return inner(in, out);
-      };
-  }
-}
-
 }  // namespace
 
 std::string PluginNameForPass(const std::string& pass) {
@@ -292,6 +236,26 @@ PluginLoadResult PluginLoader::LoadByName(const std::string& name) {
   return LoadPath(*path);
 }
 
+namespace {
+
+// `fn` with the kernel hook called around it (an empty `fn` stays empty).
+template <typename R, typename... Args>
+std::function<R(Args...)> WithKernelHook(std::function<R(Args...)> fn, std::string what,
+                                         const std::function<void(const std::string*)>& hook) {
+  if (!fn) return fn;
+  return [fn = std::move(fn), what = std::move(what), hook](Args... args) -> R {
+    struct Leave {
+      const std::function<void(const std::string*)>& hook;
+      ~Leave() { hook(nullptr); }
+    };
+    hook(&what);
+    Leave leave{hook};
+    return fn(std::forward<Args>(args)...);
+  };
+}
+
+}  // namespace
+
 PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   std::string canonical = Canonical(path);
   for (const LoadedPlugin& p : loaded_)
@@ -414,10 +378,18 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
                         AlreadyExists(path + ": duplicate extern kernel @" + d.name +
                                       ": already registered by " + existing->origin));
   }
+  if (kernel_hook_) {
+    std::string from = " of plugin " + name + " " + version + " (" + canonical + ")";
+    for (OpDef& d : host->staged_ops()) {
+      d.eval = WithKernelHook(std::move(d.eval), "op " + d.name + from, kernel_hook_);
+      d.work = WithKernelHook(std::move(d.work), "op " + d.name + from, kernel_hook_);
+    }
+    for (ExternKernelDef& d : host->staged_kernels()) {
+      d.fn = WithKernelHook(std::move(d.fn), "extern @" + d.name + from, kernel_hook_);
+      d.tuple_fn = WithKernelHook(std::move(d.tuple_fn), "extern @" + d.name + from, kernel_hook_);
+    }
+  }
   LoadedPlugin loaded{name, version, canonical, {}, {}};
-  if (kernel_hook_)
-    HookKernels(kernel_hook_, name + " " + version + " (" + canonical + ")", host->staged_ops(),
-                host->staged_kernels());
   for (OpDef& d : host->staged_ops()) {
     loaded.ops.push_back(d.name);
     Status s = ops_.Register(std::move(d));

@@ -11,7 +11,6 @@
 
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,12 +28,6 @@ struct LoadedPlugin {
   std::string path;  // canonical path of the .so
   std::vector<std::string> passes;
   std::vector<std::string> ops;
-};
-
-// A plugin's kernel, as the kernel hook sees it (PluginLoader::SetKernelHook).
-struct KernelSite {
-  std::string kernel;  // "op test.square", "extern @test_negate"
-  std::string plugin;  // "NAME VERSION (PATH)"
 };
 
 // Error kinds the loader distinguishes (StatusCode alone is too coarse).
@@ -112,15 +105,13 @@ class PluginLoader {
   void SetLoadObserver(std::function<void(const std::string& path, bool scanning)> fn) {
     observer_ = std::move(fn);
   }
-  // Called right before every call of a kernel that a plugin loaded from
-  // now on defines (an op's `eval`, an extern kernel), with its site, and
-  // right after the call returns with the site of the plugin kernel that
-  // called it (one plugin's kernel may call another's through EvalOp), or
-  // null. plir-run records them in the supervisor's page, so that a crash in
-  // a kernel names the op and its plugin. Per thread; the hook must be
-  // cheap and must not fail.
-  void SetKernelHook(std::function<void(const KernelSite* site)> hook) {
-    kernel_hook_ = std::make_shared<std::function<void(const KernelSite*)>>(std::move(hook));
+  // Called with a description ("op NAME of plugin NAME VERSION (PATH)")
+  // before a kernel that a plugin loaded from now on defined runs (an op's
+  // eval or work function, an extern's kernel), and with nullptr after it:
+  // plir-opt records it so that a crash or a limit inside FoldConstant is
+  // blamed on the plugin that defined the op.
+  void SetKernelHook(std::function<void(const std::string* what)> fn) {
+    kernel_hook_ = std::move(fn);
   }
   // Warnings (shadowed plugins, skipped files) since the last call.
   std::vector<std::string> TakeWarnings() { return std::move(warnings_); }
@@ -155,7 +146,7 @@ class PluginLoader {
   std::string permission_hint_;
   bool scanning_ = false;
   std::function<void(const std::string&, bool)> observer_;
-  std::shared_ptr<const std::function<void(const KernelSite*)>> kernel_hook_;
+  std::function<void(const std::string*)> kernel_hook_;
   std::vector<std::string> warnings_;
   std::vector<LoadedPlugin> loaded_;
 };

@@ -293,9 +293,12 @@ void RunState::Enter(RunPhase p, std::string_view subject_text, std::string_view
   phase_seq.fetch_add(1);
 }
 
-void RunState::EnterKernel(std::string_view kernel, std::string_view plugin_text) {
-  Enter(RunPhase::kRunningKernel, kernel, plugin_text);
+void RunState::EnterKernel(std::string_view what) {
+  CopyTo(kernel, sizeof kernel, what);
+  kernel_depth.fetch_add(1);
 }
+
+void RunState::LeaveKernel() { kernel_depth.fetch_sub(1); }
 
 bool RunState::SetPrefixes(const std::vector<std::string>& yaml_prefixes) {
   size_t used = 0;
@@ -322,17 +325,14 @@ std::string Bounded(const char (&field)[N]) {
 std::string RunState::SubjectText() const { return Bounded(subject); }
 std::string RunState::PluginText() const { return Bounded(plugin); }
 std::string RunState::FailureText() const { return Bounded(failure); }
-std::string RunState::PluginsText() const { return Bounded(plugins); }
-
 std::string RunState::KernelText() const {
-  if (Phase() != RunPhase::kRunningKernel) return "";
-  return "the kernel of " + Printable(SubjectText()) + " of plugin " + Printable(PluginText());
+  return kernel_depth.load() > 0 ? Bounded(kernel) : std::string();
 }
+std::string RunState::PluginsText() const { return Bounded(plugins); }
 
 RunPhase RunState::Phase() const {
   int32_t p = phase.load();
-  if (p < static_cast<int32_t>(RunPhase::kStartup) ||
-      p > static_cast<int32_t>(RunPhase::kRunningKernel))
+  if (p < static_cast<int32_t>(RunPhase::kStartup) || p > static_cast<int32_t>(RunPhase::kRunning))
     return RunPhase::kStartup;
   return static_cast<RunPhase>(p);
 }
@@ -560,6 +560,11 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o, std::
       break;
     case RunPhase::kRunningPass:
       what = "in pass " + subject + " of plugin " + Printable(st.PluginText());
+      // A plugin's kernel that the pass ran (FoldConstant evaluating a
+      // plugin's op) is what failed, not the pass.
+      if (std::string k = st.KernelText(); !k.empty())
+        what = "in the kernel of " + Printable(k) + ", run by pass " + subject + " of plugin " +
+               Printable(st.PluginText());
       break;
     case RunPhase::kLoadingInput:
       what = "while loading the input";
@@ -567,14 +572,16 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o, std::
     case RunPhase::kWritingOutput:
       what = "while writing the output";
       break;
-    case RunPhase::kRunning: {
-      what = "while running " + subject;
-      std::string loaded = Printable(st.PluginText());
-      if (!loaded.empty()) what += " (plugins loaded: " + loaded + ")";
-      break;
-    }
-    case RunPhase::kRunningKernel:
-      what = "in " + st.KernelText();
+    case RunPhase::kRunning:
+      // plir-run: a plugin's kernel, if one runs; else the run, with the
+      // plugins loaded (a thread a plugin started may be what failed).
+      if (std::string k = st.KernelText(); !k.empty()) {
+        what = "in the kernel of " + Printable(k);
+      } else {
+        what = "while running " + subject;
+        std::string loaded = Printable(st.PluginText());
+        if (!loaded.empty()) what += " (plugins loaded: " + loaded + ")";
+      }
       break;
     default:
       what = "while starting";

@@ -28,8 +28,7 @@ enum class RunPhase : int32_t {
   kLoadingInput,
   kRunningPass,
   kWritingOutput,
-  kRunning,        // plir-run runs the entry function (subject "@main")
-  kRunningKernel,  // ... and is in a plugin's kernel (subject "op NAME" or "extern @NAME")
+  kRunning,  // plir-run runs the entry function (subject "@main"; a plugin kernel: KernelText)
 };
 
 // The state the child shares with the supervisor. Fixed-size, no pointers:
@@ -46,11 +45,17 @@ struct RunState {
   // Limits in force (the command line's, or the pipeline's once loaded).
   std::atomic<int64_t> pass_timeout_ns{0};
   std::atomic<int64_t> memory_limit_mb{0};
-  char subject[1024] = {};  // plugin path being loaded, the pass name, or the kernel
-  // The running pass's (or kernel's) plugin: "NAME VERSION (PATH)"; in
-  // kRunning, the plugins loaded, comma-separated.
+  char subject[1024] = {};  // plugin path being loaded, the pass name, or "@main"
+  // The running pass's plugin: "NAME VERSION (PATH)"; in kRunning, the
+  // plugins loaded, comma-separated.
   char plugin[2048] = {};
   char failure[4096] = {};  // the error message when pass_failed
+  // The plugin-defined kernel running, if any (an op's evaluation or an
+  // extern's kernel, inside FoldConstant for example, or in plir-run's
+  // run): "op NAME of plugin NAME VERSION (PATH)". kernel_depth counts the kernels running (several
+  // threads may run one); the text is the latest one's.
+  std::atomic<int32_t> kernel_depth{0};
+  char kernel[2048] = {};
   // Reproducer material, written once the pipeline is loaded: the loaded
   // plugins ("PATH\tNAME\tVERSION\n" lines) and, for each top-level step i,
   // the canonical YAML of the pipeline's steps 0..i.
@@ -63,9 +68,9 @@ struct RunState {
 
   // Records a phase change (also resets the timer the pass timeout uses).
   void Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text = {});
-  // Records that a plugin's kernel runs: `kernel` is "op NAME" or
-  // "extern @NAME", `plugin` "NAME VERSION (PATH)" (kRunningKernel).
-  void EnterKernel(std::string_view kernel, std::string_view plugin);
+  // Around a plugin-defined kernel (PluginLoader::SetKernelHook).
+  void EnterKernel(std::string_view what);
+  void LeaveKernel();
   // Stores the pipeline prefixes; false if they do not fit.
   bool SetPrefixes(const std::vector<std::string>& yaml_prefixes);
 
@@ -76,10 +81,9 @@ struct RunState {
   std::string SubjectText() const;
   std::string PluginText() const;
   std::string FailureText() const;
-  std::string PluginsText() const;
-  // In kRunningKernel: "the kernel of op NAME of plugin NAME VERSION (PATH)",
-  // Printable; else empty.
+  // The running plugin kernel's text; empty when none runs.
   std::string KernelText() const;
+  std::string PluginsText() const;
   // kStartup for a number that names no phase.
   RunPhase Phase() const;
   // The YAML of pipeline steps 0..top_step; empty unless the count and the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -35,7 +36,17 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t, size_t)
   };
   std::vector<std::thread> pool;
   pool.reserve(t - 1);
-  for (size_t w = 1; w < t; ++w) pool.emplace_back(run, w);
+  for (size_t w = 1; w < t; ++w) {
+    // A thread that cannot be created (a process-count or address-space
+    // limit, or a pids cgroup) means fewer workers, down to the caller's
+    // thread alone: the work is the same, and the threads already started
+    // are still joined below.
+    try {
+      pool.emplace_back(run, w);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   run(0);  // the caller's thread works too
   for (std::thread& th : pool) th.join();
 }

@@ -19,11 +19,12 @@ void SetDefaultThreads(int n);
 // Calls fn(i, worker) for every i in [0, n), on up to `threads` threads
 // (0: DefaultThreads()); `worker` in [0, number of threads used) identifies
 // the calling thread, for per-thread state. Items are handed out in order,
-// one at a time. With one thread (or n <= 1) everything runs on the caller's
+// one at a time; when a thread cannot be created, fewer are used (down to
+// the caller's alone). With one thread (or n <= 1) everything runs on the caller's
 // thread. fn must not throw.
 void ParallelFor(size_t n, int threads, const std::function<void(size_t i, size_t worker)>& fn);
 
-// The number of threads ParallelFor(n, threads, ...) uses.
+// The number of threads ParallelFor(n, threads, ...) uses at most.
 size_t ParallelThreads(size_t n, int threads);
 
 }  // namespace plir

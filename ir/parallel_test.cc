@@ -3,8 +3,12 @@
 #include "ir/parallel.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -29,6 +33,48 @@ TEST(ParallelForTest, RunsEveryIndexOnceWithValidWorkerIds) {
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     EXPECT_LT(max_worker.load(), ParallelThreads(hits.size(), threads));
   }
+}
+
+// Threads that cannot be created (here: an address-space limit leaves no
+// room for their stacks, as a pids cgroup or RLIMIT_NPROC would) mean fewer
+// workers, not std::terminate: every index still runs once. In a child
+// process, so the limit stays there.
+TEST(ParallelForTest, FallsBackToFewerThreadsWhenThreadsCannotBeCreated) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory needs more address space than the limit leaves";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "a sanitizer's shadow memory needs more address space than the limit leaves";
+#endif
+#endif
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    long pages = 0;
+    FILE* f = std::fopen("/proc/self/statm", "r");
+    if (f == nullptr || std::fscanf(f, "%ld", &pages) != 1) _exit(3);
+    std::fclose(f);
+    // Room for a few 8 MiB thread stacks at most, not for 256.
+    rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (48u << 20);
+    struct rlimit rl = {limit, limit};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+    std::vector<std::atomic<int>> hits(10000);
+    std::atomic<size_t> max_worker{0};
+    ParallelFor(hits.size(), 256, [&](size_t i, size_t w) {
+      hits[i].fetch_add(1);
+      size_t m = max_worker.load();
+      while (w > m && !max_worker.compare_exchange_weak(m, w)) {
+      }
+    });
+    for (auto& h : hits)
+      if (h.load() != 1) _exit(5);
+    // Fewer than the 256 asked for were created: the fallback did run.
+    _exit(max_worker.load() < 255 ? 0 : 6);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ParallelForTest, DefaultThreadsCanBeSetAndRestored) {

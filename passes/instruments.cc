@@ -78,6 +78,14 @@ void InputUnchangedInstrument::BeforePass(const PassInfo&, const Module& input) 
   for (const Item& it : input.items()) hashes_.push_back(StructuralHash(it));
 }
 
+Status PassRunBudget::AfterPass(const PassInfo& pass, const Module&, const Module&) {
+  if (++runs_ <= max_runs_) return Status::Ok();
+  return ResourceExhausted("pass-run budget spent: " + pass.name + " was pass run " +
+                           std::to_string(runs_) + ", past the limit of " +
+                           std::to_string(max_runs_) +
+                           " (--max-pass-runs; repeats and nested repeats count every run)");
+}
+
 Status InputUnchangedInstrument::AfterPass(const PassInfo& pass, const Module& input,
                                            const Module&) {
   std::string changed;

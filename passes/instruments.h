@@ -80,6 +80,22 @@ class InputUnchangedInstrument : public Instrument {
   std::vector<uint64_t> hashes_;
 };
 
+// A budget of pass runs for a whole pipeline, repeats and nested repeats
+// included (plir-opt --max-pass-runs): the run that goes past it fails,
+// naming the pass and the budget. Nested `repeat`s multiply, so a pipeline
+// of a few lines can ask for 10^9 runs; this stops it after `max_runs`.
+class PassRunBudget : public Instrument {
+ public:
+  static constexpr uint64_t kDefaultMaxRuns = 1000000;
+  explicit PassRunBudget(uint64_t max_runs) : max_runs_(max_runs) {}
+  Status AfterPass(const PassInfo& pass, const Module& input, const Module& output) override;
+  uint64_t runs() const { return runs_; }
+
+ private:
+  uint64_t max_runs_;
+  uint64_t runs_ = 0;
+};
+
 }  // namespace plir
 
 #endif  // PLIR_PASSES_INSTRUMENTS_H_

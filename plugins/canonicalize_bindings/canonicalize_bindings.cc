@@ -12,6 +12,12 @@
 //   variable used outside its dataflow block and %x a dataflow variable, %x
 //   would escape its block; then %x's definition is renamed to %y instead
 //   (`%x = e; %y = %x` becomes `%y = e`).
+// - A variable found through a tuple may be defined in another block than
+//   the binding (`%t = (%x, %w)` output by one dataflow block, `%y = %t.0`
+//   in a later one). Reading %x there is a new use of it, so an ordinary
+//   %x stays ordinary. A dataflow %x is not visible there: the binding
+//   stays, unless %y is an ordinary variable used outside its block (then
+//   %x's definition is renamed to %y, as above).
 // - An ordinary variable defined in a dataflow block and used nowhere
 //   outside that block becomes a dataflow variable (it drops out of the
 //   block's `output` line).
@@ -302,10 +308,18 @@ class Planner {
       Set(plan.replace_usage, v.get(), dv);
     }
     for (const auto& [v, c] : constants_) Set(plan.inline_constant, v, c);
-    for (const auto& [var, parent] : trivial_) {
-      Var to = parent;
-      for (const size_t* it = trivial_index_.Find(to.get()); it; it = trivial_index_.Find(to.get()))
-        to = trivial_[*it].second;
+    // `%y = %t.0` resolved to a dataflow variable of another block is
+    // trivial only if %y's definition can take over that variable's.
+    for (Trivial& t : trivial_)
+      if (t.parent_elsewhere && (t.var->is_dataflow() || !used_outside_.Contains(t.var.get())))
+        t.kept = true;
+    for (const Trivial& t : trivial_) {
+      if (t.kept) continue;
+      const Var& var = t.var;
+      Var to = t.parent;
+      for (const size_t* it = trivial_index_.Find(to.get()); it && !trivial_[*it].kept;
+           it = trivial_index_.Find(to.get()))
+        to = trivial_[*it].parent;
       for (const Var* it = plan.replace_binding.Find(to.get()); it;
            it = plan.replace_binding.Find(to.get()))
         to = *it;
@@ -352,6 +366,7 @@ class Planner {
         return WalkUses(b->value(), depth + 1);
       }
     }
+    const Expr operand = value;  // what the binding reads directly
     if (auto* get = As<TupleGetItemNode>(value)) {
       Expr tuple = get->tuple();
       while (auto* tv = As<VarNode>(tuple)) {
@@ -366,8 +381,17 @@ class Planner {
       if (Expr whole = RepackedTuple(*t)) value = whole;
     }
     if (auto* parent = As<VarNode>(value); parent && TypeEqual(var->type(), parent->type())) {
+      // A variable found through a tuple is read here once %var's uses
+      // read it: a use in this block, which a dataflow variable of another
+      // block cannot have.
+      bool elsewhere = false;
+      if (value.get() != operand.get()) {
+        const BindingBlockNode* const* def = def_block_.Find(parent);
+        elsewhere = parent->is_dataflow() && (!def || *def != block_);
+        if (!elsewhere) NoteUse(parent);
+      }
       trivial_index_.Insert(var.get(), trivial_.size());
-      trivial_.emplace_back(var, Downcast<VarNode>(value));
+      trivial_.push_back({var, Downcast<VarNode>(value), elsewhere, false});
     }
     if (value->kind() == NodeKind::kConstant) constants_.emplace_back(var.get(), value);
     known_.Insert(var.get(), value);
@@ -400,13 +424,9 @@ class Planner {
   Status WalkUses(const Expr& e, int depth) {
     if (depth > kMaxDepth) return TooDeep();
     switch (e->kind()) {
-      case NodeKind::kVar: {
-        auto* v = static_cast<const VarNode*>(e.get());
-        bool in_dataflow = block_ && block_->is_dataflow();
-        const BindingBlockNode* const* def = def_block_.Find(v);
-        if (!in_dataflow || (def && *def != block_)) used_outside_.Insert(v, 1);
+      case NodeKind::kVar:
+        NoteUse(static_cast<const VarNode*>(e.get()));
         return Status::Ok();
-      }
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
         if (c->callee()->kind() == NodeKind::kVar)
@@ -438,6 +458,13 @@ class Planner {
     }
   }
 
+  // A use of `v` in the current block.
+  void NoteUse(const VarNode* v) {
+    bool in_dataflow = block_ && block_->is_dataflow();
+    const BindingBlockNode* const* def = def_block_.Find(v);
+    if (!in_dataflow || (def && *def != block_)) used_outside_.Insert(v, 1);
+  }
+
   static Status TooDeep() {
     return InvalidArgument("CanonicalizeBindings: expressions nest deeper than " +
                            std::to_string(kMaxDepth) + " levels");
@@ -446,7 +473,12 @@ class Planner {
   const BindingBlockNode* block_ = nullptr;
   VarMap<const BindingBlockNode*> def_block_;
   VarMap<Expr> known_;
-  std::vector<std::pair<Var, Var>> trivial_;  // in binding order
+  struct Trivial {
+    Var var, parent;
+    bool parent_elsewhere;  // parent: a dataflow variable of another block
+    bool kept;              // the binding stays (set by MakePlan)
+  };
+  std::vector<Trivial> trivial_;  // in binding order
   VarMap<size_t> trivial_index_;
   std::vector<std::pair<const VarNode*, Expr>> constants_;
   std::vector<Var> defined_in_dataflow_;

@@ -1,10 +1,12 @@
 // Passes that take the process down in every way a plugin can: a segfault,
 // abort(), an endless loop, a stack overflow, exit(), unbounded memory, and
-// a crash on one pattern only (for plir-reduce). plir-opt must survive them
-// all (cli/isolation_test.sh). And ops whose kernels do the same when
-// plir-run executes them (test.crash_kernel, test.abort_kernel,
-// test.exit_kernel, test.loop_kernel, test.hog_kernel: one tensor in, the
-// same type out; cli/plir_run_sandbox_test.sh). Never installed.
+// a crash on one pattern only (for plir-reduce), and an op whose kernel
+// segfaults (FoldConstant runs it). plir-opt must survive them all
+// (cli/isolation_test.sh). And ops whose kernels abort, call exit(), loop
+// or hog memory (test.abort_kernel, test.exit_kernel, test.loop_kernel,
+// test.hog_kernel: one tensor in, the same type out), which plir-run must
+// survive as well as test.crash_kernel (cli/plir_run_sandbox_test.sh).
+// Never installed.
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -57,7 +59,6 @@ OpDef KernelOp(const char* name, const char* description, OpEvalFn eval) {
   d.name = name;
   d.description = description;
   d.min_args = d.max_args = 1;
-  d.pure = false;
   d.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
   d.eval = std::move(eval);
   return d;
@@ -129,13 +130,19 @@ Status Register(PluginHost& host) {
              if (finder.found) return InvalidArgument("found subtract(x, x)");
              return m;
            })));
+  OpDef crash;
+  crash.name = "test.crash_kernel";
+  crash.description = "an op whose evaluation kernel writes through a null pointer";
+  crash.min_args = crash.max_args = 1;
+  crash.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    return args[0]->type();
+  };
+  crash.eval = [](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
+    WriteNull(3);
+    return args[0];
+  };
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(std::move(crash)));
   using Args = const std::vector<Tensor>&;
-  PLIR_RETURN_IF_ERROR(
-      host.RegisterOp(KernelOp("test.crash_kernel", "its kernel writes through a null pointer",
-                               [](Args args, const Attrs&) -> StatusOr<Tensor> {
-                                 WriteNull(3);
-                                 return args[0];
-                               })));
   PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.abort_kernel", "its kernel calls abort()",
                                                 [](Args args, const Attrs&) -> StatusOr<Tensor> {
                                                   std::abort();
