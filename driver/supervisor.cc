@@ -116,6 +116,15 @@ void ForEachListedPid(int fd, Fn fn) {
   if (partial >= 0) fn(static_cast<pid_t>(partial));
 }
 
+// "PID" + suffix (at most 40 digits and a short suffix) into `path`,
+// without allocating: this runs in signal handlers too.
+void PidPath(const char* pid, const char* suffix, char (&path)[64]) {
+  size_t len = 0;
+  for (const char* c = pid; *c && len < 40; ++c) path[len++] = *c;
+  for (const char* c = suffix; *c && len < sizeof path - 1; ++c) path[len++] = *c;
+  path[len] = '\0';
+}
+
 // Calls fn(pid) for every child of this process (of any of its threads:
 // an orphan is given to whichever thread the kernel picks). Reads
 // /proc/self/task/*/children, or, where the kernel lacks that file, the
@@ -134,10 +143,7 @@ void ForEachChild(Fn fn) {
         off += d->d_reclen;
         if (!IsNumber(d->d_name)) continue;
         char path[64];
-        size_t len = 0;
-        for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
-        for (const char* c = "/children"; *c; ++c) path[len++] = *c;
-        path[len] = '\0';
+        PidPath(d->d_name, "/children", path);
         int f = openat(tasks, path, O_RDONLY | O_CLOEXEC);
         if (f < 0) {
           have_children_files = false;
@@ -161,10 +167,7 @@ void ForEachChild(Fn fn) {
       off += d->d_reclen;
       if (!IsNumber(d->d_name)) continue;
       char path[64];
-      size_t len = 0;
-      for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
-      for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
-      path[len] = '\0';
+      PidPath(d->d_name, "/stat", path);
       int f = openat(proc, path, O_RDONLY | O_CLOEXEC);
       if (f < 0) continue;
       char stat[512];

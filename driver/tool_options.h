@@ -13,15 +13,16 @@
 
 namespace plir {
 
-// Where the options' values go, and the help texts that differ by tool.
-struct ToolOptionTargets {
-  std::string* input;
-  std::string* output;
-  std::string* pipeline;
-  std::string* passes;
-  std::vector<std::string>* plugins;
-  std::vector<std::string>* plugin_dirs;
+// The options' values: each tool's flags derive from this.
+struct ToolFlags {
+  std::string input;
+  std::string output;
+  std::string pipeline;
+  std::string passes;
+  std::vector<std::string> plugins;
+  std::vector<std::string> plugin_dirs;
 };
+// The help texts that differ by tool.
 struct ToolOptionHelp {
   std::string input, output, pipeline, passes, plugin, plugin_dir;
 };
@@ -29,7 +30,12 @@ struct ToolOptionHelp {
 // Adds `input` (positional), -o/--output, --pipeline, --passes (excludes
 // --pipeline), --plugin and --plugin-path (repeatable, one value each).
 // Returns the `input` option (plir-reduce requires it).
-CLI::Option* AddToolOptions(CLI::App& app, const ToolOptionTargets& to, const ToolOptionHelp& help);
+CLI::Option* AddToolOptions(CLI::App& app, ToolFlags* to, const ToolOptionHelp& help);
+
+// A number of seconds in [lo, hi] (with `or_zero`, also exactly 0, "no
+// limit"): CLI11's Range lets NaN through, and a limit of NaN seconds would
+// mean none.
+CLI::Validator Seconds(double lo, double hi, bool or_zero = false);
 
 // The supervised child's flags (driver/supervised_child.h).
 struct SupervisorOptionTargets {
@@ -44,10 +50,6 @@ struct SupervisorOptionTargets {
 // infinities are usage errors).
 void AddSupervisorOptions(CLI::App& app, const SupervisorOptionTargets& to,
                           const std::string& timeout_help);
-
-// A number of seconds in [lo, hi]: CLI11's Range lets NaN through, and a
-// limit of NaN seconds would mean none.
-CLI::Validator Seconds(double lo, double hi);
 
 // Under `bazel run`, relative paths resolve against the user's directory
 // ($BUILD_WORKING_DIRECTORY); `tool` names the program in a failure.
