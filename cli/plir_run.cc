@@ -338,17 +338,13 @@ std::string LoadedPlugins(const PluginLoader& loader) {
   return list;
 }
 
-// The run: loads the plugins, the module (from `module_path`, called
-// `module_name`), the inputs; runs the entry; prints to sinks.text. Records
-// what it does in `state` (the supervisor's page when supervised).
-int Run(const Options& o, const std::string& module_path, const std::string& module_name,
-        RunState* state, const RunSinks& sinks) {
-  // Large tensors come from mmap and go back to the system when freed, so
-  // the process's RSS follows the live tensors (glibc would otherwise raise
-  // the threshold after the first free and keep freed weights in the heap).
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  std::ostream& print = *sinks.text;
-  PluginLoader loader;
+// The run's steps, in order: load the plugins, the module and its entry,
+// the parameters (eager or lazy), bind the arguments, open the outputs,
+// call the entry, write the results. Each step records what it does in
+// `state` (the supervisor's page when supervised).
+
+// --plugin PATH, in order, each load and kernel recorded in `state`.
+Status LoadPlugins(const Options& o, RunState* state, PluginLoader& loader) {
   if (!o.no_isolate && o.sandbox != "off")
     loader.set_permission_hint(
         "the plugin sandbox lets plugins read only the files plir-run knows they need; "
@@ -365,46 +361,38 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
   });
   for (const std::string& p : o.plugins) {
     auto l = loader.LoadPath(p);
-    if (!l.ok()) return Fail(l.status());
+    if (!l.ok()) return l.status();
   }
-  const std::string running = "@" + o.entry, loaded_plugins = LoadedPlugins(loader);
+  return Status::Ok();
+}
+
+// The module, in any format. Its error is printed as it is, with a hint
+// when an op is unknown (usually a plugin's).
+StatusOr<Module> LoadInputModule(const std::string& module_path, const std::string& module_name,
+                                 RunState* state) {
   state->Enter(RunPhase::kLoadingInput, module_name);
-  auto m = [&]() -> StatusOr<Module> {
-    PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(module_path));
-    return LoadModule(file, module_name);
-  }();
-  if (!m.ok()) {
-    std::cerr << m.status().message() << "\n";
-    // An op no loaded library registers is usually a plugin's.
-    if (m.status().message().find("unknown op") != std::string::npos)
-      std::cerr << "plir-run: if a plugin registers this op, load it first with --plugin PATH\n";
-    return 1;
-  }
-  Function f = m->LookupFunction(o.entry);
-  if (!f) {
-    std::cerr << "plir-run: no function @" << o.entry << " in " << module_name << "\n";
-    return 1;
-  }
-  Interpreter interp(*m);
-  TensorAllocator tracked = [&interp](size_t bytes, bool zero) {
-    return interp.memory().Allocate(bytes, zero);
-  };
+  PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(module_path));
+  return LoadModule(file, module_name);
+}
 
-  std::unique_ptr<SafetensorsReader> weights;
-  if (!o.params.empty()) {
-    auto r = SafetensorsReader::Open(o.params);
-    if (!r.ok()) return Fail(r.status());
-    weights = std::move(r).value();
-  }
-  bool lazy = false;
-  std::map<int64_t, std::string> item_names = GetItemNames(*f, &lazy);
+int FailLoading(const Status& s) {
+  std::cerr << s.message() << "\n";
+  if (s.message().find("unknown op") != std::string::npos)
+    std::cerr << "plir-run: if a plugin registers this op, load it first with --plugin PATH\n";
+  return 1;
+}
 
+// --lazy-param-types, and where get_item's tensors come from: --params
+// read on demand when the entry is lazy, else tensors filled as
+// --lazy-param-spec says.
+Status SetUpLazyParams(const Options& o, SafetensorsReader* weights, bool lazy,
+                       const std::map<int64_t, std::string>& item_names, Interpreter& interp) {
   std::vector<Type> lazy_types;
   if (!o.lazy_types.empty()) {
     std::stringstream ss(o.lazy_types);
     for (std::string t; std::getline(ss, t, ';');) {
       auto type = ParseType(t);
-      if (!type.ok()) return Fail(type.status().WithPrefix("--lazy-param-types"));
+      if (!type.ok()) return type.status().WithPrefix("--lazy-param-types");
       lazy_types.push_back(*type);
     }
   }
@@ -425,7 +413,7 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
       auto b = Bind(*weights, names, "@" + o.entry, &by_name);
       if (b.ok()) map = *b;
     }
-    SafetensorsReader* w = weights.get();
+    SafetensorsReader* w = weights;
     interp.SetParamLoader([w, map, by_name, names, lazy_types](int64_t i) -> StatusOr<Tensor> {
       int64_t e = i;
       if (by_name && i >= 0 && i < static_cast<int64_t>(map.size())) e = map[i];
@@ -445,17 +433,24 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
     uint64_t salt = 0;
     for (const Type& t : lazy_types) {
       auto tensor = Fill(t, o.lazy_spec, salt++);
-      if (!tensor.ok()) return Fail(tensor.status());
+      if (!tensor.ok()) return tensor.status();
       source.push_back(*tensor);
     }
     interp.SetParamSource(std::move(source));
   }
 
+  return Status::Ok();
+}
+
+// The entry's arguments: from --inputs-file and --params (by name, else
+// in file order), or filled as --inputs says.
+StatusOr<std::vector<ValueRef>> BindArguments(const Options& o, const Function& f,
+                                              SafetensorsReader* weights, bool lazy,
+                                              Interpreter& interp, const TensorAllocator& tracked) {
   std::vector<ValueRef> args;
   if (!o.inputs_file.empty() || (weights && !lazy)) {
     if (!o.inputs.empty())
-      return Fail(
-          InvalidArgument("give either --inputs or --params/--inputs-file for @" + o.entry));
+      return InvalidArgument("give either --inputs or --params/--inputs-file for @" + o.entry);
     std::vector<Leaf> leaves = EntryParamLeaves(*f);
     // The leaves the inputs file binds: the first num_input parameters'
     // (all of them without the attribute and without --params).
@@ -464,22 +459,21 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
       const AttrValue* n = f->attrs().Get("num_input");
       if (n && n->kind() == AttrValue::Kind::kInt) {
         if (n->as_int() < 0 || n->as_int() > static_cast<int64_t>(f->params().size()))
-          return Fail(InvalidArgument("@" + o.entry +
-                                      " has num_input = " + std::to_string(n->as_int()) + " but " +
-                                      std::to_string(f->params().size()) + " parameters"));
+          return InvalidArgument("@" + o.entry + " has num_input = " + std::to_string(n->as_int()) +
+                                 " but " + std::to_string(f->params().size()) + " parameters");
         for (int64_t i = 0; i < n->as_int(); ++i) in_leaves += LeafCount(f->params()[i]->type());
       } else if (!weights) {
         in_leaves = leaves.size();
       } else {
-        return Fail(InvalidArgument("@" + o.entry +
-                                    " has no num_input attribute: cannot tell its inputs "
-                                    "(--inputs-file) from its parameters (--params)"));
+        return InvalidArgument("@" + o.entry +
+                               " has no num_input attribute: cannot tell its inputs "
+                               "(--inputs-file) from its parameters (--params)");
       }
       if (in_leaves < leaves.size() && !weights)
-        return Fail(
-            InvalidArgument("@" + o.entry + " takes " + std::to_string(leaves.size() - in_leaves) +
-                            " parameter tensor(s) after its " + std::to_string(in_leaves) +
-                            " input(s) (num_input): give them with --params W.safetensors"));
+        return InvalidArgument("@" + o.entry + " takes " +
+                               std::to_string(leaves.size() - in_leaves) +
+                               " parameter tensor(s) after its " + std::to_string(in_leaves) +
+                               " input(s) (num_input): give them with --params W.safetensors");
     }
     // A leaf's second name: the ONNX name the importer kept in onnx_names.
     const AttrValue* onnx_names = f->attrs().Get("onnx_names");
@@ -519,7 +513,7 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
       s = bind_and_read(*weights, std::vector<Leaf>(leaves.begin() + in_leaves, leaves.end()),
                         "parameters", /*exact=*/false);
     SetThreadTensorAllocator(prev);
-    if (!s.ok()) return Fail(s);
+    if (!s.ok()) return s;
     auto next = tensors.begin();
     for (const Var& p : f->params()) args.push_back(BuildValue(p->type(), next));
     tensors.clear();
@@ -527,44 +521,39 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
     if (o.inputs.size() != f->params().size() &&
         !(o.inputs.size() == 1 && f->params().size() > 1) &&
         !(o.inputs.empty() && f->params().empty())) {
-      std::cerr << "plir-run: @" << o.entry << " takes " << f->params().size()
-                << " parameter(s); give one --inputs each (or one for all), or --params\n";
-      return 1;
+      return InvalidArgument("@" + o.entry + " takes " + std::to_string(f->params().size()) +
+                             " parameter(s); give one --inputs each (or one for all), or --params");
     }
     uint64_t salt = 0;
     for (size_t i = 0; i < f->params().size(); ++i) {
       auto v = FillValue(f->params()[i]->type(), o.inputs.size() == 1 ? o.inputs[0] : o.inputs[i],
                          salt, interp);
       if (!v.ok()) {
-        std::cerr << "plir-run: parameter %" << f->params()[i]->name_hint() << ": "
-                  << v.status().message() << "\n";
-        return 1;
+        return InvalidArgument("parameter %" + std::string(f->params()[i]->name_hint()) + ": " +
+                               v.status().message());
       }
       args.push_back(*v);
     }
   }
 
-  std::unique_ptr<SafetensorsWriter> out;
-  if (!o.save_outputs.empty()) {
-    auto w = sinks.open_outputs();
-    if (!w.ok()) return Fail(w.status());
-    out = std::move(w).value();
-    SafetensorsWriter* wp = out.get();
-    interp.SetOutputSink(
-        [wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
-  }
-  state->Enter(RunPhase::kRunning, running, loaded_plugins);
-  auto r = interp.Call(o.entry, args);
-  args.clear();
-  if (!r.ok()) return Fail(r.status());
+  return args;
+}
+
+// The results: the --save-outputs file (the eager result's tensors, named
+// as the importer recorded, unless set_item already streamed them), or the
+// printed result; then the memory figures.
+Status WriteResults(const Options& o, const FunctionNode& f, const ValueRef& result,
+                    SafetensorsWriter* out, Interpreter& interp, const RunSinks& sinks,
+                    RunState* state) {
+  std::ostream& print = *sinks.text;
   if (out) {
     if (out->size() == 0) {  // eager: the result's tensors
       std::vector<ValueRef> leaves;
       // The ONNX output names the importer recorded, when there is one per
       // result tensor and no two are the same (a graph may list one value
       // twice as an output).
-      std::vector<std::string> names = StringListAttr(*f, "onnx_outputs");
-      if (names.size() != CountTensors(**r) ||
+      std::vector<std::string> names = StringListAttr(f, "onnx_outputs");
+      if (names.size() != CountTensors(*result) ||
           std::set<std::string>(names.begin(), names.end()).size() != names.size())
         names.clear();
       std::function<Status(const ValueRef&)> flat = [&](const ValueRef& v) -> Status {
@@ -580,21 +569,21 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
         return out->Add(j, j < static_cast<int64_t>(names.size()) ? names[j] : std::to_string(j),
                         v->tensor);
       };
-      Status s = flat(*r);
-      if (!s.ok()) return Fail(s);
+      Status s = flat(result);
+      if (!s.ok()) return s;
     }
     if (out->spooled_bytes() > o.max_output_bytes)
-      return Fail(ResourceExhausted("--save-outputs: the outputs hold " +
-                                    std::to_string(out->spooled_bytes()) +
-                                    " bytes, more than the limit of " +
-                                    std::to_string(o.max_output_bytes) + " (--max-output-bytes)"));
+      return ResourceExhausted("--save-outputs: the outputs hold " +
+                               std::to_string(out->spooled_bytes()) +
+                               " bytes, more than the limit of " +
+                               std::to_string(o.max_output_bytes) + " (--max-output-bytes)");
     state->Enter(RunPhase::kWritingOutput, o.save_outputs);
     Status s = sinks.finish_outputs(*out);
-    if (!s.ok()) return Fail(s);
+    if (!s.ok()) return s;
     print << "outputs: " << out->size() << " tensors written to " << o.save_outputs << "\n";
   } else {
     print << "result:\n";
-    PrintValue(print, *r, "  ");
+    PrintValue(print, result, "  ");
     if (!interp.outputs().empty()) {
       print << "set_item outputs:\n";
       for (const auto& [j, t] : interp.outputs()) {
@@ -605,6 +594,52 @@ int Run(const Options& o, const std::string& module_path, const std::string& mod
   }
   print << "peak live bytes (interpreter counter): " << interp.memory().peak() << "\n";
   print << "peak RSS (getrusage): " << PeakRssKiB() << " KiB\n";
+  return Status::Ok();
+}
+
+int Run(const Options& o, const std::string& module_path, const std::string& module_name,
+        RunState* state, const RunSinks& sinks) {
+  // Large tensors come from mmap and go back to the system when freed, so
+  // the process's RSS follows the live tensors (glibc would otherwise raise
+  // the threshold after the first free and keep freed weights in the heap).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  PluginLoader loader;
+  if (Status s = LoadPlugins(o, state, loader); !s.ok()) return Fail(s);
+  const std::string running = "@" + o.entry, loaded_plugins = LoadedPlugins(loader);
+  StatusOr<Module> m = LoadInputModule(module_path, module_name, state);
+  if (!m.ok()) return FailLoading(m.status());
+  Function f = m->LookupFunction(o.entry);
+  if (!f) return Fail(NotFound("no function @" + o.entry + " in " + module_name));
+  Interpreter interp(*m);
+  TensorAllocator tracked = [&interp](size_t bytes, bool zero) {
+    return interp.memory().Allocate(bytes, zero);
+  };
+  std::unique_ptr<SafetensorsReader> weights;
+  if (!o.params.empty()) {
+    auto r = SafetensorsReader::Open(o.params);
+    if (!r.ok()) return Fail(r.status());
+    weights = std::move(r).value();
+  }
+  bool lazy = false;
+  std::map<int64_t, std::string> item_names = GetItemNames(*f, &lazy);
+  if (Status s = SetUpLazyParams(o, weights.get(), lazy, item_names, interp); !s.ok())
+    return Fail(s);
+  StatusOr<std::vector<ValueRef>> args = BindArguments(o, f, weights.get(), lazy, interp, tracked);
+  if (!args.ok()) return Fail(args.status());
+  std::unique_ptr<SafetensorsWriter> out;
+  if (!o.save_outputs.empty()) {
+    auto w = sinks.open_outputs();
+    if (!w.ok()) return Fail(w.status());
+    out = std::move(w).value();
+    SafetensorsWriter* wp = out.get();
+    interp.SetOutputSink(
+        [wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
+  }
+  state->Enter(RunPhase::kRunning, running, loaded_plugins);
+  auto r = interp.Call(o.entry, *args);
+  args->clear();
+  if (!r.ok()) return Fail(r.status());
+  if (Status s = WriteResults(o, *f, *r, out.get(), interp, sinks, state); !s.ok()) return Fail(s);
   return 0;
 }
 
