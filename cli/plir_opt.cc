@@ -48,6 +48,7 @@
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
 #include "driver/sandbox.h"
+#include "driver/supervised_child.h"
 #include "driver/supervisor.h"
 #include "driver/tool_options.h"
 #include "ir/parallel.h"
@@ -58,16 +59,6 @@
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
-
-namespace {
-// LeakSanitizer's check at exit stops the world with ptrace, which the
-// sandbox forbids: in the child it is off (the child ends with _exit, and
-// with exit() only when a plugin calls it). Asked for by LeakSanitizer
-// builds only; never called otherwise.
-std::atomic<bool> g_child_skips_leak_check{false};
-}  // namespace
-
-extern "C" int __lsan_is_turned_off() { return g_child_skips_leak_check.load() ? 1 : 0; }
 
 namespace plir {
 namespace {
@@ -80,54 +71,7 @@ using opt::ProgramResult;
 using opt::RunPipeline;
 using opt::SplitList;
 
-// The input as the child reads it: a regular file by path; anything else
-// (standard input, a pipe, a /proc file) read by the parent, up to the
-// size cap, into an anonymous file the child reads instead (and the
-// reproducer copies).
-struct Input {
-  std::string path;  // what the child opens
-  std::string name;  // what messages say
-  std::string ext;   // for the reproducer's copy
-  int fd = -1;       // the anonymous copy (sealed), if any
-};
-
-StatusOr<Input> PrepareInput(const Flags& f) {
-  Input in;
-  in.name = f.input == "-" ? "<stdin>" : f.input;
-  in.ext = EndsWith(f.input, ".plirb") ? ".plirb" : EndsWith(f.input, ".json") ? ".json" : ".plir";
-  struct stat st {};
-  if (f.input != "-" && stat(f.input.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    if (static_cast<uint64_t>(st.st_size) > f.max_input_bytes)
-      return ResourceExhausted(f.input + ": input larger than the limit of " +
-                               std::to_string(f.max_input_bytes) + " bytes (--max-input-bytes)");
-    in.path = f.input;
-    return in;
-  }
-  PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(f.input));  // checks kind and size
-  int fd = memfd_create("plir-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
-  std::string_view data = file.contents();
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = write(fd, data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Internal(std::string("writing the input copy: ") + std::strerror(errno));
-    off += static_cast<size_t>(n);
-  }
-  // Sealed: the child (and a plugin in it) reads the copy, and cannot
-  // change what the reproducer copies.
-  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
-    return Internal(std::string("sealing the input copy: ") + std::strerror(errno));
-  in.fd = fd;
-  in.path = "/proc/self/fd/" + std::to_string(fd);
-  if (in.ext == ".plir") {
-    ModuleFormat format = DetectFormat(data);
-    in.ext = format == ModuleFormat::kBinary ? ".plirb"
-             : format == ModuleFormat::kJson ? ".json"
-                                             : ".plir";
-  }
-  return in;
-}
+using Input = ChildInput;
 
 void WriteBundle(const Flags& f, const Input& in, const RunState& state,
                  const std::string& failure) {
@@ -245,22 +189,12 @@ StatusOr<ProgramResult> TakeChildResult(const Flags& f, int result_fd) {
 // the system's files, and every file the command line and the pipeline
 // name.
 SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
-  SandboxPolicy p;
-  p.supervisor = getpid();
-  p.supervisor_pgid = getpgid(0);
-  AddSystemReadPaths(&p);
+  SandboxPolicy p = NewSandboxPolicy();
   auto add = [&](const std::string& path) {
     if (!path.empty() && path != "-") AddReadPath(path, &p);
   };
-  // A plugin's directory holds what its $ORIGIN run path names.
-  auto add_with_dir = [&](const std::string& path) {
-    add(path);
-    std::error_code ec;
-    auto real = std::filesystem::canonical(path, ec);
-    if (!ec) add(real.parent_path().string());
-  };
   if (in.fd < 0) add(in.path);
-  for (const std::string& plugin : f.plugins) add_with_dir(plugin);
+  for (const std::string& plugin : f.plugins) AddPluginReadPath(plugin, &p);
   for (const std::string& d : f.plugin_dirs) add(d);
   if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) add(d);
@@ -282,7 +216,7 @@ int Main(Flags f) {
     return Error("plir-opt: an input file is required (or --list-passes)");
   Input in;
   if (needs_input) {
-    StatusOr<Input> i = PrepareInput(f);
+    StatusOr<Input> i = PrepareChildInput(f.input, f.max_input_bytes);
     if (!i.ok()) return Error("plir-opt: " + Printable(i.status().message()));
     in = *i;
   }
@@ -308,11 +242,8 @@ int Main(Flags f) {
 
   // The sandbox: probed once, here; entered by every child.
   const SandboxMode sandbox_mode = *ParseSandboxMode(f.sandbox);
-  const SandboxSupport support = ProbeSandbox();
-  if (std::string shortfall = SandboxShortfall(sandbox_mode, support); !shortfall.empty()) {
-    if (sandbox_mode == SandboxMode::kRequire) return Error(shortfall);
-    std::cerr << shortfall << "\n";
-  }
+  StatusOr<SandboxSupport> support = ProbeSandboxFor(sandbox_mode, "plir-opt");
+  if (!support.ok()) return Error(support.status().message());
   if (!f.dump_ir_dir.empty()) {  // the child may write there, but not create it
     std::error_code ec;
     std::filesystem::create_directories(f.dump_ir_dir, ec);
@@ -320,21 +251,22 @@ int Main(Flags f) {
       return Error("plir-opt: --dump-ir-dir: cannot create " + Printable(f.dump_ir_dir) + ": " +
                    ec.message());
   }
-  const SandboxPolicy policy = BuildSandboxPolicy(f, in);
+  ChildSetup setup;
+  setup.tool = "plir-opt";
+  setup.sandbox_mode = sandbox_mode;
+  setup.sandbox_support = *support;
+  setup.sandbox_policy = BuildSandboxPolicy(f, in);
+  setup.memory_limit_mb = f.memory_limit_mb;
 
   RunState* state = NewRunState(true);
   if (!state) return Error("plir-opt: cannot allocate shared memory for the supervisor");
   StatusOr<int> result_fd = CreateResultFile();
   if (!result_fd.ok()) return Error("plir-opt: " + result_fd.status().message());
-  BecomeSupervisor();
   // The supervisor's own limits: one deadline for the whole run (every
   // attempt), whatever the child says in the page.
-  SuperviseLimits limits;
-  if (f.timeout_s > 0) {
-    limits.deadline_ns = MonotonicNowNs() + static_cast<int64_t>(f.timeout_s * 1e9);
-    limits.run_timeout_s = f.timeout_s;
-  }
-  limits.load_timeout_ns = static_cast<int64_t>(f.load_timeout_s * 1e9);
+  setup.limits = SupervisorLimits(f.timeout_s, f.load_timeout_s);
+  setup.fds = {*result_fd};
+  if (in.fd >= 0) setup.fds.push_back(in.fd);
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -343,69 +275,24 @@ int Main(Flags f) {
       state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
     if (ftruncate(*result_fd, 0) != 0) return Error("plir-opt: cannot reset the result file");
-    // The child's standard error is a pipe the parent copies from.
-    int relay[2];
-    if (pipe2(relay, O_CLOEXEC) != 0)
-      return Error(std::string("plir-opt: pipe: ") + std::strerror(errno));
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    const pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) return Error(std::string("plir-opt: fork failed: ") + std::strerror(errno));
-    if (pid == 0) {
-      // Before any plugin code: the child holds no descriptor of the
-      // parent's but the result file and the input copy.
-      std::vector<int> keep = {*result_fd};
-      if (in.fd >= 0) keep.push_back(in.fd);
-      if (!IsolateChild(parent, &keep, relay[1])) {
-        state->finished.store(1);
-        _exit(1);
+    StatusOr<ChildEnd> end = RunInSupervisedChild(setup, state, [&](const std::vector<int>& fds) {
+      const int child_result_fd = fds[0];
+      std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(fds[1]) : in.path;
+      ProgramResult result;
+      int rc = RunPipeline(f, input_path, in.name, state, &result);
+      if (rc == 0) {
+        state->Enter(RunPhase::kWritingOutput, f.output);
+        Status s = result.module
+                       ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
+                                          result.plugin_ops, SaveBinary(*result.module))
+                       : WriteChildResult(child_result_fd, ChildResultKind::kText, {}, result.text);
+        if (!s.ok()) rc = Error("plir-opt: " + s.message());
       }
-      g_child_skips_leak_check.store(true);
-      const int child_result_fd = keep[0];
-      std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(keep[1]) : in.path;
-      if (Status s = EnterSandbox(policy, sandbox_mode, support); !s.ok()) {
-        std::cerr << "plir-opt: " << Printable(s.message()) << "\n";
-        state->finished.store(1);
-        _exit(1);
-      }
-      InstallCrashHandlers(state);
-      if (f.memory_limit_mb > 0 && !ApplyMemoryLimit(f.memory_limit_mb))
-        std::cerr << "warning: cannot apply --memory-limit\n";
-      int rc = 1;
-      try {
-        ProgramResult result;
-        rc = RunPipeline(f, input_path, in.name, state, &result);
-        if (rc == 0) {
-          state->Enter(RunPhase::kWritingOutput, f.output);
-          Status s = result.module ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
-                                                      result.plugin_ops, SaveBinary(*result.module))
-                                   : WriteChildResult(child_result_fd, ChildResultKind::kText, {},
-                                                      result.text);
-          if (!s.ok()) rc = Error("plir-opt: " + s.message());
-        }
-      } catch (const std::exception& e) {
-        std::cerr << "plir-opt: internal error: " << Printable(e.what()) << "\n";
-      } catch (...) {
-        std::cerr << "plir-opt: internal error\n";
-      }
-      state->finished.store(1);
-      std::cout.flush();
-      std::cerr.flush();
-      std::fflush(nullptr);
-      _exit(rc);
-    }
-    close(relay[1]);
-    setpgid(pid, pid);  // also here: the child may not have run yet
-    KillOnTerminatingSignal(pid);
-    ChildOutcome o = Supervise(pid, *state, relay[0], limits);
-    // Nothing the child started may outlive it, or touch the result while
-    // the parent reads it.
-    KillDescendants(pid);
-    KillOnTerminatingSignal(0);
-    DrainRelay(relay[0]);
-    std::string why = DescribeAbnormalEnd(*state, o);
+      return rc;
+    });
+    if (!end.ok()) return Error("plir-opt: " + end.status().message());
+    const ChildOutcome& o = end->outcome;
+    const std::string& why = end->abnormal;
     if (why.empty()) {
       // The child finished its program.
       if (o.exit_code != 0) {
@@ -537,20 +424,14 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("--pass-timeout", f.pass_timeout_s,
                  "end the run if one pass (or plugin load) takes longer (seconds)")
       ->check(Seconds(0.001, 1e6));
-  app.add_option("--timeout", f.timeout_s,
-                 "end the run if it takes longer, all passes and repeats together (seconds; "
-                 "kept by the supervisor, beyond a plugin's reach)")
-      ->check(Seconds(0.001, 1e7));
+  AddSupervisorOptions(
+      app, {&f.timeout_s, &f.load_timeout_s, &f.memory_limit_mb, &f.sandbox, &f.sandbox_read},
+      "end the run if it takes longer, all passes and repeats together (seconds; "
+      "kept by the supervisor, beyond a plugin's reach)");
   app.add_option("--max-pass-runs", f.max_pass_runs,
                  "end the run when the pipeline has run this many passes, repeats and nested "
                  "repeats included (default 1000000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--load-timeout", f.load_timeout_s,
-                 "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
-      ->check(Seconds(0.001, 1e6, /*or_zero=*/true));
-  app.add_option("--memory-limit", f.memory_limit_mb,
-                 "cap the address space of the run (megabytes)")
-      ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
   app.add_option("--reproduce", f.reproduce, "replay a crash reproducer directory")
       ->check(CLI::ExistingDirectory);
   app.add_option("--reproducer-dir", f.reproducer_dir,
@@ -561,14 +442,6 @@ int ParseAndRun(int argc, char** argv) {
                  "a reproducer copies an input up to this size; a larger file is named by path "
                  "and sha256 (default 64 MiB)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 50));
-  app.add_option("--sandbox", f.sandbox,
-                 "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
-                 "cannot), auto (the default: what the kernel offers, with a warning if that is "
-                 "less), off (debugging)")
-      ->check(CLI::IsMember({"require", "auto", "off"}));
-  app.add_option("--sandbox-read", f.sandbox_read,
-                 "let the plugin child read this file or directory too (repeatable)")
-      ->allow_extra_args(false);
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
                "load plugins even from files or directories that another user owns or that "
                "group or others may write");

@@ -37,13 +37,15 @@ void CopyTo(char* dst, size_t cap, std::string_view s) {
 }
 
 RunState* g_state = nullptr;
+const char* g_tool = "plir-opt";
 
 void OnOutOfMemory() {
   // operator new failed (under --memory-limit, the address-space cap): say
   // so and end here; unwinding through a plugin that cannot cope is worse.
   if (g_state) g_state->out_of_memory.store(1);
-  static const char kMsg[] = "plir-opt: out of memory\n";
-  ssize_t ignored = write(2, kMsg, sizeof kMsg - 1);
+  static const char kMsg[] = ": out of memory\n";
+  ssize_t ignored = write(2, g_tool, strlen(g_tool));
+  ignored = write(2, kMsg, sizeof kMsg - 1);
   (void)ignored;
   _exit(3);
 }
@@ -333,8 +335,7 @@ std::string RunState::PluginsText() const { return Bounded(plugins); }
 
 RunPhase RunState::Phase() const {
   int32_t p = phase.load();
-  if (p < static_cast<int32_t>(RunPhase::kStartup) ||
-      p > static_cast<int32_t>(RunPhase::kWritingOutput))
+  if (p < static_cast<int32_t>(RunPhase::kStartup) || p > static_cast<int32_t>(RunPhase::kRunning))
     return RunPhase::kStartup;
   return static_cast<RunPhase>(p);
 }
@@ -372,8 +373,9 @@ RunState* NewRunState(bool shared) {
   return new (p) RunState();
 }
 
-void InstallCrashHandlers(RunState* state) {
+void InstallCrashHandlers(RunState* state, const char* tool) {
   g_state = state;
+  g_tool = tool;
   std::set_new_handler(OnOutOfMemory);
   // The handler runs on its own stack: the thread's own may be exhausted.
   static char* alt = new char[1 << 16];
@@ -549,7 +551,7 @@ bool DiedWhileScanning(const RunState& state, std::string* path) {
   return !path->empty();
 }
 
-std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
+std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o, std::string_view tool) {
   if (o.exited && st.finished.load()) return "";
   std::string what;
   RunPhase ph = st.Phase();
@@ -572,6 +574,17 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
       break;
     case RunPhase::kWritingOutput:
       what = "while writing the output";
+      break;
+    case RunPhase::kRunning:
+      // plir-run: a plugin's kernel, if one runs; else the run, with the
+      // plugins loaded (a thread a plugin started may be what failed).
+      if (std::string k = st.KernelText(); !k.empty()) {
+        what = "in the kernel of " + Printable(k);
+      } else {
+        what = "while running " + subject;
+        std::string loaded = Printable(st.PluginText());
+        if (!loaded.empty()) what += " (plugins loaded: " + loaded + ")";
+      }
       break;
     default:
       what = "while starting";
@@ -599,7 +612,7 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
   } else {
     why = "the process ended abnormally";
   }
-  return "plir-opt: " + why + " " + what;
+  return std::string(tool) + ": " + why + " " + what;
 }
 
 }  // namespace plir

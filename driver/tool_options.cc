@@ -37,6 +37,25 @@ CLI::Validator Seconds(double lo, double hi, bool or_zero) {
       "SECONDS");
 }
 
+void AddSupervisorOptions(CLI::App& app, const SupervisorOptionTargets& to,
+                          const std::string& timeout_help) {
+  app.add_option("--timeout", *to.timeout_s, timeout_help)->check(Seconds(0.001, 1e7));
+  app.add_option("--load-timeout", *to.load_timeout_s,
+                 "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
+      ->check(Seconds(0.001, 1e6, /*or_zero=*/true));
+  app.add_option("--memory-limit", *to.memory_limit_mb,
+                 "cap the address space of the run (megabytes)")
+      ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
+  app.add_option("--sandbox", *to.sandbox,
+                 "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
+                 "cannot), auto (the default: what the kernel offers, with a warning if that is "
+                 "less), off (debugging)")
+      ->check(CLI::IsMember({"require", "auto", "off"}));
+  app.add_option("--sandbox-read", *to.sandbox_read,
+                 "let the plugin child read this file or directory too (repeatable)")
+      ->allow_extra_args(false);
+}
+
 void EnterBuildWorkingDirectory(const char* tool) {
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(wd) != 0)
