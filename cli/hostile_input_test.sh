@@ -165,4 +165,34 @@ if [ -z "${ASAN_OPTIONS:-}" ]; then
     'clean $rc "$tmp/err" && grep -qE "standard input: out of memory after [0-9]+ bytes; --max-input-bytes caps it" "$tmp/err" && ! grep -q "bad_alloc" "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
 fi
 
+# Text the format does not have (F1, F2, F5, F6): exit 1 with file:line:col,
+# nothing written, the input unchanged.
+text_case() {  # text_case NAME FILE EXPECTED-MESSAGE
+  tc_in="$2"; tc_want="$3"
+  cp "$tc_in" "$tmp/before"
+  rm -f "$tmp/tc_out.json"
+  timeout 20 "$opt" "$tc_in" -o "$tmp/tc_out.json" 2> "$tmp/err"; rc=$?
+  check "$1 (rc=$rc)" '[ $rc -eq 1 ] && clean $rc "$tmp/err" && grep -q "$tc_want" "$tmp/err" &&
+    [ ! -e "$tmp/tc_out.json" ] && cmp -s "$tc_in" "$tmp/before"'
+}
+tr '\n' '\r' < "$model" > "$tmp/cr.plir"
+text_case "CR-only line endings" "$tmp/cr.plir" "cr.plir:1:[0-9]*: carriage return without a line feed"
+sed 's/$/\r/' "$model" > "$tmp/crlf.plir"
+"$opt" "$tmp/crlf.plir" -o "$tmp/crlf_out.plir" 2> "$tmp/err"; rc=$?
+"$opt" "$model" -o "$tmp/lf_out.plir" 2> /dev/null
+check "CRLF line endings read as LF (rc=$rc)" '[ $rc -eq 0 ] && cmp -s "$tmp/crlf_out.plir" "$tmp/lf_out.plir"'
+printf 'def @f(%%x: Object) {\n  call_packed("\\xed\\xa0\\x80\\xff", %%x, sinfo_args=[Object])\n}\n' > "$tmp/u8.plir"
+text_case "string that is not UTF-8" "$tmp/u8.plir" "u8.plir:2:15: string is not valid UTF-8"
+printf 'def @f\xff\xfe(%%x: Object) {\n  %%x\n}\n' > "$tmp/name.plir"
+text_case "invalid UTF-8 in a name" "$tmp/name.plir" 'name.plir:1:7: unexpected byte 0xff'
+check "  ... escaped in the excerpt" '! LC_ALL=C grep -q $'"'"'\xff'"'"' "$tmp/err" && grep -qF "@f\\xff\\xfe(" "$tmp/err"'
+{ printf '\xef\xbb\xbf'; cat "$model"; } > "$tmp/bom.plir"
+text_case "a UTF-8 byte order mark" "$tmp/bom.plir" "bom.plir:1:1: the file starts with a UTF-8 byte order mark"
+truncate -s 300M "$tmp/nul.plir"
+start=$(date +%s%N)
+text_case "300 MB of NUL bytes" "$tmp/nul.plir" "nul.plir:1:1: unexpected byte 0x00"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "  ... the message has a short excerpt ($(wc -c < "$tmp/err") bytes, $ms ms)" '[ $(wc -c < "$tmp/err") -lt 1000 ]'
+rm -f "$tmp/nul.plir" "$tmp/before"
+
 exit $fail

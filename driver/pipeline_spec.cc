@@ -78,7 +78,7 @@ bool ValidUtf8(std::string_view s) {
 // line 1.
 SourceLoc At(const std::string& file, const YAML::Node& node) {
   YAML::Mark m = node.Mark();
-  return SourceLoc{file, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1};
+  return SourceLoc{file, int64_t{std::max(m.line, 0)} + 1, int64_t{std::max(m.column, 0)} + 1};
 }
 
 Status Fail(const std::string& file, const YAML::Node& node, const std::string& msg) {
@@ -456,7 +456,7 @@ class SpecParser {
                         " steps (includes expanded)");
       YAML::Mark m = item.Mark();
       StepSpec s;
-      s.loc = SourceLoc{file, m.line + 1, m.column + 1};
+      s.loc = SourceLoc{file, int64_t{m.line} + 1, int64_t{m.column} + 1};
       s.at = At(file, item);
       if (item.IsScalar()) {
         s.pass = {item.as<std::string>(), At(file, item)};
