@@ -113,8 +113,10 @@ check "control bytes in YAML are escaped" 'clean $rc "$tmp/err" && ! grep -q $'"
 [ -e "$tmp/failed" ] && fail=1
 # Threads that cannot be created (hostile round L3/L4: --threads 300 under a
 # 300 MB address-space cap leaves no room for 300 stacks) mean fewer threads,
-# not std::terminate: the same output as one thread. AddressSanitizer
-# reserves terabytes of address space, so not under it.
+# not std::terminate (SIGABRT before): the run either gives the same output
+# as one thread, or, when the stacks it did create leave too little room to
+# parse, fails cleanly naming the limit. AddressSanitizer reserves terabytes
+# of address space, so not under it.
 if [ -z "${ASAN_OPTIONS:-}" ]; then
   awk 'BEGIN { print "#[version = \"1\"]";
     for (f = 0; f < 300; f++) {
@@ -122,9 +124,75 @@ if [ -z "${ASAN_OPTIONS:-}" ]; then
       for (i = 0; i < 200; i++) printf "  %%a%d = add(%%x, %%x);\n", i;
       print "  %a199\n}\n" } }' > "$tmp/many.plir"
   "$opt" "$tmp/many.plir" --threads 1 -o "$tmp/many1.plir"
-  "$opt" "$tmp/many.plir" --threads 300 --memory-limit 300 -o "$tmp/many300.plir" 2> "$tmp/err"; rc=$?
-  check "--threads 300 --memory-limit 300: fewer threads, same output (rc=$rc)" \
-    '[ $rc -eq 0 ] && cmp -s "$tmp/many1.plir" "$tmp/many300.plir"'
+  for t in 64 300; do
+    rm -f "$tmp/many_t.plir"
+    "$opt" "$tmp/many.plir" --threads $t --memory-limit 300 -o "$tmp/many_t.plir" 2> "$tmp/err"; rc=$?
+    check "--threads $t --memory-limit 300: no crash; the same output or a clean out-of-memory error (rc=$rc)" \
+      '! grep -qE "terminate|SIGABRT|Aborted" "$tmp/err" &&
+       { { [ $rc -eq 0 ] && cmp -s "$tmp/many1.plir" "$tmp/many_t.plir"; } ||
+         { [ $rc -eq 1 ] && grep -q "out of memory (--memory-limit 300 MB)" "$tmp/err" && [ ! -e "$tmp/many_t.plir" ]; }; }'
+  done
 fi
+
+# Pipeline limits and bundle values have the command line's ranges (hostile
+# round Y4/Y5, T7-T11): a positioned error, exit 1, nothing written.
+printf 'version: 1\npasses: [DeadCodeElimination]\nlimits: {pass_timeout: 1e-300}\n' > "$tmp/tiny.yaml"
+rm -f "$tmp/out.plir"
+"$opt" "$model" --pipeline "$tmp/tiny.yaml" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+check "limits.pass_timeout 1e-300: positioned error (rc=$rc)" \
+  'clean $rc "$tmp/err" && grep -q "tiny.yaml:3:24: pass_timeout must be a number of seconds from 0.001" "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+"$opt" "$model" --pipeline "$tmp/tiny.yaml" --emit-pipeline > "$tmp/emitted" 2> "$tmp/err"; rc=$?
+check "limits.pass_timeout 1e-300: not echoed by --emit-pipeline (rc=$rc)" '[ $rc -eq 1 ] && ! grep -q "1e-300" "$tmp/emitted"'
+mkdir -p "$tmp/bundle"
+cp "$model" "$tmp/bundle/input.plir"
+printf 'version: 1\npasses: [DeadCodeElimination]\n' > "$tmp/bundle/pipeline.yaml"
+for kv in "threads: 100000:4:10" "memory_limit: 9007199254740992:4:15" "memory_limit: -5:4:15" \
+          "opt_level: 99:4:12" "pass_timeout: 1e300:4:15" "plugins: [{name: x}]:4:11" "plugins: 5:4:10"; do
+  v="${kv%:*:*}"; pos="${kv#"$v"}"
+  printf 'version: 1\ninput: input.plir\npipeline: pipeline.yaml\n%s\n' "$v" > "$tmp/bundle/reproducer.yaml"
+  rm -f "$tmp/out.plir"
+  "$opt" --reproduce "$tmp/bundle" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+  check "reproducer.yaml '$v': positioned error (rc=$rc)" \
+    'clean $rc "$tmp/err" && grep -q "bundle/reproducer.yaml$pos: " "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+done
+
+# Standard input larger than the memory plir-opt may have (hostile round
+# L7): a message naming what was read, not std::bad_alloc. AddressSanitizer
+# reserves terabytes of address space, so not under it.
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+  yes def | prlimit --as=600000000 "$opt" - -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+  check "standard input past an address-space limit: a clean message (rc=$rc)" \
+    'clean $rc "$tmp/err" && grep -qE "standard input: out of memory after [0-9]+ bytes; --max-input-bytes caps it" "$tmp/err" && ! grep -q "bad_alloc" "$tmp/err" && [ ! -e "$tmp/out.plir" ]'
+fi
+
+# Text the format does not have (F1, F2, F5, F6): exit 1 with file:line:col,
+# nothing written, the input unchanged.
+text_case() {  # text_case NAME FILE EXPECTED-MESSAGE
+  tc_in="$2"; tc_want="$3"
+  cp "$tc_in" "$tmp/before"
+  rm -f "$tmp/tc_out.json"
+  timeout 20 "$opt" "$tc_in" -o "$tmp/tc_out.json" 2> "$tmp/err"; rc=$?
+  check "$1 (rc=$rc)" '[ $rc -eq 1 ] && clean $rc "$tmp/err" && grep -q "$tc_want" "$tmp/err" &&
+    [ ! -e "$tmp/tc_out.json" ] && cmp -s "$tc_in" "$tmp/before"'
+}
+tr '\n' '\r' < "$model" > "$tmp/cr.plir"
+text_case "CR-only line endings" "$tmp/cr.plir" "cr.plir:1:[0-9]*: carriage return without a line feed"
+sed 's/$/\r/' "$model" > "$tmp/crlf.plir"
+"$opt" "$tmp/crlf.plir" -o "$tmp/crlf_out.plir" 2> "$tmp/err"; rc=$?
+"$opt" "$model" -o "$tmp/lf_out.plir" 2> /dev/null
+check "CRLF line endings read as LF (rc=$rc)" '[ $rc -eq 0 ] && cmp -s "$tmp/crlf_out.plir" "$tmp/lf_out.plir"'
+printf 'def @f(%%x: Object) {\n  call_packed("\\xed\\xa0\\x80\\xff", %%x, sinfo_args=[Object])\n}\n' > "$tmp/u8.plir"
+text_case "string that is not UTF-8" "$tmp/u8.plir" "u8.plir:2:15: string is not valid UTF-8"
+printf 'def @f\xff\xfe(%%x: Object) {\n  %%x\n}\n' > "$tmp/name.plir"
+text_case "invalid UTF-8 in a name" "$tmp/name.plir" 'name.plir:1:7: unexpected byte 0xff'
+check "  ... escaped in the excerpt" '! LC_ALL=C grep -q $'"'"'\xff'"'"' "$tmp/err" && grep -qF "@f\\xff\\xfe(" "$tmp/err"'
+{ printf '\xef\xbb\xbf'; cat "$model"; } > "$tmp/bom.plir"
+text_case "a UTF-8 byte order mark" "$tmp/bom.plir" "bom.plir:1:1: the file starts with a UTF-8 byte order mark"
+truncate -s 300M "$tmp/nul.plir"
+start=$(date +%s%N)
+text_case "300 MB of NUL bytes" "$tmp/nul.plir" "nul.plir:1:1: unexpected byte 0x00"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "  ... the message has a short excerpt ($(wc -c < "$tmp/err") bytes, $ms ms)" '[ $(wc -c < "$tmp/err") -lt 1000 ]'
+rm -f "$tmp/nul.plir" "$tmp/before"
 
 exit $fail

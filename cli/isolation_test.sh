@@ -112,6 +112,25 @@ check "limits are part of the canonical pipeline" '[ $? -eq 0 ]'
 "$opt" "$tmp/in.plir" --no-isolate --plugin "$crashers" --passes TestFailsOnSelfSubtract > /dev/null 2> "$tmp/err"; rc=$?
 check "--no-isolate: error status reported, reproducer written" \
   '[ $rc -eq 1 ] && grep -q "found subtract" "$tmp/err" && grep -q "reproducer written to" "$tmp/err"'
+
+# An option a pass refuses at run time (InvalidArgument) is the user's
+# error: reported, no reproducer (isolated or not). An option out of its
+# declared bounds is refused before any pass runs, with its position.
+printf 'version: 1\npasses:\n  - {name: DeadCodeElimination, options: {entry_functions: [nosuch]}}\n' \
+  > "$tmp/dce_nosuch.yaml"
+for iso in "" --no-isolate; do
+  rm -rf "$tmp/rd" && mkdir "$tmp/rd"
+  echo "OLD OUTPUT" > "$tmp/out.plir"
+  "$opt" "$tmp/in.plir" $iso --reproducer-dir "$tmp/rd" -o "$tmp/out.plir" \
+    --pipeline "$tmp/dce_nosuch.yaml" > /dev/null 2> "$tmp/err"; rc=$?
+  check "option refused by the pass ${iso:-isolated}: exit 1, named, no reproducer (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "entry function @nosuch is not in the module" "$tmp/err" && ! grep -q "reproducer written" "$tmp/err" && [ -z "$(ls -A "$tmp/rd")" ] && [ "$(cat "$tmp/out.plir")" = "OLD OUTPUT" ]'
+done
+printf 'version: 1\npasses:\n  - {name: FuseOps, options: {max_depth: 0}}\n' > "$tmp/fuse0.yaml"
+rm -rf "$tmp/rd" && mkdir "$tmp/rd"
+"$opt" "$tmp/in.plir" --reproducer-dir "$tmp/rd" --pipeline "$tmp/fuse0.yaml" > /dev/null 2> "$tmp/err"; rc=$?
+check "FuseOps max_depth 0: positioned error, no reproducer (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "fuse0.yaml:3:42: option .max_depth. of FuseOps must be from 1 to 65536, got 0" "$tmp/err" && [ -z "$(ls -A "$tmp/rd")" ]'
 "$opt" "$tmp/in.plir" --no-isolate --passes DeadCodeElimination > "$tmp/ni.plir" 2> "$tmp/err"; rc=$?
 "$opt" "$tmp/in.plir" --passes DeadCodeElimination > "$tmp/iso.plir" 2> /dev/null
 check "--no-isolate gives the same output" '[ $rc -eq 0 ] && cmp -s "$tmp/ni.plir" "$tmp/iso.plir"'

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/opt_program.h"
 #include "driver/child_result.h"
 #include "driver/execution_check.h"
 #include "driver/file_util.h"
@@ -47,6 +48,7 @@
 #include "driver/plugin_loader.h"
 #include "driver/reproducer.h"
 #include "driver/sandbox.h"
+#include "driver/supervised_child.h"
 #include "driver/supervisor.h"
 #include "driver/tool_options.h"
 #include "ir/parallel.h"
@@ -58,474 +60,18 @@
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
 
-namespace {
-// LeakSanitizer's check at exit stops the world with ptrace, which the
-// sandbox forbids: in the child it is off (the child ends with _exit, and
-// with exit() only when a plugin calls it). Asked for by LeakSanitizer
-// builds only; never called otherwise.
-std::atomic<bool> g_child_skips_leak_check{false};
-}  // namespace
-
-extern "C" int __lsan_is_turned_off() { return g_child_skips_leak_check.load() ? 1 : 0; }
-
 namespace plir {
 namespace {
 
-struct Flags {
-  std::string input;
-  std::string output;
-  std::string pipeline;
-  std::string passes;
-  std::vector<std::string> plugins;
-  std::vector<std::string> plugin_dirs;
-  int opt_level = -1;
-  bool time_passes = false;
-  bool print_before_all = false;
-  bool print_after_all = false;
-  std::vector<std::string> print_after;
-  bool print_changed = false;
-  bool verify_each = false;
-  bool check_input_unchanged = false;
-  bool list_passes = false;
-  bool list_ops = false;
-  bool verbose = false;
-  bool emit_pipeline = false;
-  std::string emit;  // text | json | binary; default from -o's extension
-  std::vector<std::string> extends;
-  int threads = 0;  // 0: the hardware's
-  // Robustness.
-  bool no_isolate = false;
-  double pass_timeout_s = 0;   // 0: none (or the pipeline's)
-  double timeout_s = 0;        // the whole run (the supervisor's own); 0: none
-  double load_timeout_s = 30;  // one plugin load; 0: none
-  uint64_t max_pass_runs = PassRunBudget::kDefaultMaxRuns;   // the whole pipeline's
-  int64_t memory_limit_mb = 0;                               // 0: none (or the pipeline's)
-  std::string reproduce;                                     // --reproduce DIR
-  std::string reproducer_dir;                                // where bundles go (default $TMPDIR)
-  uint64_t reproducer_max_input_bytes = uint64_t{64} << 20;  // copied up to this
-  bool no_reproducer = false;
-  bool allow_insecure_plugins = false;
-  bool allow_changed_plugins = false;
-  // --reproduce: the bundle's plugins by path, with the sha256 they had.
-  std::vector<std::pair<std::string, std::string>> pinned_plugins;
-  bool hermetic_plugins = false;          // only --plugin and --plugin-path (build actions)
-  std::string sandbox = "auto";           // --sandbox=require|auto|off
-  std::vector<std::string> sandbox_read;  // --sandbox-read PATH
-  uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
-  std::vector<std::string> argv;
-  std::vector<std::string> skip_plugins;  // crashed while loading during a scan
-  // Debugging a pipeline.
-  bool check_execution = false;
-  std::string check_inputs;     // --check-execution=FILE; empty: random inputs
-  std::string check_params;     // --params
-  std::string check_tolerance;  // --check-tolerance RTOL[,ATOL]
-  std::string entry = "main";
-  uint64_t check_seed = 0;
-  std::string dump_ir_dir;
-  int64_t bisect_limit = -1;  // -1: off
-};
+using opt::EndsWith;
+using opt::Error;
+using opt::Flags;
+using opt::KeepUntilExit;
+using opt::ProgramResult;
+using opt::RunPipeline;
+using opt::SplitList;
 
-// A number of seconds in [lo, hi]: CLI11's Range lets NaN through, and a
-// limit of NaN seconds would mean none.
-CLI::Validator Seconds(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& s) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) ||
-            v < lo || v > hi) {
-          std::ostringstream range;
-          range << "must be a number of seconds from " << lo << " to " << hi << ", not " << s;
-          return range.str();
-        }
-        return "";
-      },
-      "SECONDS");
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// A command-line run does not free the modules it drops at exit: a handle to
-// each is parked in a holder that is never destroyed (reachable, so leak
-// checkers stay quiet), the way clang's -disable-free skips its AST
-// teardown. Freeing a 1M-binding module node by node cost a third of a text
-// round trip (bench/RESULTS.md, "Teardown").
-void KeepUntilExit(const Module& m) {
-  static auto* kept = new std::vector<Module>();
-  kept->push_back(m);
-}
-
-int Error(const std::string& message) {
-  std::cerr << message << "\n";
-  return 1;
-}
-
-std::vector<std::string> SplitList(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-// "plugin foo (/abs/path/libplir_foo.so)" -> "plugin foo" unless verbose.
-std::string ShortOrigin(const std::string& origin, bool verbose) {
-  if (verbose) return origin;
-  size_t paren = origin.find(" (");
-  return paren == std::string::npos ? origin : origin.substr(0, paren);
-}
-
-void ListPasses(const Flags& f, std::ostream& out) {
-  PassRegistry& reg = PassRegistry::Global();
-  for (const std::string& name : reg.Names()) {
-    const PassInfo& info = reg.Lookup(name)->info;
-    out << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
-        << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
-        << info.description << "\n";
-    if (!f.verbose) continue;
-    if (info.min_opt_level > 0) out << "    min_opt_level: " << info.min_opt_level << "\n";
-    if (!info.requires_properties.empty()) {
-      out << "    requires:";
-      for (auto& r : info.requires_properties) out << " " << r;
-      out << "\n";
-    }
-    if (!info.provides_properties.empty()) {
-      out << "    provides:";
-      for (auto& r : info.provides_properties) out << " " << r;
-      out << "\n";
-    }
-    for (const OptionSpec& o : info.options) {
-      std::string dflt;
-      o.default_value.AppendTo(&dflt);
-      out << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
-          << "): " << o.description << "\n";
-    }
-  }
-}
-
-void ListOps(std::ostream& out) { out << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
-
-// Records, for the supervisor, which pass of which plugin is running.
-class PhaseInstrument : public Instrument {
- public:
-  PhaseInstrument(RunState* state, std::map<std::string, std::string> plugin_of)
-      : state_(state), plugin_of_(std::move(plugin_of)) {}
-  void BeforePass(const PassInfo& pass, const Module&) override {
-    auto it = plugin_of_.find(pass.name);
-    state_->Enter(RunPhase::kRunningPass, pass.name,
-                  it != plugin_of_.end() ? it->second : pass.origin);
-  }
-
- private:
-  RunState* state_;
-  std::map<std::string, std::string> plugin_of_;
-};
-
-// What the child's program produced: the module to write, or the text of
-// --list-passes, --list-ops or --emit-pipeline; and the ops that plugins
-// registered (the supervisor gives them stand-ins to load the module).
-struct ProgramResult {
-  std::optional<Module> module;
-  std::string text;
-  std::vector<std::string> plugin_ops;
-};
-
-// The child's program (or the whole program with --no-isolate): load the
-// plugins and the pipeline, the input, run; the result goes to `program`.
-// Everything it does is recorded in `state`.
-int RunPipeline(const Flags& f, const std::string& input_path, const std::string& input_name,
-                RunState* state, ProgramResult* program) {
-  PluginLoader loader;
-  loader.set_allow_insecure(f.allow_insecure_plugins);
-  if (!f.no_isolate && f.sandbox != "off")
-    loader.set_permission_hint(
-        "the plugin sandbox lets plugins read only the files plir-opt knows they need; "
-        "--sandbox-read PATH adds one");
-  for (const std::string& p : f.skip_plugins) loader.Skip(p);
-  for (const auto& [path, sha] : f.pinned_plugins) loader.PinPath(path, sha);
-  // The bundled plugins own their names from the start: no --plugin may
-  // take one.
-  std::vector<std::string> defaults;
-  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
-  for (const std::string& d : defaults) loader.DeclareBundledDir(d);
-  loader.SetLoadObserver([state](const std::string& path, bool scanning) {
-    state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
-  });
-  loader.SetKernelHook([state](const std::string* what) {
-    if (what)
-      state->EnterKernel(*what);
-    else
-      state->LeaveKernel();
-  });
-  auto print_loader_warnings = [&] {
-    for (const std::string& w : loader.TakeWarnings())
-      std::cerr << "warning: " << Printable(w) << "\n";
-  };
-  for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
-  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
-    for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);
-  for (const std::string& p : f.plugins) {
-    auto r = loader.LoadPath(p);
-    if (!r.ok()) return Error("plir-opt: " + Printable(r.status().message()));
-  }
-
-  Pipeline pipeline;
-  if (!f.pipeline.empty()) {
-    PipelineLoadOptions options;
-    options.fallback_plugin_dirs = defaults;
-    options.bundled_plugin_dirs = defaults;
-    auto p = LoadPipeline(f.pipeline, loader, PassRegistry::Global(), options);
-    if (!p.ok()) return Error(Printable(p.status().message()));
-    pipeline = std::move(p).value();
-  } else {
-    for (const std::string& d : defaults) loader.AddBundledDir(d);
-  }
-  // Extension fragments apply only when asked for (--extend): a fragment
-  // shipped beside a plugin is never applied silently.
-  if (!f.extends.empty() && f.pipeline.empty()) return Error("plir-opt: --extend needs --pipeline");
-  for (const std::string& frag : f.extends)
-    if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok())
-      return Error(Printable(s.message()));
-  if (f.list_passes || f.list_ops) {
-    if (Status s = loader.LoadAll(); !s.ok())
-      std::cerr << "warning: some plugins on the search path did not load:\n"
-                << Printable(s.message()) << "\n";
-    print_loader_warnings();
-    std::ostringstream text;
-    if (f.list_passes) ListPasses(f, text);
-    if (f.list_ops) ListOps(text);
-    program->text = text.str();
-    return 0;
-  }
-  if (!f.passes.empty()) {
-    for (const std::string& name : SplitList(f.passes, ',')) {
-      std::string warning;
-      auto known = ResolvePassName(name, loader, PassRegistry::Global(), {.load_all_plugins = true},
-                                   &warning);
-      if (!warning.empty())
-        std::cerr << "warning: some plugins on the search path did not load:\n"
-                  << Printable(warning) << "\n";
-      if (!known.ok()) {
-        if (known.status().code() != StatusCode::kNotFound)
-          return Error("plir-opt: " + Printable(known.status().message()));
-        return Error("plir-opt: --passes: " + Printable(known.status().message()));
-      }
-      auto step = MakePassStep(PassRegistry::Global(), name);
-      if (!step.ok()) return Error("plir-opt: --passes: " + Printable(step.status().message()));
-      pipeline.steps.push_back(std::move(step).value());
-    }
-    if (Status s = CheckProperties(pipeline.steps, PassRegistry::Global()); !s.ok())
-      return Error("plir-opt: --passes: " + s.message());
-  }
-  print_loader_warnings();
-  // --print-after names are checked like the pipeline's.
-  for (const std::string& p : f.print_after) {
-    if (p == "all") continue;
-    auto known = ResolvePassName(p, loader, PassRegistry::Global());
-    if (!known.ok())
-      return Error("plir-opt: --print-after: " + Printable(known.status().message()));
-  }
-  if (f.emit_pipeline) {
-    program->text = PipelineToYaml(pipeline);
-    return 0;
-  }
-
-  // Limits from the pipeline apply unless the command line set them.
-  if (f.pass_timeout_s <= 0 && pipeline.pass_timeout_s)
-    state->pass_timeout_ns.store(static_cast<int64_t>(*pipeline.pass_timeout_s * 1e9));
-  if (f.memory_limit_mb <= 0 && pipeline.memory_limit_mb) {
-    state->memory_limit_mb.store(*pipeline.memory_limit_mb);
-    if (!f.no_isolate) ApplyMemoryLimit(*pipeline.memory_limit_mb);
-  }
-
-  // Reproducer material: the plugins, and the pipeline up to each step.
-  {
-    std::string lines;
-    std::map<std::string, std::string> plugin_of;
-    for (const LoadedPlugin& p : loader.loaded()) {
-      for (const std::string& op : p.ops) program->plugin_ops.push_back(op);
-      // Hashed here: the supervisor never opens a path it reads in the page.
-      StatusOr<std::string> sha = Sha256File(p.path);
-      lines += p.path + "\t" + p.name + "\t" + p.version + "\t" + (sha.ok() ? *sha : "") + "\n";
-      for (const std::string& pass : p.passes)
-        plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
-    }
-    std::strncpy(state->plugins, lines.c_str(), sizeof state->plugins - 1);
-    std::vector<std::string> prefixes;
-    Pipeline prefix = pipeline;
-    prefix.file.clear();
-    prefix.plugin_path.clear();  // plugins are given by path in the manifest
-    prefix.plugins.clear();
-    if (f.opt_level >= 0) prefix.opt_level = f.opt_level;
-    // At most RunState::kMaxPrefixes prefixes of at most kPrefixBytes in
-    // all: the work is bounded whatever the pipeline's length (10,000 steps
-    // cost 10,000^2 step printings before), and a failure past them gets no
-    // reproducer.
-    size_t bytes = 0;
-    for (size_t i = 0; i < pipeline.steps.size() && i < RunState::kMaxPrefixes; ++i) {
-      prefix.steps.assign(pipeline.steps.begin(),
-                          pipeline.steps.begin() + static_cast<long>(i) + 1);
-      std::string yaml = PipelineToYaml(prefix);
-      if (bytes + yaml.size() > RunState::kPrefixBytes) break;
-      bytes += yaml.size();
-      prefixes.push_back(std::move(yaml));
-    }
-    state->SetPrefixes(prefixes);
-    if (prefixes.size() < pipeline.steps.size())
-      std::cerr << "warning: the pipeline is too large for a crash reproducer after step "
-                << prefixes.size() << "\n";
-    auto inst = std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
-    state->Enter(RunPhase::kLoadingInput, input_name);
-
-    StatusOr<ModuleFile> text = ModuleFile::Open(input_path);  // mapped when a regular file
-    if (!text.ok()) return Error("plir-opt: " + Printable(text.status().message()));
-    // The format comes from the magic bytes or a leading '{' (LoadModule);
-    // a .plirb or .json extension must agree with it.
-    ModuleFormat format = DetectFormat(*text);
-    if ((EndsWith(f.input, ".plirb") && format != ModuleFormat::kBinary) ||
-        (EndsWith(f.input, ".json") && format != ModuleFormat::kJson))
-      return Error(Printable(input_name) + ": the file's contents do not match its extension");
-    StatusOr<Module> module = LoadModule(*text, input_name);
-    if (!module.ok()) return Error(Printable(module.status().message()));
-    KeepUntilExit(*module);
-    // The module holds no reference to the input bytes: release them before
-    // the passes and the printer allocate (a lower peak RSS on large inputs).
-    text->Close();
-    if (Status s = Verify(*module); !s.ok())
-      return Error(Printable(input_name) + ": " + Printable(s.message()));
-
-    // --bisect-limit: the gate is the first instrument, and the passes run
-    // through a registry of gated copies.
-    std::shared_ptr<BisectGate> gate;
-    std::unique_ptr<PassRegistry> gated_registry;
-    if (f.bisect_limit >= 0) {
-      gate = std::make_shared<BisectGate>(f.bisect_limit, &std::cerr);
-      auto r = gate->GatedRegistry(PassRegistry::Global());
-      if (!r.ok()) return Error("plir-opt: --bisect-limit: " + Printable(r.status().message()));
-      gated_registry = std::move(r).value();
-    }
-
-    PassContext ctx;
-    if (gate) ctx.instruments.push_back(gate);
-    ctx.instruments.push_back(std::make_shared<PassRunBudget>(f.max_pass_runs));
-    ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
-    ctx.required.insert(pipeline.required.begin(), pipeline.required.end());
-    ctx.disabled.insert(pipeline.disabled.begin(), pipeline.disabled.end());
-    ctx.config = pipeline.config;
-    InstrumentOptions opts = pipeline.instruments;
-    opts.timing |= f.time_passes;
-    if (f.verify_each) opts.verify = VerifyMode::kEach;
-    opts.print_changed |= f.print_changed;
-    opts.check_input_unchanged |= f.check_input_unchanged;
-    if (f.print_before_all) opts.print_before.push_back("all");
-    if (f.print_after_all) opts.print_after.push_back("all");
-    for (const std::string& p : f.print_after) opts.print_after.push_back(p);
-    ctx.instruments.push_back(inst);
-    AddInstruments(opts, &std::cerr, ctx);
-    if (!f.dump_ir_dir.empty()) {
-      auto dump = IrDumpInstrument::Create(f.dump_ir_dir, *module, gate.get());
-      if (!dump.ok()) return Error("plir-opt: " + Printable(dump.status().message()));
-      ctx.instruments.push_back(*dump);
-    }
-    if (f.check_execution) {
-      ExecutionCheckOptions check;
-      check.entry = f.entry;
-      check.inputs.inputs_file = f.check_inputs;
-      check.inputs.params_file = f.check_params;
-      check.inputs.seed = f.check_seed;
-      if (!f.check_tolerance.empty()) {
-        auto t = ParseTolerance(f.check_tolerance);
-        if (!t.ok()) return Error("plir-opt: " + Printable(t.status().message()));
-        check.tolerance = *t;
-      }
-      auto checker = ExecutionChecker::Create(*module, check);
-      if (!checker.ok()) return Error("plir-opt: " + Printable(checker.status().message()));
-      std::cerr << "note: --check-execution: @" << f.entry << " runs on "
-                << (*checker)->inputs_description() << "; its outputs are compared after every "
-                << "pass (rtol " << check.tolerance.rtol << ", atol " << check.tolerance.atol
-                << ")\n";
-      ctx.instruments.push_back(*checker);
-    }
-
-    auto fail_pass = [&](std::string message) {
-      if (state->Phase() == RunPhase::kRunningPass)
-        message +=
-            "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
-      state->pass_failed.store(1);
-      std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
-      return Error(Printable(message));
-    };
-    StatusOr<Module> result = PassManager(gated_registry ? *gated_registry : PassRegistry::Global())
-                                  .Run(pipeline.steps, *module, ctx, [&](size_t i) {
-                                    state->top_step.store(static_cast<int32_t>(i));
-                                  });
-    for (const std::string& w : ctx.TakeWarnings())
-      std::cerr << "warning: " << Printable(w) << "\n";
-    if (!result.ok()) return fail_pass("plir-opt: " + result.status().message());
-    KeepUntilExit(*result);
-    // verify: none means none; "end" (and the default) checks the result.
-    if (opts.verify == VerifyMode::kEnd) {
-      if (Status s = Verify(*result); !s.ok())
-        return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message());
-    }
-
-    program->module = *result;
-  }
-  return 0;
-}
-
-// The input as the child reads it: a regular file by path; anything else
-// (standard input, a pipe, a /proc file) read by the parent, up to the
-// size cap, into an anonymous file the child reads instead (and the
-// reproducer copies).
-struct Input {
-  std::string path;  // what the child opens
-  std::string name;  // what messages say
-  std::string ext;   // for the reproducer's copy
-  int fd = -1;       // the anonymous copy (sealed), if any
-};
-
-StatusOr<Input> PrepareInput(const Flags& f) {
-  Input in;
-  in.name = f.input == "-" ? "<stdin>" : f.input;
-  in.ext = EndsWith(f.input, ".plirb") ? ".plirb" : EndsWith(f.input, ".json") ? ".json" : ".plir";
-  struct stat st {};
-  if (f.input != "-" && stat(f.input.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    if (static_cast<uint64_t>(st.st_size) > f.max_input_bytes)
-      return ResourceExhausted(f.input + ": input larger than the limit of " +
-                               std::to_string(f.max_input_bytes) + " bytes (--max-input-bytes)");
-    in.path = f.input;
-    return in;
-  }
-  PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(f.input));  // checks kind and size
-  int fd = memfd_create("plir-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
-  std::string_view data = file.contents();
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = write(fd, data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Internal(std::string("writing the input copy: ") + std::strerror(errno));
-    off += static_cast<size_t>(n);
-  }
-  // Sealed: the child (and a plugin in it) reads the copy, and cannot
-  // change what the reproducer copies.
-  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
-    return Internal(std::string("sealing the input copy: ") + std::strerror(errno));
-  in.fd = fd;
-  in.path = "/proc/self/fd/" + std::to_string(fd);
-  if (in.ext == ".plir") {
-    ModuleFormat format = DetectFormat(data);
-    in.ext = format == ModuleFormat::kBinary ? ".plirb"
-             : format == ModuleFormat::kJson ? ".json"
-                                             : ".plir";
-  }
-  return in;
-}
+using Input = ChildInput;
 
 void WriteBundle(const Flags& f, const Input& in, const RunState& state,
                  const std::string& failure) {
@@ -643,22 +189,12 @@ StatusOr<ProgramResult> TakeChildResult(const Flags& f, int result_fd) {
 // the system's files, and every file the command line and the pipeline
 // name.
 SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
-  SandboxPolicy p;
-  p.supervisor = getpid();
-  p.supervisor_pgid = getpgid(0);
-  AddSystemReadPaths(&p);
+  SandboxPolicy p = NewSandboxPolicy();
   auto add = [&](const std::string& path) {
     if (!path.empty() && path != "-") AddReadPath(path, &p);
   };
-  // A plugin's directory holds what its $ORIGIN run path names.
-  auto add_with_dir = [&](const std::string& path) {
-    add(path);
-    std::error_code ec;
-    auto real = std::filesystem::canonical(path, ec);
-    if (!ec) add(real.parent_path().string());
-  };
   if (in.fd < 0) add(in.path);
-  for (const std::string& plugin : f.plugins) add_with_dir(plugin);
+  for (const std::string& plugin : f.plugins) AddPluginReadPath(plugin, &p);
   for (const std::string& d : f.plugin_dirs) add(d);
   if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) add(d);
@@ -680,7 +216,7 @@ int Main(Flags f) {
     return Error("plir-opt: an input file is required (or --list-passes)");
   Input in;
   if (needs_input) {
-    StatusOr<Input> i = PrepareInput(f);
+    StatusOr<Input> i = PrepareChildInput(f.input, f.max_input_bytes);
     if (!i.ok()) return Error("plir-opt: " + Printable(i.status().message()));
     in = *i;
   }
@@ -697,7 +233,8 @@ int Main(Flags f) {
                    "--no-isolate\n";
     ProgramResult result;
     int rc = RunPipeline(f, in.path, in.name, state, &result);
-    if (rc != 0 && state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
+    if (rc != 0 && state->PassFailureWantsReproducer())
+      WriteBundle(f, in, *state, state->FailureText());
     if (rc == 0)
       if (Status s = CommitResult(f, result, out); !s.ok())
         return Error("plir-opt: " + Printable(s.message()));
@@ -706,11 +243,8 @@ int Main(Flags f) {
 
   // The sandbox: probed once, here; entered by every child.
   const SandboxMode sandbox_mode = *ParseSandboxMode(f.sandbox);
-  const SandboxSupport support = ProbeSandbox();
-  if (std::string shortfall = SandboxShortfall(sandbox_mode, support); !shortfall.empty()) {
-    if (sandbox_mode == SandboxMode::kRequire) return Error(shortfall);
-    std::cerr << shortfall << "\n";
-  }
+  StatusOr<SandboxSupport> support = ProbeSandboxFor(sandbox_mode, "plir-opt");
+  if (!support.ok()) return Error(support.status().message());
   if (!f.dump_ir_dir.empty()) {  // the child may write there, but not create it
     std::error_code ec;
     std::filesystem::create_directories(f.dump_ir_dir, ec);
@@ -718,21 +252,22 @@ int Main(Flags f) {
       return Error("plir-opt: --dump-ir-dir: cannot create " + Printable(f.dump_ir_dir) + ": " +
                    ec.message());
   }
-  const SandboxPolicy policy = BuildSandboxPolicy(f, in);
+  ChildSetup setup;
+  setup.tool = "plir-opt";
+  setup.sandbox_mode = sandbox_mode;
+  setup.sandbox_support = *support;
+  setup.sandbox_policy = BuildSandboxPolicy(f, in);
+  setup.memory_limit_mb = f.memory_limit_mb;
 
   RunState* state = NewRunState(true);
   if (!state) return Error("plir-opt: cannot allocate shared memory for the supervisor");
   StatusOr<int> result_fd = CreateResultFile();
   if (!result_fd.ok()) return Error("plir-opt: " + result_fd.status().message());
-  BecomeSupervisor();
   // The supervisor's own limits: one deadline for the whole run (every
   // attempt), whatever the child says in the page.
-  SuperviseLimits limits;
-  if (f.timeout_s > 0) {
-    limits.deadline_ns = MonotonicNowNs() + static_cast<int64_t>(f.timeout_s * 1e9);
-    limits.run_timeout_s = f.timeout_s;
-  }
-  limits.load_timeout_ns = static_cast<int64_t>(f.load_timeout_s * 1e9);
+  setup.limits = SupervisorLimits(f.timeout_s, f.load_timeout_s);
+  setup.fds = {*result_fd};
+  if (in.fd >= 0) setup.fds.push_back(in.fd);
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -741,73 +276,28 @@ int Main(Flags f) {
       state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
     if (ftruncate(*result_fd, 0) != 0) return Error("plir-opt: cannot reset the result file");
-    // The child's standard error is a pipe the parent copies from.
-    int relay[2];
-    if (pipe2(relay, O_CLOEXEC) != 0)
-      return Error(std::string("plir-opt: pipe: ") + std::strerror(errno));
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    const pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) return Error(std::string("plir-opt: fork failed: ") + std::strerror(errno));
-    if (pid == 0) {
-      // Before any plugin code: the child holds no descriptor of the
-      // parent's but the result file and the input copy.
-      std::vector<int> keep = {*result_fd};
-      if (in.fd >= 0) keep.push_back(in.fd);
-      if (!IsolateChild(parent, &keep, relay[1])) {
-        state->finished.store(1);
-        _exit(1);
+    StatusOr<ChildEnd> end = RunInSupervisedChild(setup, state, [&](const std::vector<int>& fds) {
+      const int child_result_fd = fds[0];
+      std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(fds[1]) : in.path;
+      ProgramResult result;
+      int rc = RunPipeline(f, input_path, in.name, state, &result);
+      if (rc == 0) {
+        state->Enter(RunPhase::kWritingOutput, f.output);
+        Status s = result.module
+                       ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
+                                          result.plugin_ops, SaveBinary(*result.module))
+                       : WriteChildResult(child_result_fd, ChildResultKind::kText, {}, result.text);
+        if (!s.ok()) rc = Error("plir-opt: " + s.message());
       }
-      g_child_skips_leak_check.store(true);
-      const int child_result_fd = keep[0];
-      std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(keep[1]) : in.path;
-      if (Status s = EnterSandbox(policy, sandbox_mode, support); !s.ok()) {
-        std::cerr << "plir-opt: " << Printable(s.message()) << "\n";
-        state->finished.store(1);
-        _exit(1);
-      }
-      InstallCrashHandlers(state);
-      if (f.memory_limit_mb > 0 && !ApplyMemoryLimit(f.memory_limit_mb))
-        std::cerr << "warning: cannot apply --memory-limit\n";
-      int rc = 1;
-      try {
-        ProgramResult result;
-        rc = RunPipeline(f, input_path, in.name, state, &result);
-        if (rc == 0) {
-          state->Enter(RunPhase::kWritingOutput, f.output);
-          Status s = result.module ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
-                                                      result.plugin_ops, SaveBinary(*result.module))
-                                   : WriteChildResult(child_result_fd, ChildResultKind::kText, {},
-                                                      result.text);
-          if (!s.ok()) rc = Error("plir-opt: " + s.message());
-        }
-      } catch (const std::exception& e) {
-        std::cerr << "plir-opt: internal error: " << Printable(e.what()) << "\n";
-      } catch (...) {
-        std::cerr << "plir-opt: internal error\n";
-      }
-      state->finished.store(1);
-      std::cout.flush();
-      std::cerr.flush();
-      std::fflush(nullptr);
-      _exit(rc);
-    }
-    close(relay[1]);
-    setpgid(pid, pid);  // also here: the child may not have run yet
-    KillOnTerminatingSignal(pid);
-    ChildOutcome o = Supervise(pid, *state, relay[0], limits);
-    // Nothing the child started may outlive it, or touch the result while
-    // the parent reads it.
-    KillDescendants(pid);
-    KillOnTerminatingSignal(0);
-    DrainRelay(relay[0]);
-    std::string why = DescribeAbnormalEnd(*state, o);
+      return rc;
+    });
+    if (!end.ok()) return Error("plir-opt: " + end.status().message());
+    const ChildOutcome& o = end->outcome;
+    const std::string& why = end->abnormal;
     if (why.empty()) {
       // The child finished its program.
       if (o.exit_code != 0) {
-        if (state->pass_failed.load()) WriteBundle(f, in, *state, state->FailureText());
+        if (state->PassFailureWantsReproducer()) WriteBundle(f, in, *state, state->FailureText());
         return 1;
       }
       StatusOr<ProgramResult> result = TakeChildResult(f, *result_fd);
@@ -898,7 +388,7 @@ int ParseAndRun(int argc, char** argv) {
     }
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());
-  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+  AddToolOptions(app, &f,
                  {.input = "input module (.plir), or - for standard input",
                   .output = "write the result to this file (atomically)",
                   .pipeline = "YAML pipeline to run",
@@ -935,21 +425,14 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("--pass-timeout", f.pass_timeout_s,
                  "end the run if one pass (or plugin load) takes longer (seconds)")
       ->check(Seconds(0.001, 1e6));
-  app.add_option("--timeout", f.timeout_s,
-                 "end the run if it takes longer, all passes and repeats together (seconds; "
-                 "kept by the supervisor, beyond a plugin's reach)")
-      ->check(Seconds(0.001, 1e7));
+  AddSupervisorOptions(
+      app, {&f.timeout_s, &f.load_timeout_s, &f.memory_limit_mb, &f.sandbox, &f.sandbox_read},
+      "end the run if it takes longer, all passes and repeats together (seconds; "
+      "kept by the supervisor, beyond a plugin's reach)");
   app.add_option("--max-pass-runs", f.max_pass_runs,
                  "end the run when the pipeline has run this many passes, repeats and nested "
                  "repeats included (default 1000000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--load-timeout", f.load_timeout_s,
-                 "end the run if loading one plugin takes longer (seconds; default 30, 0: none)")
-      ->check(CLI::Validator(
-          [](std::string& s) { return s == "0" ? std::string() : Seconds(0.001, 1e6)(s); }, ""));
-  app.add_option("--memory-limit", f.memory_limit_mb,
-                 "cap the address space of the run (megabytes)")
-      ->check(CLI::Range(int64_t{16}, int64_t{1} << 40));
   app.add_option("--reproduce", f.reproduce, "replay a crash reproducer directory")
       ->check(CLI::ExistingDirectory);
   app.add_option("--reproducer-dir", f.reproducer_dir,
@@ -960,14 +443,6 @@ int ParseAndRun(int argc, char** argv) {
                  "a reproducer copies an input up to this size; a larger file is named by path "
                  "and sha256 (default 64 MiB)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 50));
-  app.add_option("--sandbox", f.sandbox,
-                 "confine the plugin child (Landlock, seccomp): require (fail where the kernel "
-                 "cannot), auto (the default: what the kernel offers, with a warning if that is "
-                 "less), off (debugging)")
-      ->check(CLI::IsMember({"require", "auto", "off"}));
-  app.add_option("--sandbox-read", f.sandbox_read,
-                 "let the plugin child read this file or directory too (repeatable)")
-      ->allow_extra_args(false);
   app.add_flag("--allow-insecure-plugins", f.allow_insecure_plugins,
                "load plugins even from files or directories that another user owns or that "
                "group or others may write");

@@ -61,13 +61,7 @@
 namespace plir {
 namespace {
 
-struct Flags {
-  std::string input;
-  std::string output;
-  std::string pipeline;
-  std::string passes;
-  std::vector<std::string> plugins;
-  std::vector<std::string> plugin_dirs;
+struct Flags : ToolFlags {  // input, -o, --pipeline, --passes, --plugin, --plugin-path
   std::string plir_opt;
   std::string test;
   int max_tests = 10000;
@@ -546,52 +540,41 @@ Status ReducePipeline(const Flags& f, const Module& m, Reducer& r, std::string* 
   return Status::Ok();
 }
 
-int Main(Flags f) {
-  if (f.test.empty() && f.pipeline.empty() && f.passes.empty()) {
-    std::cerr << "plir-reduce: give --pipeline or --passes (what fails), or --test CMD\n";
-    return 2;
-  }
-  if (f.plir_opt.empty()) f.plir_opt = SelfDir() + "/plir-opt";
-  ModuleFile::SetMaxBytes(f.max_input_bytes);
+// plir-reduce's steps, in order: load the input, make the work directory,
+// reduce the pipeline, reduce the module, write the results.
+
+int Fail(const std::string& message) {
+  std::cerr << "plir-reduce: " << message << "\n";
+  return 1;
+}
+
+// The input module, in any format, verified.
+StatusOr<Module> LoadInput(const Flags& f) {
   StatusOr<Module> loaded = LoadModuleFile(f.input);
-  if (!loaded.ok()) {
-    std::cerr << "plir-reduce: " << Printable(loaded.status().message()) << "\n";
-    return 1;
-  }
-  if (Status s = Verify(*loaded); !s.ok()) {
-    std::cerr << "plir-reduce: " << Printable(f.input) << ": " << Printable(s.message()) << "\n";
-    return 1;
-  }
-  char tmpl[] = "/tmp/plir-reduce-XXXXXX";
-  std::string base =
-      std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) + "/plir-reduce-XXXXXX" : tmpl;
+  if (!loaded.ok()) return InvalidArgument(Printable(loaded.status().message()));
+  if (Status s = Verify(*loaded); !s.ok())
+    return InvalidArgument(Printable(f.input) + ": " + Printable(s.message()));
+  return loaded;
+}
+
+// A fresh directory below $TMPDIR (else /tmp) for the candidates, removed
+// on SIGINT, SIGTERM and SIGHUP.
+StatusOr<std::string> MakeWorkDir() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string base = std::string(tmpdir ? tmpdir : "/tmp") + "/plir-reduce-XXXXXX";
   std::vector<char> dir(base.begin(), base.end());
   dir.push_back('\0');
-  if (!mkdtemp(dir.data())) {
-    std::cerr << "plir-reduce: cannot create a work directory: " << std::strerror(errno) << "\n";
-    return 1;
-  }
+  if (!mkdtemp(dir.data()))
+    return Internal(std::string("cannot create a work directory: ") + std::strerror(errno));
   std::string work(dir.data());
   InstallSignalCleanup(work);
-  g_test_timeout_s = f.test_timeout_s;
-  Reducer r(f, work);
-  if (Status s = r.Init(*loaded); !s.ok()) {
-    std::cerr << "plir-reduce: " << s.message() << "\n";
-    std::filesystem::remove_all(work);
-    return 1;
-  }
-  // The pipeline first: the module reduction then runs the smaller one.
-  std::string pipeline_report, pipeline_yaml;
-  if (f.test.empty() && !f.no_reduce_pipeline) {
-    if (Status s = ReducePipeline(f, *loaded, r, &pipeline_report, &pipeline_yaml); !s.ok()) {
-      std::cerr << "plir-reduce: " << Printable(s.message()) << "\n";
-      std::filesystem::remove_all(work);
-      return 1;
-    }
-    if (f.verbose) std::cerr << "plir-reduce: pipeline: " << pipeline_report << "\n";
-  }
-  const size_t items0 = loaded->size(), bindings0 = CountBindings(*loaded);
-  Module cur = *loaded;
+  return work;
+}
+
+// Shrinks `cur` in rounds (whole functions, then bindings, then if
+// branches) while the failure persists, until a round changes nothing or
+// the test budget is spent.
+Module ReduceModule(const Flags& f, Reducer& r, Module cur) {
   for (int round = 0;; ++round) {
     const Module before = cur;
     // 1. Functions.
@@ -635,17 +618,22 @@ int Main(Flags f) {
                 << CountBindings(cur) << " bindings, " << r.tests() << " tests\n";
     if (cur.same_as(before) || r.tests() >= f.max_tests) break;
   }
-  std::filesystem::remove_all(work);
+  return cur;
+}
+
+// Writes the reduced pipeline (beside -o, or where --pipeline-output says,
+// else on standard error) and the reduced module (-o, or standard output),
+// and says what shrank.
+int WriteResults(const Flags& f, const Module& original, const Module& cur, const Reducer& r,
+                 const std::string& pipeline_report, const std::string& pipeline_yaml) {
   std::string text = PrintModule(cur);
   const bool to_stdout = f.output.empty() || f.output == "-";
   std::string pipeline_out = f.pipeline_output;
   if (pipeline_out.empty() && !pipeline_yaml.empty() && !to_stdout)
     pipeline_out = f.output + ".pipeline.yaml";
   if (!pipeline_out.empty() && !pipeline_yaml.empty()) {
-    if (Status s = WriteFileAtomically(pipeline_out, pipeline_yaml); !s.ok()) {
-      std::cerr << "plir-reduce: " << s.message() << "\n";
-      return 1;
-    }
+    if (Status s = WriteFileAtomically(pipeline_out, pipeline_yaml); !s.ok())
+      return Fail(s.message());
   } else if (!pipeline_yaml.empty()) {
     std::cerr << "plir-reduce: the reduced pipeline:\n" << pipeline_yaml;
   }
@@ -655,22 +643,50 @@ int Main(Flags f) {
                                                                 : "; written to " + pipeline_out)
               << "\n";
   Status s = to_stdout ? Status::Ok() : WriteFileAtomically(f.output, text);
-  if (!s.ok()) {
-    std::cerr << "plir-reduce: " << s.message() << "\n";
-    return 1;
-  }
-  if (f.output.empty() || f.output == "-") std::cout << text;
-  std::cerr << "plir-reduce: " << items0 << " -> " << cur.size() << " items, " << bindings0
-            << " -> " << CountBindings(cur) << " bindings, " << r.tests() << " tests"
-            << (f.output.empty() || f.output == "-" ? "" : "; written to " + f.output) << "\n";
+  if (!s.ok()) return Fail(s.message());
+  if (to_stdout) std::cout << text;
+  std::cerr << "plir-reduce: " << original.size() << " -> " << cur.size() << " items, "
+            << CountBindings(original) << " -> " << CountBindings(cur) << " bindings, " << r.tests()
+            << " tests" << (to_stdout ? "" : "; written to " + f.output) << "\n";
   return 0;
+}
+
+int Main(Flags f) {
+  if (f.test.empty() && f.pipeline.empty() && f.passes.empty()) {
+    std::cerr << "plir-reduce: give --pipeline or --passes (what fails), or --test CMD\n";
+    return 2;
+  }
+  if (f.plir_opt.empty()) f.plir_opt = SelfDir() + "/plir-opt";
+  ModuleFile::SetMaxBytes(f.max_input_bytes);
+  g_test_timeout_s = f.test_timeout_s;
+  StatusOr<Module> loaded = LoadInput(f);
+  if (!loaded.ok()) return Fail(loaded.status().message());
+  StatusOr<std::string> work = MakeWorkDir();
+  if (!work.ok()) return Fail(work.status().message());
+  Reducer r(f, *work);
+  if (Status s = r.Init(*loaded); !s.ok()) {
+    std::filesystem::remove_all(*work);
+    return Fail(s.message());
+  }
+  // The pipeline first: the module reduction then runs the smaller one.
+  std::string pipeline_report, pipeline_yaml;
+  if (f.test.empty() && !f.no_reduce_pipeline) {
+    if (Status s = ReducePipeline(f, *loaded, r, &pipeline_report, &pipeline_yaml); !s.ok()) {
+      std::filesystem::remove_all(*work);
+      return Fail(Printable(s.message()));
+    }
+    if (f.verbose) std::cerr << "plir-reduce: pipeline: " << pipeline_report << "\n";
+  }
+  Module reduced = ReduceModule(f, r, *loaded);
+  std::filesystem::remove_all(*work);
+  return WriteResults(f, *loaded, reduced, r, pipeline_report, pipeline_yaml);
 }
 
 int ParseAndRun(int argc, char** argv) {
   EnterBuildWorkingDirectory("plir-reduce");
   CLI::App app{"plir-reduce: shrink a module while a failure persists"};
   Flags f;
-  AddToolOptions(app, {&f.input, &f.output, &f.pipeline, &f.passes, &f.plugins, &f.plugin_dirs},
+  AddToolOptions(app, &f,
                  {.input = "the module that fails",
                   .output = "write the smallest failing module here (default: stdout)",
                   .pipeline = "the YAML pipeline that fails",
@@ -690,28 +706,10 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("--test-timeout", f.test_timeout_s,
                  "end one test (a plir-opt run or --test) after this many seconds, and count "
                  "it as exit 124 (default 60; 0: none)")
-      ->check(CLI::Validator(
-          [](std::string& s) -> std::string {
-            char* end = nullptr;
-            double v = std::strtod(s.c_str(), &end);
-            return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= 0 &&
-                           v <= 1e6
-                       ? ""
-                       : "must be a number of seconds from 0 to 1e6, not " + s;
-          },
-          "SECONDS"));
+      ->check(Seconds(0.001, 1e6, /*or_zero=*/true));
   app.add_option("--pass-timeout", f.pass_timeout_s,
                  "passed to plir-opt: end a run whose pass takes longer (seconds)")
-      ->check(CLI::Validator(
-          [](std::string& s) -> std::string {
-            char* end = nullptr;
-            double v = std::strtod(s.c_str(), &end);
-            return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= 0.001 &&
-                           v <= 1e6
-                       ? ""
-                       : "must be a number of seconds from 0.001 to 1e6, not " + s;
-          },
-          "SECONDS"));
+      ->check(Seconds(0.001, 1e6));
   app.add_flag("-v,--verbose", f.verbose, "report each round");
   app.add_option("--opt-arg", f.opt_args,
                  "pass this argument to every plir-opt run, e.g. --opt-arg=--check-execution "

@@ -3,6 +3,8 @@
 //   plir-run MODULE --entry F [--inputs SPEC]... [--params IN.safetensors]
 //            [--save-outputs OUT.safetensors] [--plugin PATH]...
 //            [--lazy-param-types "T;T"] [--lazy-params SPEC] [--threads N]
+//            [--timeout S] [--load-timeout S] [--memory-limit MB]
+//            [--sandbox=auto|require|off] [--sandbox-read PATH]... [--no-isolate]
 //
 // Parameters. `--params IN.safetensors` reads them from a weights file. For
 // an eager function every tensor of its parameters (tuple fields included)
@@ -37,6 +39,19 @@
 // `--plugin PATH` loads a plugin first: its ops (with their kernels) and its
 // extern kernels (call_tir targets) become available. The run ends with the
 // interpreter's peak live bytes and the process's peak RSS (getrusage).
+//
+// Plugins run only in a supervised, sandboxed child, as in plir-opt
+// (driver/supervised_child.h, docs/reliability.md): the child loads the
+// plugins, reads the module and the inputs, runs, and hands what it printed
+// and the --save-outputs bytes (spooled in memory) to this process, which
+// checks them (the bytes must parse as safetensors, both are bounded) and
+// writes them itself, the file atomically. A crash, an abort, an exit(),
+// a stop signal or a limit (--timeout, --load-timeout, --memory-limit) ends
+// the run with exit 1, one line naming the plugin (in a kernel: the op and
+// its plugin), and nothing written. Without a plugin the run stays in this
+// process (no plugin code runs), unless --timeout or --memory-limit asks
+// for the supervisor; --no-isolate keeps plugins in this process too (for
+// debuggers). Exit status: 0 success, 1 error, 2 usage error.
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -44,14 +59,21 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
+#include "driver/child_result.h"
 #include "driver/file_util.h"
 #include "driver/plugin_loader.h"
+#include "driver/sandbox.h"
+#include "driver/supervised_child.h"
+#include "driver/supervisor.h"
+#include "driver/tool_options.h"
 #include "interpreter/entry_inputs.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/safetensors.h"
@@ -115,26 +137,25 @@ StatusOr<ValueRef> FillValue(const Type& type, const std::string& spec, uint64_t
   return Value::OfTensor(in.Track(t));
 }
 
-void PrintValue(const ValueRef& v, const std::string& indent) {
+void PrintValue(std::ostream& out, const ValueRef& v, const std::string& indent) {
   if (v->kind == Value::Kind::kTuple) {
-    std::cout << indent << "tuple of " << v->fields.size() << "\n";
-    for (const ValueRef& f : v->fields) PrintValue(f, indent + "  ");
+    out << indent << "tuple of " << v->fields.size() << "\n";
+    for (const ValueRef& f : v->fields) PrintValue(out, f, indent + "  ");
     return;
   }
   if (v->kind != Value::Kind::kTensor) {
-    std::cout << indent << "(non-tensor value)\n";
+    out << indent << "(non-tensor value)\n";
     return;
   }
   const Tensor& t = v->tensor;
   uint64_t h = Fnv1a64(t.data->view());
-  std::cout << indent << DataTypeName(t.dtype) << "[";
-  for (size_t i = 0; i < t.shape.size(); ++i) std::cout << (i ? ", " : "") << t.shape[i];
+  out << indent << DataTypeName(t.dtype) << "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) out << (i ? ", " : "") << t.shape[i];
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  std::cout << "] checksum " << buf << " first:";
-  for (int64_t i = 0; i < std::min<int64_t>(4, t.NumElements()); ++i)
-    std::cout << " " << t.GetDouble(i);
-  std::cout << "\n";
+  out << "] checksum " << buf << " first:";
+  for (int64_t i = 0; i < std::min<int64_t>(4, t.NumElements()); ++i) out << " " << t.GetDouble(i);
+  out << "\n";
 }
 
 // One tensor of a function's parameters (a tuple parameter has several).
@@ -284,6 +305,15 @@ struct Options {
   std::string file, entry = "main", lazy_types, lazy_spec = "random", params, save_outputs,
                     inputs_file;
   std::vector<std::string> inputs, plugins;
+  // The supervised child (with a plugin, or a limit).
+  bool no_isolate = false;
+  double timeout_s = 0;         // 0: none
+  double load_timeout_s = 30;   // one plugin load; 0: none
+  int64_t memory_limit_mb = 0;  // 0: none
+  std::string sandbox = "auto";
+  std::vector<std::string> sandbox_read;
+  uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;
+  uint64_t max_output_bytes = uint64_t{16} << 30;
 };
 
 int Fail(const Status& s) {
@@ -291,49 +321,78 @@ int Fail(const Status& s) {
   return 1;
 }
 
-int Run(const Options& o) {
-  // Large tensors come from mmap and go back to the system when freed, so
-  // the process's RSS follows the live tensors (glibc would otherwise raise
-  // the threshold after the first free and keep freed weights in the heap).
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  PluginLoader loader;
+// Where a run's results go: what it prints, and the --save-outputs file.
+// In this process: standard output and the file itself; in the supervised
+// child: text and bytes handed to the parent.
+struct RunSinks {
+  std::ostream* text;
+  std::function<StatusOr<std::unique_ptr<SafetensorsWriter>>()> open_outputs;
+  std::function<Status(SafetensorsWriter&)> finish_outputs;
+};
+
+// The plugins a loader holds, for messages: "NAME VERSION (PATH), ...".
+std::string LoadedPlugins(const PluginLoader& loader) {
+  std::string list;
+  for (const LoadedPlugin& p : loader.loaded())
+    list += (list.empty() ? "" : ", ") + p.name + " " + p.version + " (" + p.path + ")";
+  return list;
+}
+
+// The run's steps, in order: load the plugins, the module and its entry,
+// the parameters (eager or lazy), bind the arguments, open the outputs,
+// call the entry, write the results. Each step records what it does in
+// `state` (the supervisor's page when supervised).
+
+// --plugin PATH, in order, each load and kernel recorded in `state`.
+Status LoadPlugins(const Options& o, RunState* state, PluginLoader& loader) {
+  if (!o.no_isolate && o.sandbox != "off")
+    loader.set_permission_hint(
+        "the plugin sandbox lets plugins read only the files plir-run knows they need; "
+        "--sandbox-read PATH adds one");
+  loader.SetLoadObserver(
+      [state](const std::string& path, bool) { state->Enter(RunPhase::kLoadingPlugin, path); });
+  // A plugin's kernel is named while it runs; between kernels, the run (and
+  // the plugins loaded).
+  loader.SetKernelHook([state](const std::string* what) {
+    if (what)
+      state->EnterKernel(*what);
+    else
+      state->LeaveKernel();
+  });
   for (const std::string& p : o.plugins) {
     auto l = loader.LoadPath(p);
-    if (!l.ok()) return Fail(l.status());
+    if (!l.ok()) return l.status();
   }
-  auto m = LoadModuleFile(o.file);
-  if (!m.ok()) {
-    std::cerr << m.status().message() << "\n";
-    // An op no loaded library registers is usually a plugin's.
-    if (m.status().message().find("unknown op") != std::string::npos)
-      std::cerr << "plir-run: if a plugin registers this op, load it first with --plugin PATH\n";
-    return 1;
-  }
-  Function f = m->LookupFunction(o.entry);
-  if (!f) {
-    std::cerr << "plir-run: no function @" << o.entry << " in " << o.file << "\n";
-    return 1;
-  }
-  Interpreter interp(*m);
-  TensorAllocator tracked = [&interp](size_t bytes, bool zero) {
-    return interp.memory().Allocate(bytes, zero);
-  };
+  return Status::Ok();
+}
 
-  std::unique_ptr<SafetensorsReader> weights;
-  if (!o.params.empty()) {
-    auto r = SafetensorsReader::Open(o.params);
-    if (!r.ok()) return Fail(r.status());
-    weights = std::move(r).value();
-  }
-  bool lazy = false;
-  std::map<int64_t, std::string> item_names = GetItemNames(*f, &lazy);
+// The module, in any format. Its error is printed as it is, with a hint
+// when an op is unknown (usually a plugin's).
+StatusOr<Module> LoadInputModule(const std::string& module_path, const std::string& module_name,
+                                 RunState* state) {
+  state->Enter(RunPhase::kLoadingInput, module_name);
+  PLIR_ASSIGN_OR_RETURN(ModuleFile file, ModuleFile::Open(module_path));
+  return LoadModule(file, module_name);
+}
 
+int FailLoading(const Status& s) {
+  std::cerr << s.message() << "\n";
+  if (s.message().find("unknown op") != std::string::npos)
+    std::cerr << "plir-run: if a plugin registers this op, load it first with --plugin PATH\n";
+  return 1;
+}
+
+// --lazy-param-types, and where get_item's tensors come from: --params
+// read on demand when the entry is lazy, else tensors filled as
+// --lazy-param-spec says.
+Status SetUpLazyParams(const Options& o, SafetensorsReader* weights, bool lazy,
+                       const std::map<int64_t, std::string>& item_names, Interpreter& interp) {
   std::vector<Type> lazy_types;
   if (!o.lazy_types.empty()) {
     std::stringstream ss(o.lazy_types);
     for (std::string t; std::getline(ss, t, ';');) {
       auto type = ParseType(t);
-      if (!type.ok()) return Fail(type.status().WithPrefix("--lazy-param-types"));
+      if (!type.ok()) return type.status().WithPrefix("--lazy-param-types");
       lazy_types.push_back(*type);
     }
   }
@@ -354,7 +413,7 @@ int Run(const Options& o) {
       auto b = Bind(*weights, names, "@" + o.entry, &by_name);
       if (b.ok()) map = *b;
     }
-    SafetensorsReader* w = weights.get();
+    SafetensorsReader* w = weights;
     interp.SetParamLoader([w, map, by_name, names, lazy_types](int64_t i) -> StatusOr<Tensor> {
       int64_t e = i;
       if (by_name && i >= 0 && i < static_cast<int64_t>(map.size())) e = map[i];
@@ -374,17 +433,24 @@ int Run(const Options& o) {
     uint64_t salt = 0;
     for (const Type& t : lazy_types) {
       auto tensor = Fill(t, o.lazy_spec, salt++);
-      if (!tensor.ok()) return Fail(tensor.status());
+      if (!tensor.ok()) return tensor.status();
       source.push_back(*tensor);
     }
     interp.SetParamSource(std::move(source));
   }
 
+  return Status::Ok();
+}
+
+// The entry's arguments: from --inputs-file and --params (by name, else
+// in file order), or filled as --inputs says.
+StatusOr<std::vector<ValueRef>> BindArguments(const Options& o, const Function& f,
+                                              SafetensorsReader* weights, bool lazy,
+                                              Interpreter& interp, const TensorAllocator& tracked) {
   std::vector<ValueRef> args;
   if (!o.inputs_file.empty() || (weights && !lazy)) {
     if (!o.inputs.empty())
-      return Fail(
-          InvalidArgument("give either --inputs or --params/--inputs-file for @" + o.entry));
+      return InvalidArgument("give either --inputs or --params/--inputs-file for @" + o.entry);
     std::vector<Leaf> leaves = EntryParamLeaves(*f);
     // The leaves the inputs file binds: the first num_input parameters'
     // (all of them without the attribute and without --params).
@@ -393,22 +459,21 @@ int Run(const Options& o) {
       const AttrValue* n = f->attrs().Get("num_input");
       if (n && n->kind() == AttrValue::Kind::kInt) {
         if (n->as_int() < 0 || n->as_int() > static_cast<int64_t>(f->params().size()))
-          return Fail(InvalidArgument("@" + o.entry +
-                                      " has num_input = " + std::to_string(n->as_int()) + " but " +
-                                      std::to_string(f->params().size()) + " parameters"));
+          return InvalidArgument("@" + o.entry + " has num_input = " + std::to_string(n->as_int()) +
+                                 " but " + std::to_string(f->params().size()) + " parameters");
         for (int64_t i = 0; i < n->as_int(); ++i) in_leaves += LeafCount(f->params()[i]->type());
       } else if (!weights) {
         in_leaves = leaves.size();
       } else {
-        return Fail(InvalidArgument("@" + o.entry +
-                                    " has no num_input attribute: cannot tell its inputs "
-                                    "(--inputs-file) from its parameters (--params)"));
+        return InvalidArgument("@" + o.entry +
+                               " has no num_input attribute: cannot tell its inputs "
+                               "(--inputs-file) from its parameters (--params)");
       }
       if (in_leaves < leaves.size() && !weights)
-        return Fail(
-            InvalidArgument("@" + o.entry + " takes " + std::to_string(leaves.size() - in_leaves) +
-                            " parameter tensor(s) after its " + std::to_string(in_leaves) +
-                            " input(s) (num_input): give them with --params W.safetensors"));
+        return InvalidArgument("@" + o.entry + " takes " +
+                               std::to_string(leaves.size() - in_leaves) +
+                               " parameter tensor(s) after its " + std::to_string(in_leaves) +
+                               " input(s) (num_input): give them with --params W.safetensors");
     }
     // A leaf's second name: the ONNX name the importer kept in onnx_names.
     const AttrValue* onnx_names = f->attrs().Get("onnx_names");
@@ -448,7 +513,7 @@ int Run(const Options& o) {
       s = bind_and_read(*weights, std::vector<Leaf>(leaves.begin() + in_leaves, leaves.end()),
                         "parameters", /*exact=*/false);
     SetThreadTensorAllocator(prev);
-    if (!s.ok()) return Fail(s);
+    if (!s.ok()) return s;
     auto next = tensors.begin();
     for (const Var& p : f->params()) args.push_back(BuildValue(p->type(), next));
     tensors.clear();
@@ -456,43 +521,39 @@ int Run(const Options& o) {
     if (o.inputs.size() != f->params().size() &&
         !(o.inputs.size() == 1 && f->params().size() > 1) &&
         !(o.inputs.empty() && f->params().empty())) {
-      std::cerr << "plir-run: @" << o.entry << " takes " << f->params().size()
-                << " parameter(s); give one --inputs each (or one for all), or --params\n";
-      return 1;
+      return InvalidArgument("@" + o.entry + " takes " + std::to_string(f->params().size()) +
+                             " parameter(s); give one --inputs each (or one for all), or --params");
     }
     uint64_t salt = 0;
     for (size_t i = 0; i < f->params().size(); ++i) {
       auto v = FillValue(f->params()[i]->type(), o.inputs.size() == 1 ? o.inputs[0] : o.inputs[i],
                          salt, interp);
       if (!v.ok()) {
-        std::cerr << "plir-run: parameter %" << f->params()[i]->name_hint() << ": "
-                  << v.status().message() << "\n";
-        return 1;
+        return InvalidArgument("parameter %" + std::string(f->params()[i]->name_hint()) + ": " +
+                               v.status().message());
       }
       args.push_back(*v);
     }
   }
 
-  std::unique_ptr<SafetensorsWriter> out;
-  if (!o.save_outputs.empty()) {
-    auto w = SafetensorsWriter::Create(o.save_outputs);
-    if (!w.ok()) return Fail(w.status());
-    out = std::move(w).value();
-    SafetensorsWriter* wp = out.get();
-    interp.SetOutputSink(
-        [wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
-  }
-  auto r = interp.Call(o.entry, args);
-  args.clear();
-  if (!r.ok()) return Fail(r.status());
+  return args;
+}
+
+// The results: the --save-outputs file (the eager result's tensors, named
+// as the importer recorded, unless set_item already streamed them), or the
+// printed result; then the memory figures.
+Status WriteResults(const Options& o, const FunctionNode& f, const ValueRef& result,
+                    SafetensorsWriter* out, Interpreter& interp, const RunSinks& sinks,
+                    RunState* state) {
+  std::ostream& print = *sinks.text;
   if (out) {
     if (out->size() == 0) {  // eager: the result's tensors
       std::vector<ValueRef> leaves;
       // The ONNX output names the importer recorded, when there is one per
       // result tensor and no two are the same (a graph may list one value
       // twice as an output).
-      std::vector<std::string> names = StringListAttr(*f, "onnx_outputs");
-      if (names.size() != CountTensors(**r) ||
+      std::vector<std::string> names = StringListAttr(f, "onnx_outputs");
+      if (names.size() != CountTensors(*result) ||
           std::set<std::string>(names.begin(), names.end()).size() != names.size())
         names.clear();
       std::function<Status(const ValueRef&)> flat = [&](const ValueRef& v) -> Status {
@@ -508,26 +569,224 @@ int Run(const Options& o) {
         return out->Add(j, j < static_cast<int64_t>(names.size()) ? names[j] : std::to_string(j),
                         v->tensor);
       };
-      Status s = flat(*r);
-      if (!s.ok()) return Fail(s);
+      Status s = flat(result);
+      if (!s.ok()) return s;
     }
-    Status s = out->Finish();
-    if (!s.ok()) return Fail(s);
-    std::cout << "outputs: " << out->size() << " tensors written to " << o.save_outputs << "\n";
+    if (out->spooled_bytes() > o.max_output_bytes)
+      return ResourceExhausted("--save-outputs: the outputs hold " +
+                               std::to_string(out->spooled_bytes()) +
+                               " bytes, more than the limit of " +
+                               std::to_string(o.max_output_bytes) + " (--max-output-bytes)");
+    state->Enter(RunPhase::kWritingOutput, o.save_outputs);
+    Status s = sinks.finish_outputs(*out);
+    if (!s.ok()) return s;
+    print << "outputs: " << out->size() << " tensors written to " << o.save_outputs << "\n";
   } else {
-    std::cout << "result:\n";
-    PrintValue(*r, "  ");
+    print << "result:\n";
+    PrintValue(print, result, "  ");
     if (!interp.outputs().empty()) {
-      std::cout << "set_item outputs:\n";
+      print << "set_item outputs:\n";
       for (const auto& [j, t] : interp.outputs()) {
-        std::cout << "  [" << j << "] ";
-        PrintValue(Value::OfTensor(t), "");
+        print << "  [" << j << "] ";
+        PrintValue(print, Value::OfTensor(t), "");
       }
     }
   }
-  std::cout << "peak live bytes (interpreter counter): " << interp.memory().peak() << "\n";
-  std::cout << "peak RSS (getrusage): " << PeakRssKiB() << " KiB\n";
+  print << "peak live bytes (interpreter counter): " << interp.memory().peak() << "\n";
+  print << "peak RSS (getrusage): " << PeakRssKiB() << " KiB\n";
+  return Status::Ok();
+}
+
+int Run(const Options& o, const std::string& module_path, const std::string& module_name,
+        RunState* state, const RunSinks& sinks) {
+  // Large tensors come from mmap and go back to the system when freed, so
+  // the process's RSS follows the live tensors (glibc would otherwise raise
+  // the threshold after the first free and keep freed weights in the heap).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  PluginLoader loader;
+  if (Status s = LoadPlugins(o, state, loader); !s.ok()) return Fail(s);
+  const std::string running = "@" + o.entry, loaded_plugins = LoadedPlugins(loader);
+  StatusOr<Module> m = LoadInputModule(module_path, module_name, state);
+  if (!m.ok()) return FailLoading(m.status());
+  Function f = m->LookupFunction(o.entry);
+  if (!f) return Fail(NotFound("no function @" + o.entry + " in " + module_name));
+  Interpreter interp(*m);
+  TensorAllocator tracked = [&interp](size_t bytes, bool zero) {
+    return interp.memory().Allocate(bytes, zero);
+  };
+  std::unique_ptr<SafetensorsReader> weights;
+  if (!o.params.empty()) {
+    auto r = SafetensorsReader::Open(o.params);
+    if (!r.ok()) return Fail(r.status());
+    weights = std::move(r).value();
+  }
+  bool lazy = false;
+  std::map<int64_t, std::string> item_names = GetItemNames(*f, &lazy);
+  if (Status s = SetUpLazyParams(o, weights.get(), lazy, item_names, interp); !s.ok())
+    return Fail(s);
+  StatusOr<std::vector<ValueRef>> args = BindArguments(o, f, weights.get(), lazy, interp, tracked);
+  if (!args.ok()) return Fail(args.status());
+  std::unique_ptr<SafetensorsWriter> out;
+  if (!o.save_outputs.empty()) {
+    auto w = sinks.open_outputs();
+    if (!w.ok()) return Fail(w.status());
+    out = std::move(w).value();
+    SafetensorsWriter* wp = out.get();
+    interp.SetOutputSink(
+        [wp](int64_t j, const Tensor& t) { return wp->Add(j, std::to_string(j), t); });
+  }
+  state->Enter(RunPhase::kRunning, running, loaded_plugins);
+  auto r = interp.Call(o.entry, *args);
+  args->clear();
+  if (!r.ok()) return Fail(r.status());
+  if (Status s = WriteResults(o, *f, *r, out.get(), interp, sinks, state); !s.ok()) return Fail(s);
   return 0;
+}
+
+// The most text a run prints that the supervisor takes from the child.
+constexpr uint64_t kMaxPrintedBytes = uint64_t{64} << 20;
+
+// In this process: no plugin code runs (or --no-isolate asked for it).
+int RunHere(const Options& o) {
+  RunState* state = NewRunState(false);
+  RunSinks sinks;
+  sinks.text = &std::cout;
+  sinks.open_outputs = [&o] { return SafetensorsWriter::Create(o.save_outputs); };
+  sinks.finish_outputs = [](SafetensorsWriter& w) { return w.Finish(); };
+  return Run(o, o.file, o.file == "-" ? "<stdin>" : o.file, state, sinks);
+}
+
+// What the child may read: the system's files, the module, the inputs and
+// weights files, the plugins and --sandbox-read; it may write nothing.
+SandboxPolicy BuildSandboxPolicy(const Options& o, const ChildInput& in) {
+  SandboxPolicy p = NewSandboxPolicy();
+  auto add = [&](const std::string& path) {
+    if (!path.empty() && path != "-") AddReadPath(path, &p);
+  };
+  if (in.fd < 0) add(in.path);
+  for (const std::string& spec : o.inputs)
+    if (spec.rfind("file:", 0) == 0) add(spec.substr(5));
+  if (o.lazy_spec.rfind("file:", 0) == 0) add(o.lazy_spec.substr(5));
+  add(o.params);
+  add(o.inputs_file);
+  for (const std::string& plugin : o.plugins) AddPluginReadPath(plugin, &p);
+  for (const std::string& r : o.sandbox_read) add(r);
+  return p;
+}
+
+// The results the child handed over, checked by the parent's own code, and
+// written by it: the outputs file (it must parse as safetensors), then the
+// printed text (control bytes escaped).
+Status CommitChildResults(const Options& o, int text_fd, int outputs_fd,
+                          std::optional<AtomicOutput>& outputs) {
+  PLIR_ASSIGN_OR_RETURN(ChildResult text,
+                        ReadChildResult(text_fd, kMaxPrintedBytes, "the printed results' limit"));
+  if (text.kind() != ChildResultKind::kText)
+    return FailedPrecondition("the child handed over a result of the wrong kind");
+  if (outputs) {
+    PLIR_ASSIGN_OR_RETURN(
+        ChildResult bytes,
+        ReadChildResult(outputs_fd, o.max_output_bytes + 8 + kMaxSafetensorsHeader,
+                        "--max-output-bytes"));
+    if (bytes.kind() != ChildResultKind::kBytes)
+      return FailedPrecondition("the child handed over outputs of the wrong kind");
+    StatusOr<SafetensorsHeader> h = ParseSafetensors(bytes.payload(), o.save_outputs);
+    if (!h.ok())
+      return FailedPrecondition("the child's outputs are not a safetensors file: " +
+                                h.status().message());
+    if (h->data_size > o.max_output_bytes)
+      return ResourceExhausted("the child's outputs hold " + std::to_string(h->data_size) +
+                               " bytes, more than the limit of " +
+                               std::to_string(o.max_output_bytes) + " (--max-output-bytes)");
+    if (Status s = outputs->Write(bytes.payload()); !s.ok()) {
+      outputs->Abort();
+      return s;
+    }
+    PLIR_RETURN_IF_ERROR(outputs->Commit());
+  }
+  std::cout << Printable(text.payload());
+  return Status::Ok();
+}
+
+// In the supervised, sandboxed child (driver/supervised_child.h): a plugin's
+// code never runs in this process, and never holds the user's files.
+int RunSupervised(const Options& o) {
+  const SandboxMode mode = *ParseSandboxMode(o.sandbox);
+  StatusOr<SandboxSupport> support = ProbeSandboxFor(mode, "plir-run");
+  if (!support.ok()) {
+    std::cerr << support.status().message() << "\n";
+    return 1;
+  }
+  StatusOr<ChildInput> in = PrepareChildInput(o.file, o.max_input_bytes);
+  if (!in.ok()) return Fail(in.status());
+  std::optional<AtomicOutput> outputs;
+  if (!o.save_outputs.empty()) {
+    StatusOr<AtomicOutput> file = AtomicOutput::Create(o.save_outputs);
+    if (!file.ok()) return Fail(file.status());
+    outputs.emplace(std::move(file).value());
+  }
+  RunState* state = NewRunState(true);
+  if (!state) return Fail(Internal("cannot allocate shared memory for the supervisor"));
+  if (o.memory_limit_mb > 0) state->memory_limit_mb.store(o.memory_limit_mb);
+  StatusOr<int> text_fd = CreateResultFile();
+  if (!text_fd.ok()) return Fail(text_fd.status());
+  StatusOr<int> outputs_fd = CreateResultFile();
+  if (!outputs_fd.ok()) return Fail(outputs_fd.status());
+
+  ChildSetup setup;
+  setup.tool = "plir-run";
+  setup.sandbox_mode = mode;
+  setup.sandbox_support = *support;
+  setup.sandbox_policy = BuildSandboxPolicy(o, *in);
+  setup.memory_limit_mb = o.memory_limit_mb;
+  setup.limits = SupervisorLimits(o.timeout_s, o.load_timeout_s);
+  setup.fds = {*text_fd, *outputs_fd};
+  if (in->fd >= 0) setup.fds.push_back(in->fd);
+  StatusOr<ChildEnd> end = RunInSupervisedChild(setup, state, [&](const std::vector<int>& fds) {
+    std::ostringstream text;
+    RunSinks sinks;
+    sinks.text = &text;
+    sinks.open_outputs = [&o] { return SafetensorsWriter::CreateInMemory(o.save_outputs); };
+    sinks.finish_outputs = [&fds](SafetensorsWriter& w) -> Status {
+      PLIR_ASSIGN_OR_RETURN(ChildResultWriter r,
+                            ChildResultWriter::Start(fds[1], ChildResultKind::kBytes));
+      PLIR_RETURN_IF_ERROR(w.FinishTo([&r](std::string_view data) { return r.Append(data); }));
+      return r.Finish();
+    };
+    std::string path = in->fd >= 0 ? "/proc/self/fd/" + std::to_string(fds[2]) : in->path;
+    int rc = Run(o, path, in->name, state, sinks);
+    if (rc != 0) return rc;
+    state->Enter(RunPhase::kWritingOutput, "the printed results");
+    if (Status s = WriteChildResult(fds[0], ChildResultKind::kText, {}, text.str()); !s.ok())
+      return Fail(s);
+    return 0;
+  });
+  if (!end.ok()) return Fail(end.status());
+  if (!end->abnormal.empty()) {
+    std::cerr << end->abnormal << "\n";
+    return 1;
+  }
+  if (end->outcome.exit_code != 0) return 1;  // the child said why
+  if (Status s = CommitChildResults(o, *text_fd, *outputs_fd, outputs); !s.ok())
+    return Fail(Status(s.code(), Printable(s.message())));
+  return 0;
+}
+
+int Main(const Options& o) {
+  // The supervisor runs plugins, and keeps the limits.
+  const bool limited = o.timeout_s > 0 || o.memory_limit_mb > 0;
+  if (o.no_isolate) {
+    if (o.sandbox == "require")
+      return Fail(
+          FailedPrecondition("--sandbox=require needs the supervised child (not "
+                             "--no-isolate)"));
+    if (limited)
+      std::cerr << "warning: --timeout and --memory-limit need isolation; ignored with "
+                   "--no-isolate\n";
+    return RunHere(o);
+  }
+  if (o.plugins.empty() && !limited) return RunHere(o);
+  return RunSupervised(o);
 }
 
 }  // namespace
@@ -536,10 +795,15 @@ int Run(const Options& o) {
 namespace {
 
 int ParseAndRun(int argc, char** argv) {
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
-    if (chdir(wd) != 0) std::perror("plir-run: chdir");
-  }
-  CLI::App app{"plir-run: execute a PLIR function with the reference interpreter"};
+  plir::EnterBuildWorkingDirectory("plir-run");
+  CLI::App app{
+      "plir-run: execute a PLIR function with the reference interpreter\n\n"
+      "With --plugin, the plugins are loaded and their kernels run only in a supervised, "
+      "sandboxed child process (as in plir-opt: Landlock read-only on what the run needs, "
+      "seccomp, no network), which hands the printed results and the --save-outputs bytes to "
+      "this process to check and write; a crash, an abort, an exit() or a limit in a plugin "
+      "names it and writes nothing. Without a plugin the run stays in this process (no plugin "
+      "code runs), unless --timeout or --memory-limit asks for the supervisor."};
   plir::Options o;
   app.add_option("module", o.file, "module file: text, JSON or binary (.plir, .json, .plirb)")
       ->required();
@@ -557,7 +821,9 @@ int ParseAndRun(int argc, char** argv) {
                  "else by position in file order); --params gives the rest");
   app.add_option("--save-outputs", o.save_outputs,
                  "safetensors file for the result tensors (eager) or the set_item outputs (lazy)");
-  app.add_option("--plugin", o.plugins, "load a plugin (ops, kernels) first; repeatable")
+  app.add_option("--plugin", o.plugins,
+                 "load a plugin (ops, kernels) first, in the supervised sandboxed child; "
+                 "repeatable")
       ->allow_extra_args(false);
   app.add_option("--lazy-param-types", o.lazy_types,
                  "types of the parameters get_item loads, ';'-separated");
@@ -572,19 +838,28 @@ int ParseAndRun(int argc, char** argv) {
                  "refuse to create a tensor larger than this, checked from its declared type "
                  "(default 16 GiB)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
-  uint64_t max_input_bytes = plir::ModuleFile::kDefaultMaxBytes;
-  app.add_option("--max-input-bytes", max_input_bytes,
+  app.add_option("--max-input-bytes", o.max_input_bytes,
                  "refuse a module or input file larger than this (default 16 GiB)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+  app.add_option("--max-output-bytes", o.max_output_bytes,
+                 "refuse to write --save-outputs tensors of more bytes than this (default 16 GiB)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
+  app.add_flag("--no-isolate", o.no_isolate,
+               "run plugins in this process (for debuggers): no sandbox, no crash report, no "
+               "limits");
+  plir::AddSupervisorOptions(
+      app, {&o.timeout_s, &o.load_timeout_s, &o.memory_limit_mb, &o.sandbox, &o.sandbox_read},
+      "end the run if it takes longer (seconds; kept by the supervisor, "
+      "beyond a plugin's reach)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  plir::ModuleFile::SetMaxBytes(max_input_bytes);
+  plir::ModuleFile::SetMaxBytes(o.max_input_bytes);
   plir::SetMaxTensorBytes(max_tensor_bytes);
   if (threads > 0) plir::SetDefaultThreads(threads);
-  return plir::Run(o);
+  return plir::Main(o);
 }
 
 }  // namespace
@@ -595,7 +870,7 @@ int main(int argc, char** argv) {
   try {
     return plir::FinishStdout("plir-run", ParseAndRun(argc, argv));
   } catch (const std::exception& e) {
-    std::cerr << "plir-run: internal error: " << e.what() << "\n";
+    std::cerr << "plir-run: internal error: " << plir::Printable(e.what()) << "\n";
   } catch (...) {
     std::cerr << "plir-run: internal error\n";
   }

@@ -65,22 +65,43 @@ StatusOr<int> CreateResultFile() {
 
 Status WriteChildResult(int fd, ChildResultKind kind, const std::vector<std::string>& op_names,
                         std::string_view payload) {
+  PLIR_ASSIGN_OR_RETURN(ChildResultWriter w, ChildResultWriter::Start(fd, kind, op_names));
+  PLIR_RETURN_IF_ERROR(w.Append(payload));
+  return w.Finish();
+}
+
+StatusOr<ChildResultWriter> ChildResultWriter::Start(int fd, ChildResultKind kind,
+                                                     const std::vector<std::string>& op_names) {
   std::string names;
   for (const std::string& n : op_names) {
     names += n;
     names.push_back('\0');
   }
-  char header[kHeaderSize] = {};
-  std::memcpy(header, kMagic, sizeof kMagic);
-  PutU32(header + 8, static_cast<uint32_t>(kind));
-  PutU64(header + 16, names.size());
-  PutU64(header + 24, payload.size());
   if (ftruncate(fd, 0) != 0)
     return Internal(std::string("resetting the result: ") + std::strerror(errno));
   PLIR_RETURN_IF_ERROR(WriteAt(fd, names, kHeaderSize));
-  PLIR_RETURN_IF_ERROR(WriteAt(fd, payload, static_cast<off_t>(kHeaderSize + names.size())));
+  ChildResultWriter w;
+  w.fd_ = fd;
+  w.kind_ = kind;
+  w.names_size_ = names.size();
+  return w;
+}
+
+Status ChildResultWriter::Append(std::string_view data) {
+  PLIR_RETURN_IF_ERROR(
+      WriteAt(fd_, data, static_cast<off_t>(kHeaderSize + names_size_ + payload_size_)));
+  payload_size_ += data.size();
+  return Status::Ok();
+}
+
+Status ChildResultWriter::Finish() {
+  char header[kHeaderSize] = {};
+  std::memcpy(header, kMagic, sizeof kMagic);
+  PutU32(header + 8, static_cast<uint32_t>(kind_));
+  PutU64(header + 16, names_size_);
+  PutU64(header + 24, payload_size_);
   // The header last: a child that dies half-way leaves no valid magic.
-  return WriteAt(fd, std::string_view(header, kHeaderSize), 0);
+  return WriteAt(fd_, std::string_view(header, kHeaderSize), 0);
 }
 
 ChildResult::ChildResult(ChildResult&& o) noexcept { *this = std::move(o); }
@@ -104,7 +125,7 @@ ChildResult::~ChildResult() {
   if (map_) munmap(map_, map_size_);
 }
 
-StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes) {
+StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_view limit_flag) {
   // Sealed first: from here on, nobody can write, grow or shrink the file
   // (F_SEAL_WRITE fails while any process still maps it writably).
   if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
@@ -117,7 +138,8 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes) {
   if (size < kHeaderSize) return FailedPrecondition("the child's result is truncated");
   if (size > max_bytes)
     return ResourceExhausted("the child's result is larger than the limit of " +
-                             std::to_string(max_bytes) + " bytes (--max-input-bytes)");
+                             std::to_string(max_bytes) + " bytes (" + std::string(limit_flag) +
+                             ")");
   ChildResult r;
   r.map_size_ = static_cast<size_t>(size);
   r.map_ = mmap(nullptr, r.map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -131,7 +153,8 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes) {
   uint32_t kind = GetU32(p + 8);
   uint64_t names_size = GetU64(p + 16), payload_size = GetU64(p + 24);
   if (kind != static_cast<uint32_t>(ChildResultKind::kModule) &&
-      kind != static_cast<uint32_t>(ChildResultKind::kText))
+      kind != static_cast<uint32_t>(ChildResultKind::kText) &&
+      kind != static_cast<uint32_t>(ChildResultKind::kBytes))
     return FailedPrecondition("the child's result is of unknown kind " + std::to_string(kind));
   if (GetU32(p + 12) != 0 || names_size > kMaxNamesSize || payload_size > size ||
       names_size + payload_size != size - kHeaderSize)

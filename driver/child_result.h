@@ -12,12 +12,15 @@
 // The format (little-endian):
 //
 //   magic "PLIRRES\x01"                  8 bytes
-//   u32 kind                             1: a module, 2: text
+//   u32 kind                             1: a module, 2: text, 3: bytes
 //   u32 reserved                         0
 //   u64 names_size                       bytes of the op-name table
 //   u64 payload_size
 //   names                                op names, each NUL-terminated
-//   payload                              a binary module (kind 1), or text
+//   payload                              a binary module (kind 1), text
+//                                        (kind 2), or bytes the parent checks
+//                                        with its own reader (kind 3: plir-run's
+//                                        safetensors outputs)
 //
 // and the file is exactly 32 + names_size + payload_size bytes. The names
 // are the ops that plugins registered in the child: the parent, which
@@ -36,7 +39,7 @@
 
 namespace plir {
 
-enum class ChildResultKind : uint32_t { kModule = 1, kText = 2 };
+enum class ChildResultKind : uint32_t { kModule = 1, kText = 2, kBytes = 3 };
 
 // Creates the anonymous file (sealable, close-on-exec) in the parent.
 StatusOr<int> CreateResultFile();
@@ -44,6 +47,25 @@ StatusOr<int> CreateResultFile();
 // In the child: replaces the file's contents with a result.
 Status WriteChildResult(int fd, ChildResultKind kind, const std::vector<std::string>& op_names,
                         std::string_view payload);
+
+// The same in pieces, without the whole payload in memory: Start() empties
+// the file and writes the op names, Append() adds to the payload in order,
+// Finish() writes the header, last (a child that dies before leaves no
+// valid magic).
+class ChildResultWriter {
+ public:
+  static StatusOr<ChildResultWriter> Start(int fd, ChildResultKind kind,
+                                           const std::vector<std::string>& op_names = {});
+  Status Append(std::string_view data);
+  Status Finish();
+
+ private:
+  ChildResultWriter() = default;
+  int fd_ = -1;
+  ChildResultKind kind_ = ChildResultKind::kText;
+  uint64_t names_size_ = 0;
+  uint64_t payload_size_ = 0;
+};
 
 // A result as the parent read it: owns a read-only mapping of the sealed
 // file, which the views point into.
@@ -61,7 +83,8 @@ class ChildResult {
   std::string_view payload() const { return payload_; }
 
  private:
-  friend StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes);
+  friend StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
+                                               std::string_view limit_flag);
   void* map_ = nullptr;
   size_t map_size_ = 0;
   ChildResultKind kind_ = ChildResultKind::kText;
@@ -71,9 +94,11 @@ class ChildResult {
 
 // In the parent, once no other process can hold the file: seals it against
 // writes, growth and shrinking, maps it and checks the layout. Fails if the
-// file is empty (the child wrote no result), larger than `max_bytes`, does
-// not have the layout above, or if a process still maps it writably.
-StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes);
+// file is empty (the child wrote no result), larger than `max_bytes` (the
+// error names `limit_flag`), does not have the layout above, or if a
+// process still maps it writably.
+StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
+                                      std::string_view limit_flag = "--max-input-bytes");
 
 // In the parent: the module of a kind-1 result, loaded and verified by the
 // parent's own code. The op names that are not registered get stand-ins

@@ -168,5 +168,37 @@ def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
   close(fd);
 }
 
+TEST(ChildResultTest, BytesWrittenInPiecesRoundTrip) {
+  int fd = NewFile();
+  StatusOr<ChildResultWriter> w = ChildResultWriter::Start(fd, ChildResultKind::kBytes);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE(w->Append("abc").ok());
+  ASSERT_TRUE(w->Append(std::string("\0def", 4)).ok());
+  // No header before Finish(): a child that dies here hands over nothing.
+  EXPECT_NE(ReadError(dup(fd)).find("no valid header"), std::string::npos);
+  close(fd);
+  fd = NewFile();
+  w = ChildResultWriter::Start(fd, ChildResultKind::kBytes);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(w->Append("abc").ok());
+  ASSERT_TRUE(w->Append(std::string("\0def", 4)).ok());
+  ASSERT_TRUE(w->Finish().ok());
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->kind(), ChildResultKind::kBytes);
+  EXPECT_EQ(r->payload(), std::string_view("abc\0def", 7));
+  EXPECT_TRUE(r->op_names().empty());
+  close(fd);
+}
+
+TEST(ChildResultTest, TheLimitNamesItsFlag) {
+  int fd = NewFile();
+  ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kBytes, {}, std::string(100, 'x')).ok());
+  StatusOr<ChildResult> r = ReadChildResult(fd, 64, "--max-output-bytes");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("limit of 64 bytes (--max-output-bytes)"), std::string::npos);
+  close(fd);
+}
+
 }  // namespace
 }  // namespace plir

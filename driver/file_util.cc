@@ -291,39 +291,35 @@ Status AtomicOutput::Write(std::string_view data) {
   return Status::Ok();
 }
 
+Status AtomicOutput::Fail(const std::string& what) {
+  int err = errno;
+  Abort();
+  return Internal(path_ + ": " + what + ": " + std::strerror(err));
+}
+
 Status AtomicOutput::Commit() {
   if (fd_ < 0) return Internal(path_ + ": output already closed");
-  if (anonymous_) return CommitAnonymous();
-  if (tmp_.empty()) {  // written in place
+  if (tmp_.empty() && !anonymous_) {  // written in place
     int rc = close(fd_);
     fd_ = -1;
     if (rc != 0) return Internal(path_ + ": close failed: " + std::strerror(errno));
     return Status::Ok();
   }
-  auto fail = [&](const std::string& what) {
-    int err = errno;
-    Abort();
-    return Internal(path_ + ": " + what + ": " + std::strerror(err));
-  };
-  if (fsync(fd_) != 0) return fail("fsync failed");
+  if (fsync(fd_) != 0) return Fail("fsync failed");
+  if (anonymous_) PLIR_RETURN_IF_ERROR(LinkAnonymous());
   int rc = close(fd_);
   fd_ = -1;
-  if (rc != 0) return fail("close failed");
+  if (rc != 0) return Fail("close failed");
   if (rename(tmp_.c_str(), path_.c_str()) != 0)
-    return fail("cannot rename the temporary file into place");
+    return Fail("cannot rename the temporary file into place");
   RemoveCleanup(slot_);
   slot_ = -1;
   tmp_.clear();
   return Status::Ok();
 }
 
-Status AtomicOutput::CommitAnonymous() {
-  auto fail = [&](const std::string& what) {
-    int err = errno;
-    Abort();
-    return Internal(path_ + ": " + what + ": " + std::strerror(err));
-  };
-  if (fsync(fd_) != 0) return fail("fsync failed");
+// An O_TMPFILE output gets a name for the final rename.
+Status AtomicOutput::LinkAnonymous() {
   // linkat cannot replace a file: link the data in under a fresh name, then
   // rename that over the target (a named file exists for these two calls
   // only, and is removed on SIGINT/SIGTERM/SIGHUP as ever).
@@ -332,7 +328,7 @@ Status AtomicOutput::CommitAnonymous() {
   for (int attempt = 0; attempt < 100 && tmp_.empty(); ++attempt) {
     std::string name = path_ + ".tmp.";
     unsigned char random[6];
-    if (getentropy(random, sizeof random) != 0) return fail("getentropy failed");
+    if (getentropy(random, sizeof random) != 0) return Fail("getentropy failed");
     for (unsigned char r : random) name.push_back(kChars[r % (sizeof kChars - 1)]);
     slot_ = AddCleanup(name);
     if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
@@ -345,19 +341,11 @@ Status AtomicOutput::CommitAnonymous() {
     slot_ = -1;
     if (err != EEXIST) {
       errno = err;
-      return fail("cannot link the temporary file in");
+      return Fail("cannot link the temporary file in");
     }
   }
-  if (tmp_.empty()) return fail("cannot link the temporary file in");
+  if (tmp_.empty()) return Fail("cannot link the temporary file in");
   anonymous_ = false;
-  int rc = close(fd_);
-  fd_ = -1;
-  if (rc != 0) return fail("close failed");
-  if (rename(tmp_.c_str(), path_.c_str()) != 0)
-    return fail("cannot rename the temporary file into place");
-  RemoveCleanup(slot_);
-  slot_ = -1;
-  tmp_.clear();
   return Status::Ok();
 }
 

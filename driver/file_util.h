@@ -70,7 +70,9 @@ class AtomicOutput {
 
  private:
   AtomicOutput() = default;
-  Status CommitAnonymous();
+  Status LinkAnonymous();
+  // Aborts and returns an error naming the output, `what` and errno.
+  Status Fail(const std::string& what);
   std::string path_;        // the file replaced (links followed)
   std::string tmp_;         // the named temporary file, if any
   bool anonymous_ = false;  // fd_ is an O_TMPFILE file, linked in at Commit()

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "driver/file_util.h"
+#include "driver/limits.h"
 #include "driver/supervisor.h"  // Printable
 #include "ir/support/closest_names.h"
 
@@ -76,7 +78,7 @@ bool ValidUtf8(std::string_view s) {
 // line 1.
 SourceLoc At(const std::string& file, const YAML::Node& node) {
   YAML::Mark m = node.Mark();
-  return SourceLoc{file, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1};
+  return SourceLoc{file, int64_t{std::max(m.line, 0)} + 1, int64_t{std::max(m.column, 0)} + 1};
 }
 
 Status Fail(const std::string& file, const YAML::Node& node, const std::string& msg) {
@@ -92,6 +94,26 @@ std::string Resolve(const std::string& file, const std::string& rel) {
   fs::path p(rel);
   if (p.is_relative()) p = fs::path(file).parent_path() / p;
   return p.lexically_normal().string();
+}
+
+// The lower-case first letter of a system message, for "...: too many
+// levels of symbolic links".
+std::string LowerFirst(std::string s) {
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
+// fs::weakly_canonical without the exception: a symlink loop (or a path
+// too long) is an error at `node` (the include or extend naming `path`).
+StatusOr<std::string> Canonical(const std::string& file, const YAML::Node& node,
+                                const std::string& path, const char* what) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(path, ec);
+  if (ec)
+    return Fail(file, node,
+                std::string("cannot open ") + what + " file " + Printable(path) + ": " +
+                    LowerFirst(ec.message()));
+  return c.string();
 }
 
 // Checks a whole document before it is interpreted: at most kMaxNodes nodes
@@ -254,9 +276,16 @@ StatusOr<AttrValue> Value(const std::string& file, const YAML::Node& n) {
   int64_t i;
   auto ri = std::from_chars(s.data(), s.data() + s.size(), i);
   if (ri.ec == std::errc() && ri.ptr == s.data() + s.size()) return AttrValue::Int(i);
+  // An integer too large for int64 is an error here, not a real (which a
+  // pass would then refuse as "must be int, got 1e+23").
+  if (ri.ec == std::errc::result_out_of_range && ri.ptr == s.data() + s.size())
+    return Fail(file, n,
+                "integer " + Printable(s) + " is out of the int64 range (-2^63 to 2^63-1)");
   double d;
   auto rd = std::from_chars(s.data(), s.data() + s.size(), d);
   if (rd.ec == std::errc() && rd.ptr == s.data() + s.size()) return AttrValue::Float(d);
+  if (rd.ec == std::errc::result_out_of_range && rd.ptr == s.data() + s.size())
+    return Fail(file, n, "number " + Printable(s) + " is out of the range of a double");
   return AttrValue::String(s);
 }
 
@@ -300,8 +329,15 @@ class SpecParser {
     if (root["python"]) {
       PLIR_ASSIGN_OR_RETURN(NodeStrings files, StringList(file, root["python"], "python"));
       for (const auto& [node, f] : files)  // absolute: reproducers name them from elsewhere
-        p.python.push_back({std::filesystem::absolute(Resolve(file, f)).lexically_normal().string(),
-                            At(file, node)});
+      {
+        std::error_code ec;
+        fs::path abs = fs::absolute(Resolve(file, f), ec);
+        if (ec)
+          return Fail(
+              file, node,
+              "cannot resolve python file " + Printable(f) + ": " + LowerFirst(ec.message()));
+        p.python.push_back({abs.lexically_normal().string(), At(file, node)});
+      }
     }
     if (root["opt_level"]) {
       PLIR_ASSIGN_OR_RETURN(p.opt_level, IntIn(file, root["opt_level"], "opt_level", 0, 3,
@@ -420,7 +456,7 @@ class SpecParser {
                         " steps (includes expanded)");
       YAML::Mark m = item.Mark();
       StepSpec s;
-      s.loc = SourceLoc{file, m.line + 1, m.column + 1};
+      s.loc = SourceLoc{file, int64_t{m.line} + 1, int64_t{m.column} + 1};
       s.at = At(file, item);
       if (item.IsScalar()) {
         s.pass = {item.as<std::string>(), At(file, item)};
@@ -516,13 +552,21 @@ class SpecParser {
     return Status::Ok();
   }
 
+  // The include/extend chain starts at the top file (read already).
+  Status PushTop(const std::string& file, const YAML::Node& node) {
+    if (!stack_.empty()) return Status::Ok();
+    PLIR_ASSIGN_OR_RETURN(std::string top, Canonical(file, node, files_.front(), "pipeline"));
+    stack_.push_back(std::move(top));
+    return Status::Ok();
+  }
+
   // `extend: BASE.yaml`: this pipeline is BASE (its passes, plugins and
   // settings) with this file's passes appended and its settings on top.
   StatusOr<PipelineSpec> Base(const std::string& file, const YAML::Node& node) {
     PLIR_ASSIGN_OR_RETURN(std::string rel, Scalar(file, node, "extend"));
     std::string path = Resolve(file, rel);
-    std::string canonical = fs::weakly_canonical(path).string();
-    if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
+    PLIR_ASSIGN_OR_RETURN(std::string canonical, Canonical(file, node, path, "base"));
+    PLIR_RETURN_IF_ERROR(PushTop(file, node));
     PLIR_RETURN_IF_ERROR(CheckCycle(file, node, canonical, "extend"));
     PLIR_ASSIGN_OR_RETURN(YAML::Node root, ReadYaml(path, &file, &node));
     stack_.push_back(canonical);
@@ -535,9 +579,9 @@ class SpecParser {
                                           int depth, std::vector<PluginSourceSpec>* plugins) {
     PLIR_ASSIGN_OR_RETURN(std::string rel, Scalar(file, node, "include"));
     std::string path = Resolve(file, rel);
-    std::string canonical = fs::weakly_canonical(path).string();
+    PLIR_ASSIGN_OR_RETURN(std::string canonical, Canonical(file, node, path, "included"));
     PLIR_RETURN_IF_ERROR(CheckCycle(file, node, canonical, "include"));
-    if (stack_.empty()) stack_.push_back(fs::weakly_canonical(files_.front()).string());
+    PLIR_RETURN_IF_ERROR(PushTop(file, node));
     PLIR_ASSIGN_OR_RETURN(YAML::Node root, ReadYaml(path, &file, &node));
     if (!root.IsMap()) return Fail(path, root, "an included file must be a map with 'passes'");
     // A full pipeline (configs/O2.yaml) may be included: it contributes its
@@ -605,15 +649,22 @@ class SpecParser {
       PLIR_ASSIGN_OR_RETURN(std::string v, Scalar(file, l["pass_timeout"], "pass_timeout"));
       double d = 0;
       auto r = std::from_chars(v.data(), v.data() + v.size(), d);
-      if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !(d > 0) || d > 1e6)
+      // The command line's range (--pass-timeout): NaN, infinities and
+      // sub-millisecond values (0 ns once converted: no limit) are errors.
+      if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(d) ||
+          d < limits::kMinPassTimeoutS || d > limits::kMaxPassTimeoutS)
         return Fail(file, l["pass_timeout"],
-                    "pass_timeout must be a number of seconds, above 0 and at most 1000000");
+                    "pass_timeout must be a number of seconds from 0.001 to 1000000, not '" +
+                        Printable(v) + "'");
       p->pass_timeout_s = d;
     }
     if (l["memory_limit"]) {
       PLIR_ASSIGN_OR_RETURN(int64_t mb, Int(file, l["memory_limit"], "memory_limit"));
-      if (mb < 16 || mb > (int64_t{1} << 40))
-        return Fail(file, l["memory_limit"], "memory_limit must be at least 16 (megabytes)");
+      if (mb < limits::kMinMemoryLimitMb || mb > limits::kMaxMemoryLimitMb)
+        return Fail(file, l["memory_limit"],
+                    "memory_limit must be from " + std::to_string(limits::kMinMemoryLimitMb) +
+                        " to " + std::to_string(limits::kMaxMemoryLimitMb) + " (megabytes), not " +
+                        std::to_string(mb));
       p->memory_limit_mb = mb;
     }
     return Status::Ok();

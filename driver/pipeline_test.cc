@@ -187,6 +187,33 @@ TEST_F(PipelineTest, IncludeCycle) {
   EXPECT_NE(m.find("common/b.yaml:2:14: include cycle: "), std::string::npos) << m;
   EXPECT_NE(m.find("a.yaml -> "), std::string::npos) << m;
 }
+TEST_F(PipelineTest, IncludeOfASymlinkLoop) {
+  std::filesystem::create_symlink("selfloop.yaml", dir_ + "/selfloop.yaml");
+  ExpectError(
+      std::string(kHeader) + "passes:\n  - include: selfloop.yaml\n", 5, 14,
+      "cannot open included file " + dir_ + "/selfloop.yaml: too many levels of symbolic links");
+  ExpectError(std::string(kHeader) + "extend: selfloop.yaml\npasses: []\n", 4, 9,
+              "too many levels of symbolic links");
+}
+TEST_F(PipelineTest, LimitsHaveTheCommandLinesRanges) {
+  for (const char* v : {"1e-300", "0.0009", "nan", "inf", "1000001", "1e400"})
+    ExpectError(std::string(kHeader) + "passes: []\nlimits: {pass_timeout: " + v + "}\n", 5, 24,
+                "pass_timeout must be a number of seconds from 0.001 to 1000000, not '" +
+                    std::string(v) + "'");
+  ExpectError(std::string(kHeader) + "passes: []\nlimits: {memory_limit: 1099511627777}\n", 5, 24,
+              "memory_limit must be from 16 to 1099511627776 (megabytes), not 1099511627777");
+  ExpectError(std::string(kHeader) + "passes: []\nlimits: {memory_limit: 15}\n", 5, 24,
+              "memory_limit must be from 16 to 1099511627776 (megabytes), not 15");
+  auto r =
+      Load(Write("p.yaml", std::string(kHeader) +
+                               "passes: []\nlimits: {pass_timeout: 0.001, memory_limit: 16}\n"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+}
+TEST_F(PipelineTest, IntegerOptionOutOfInt64) {
+  ExpectError(std::string(kHeader) +
+                  "passes:\n  - name: TestOptions\n    options: {count: 99999999999999999999999}\n",
+              6, 22, "integer 99999999999999999999999 is out of the int64 range");
+}
 TEST_F(PipelineTest, MissingInclude) {
   ExpectError(std::string(kHeader) + "passes:\n  - include: nope.yaml\n", 5, 14,
               "cannot open included file");

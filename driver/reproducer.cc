@@ -6,12 +6,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
 
 #include "driver/file_util.h"
+#include "driver/limits.h"
 #include "driver/yaml_text.h"
 
 namespace plir {
@@ -135,6 +138,44 @@ Status WriteBundleFiles(const std::string& dir, const std::string& input_path,
 
 }  // namespace
 
+namespace {
+
+// "MANIFEST:LINE:COL: " of `n`.
+std::string Where(const std::string& manifest, const YAML::Node& n) {
+  YAML::Mark m = n.Mark();
+  return manifest + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
+}
+
+// The bundle's numbers have the command line's ranges (driver/limits.h):
+// a hand-edited or hostile manifest cannot set what --threads,
+// --memory-limit, --pass-timeout or --opt-level would refuse.
+StatusOr<int64_t> IntIn(const std::string& manifest, const YAML::Node& n, const char* key,
+                        int64_t lo, int64_t hi) {
+  std::string v = n.IsScalar() ? n.Scalar() : "";
+  int64_t i = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), i);
+  if (!n.IsScalar() || r.ec != std::errc() || r.ptr != v.data() + v.size() || i < lo || i > hi)
+    return InvalidArgument(Where(manifest, n) + "'" + key + "' must be an integer from " +
+                           std::to_string(lo) + " to " + std::to_string(hi) +
+                           (n.IsScalar() ? ", not '" + v + "'" : std::string()));
+  return i;
+}
+
+StatusOr<double> SecondsIn(const std::string& manifest, const YAML::Node& n, const char* key,
+                           double lo, double hi) {
+  std::string v = n.IsScalar() ? n.Scalar() : "";
+  double d = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), d);
+  if (!n.IsScalar() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(d) ||
+      d < lo || d > hi)
+    return InvalidArgument(Where(manifest, n) + "'" + key +
+                           "' must be a number of seconds from 0.001 to 1000000" +
+                           (n.IsScalar() ? ", not '" + v + "'" : std::string()));
+  return d;
+}
+
+}  // namespace
+
 StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
   std::string manifest = dir + "/reproducer.yaml";
   PLIR_ASSIGN_OR_RETURN(std::string text, ReadFileToString(manifest));
@@ -168,10 +209,26 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
     }
     PLIR_ASSIGN_OR_RETURN(r.pipeline_file, rel(root["pipeline"], "pipeline"));
     if (root["failure"]) r.failure = root["failure"].as<std::string>();
-    if (root["opt_level"]) r.opt_level = root["opt_level"].as<int>();
-    if (root["threads"]) r.threads = root["threads"].as<int>();
-    if (root["pass_timeout"]) r.pass_timeout_s = root["pass_timeout"].as<double>();
-    if (root["memory_limit"]) r.memory_limit_mb = root["memory_limit"].as<int64_t>();
+    if (root["opt_level"]) {
+      PLIR_ASSIGN_OR_RETURN(int64_t v, IntIn(manifest, root["opt_level"], "opt_level",
+                                             limits::kMinOptLevel, limits::kMaxOptLevel));
+      r.opt_level = static_cast<int>(v);
+    }
+    if (root["threads"]) {
+      PLIR_ASSIGN_OR_RETURN(int64_t v, IntIn(manifest, root["threads"], "threads",
+                                             limits::kMinThreads, limits::kMaxThreads));
+      r.threads = static_cast<int>(v);
+    }
+    if (root["pass_timeout"]) {
+      PLIR_ASSIGN_OR_RETURN(r.pass_timeout_s,
+                            SecondsIn(manifest, root["pass_timeout"], "pass_timeout",
+                                      limits::kMinPassTimeoutS, limits::kMaxPassTimeoutS));
+    }
+    if (root["memory_limit"]) {
+      PLIR_ASSIGN_OR_RETURN(r.memory_limit_mb,
+                            IntIn(manifest, root["memory_limit"], "memory_limit",
+                                  limits::kMinMemoryLimitMb, limits::kMaxMemoryLimitMb));
+    }
     if (root["command"])
       for (const auto& c : root["command"]) r.command.push_back(c.as<std::string>());
     if (const YAML::Node c = root["check_execution"]; c && c.IsMap()) {
@@ -182,8 +239,13 @@ StatusOr<Reproducer> ReadReproducer(const std::string& dir) {
       if (c["tolerance"]) r.check.tolerance = c["tolerance"].as<std::string>();
       if (c["seed"]) r.check.seed = c["seed"].as<uint64_t>();
     }
-    if (root["plugins"]) {
-      for (const auto& p : root["plugins"]) {
+    if (const YAML::Node plugins = root["plugins"]) {
+      if (!plugins.IsSequence())
+        return InvalidArgument(Where(manifest, plugins) +
+                               "'plugins' must be a list of {path, name, version, sha256}");
+      for (const auto& p : plugins) {
+        if (!p.IsMap() || !p["path"] || !p["path"].IsScalar() || p["path"].Scalar().empty())
+          return InvalidArgument(Where(manifest, p) + "a plugin needs a 'path'");
         ReproducerPlugin rp;
         rp.path = in_bundle(p["path"].as<std::string>());
         if (p["name"]) rp.name = p["name"].as<std::string>();

@@ -5,10 +5,44 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 namespace plir {
 namespace {
+
+// A manifest written by hand (or by a hostile plugin's child): its numbers
+// have the command line's ranges, errors have the manifest's line:col.
+void ExpectBadManifest(const std::string& extra, int line, int col, const std::string& needle) {
+  std::string dir = ::testing::TempDir() + "/bad_manifest";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/reproducer.yaml", std::ios::trunc)
+      << "version: 1\ninput: input.plir\npipeline: pipeline.yaml\n"
+      << extra;
+  auto r = ReadReproducer(dir);
+  ASSERT_FALSE(r.ok()) << extra;
+  std::string prefix =
+      dir + "/reproducer.yaml:" + std::to_string(line) + ":" + std::to_string(col) + ": ";
+  EXPECT_EQ(r.status().message().compare(0, prefix.size(), prefix), 0)
+      << "want " << prefix << "\ngot  " << r.status().message();
+  EXPECT_NE(r.status().message().find(needle), std::string::npos) << r.status().message();
+}
+
+TEST(ReproducerTest, ManifestValuesAreRangeChecked) {
+  ExpectBadManifest("memory_limit: 9007199254740992\n", 4, 15,
+                    "'memory_limit' must be an integer from 16 to 1099511627776");
+  ExpectBadManifest("memory_limit: 1\n", 4, 15, "'memory_limit' must be an integer from 16");
+  ExpectBadManifest("memory_limit: -5\n", 4, 15, "not '-5'");
+  ExpectBadManifest("opt_level: 99\n", 4, 12, "'opt_level' must be an integer from 0 to 3");
+  ExpectBadManifest("threads: 100000\n", 4, 10, "'threads' must be an integer from 1 to 1024");
+  ExpectBadManifest("threads: [1]\n", 4, 10, "'threads' must be an integer");
+  ExpectBadManifest("pass_timeout: 1e300\n", 4, 15,
+                    "'pass_timeout' must be a number of seconds from 0.001 to 1000000");
+  ExpectBadManifest("pass_timeout: nan\n", 4, 15, "not 'nan'");
+  ExpectBadManifest("pass_timeout: 1e-300\n", 4, 15, "not '1e-300'");
+  ExpectBadManifest("plugins: [{name: x}]\n", 4, 11, "a plugin needs a 'path'");
+  ExpectBadManifest("plugins: 5\n", 4, 10, "'plugins' must be a list");
+}
 
 TEST(ReproducerTest, ManifestRoundTripsControlCharacters) {
   std::string tmp = ::testing::TempDir();

@@ -337,7 +337,8 @@ SandboxSupport ProbeSandbox() {
   return s;
 }
 
-std::string SandboxShortfall(SandboxMode mode, const SandboxSupport& support) {
+std::string SandboxShortfall(SandboxMode mode, const SandboxSupport& support,
+                             std::string_view tool) {
   if (mode == SandboxMode::kOff) return "";
   std::string missing;
   if (support.landlock_abi == 0) missing = "Landlock (" + support.landlock_reason + ")";
@@ -346,7 +347,7 @@ std::string SandboxShortfall(SandboxMode mode, const SandboxSupport& support) {
         (missing.empty() ? "" : " and ") + std::string("seccomp (") + support.seccomp_reason + ")";
   if (missing.empty()) return "";
   if (mode == SandboxMode::kRequire)
-    return "plir-opt: --sandbox=require: this kernel lacks " + missing +
+    return std::string(tool) + ": --sandbox=require: this kernel lacks " + missing +
            ", so plugins cannot be confined; use --sandbox=auto to run them with what is there";
   return "warning: this kernel lacks " + missing +
          ": plugins run with less confinement (see docs/reliability.md, \"Threat model\"); "
@@ -431,6 +432,22 @@ void AddSystemReadPaths(SandboxPolicy* policy) {
       start = colon + 1;
     }
   }
+}
+
+SandboxPolicy NewSandboxPolicy() {
+  SandboxPolicy p;
+  p.supervisor = getpid();
+  p.supervisor_pgid = getpgid(0);
+  AddSystemReadPaths(&p);
+  return p;
+}
+
+void AddPluginReadPath(const std::string& path, SandboxPolicy* policy) {
+  if (path.empty()) return;
+  AddReadPath(path, policy);
+  std::error_code ec;
+  auto real = std::filesystem::canonical(path, ec);
+  if (!ec) AddReadPath(real.parent_path().string(), policy);
 }
 
 namespace {

@@ -66,8 +66,10 @@ struct SandboxSupport {
 SandboxSupport ProbeSandbox();
 
 // The warning kAuto prints once when Landlock is missing, or the error of
-// kRequire there; empty when the kernel has what `mode` needs.
-std::string SandboxShortfall(SandboxMode mode, const SandboxSupport& support);
+// kRequire there ("TOOL: --sandbox=require: ..."); empty when the kernel
+// has what `mode` needs.
+std::string SandboxShortfall(SandboxMode mode, const SandboxSupport& support,
+                             std::string_view tool = "plir-opt");
 
 // In the child, single-threaded, before any plugin code: enters the sandbox
 // above. Fails (the child must then not run plugins) when a layer that
@@ -90,6 +92,14 @@ void AddSystemReadPaths(SandboxPolicy* policy);
 // looks; a Bazel runfiles tree is such links), each with the directory it
 // lies in (a plugin's $ORIGIN). At most 10,000 entries are looked at.
 void AddReadPath(const std::string& path, SandboxPolicy* policy);
+
+// A policy for a child of this process (the supervisor, and its process
+// group), with AddSystemReadPaths.
+SandboxPolicy NewSandboxPolicy();
+
+// AddReadPath of a plugin file, and of the directory it lies in (its
+// canonical one: what the plugin's $ORIGIN run path names).
+void AddPluginReadPath(const std::string& path, SandboxPolicy* policy);
 
 // Adds to `policy.read` the YAML file `file`, and every path a scalar in it
 // names that exists (relative to the file's directory, or absolute; added

@@ -37,13 +37,15 @@ void CopyTo(char* dst, size_t cap, std::string_view s) {
 }
 
 RunState* g_state = nullptr;
+const char* g_tool = "plir-opt";
 
 void OnOutOfMemory() {
   // operator new failed (under --memory-limit, the address-space cap): say
   // so and end here; unwinding through a plugin that cannot cope is worse.
   if (g_state) g_state->out_of_memory.store(1);
-  static const char kMsg[] = "plir-opt: out of memory\n";
-  ssize_t ignored = write(2, kMsg, sizeof kMsg - 1);
+  static const char kMsg[] = ": out of memory\n";
+  ssize_t ignored = write(2, g_tool, strlen(g_tool));
+  ignored = write(2, kMsg, sizeof kMsg - 1);
   (void)ignored;
   _exit(3);
 }
@@ -114,6 +116,15 @@ void ForEachListedPid(int fd, Fn fn) {
   if (partial >= 0) fn(static_cast<pid_t>(partial));
 }
 
+// "PID" + suffix (at most 40 digits and a short suffix) into `path`,
+// without allocating: this runs in signal handlers too.
+void PidPath(const char* pid, const char* suffix, char (&path)[64]) {
+  size_t len = 0;
+  for (const char* c = pid; *c && len < 40; ++c) path[len++] = *c;
+  for (const char* c = suffix; *c && len < sizeof path - 1; ++c) path[len++] = *c;
+  path[len] = '\0';
+}
+
 // Calls fn(pid) for every child of this process (of any of its threads:
 // an orphan is given to whichever thread the kernel picks). Reads
 // /proc/self/task/*/children, or, where the kernel lacks that file, the
@@ -132,10 +143,7 @@ void ForEachChild(Fn fn) {
         off += d->d_reclen;
         if (!IsNumber(d->d_name)) continue;
         char path[64];
-        size_t len = 0;
-        for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
-        for (const char* c = "/children"; *c; ++c) path[len++] = *c;
-        path[len] = '\0';
+        PidPath(d->d_name, "/children", path);
         int f = openat(tasks, path, O_RDONLY | O_CLOEXEC);
         if (f < 0) {
           have_children_files = false;
@@ -159,10 +167,7 @@ void ForEachChild(Fn fn) {
       off += d->d_reclen;
       if (!IsNumber(d->d_name)) continue;
       char path[64];
-      size_t len = 0;
-      for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
-      for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
-      path[len] = '\0';
+      PidPath(d->d_name, "/stat", path);
       int f = openat(proc, path, O_RDONLY | O_CLOEXEC);
       if (f < 0) continue;
       char stat[512];
@@ -330,8 +335,7 @@ std::string RunState::PluginsText() const { return Bounded(plugins); }
 
 RunPhase RunState::Phase() const {
   int32_t p = phase.load();
-  if (p < static_cast<int32_t>(RunPhase::kStartup) ||
-      p > static_cast<int32_t>(RunPhase::kWritingOutput))
+  if (p < static_cast<int32_t>(RunPhase::kStartup) || p > static_cast<int32_t>(RunPhase::kRunning))
     return RunPhase::kStartup;
   return static_cast<RunPhase>(p);
 }
@@ -369,8 +373,9 @@ RunState* NewRunState(bool shared) {
   return new (p) RunState();
 }
 
-void InstallCrashHandlers(RunState* state) {
+void InstallCrashHandlers(RunState* state, const char* tool) {
   g_state = state;
+  g_tool = tool;
   std::set_new_handler(OnOutOfMemory);
   // The handler runs on its own stack: the thread's own may be exhausted.
   static char* alt = new char[1 << 16];
@@ -546,7 +551,7 @@ bool DiedWhileScanning(const RunState& state, std::string* path) {
   return !path->empty();
 }
 
-std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
+std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o, std::string_view tool) {
   if (o.exited && st.finished.load()) return "";
   std::string what;
   RunPhase ph = st.Phase();
@@ -569,6 +574,17 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
       break;
     case RunPhase::kWritingOutput:
       what = "while writing the output";
+      break;
+    case RunPhase::kRunning:
+      // plir-run: a plugin's kernel, if one runs; else the run, with the
+      // plugins loaded (a thread a plugin started may be what failed).
+      if (std::string k = st.KernelText(); !k.empty()) {
+        what = "in the kernel of " + Printable(k);
+      } else {
+        what = "while running " + subject;
+        std::string loaded = Printable(st.PluginText());
+        if (!loaded.empty()) what += " (plugins loaded: " + loaded + ")";
+      }
       break;
     default:
       what = "while starting";
@@ -596,7 +612,7 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o) {
   } else {
     why = "the process ended abnormally";
   }
-  return "plir-opt: " + why + " " + what;
+  return std::string(tool) + ": " + why + " " + what;
 }
 
 }  // namespace plir

@@ -1,12 +1,13 @@
-// Process isolation for plir-opt.
+// Process isolation for plir-opt and plir-run.
 //
-// plir-opt forks before it loads any plugin: the child loads plugins and
-// runs the pipeline; the parent (the supervisor) owns the input and the
-// output and waits. The child records what it is doing (loading which
-// plugin, running which pass of which plugin) in a page of memory shared
-// with the parent, so that when the child dies (a signal, an exit() from a
-// plugin, a memory or time limit) the parent can say what was running and
-// what killed it.
+// The tool forks before it loads any plugin: the child loads plugins and
+// runs the pipeline (plir-run: the entry function); the parent (the
+// supervisor) owns the input and the output and waits. The child records
+// what it is doing (loading which plugin, running which pass of which
+// plugin, or which plugin's kernel) in a page of memory shared with the
+// parent, so that when the child dies (a signal, an exit() from a plugin, a
+// memory or time limit) the parent can say what was running and what
+// killed it. driver/supervised_child.h runs a program so.
 #ifndef PLIR_DRIVER_SUPERVISOR_H_
 #define PLIR_DRIVER_SUPERVISOR_H_
 
@@ -27,6 +28,7 @@ enum class RunPhase : int32_t {
   kLoadingInput,
   kRunningPass,
   kWritingOutput,
+  kRunning,  // plir-run runs the entry function (subject "@main"; a plugin kernel: KernelText)
 };
 
 // The state the child shares with the supervisor. Fixed-size, no pointers:
@@ -38,17 +40,26 @@ struct RunState {
   std::atomic<int32_t> top_step{-1};       // index of the running top-level pipeline step
   std::atomic<int32_t> out_of_memory{0};
   std::atomic<int32_t> stack_overflow{0};
-  std::atomic<int32_t> pass_failed{0};  // a pass or the verifier reported an error
-  std::atomic<int32_t> finished{0};     // the child reached the end of its program
+  // A pass, an instrument or the verifier reported an error:
+  // kPassFailedBundle (a bug or a limit: a reproducer is written) or
+  // kPassFailedNoBundle (InvalidArgument: a bad option or input, which a
+  // reproducer would only repeat). 0: none.
+  static constexpr int32_t kPassFailedBundle = 1;
+  static constexpr int32_t kPassFailedNoBundle = 2;
+  std::atomic<int32_t> pass_failed{0};
+  bool PassFailureWantsReproducer() const { return pass_failed.load() == kPassFailedBundle; }
+  std::atomic<int32_t> finished{0};  // the child reached the end of its program
   // Limits in force (the command line's, or the pipeline's once loaded).
   std::atomic<int64_t> pass_timeout_ns{0};
   std::atomic<int64_t> memory_limit_mb{0};
-  char subject[1024] = {};  // plugin path being loaded, or the pass name
-  char plugin[2048] = {};   // the running pass's plugin: "NAME VERSION (PATH)"
+  char subject[1024] = {};  // plugin path being loaded, the pass name, or "@main"
+  // The running pass's plugin: "NAME VERSION (PATH)"; in kRunning, the
+  // plugins loaded, comma-separated.
+  char plugin[2048] = {};
   char failure[4096] = {};  // the error message when pass_failed
   // The plugin-defined kernel running, if any (an op's evaluation or an
-  // extern's kernel, inside FoldConstant for example): "op NAME of plugin
-  // NAME VERSION (PATH)". kernel_depth counts the kernels running (several
+  // extern's kernel, inside FoldConstant for example, or in plir-run's
+  // run): "op NAME of plugin NAME VERSION (PATH)". kernel_depth counts the kernels running (several
   // threads may run one); the text is the latest one's.
   std::atomic<int32_t> kernel_depth{0};
   char kernel[2048] = {};
@@ -99,8 +110,8 @@ RunState* NewRunState(bool shared);
 
 // In the child: SIGSEGV/SIGBUS handlers that tell a stack overflow apart
 // (recorded in `state`), and a new-handler that records running out of
-// memory and ends the process.
-void InstallCrashHandlers(RunState* state);
+// memory and ends the process ("TOOL: out of memory").
+void InstallCrashHandlers(RunState* state, const char* tool = "plir-opt");
 // In the child: caps the address space at `mb` megabytes (RLIMIT_AS).
 bool ApplyMemoryLimit(int64_t mb);
 
@@ -176,9 +187,11 @@ void DrainRelay(int relay_fd);
 // "SIGSEGV (segmentation fault)".
 std::string SignalName(int sig);
 
-// Explains how the child ended, naming the pass or plugin that was running;
-// empty when the child finished its program normally.
-std::string DescribeAbnormalEnd(const RunState& state, const ChildOutcome& o);
+// Explains how the child ended, naming the pass, plugin or plugin kernel
+// that was running ("TOOL: killed by ... in pass P of plugin ..."); empty
+// when the child finished its program normally.
+std::string DescribeAbnormalEnd(const RunState& state, const ChildOutcome& o,
+                                std::string_view tool = "plir-opt");
 
 // The plugin path whose load the child was in when it died, if it was
 // scanning the search path (so that a retry can skip it).

@@ -37,6 +37,31 @@ TEST(RunStateTest, ReadersAreBoundedWhateverTheChildWrote) {
   EXPECT_LT(why.size(), 1000u);
 }
 
+// plir-run: a crash in a plugin's kernel names the op and its plugin;
+// between kernels, the run and the plugins loaded.
+TEST(RunStateTest, PlirRunNamesTheKernelOrTheRun) {
+  auto st = std::make_unique<RunState>();
+  st->Enter(RunPhase::kRunning, "@main", "a 1 (/p/liba.so), b 2 (/p/libb.so)");
+  st->EnterKernel(
+      "op test.crash_kernel of plugin test_crashers 1.2.3 (/p/libplir_test_crashers.so)");
+  ChildOutcome o;
+  o.signal = 11;
+  EXPECT_EQ(DescribeAbnormalEnd(*st, o, "plir-run"),
+            "plir-run: killed by SIGSEGV (Segmentation fault) in the kernel of op "
+            "test.crash_kernel of plugin test_crashers 1.2.3 (/p/libplir_test_crashers.so)");
+  st->LeaveKernel();
+  o = ChildOutcome();
+  o.exited = true;
+  o.exit_code = 3;
+  EXPECT_EQ(DescribeAbnormalEnd(*st, o, "plir-run"),
+            "plir-run: the process exited with status 3 (exit() called from plugin code?) while "
+            "running @main (plugins loaded: a 1 (/p/liba.so), b 2 (/p/libb.so))");
+  // A text the child forged is escaped.
+  st->EnterKernel("op \x1b[2J");
+  EXPECT_NE(DescribeAbnormalEnd(*st, o, "plir-run").find("in the kernel of op \\x1b[2J"),
+            std::string::npos);
+}
+
 TEST(RunStateTest, PrefixesOutOfRangeReadAsNone) {
   auto st = std::make_unique<RunState>();
   ASSERT_TRUE(st->SetPrefixes({"a: 1\n", "a: 1\nb: 2\n"}));

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <simdjson.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -358,6 +359,15 @@ StatusOr<std::unique_ptr<SafetensorsWriter>> SafetensorsWriter::Create(const std
   return std::unique_ptr<SafetensorsWriter>(new SafetensorsWriter(path, fd));
 }
 
+StatusOr<std::unique_ptr<SafetensorsWriter>> SafetensorsWriter::CreateInMemory(
+    const std::string& name) {
+  int fd = memfd_create("plir-spool", MFD_CLOEXEC);
+  if (fd < 0) return Internal(name + ": cannot create an anonymous spool file: " + ErrnoText());
+  auto w = std::unique_ptr<SafetensorsWriter>(new SafetensorsWriter(name, fd));
+  w->in_memory_ = true;
+  return w;
+}
+
 SafetensorsWriter::~SafetensorsWriter() {
   if (spool_ >= 0) close(spool_);
 }
@@ -383,9 +393,7 @@ Status SafetensorsWriter::Add(int64_t index, std::string name, const Tensor& t) 
   return Status::Ok();
 }
 
-Status SafetensorsWriter::Finish() {
-  if (finished_) return FailedPrecondition(path_ + ": the file is already written");
-  finished_ = true;
+Status SafetensorsWriter::WriteFile(const std::function<Status(std::string_view)>& write) {
   std::vector<const Item*> order;
   for (const Item& it : items_) order.push_back(&it);
   std::sort(order.begin(), order.end(),
@@ -408,7 +416,31 @@ Status SafetensorsWriter::Finish() {
   header.append((8 - header.size() % 8) % 8, ' ');  // data starts 8-byte aligned
   char len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  if (Status s = write(std::string_view(len, 8)); !s.ok())
+    return Internal(path_ + ": write failed: " + s.message());
+  if (Status s = write(header); !s.ok()) return Internal(path_ + ": write failed: " + s.message());
+  std::vector<char> buf(std::min<uint64_t>(8 << 20, std::max<uint64_t>(spooled_, 1)));
+  for (const Item* it : order) {
+    uint64_t done = 0;
+    while (done < it->bytes) {
+      uint64_t n = std::min<uint64_t>(buf.size(), it->bytes - done);
+      if (!PreadFull(spool_, buf.data(), n, it->spool_offset + done))
+        return Internal(path_ + ": tensor " + Quote(it->name) + ": write failed: " + ErrnoText());
+      if (Status s = write(std::string_view(buf.data(), n)); !s.ok())
+        return Internal(path_ + ": tensor " + Quote(it->name) + ": write failed: " + s.message());
+      done += n;
+    }
+    // An anonymous spool is memory: what is copied is given back.
+    if (in_memory_ && it->bytes > 0)
+      fallocate(spool_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(it->spool_offset), static_cast<off_t>(it->bytes));
+  }
+  return Status::Ok();
+}
 
+Status SafetensorsWriter::Finish() {
+  if (finished_) return FailedPrecondition(path_ + ": the file is already written");
+  finished_ = true;
   // Write into a temporary file next to the output, then rename it over.
   struct stat st;
   bool in_place = stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode);  // /dev/null, a pipe
@@ -427,25 +459,25 @@ Status SafetensorsWriter::Finish() {
     umask(mask);
     fchmod(tmp.fd, 0666 & ~mask);
   }
-  if (!WriteFull(tmp.fd, len, 8) || !WriteFull(tmp.fd, header.data(), header.size()))
-    return Internal(path_ + ": write failed: " + ErrnoText());
-  std::vector<char> buf(std::min<uint64_t>(8 << 20, std::max<uint64_t>(spooled_, 1)));
-  for (const Item* it : order) {
-    uint64_t done = 0;
-    while (done < it->bytes) {
-      uint64_t n = std::min<uint64_t>(buf.size(), it->bytes - done);
-      if (!PreadFull(spool_, buf.data(), n, it->spool_offset + done) ||
-          !WriteFull(tmp.fd, buf.data(), n))
-        return Internal(path_ + ": tensor " + Quote(it->name) + ": write failed: " + ErrnoText());
-      done += n;
-    }
-  }
+  PLIR_RETURN_IF_ERROR(WriteFile([&](std::string_view data) -> Status {
+    if (!WriteFull(tmp.fd, data.data(), data.size())) return Internal(ErrnoText());
+    return Status::Ok();
+  }));
   if (!in_place) {
     if (fsync(tmp.fd) != 0) return Internal(path_ + ": fsync failed: " + ErrnoText());
     if (rename(tmp.path.c_str(), path_.c_str()) != 0)
       return Internal(path_ + ": cannot rename the temporary file into place: " + ErrnoText());
     tmp.path.clear();  // renamed: keep
   }
+  close(spool_);
+  spool_ = -1;
+  return Status::Ok();
+}
+
+Status SafetensorsWriter::FinishTo(const std::function<Status(std::string_view)>& write) {
+  if (finished_) return FailedPrecondition(path_ + ": the file is already written");
+  finished_ = true;
+  PLIR_RETURN_IF_ERROR(WriteFile(write));
   close(spool_);
   spool_ = -1;
   return Status::Ok();

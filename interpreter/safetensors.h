@@ -17,6 +17,7 @@
 #define PLIR_INTERPRETER_SAFETENSORS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -92,9 +93,16 @@ class SafetensorsReader {
 // renamed over `path`. The bytes depend only on the (index, name, tensor)
 // set, not on the order of Add() calls. Without Finish(), nothing is
 // written.
+//
+// CreateInMemory() spools into an anonymous file instead (memory, given
+// back tensor by tensor as FinishTo() copies it), and FinishTo() hands the
+// file's bytes, in order, to `write` instead of a file: plir-run's
+// sandboxed child, which may create no file, passes them to the parent.
 class SafetensorsWriter {
  public:
   static StatusOr<std::unique_ptr<SafetensorsWriter>> Create(const std::string& path);
+  // `name` is what messages call the file.
+  static StatusOr<std::unique_ptr<SafetensorsWriter>> CreateInMemory(const std::string& name);
   ~SafetensorsWriter();
   SafetensorsWriter(const SafetensorsWriter&) = delete;
   SafetensorsWriter& operator=(const SafetensorsWriter&) = delete;
@@ -103,7 +111,10 @@ class SafetensorsWriter {
   // an I/O error.
   Status Add(int64_t index, std::string name, const Tensor& t);
   Status Finish();
+  Status FinishTo(const std::function<Status(std::string_view)>& write);
   size_t size() const { return items_.size(); }
+  // The tensors' bytes added so far (the file is this plus its header).
+  uint64_t spooled_bytes() const { return spooled_; }
 
  private:
   struct Item {
@@ -114,8 +125,11 @@ class SafetensorsWriter {
     uint64_t spool_offset, bytes;
   };
   SafetensorsWriter(std::string path, int spool) : path_(std::move(path)), spool_(spool) {}
+  // The file's bytes, in order, to `write`.
+  Status WriteFile(const std::function<Status(std::string_view)>& write);
   std::string path_;
   int spool_ = -1;
+  bool in_memory_ = false;
   uint64_t spooled_ = 0;
   bool finished_ = false;
   std::vector<Item> items_;

@@ -84,6 +84,42 @@ TEST(SafetensorsTest, BytesDoNotDependOnArrivalOrder) {
   EXPECT_EQ(Slurp(p1), Slurp(p2));
 }
 
+// plir-run's sandboxed child spools in memory and hands the bytes over:
+// the same bytes as the file, and no file made anywhere.
+TEST(SafetensorsTest, InMemoryWriterHandsOverTheFileBytes) {
+  std::string p = TmpPath("file.safetensors");
+  Tensor x = Iota(DataType::kFloat32, {5}), y = Iota(DataType::kInt64, {3, 2});
+  auto w1 = SafetensorsWriter::Create(p);
+  ASSERT_TRUE(w1.ok());
+  ASSERT_TRUE((*w1)->Add(0, "x", x).ok());
+  ASSERT_TRUE((*w1)->Add(1, "y", y).ok());
+  ASSERT_TRUE((*w1)->Finish().ok());
+  std::string never = TmpPath("never-made.safetensors");
+  auto w2 = SafetensorsWriter::CreateInMemory(never);
+  ASSERT_TRUE(w2.ok()) << w2.status().message();
+  ASSERT_TRUE((*w2)->Add(1, "y", y).ok());
+  ASSERT_TRUE((*w2)->Add(0, "x", x).ok());
+  EXPECT_EQ((*w2)->spooled_bytes(), x.NumBytes() + y.NumBytes());
+  std::string bytes;
+  ASSERT_TRUE((*w2)
+                  ->FinishTo([&](std::string_view d) {
+                    bytes.append(d);
+                    return Status::Ok();
+                  })
+                  .ok());
+  EXPECT_EQ(bytes, Slurp(p));
+  EXPECT_TRUE(ParseSafetensors(bytes, "handed over").ok());
+  EXPECT_NE(access(never.c_str(), F_OK), 0);
+  EXPECT_FALSE((*w2)->FinishTo([](std::string_view) { return Status::Ok(); }).ok());
+  // A failing sink fails the writer, naming the file.
+  auto w3 = SafetensorsWriter::CreateInMemory("out.safetensors");
+  ASSERT_TRUE(w3.ok());
+  ASSERT_TRUE((*w3)->Add(0, "x", x).ok());
+  Status s = (*w3)->FinishTo([](std::string_view) { return Internal("disk full"); });
+  EXPECT_NE(s.message().find("out.safetensors: write failed: disk full"), std::string::npos)
+      << s.message();
+}
+
 TEST(SafetensorsTest, UnfinishedWriterLeavesNoFile) {
   std::string p = TmpPath("never.safetensors");
   unlink(p.c_str());

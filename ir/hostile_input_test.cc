@@ -190,5 +190,68 @@ TEST(HostileLoadTest, MalformedCallablesAndLocalFunctions) {
   for (size_t n = 0; n < bin.size(); ++n) EXPECT_FALSE(LoadBinary(bin.substr(0, n)).ok()) << n;
 }
 
+// Input formats (the hostile round's F1, F2, F5): line endings the format
+// does not have, strings that are not UTF-8, a byte order mark.
+const char* kTwoFunctions =
+    "// a comment\n"
+    "def @f(%x: Tensor[(2,), float32]) {\n  %x\n}\n"
+    "def @g(%x: Tensor[(2,), float32]) {\n  // inside\n  %x\n}\n";
+
+TEST(HostileTextTest, LoneCrIsAnErrorNotAComment) {
+  std::string cr = kTwoFunctions;
+  for (char& c : cr)
+    if (c == '\n') c = '\r';
+  std::string e = Err(cr);
+  EXPECT_EQ(e.rfind("<input>:1:13: carriage return without a line feed", 0), 0u) << e;
+  // A lone CR inside a body (after a comment there) too.
+  std::string body = kTwoFunctions;
+  body.replace(body.find("  // inside\n"), 12, "  // inside\r");
+  e = Err(body);
+  EXPECT_NE(e.find("6:12: carriage return without a line feed"), std::string::npos) << e;
+  // CRLF still reads as before.
+  std::string crlf;
+  for (char c : std::string(kTwoFunctions)) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  auto m = ParseModule(crlf);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto lf = ParseModule(kTwoFunctions);
+  ASSERT_TRUE(lf.ok());
+  EXPECT_EQ(PrintModule(*m), PrintModule(*lf));
+  EXPECT_NE(Err("def @f() { \"a\rb\" }\n").find("1:12: carriage return in string"),
+            std::string::npos);
+}
+
+TEST(HostileTextTest, StringsMustBeUtf8) {
+  for (const char* s : {"\\xed\\xa0\\x80\\xff", "\\xff", "\\xc0\\x80", "\xff", "\xed\xa0\x80",
+                        "\\xf4\\x90\\x80\\x80", "\\xe2\\x82"}) {
+    std::string e = Err(std::string("def @f(%x: Object) {\n  call_packed(\"") + s +
+                        "\", %x, sinfo_args=[Object])\n}\n");
+    EXPECT_NE(e.find("2:15: string is not valid UTF-8"), std::string::npos) << s << ": " << e;
+    EXPECT_EQ(e.find('\xff'), std::string::npos) << e;
+  }
+  // Valid UTF-8, raw or spelled by escapes, still reads.
+  for (const char* s : {"\\xe2\\x82\\xac", "\xe2\x82\xac", "\\xf0\\x9f\\x98\\x80", "\\x01"})
+    EXPECT_EQ(Err(std::string("def @f(%x: Object) {\n  call_packed(\"") + s +
+                  "\", %x, sinfo_args=[Object])\n}\n"),
+              "")
+        << s;
+}
+
+TEST(HostileTextTest, ByteOrderMarkIsAClearError) {
+  std::string e = Err(std::string("\xef\xbb\xbf") + kTwoFunctions);
+  EXPECT_EQ(e.rfind("<input>:1:1: the file starts with a UTF-8 byte order mark", 0), 0u) << e;
+  EXPECT_EQ(e.find("\xef\xbb\xbf"), std::string::npos) << e;  // the excerpt escapes it
+}
+
+TEST(HostileTextTest, InvalidUtf8InANameIsEscapedInTheMessage) {
+  std::string e = Err("def @f\xff\xfe(%x: Object) {\n  %x\n}\n");
+  EXPECT_NE(e.find("1:7: unexpected byte 0xff"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\xff'), std::string::npos) << e;
+  EXPECT_EQ(e.find('\xfe'), std::string::npos) << e;
+  EXPECT_NE(e.find("def @f\\xff\\xfe(%x"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace plir

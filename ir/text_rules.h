@@ -44,6 +44,44 @@ inline bool IsAttrKeyText(std::string_view key) {
   return !key.empty() && IdentTokenLength(key) == key.size();
 }
 
+// The length of the valid UTF-8 sequence at the start of `s` (0 if none; a
+// surrogate or an overlong form is not valid).
+inline size_t Utf8SequenceLength(std::string_view s) {
+  if (s.empty()) return 0;
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;  // not a surrogate
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if ((b(k) & 0xc0) != 0x80) return 0;
+  return n;
+}
+
+// Whether `s` is valid UTF-8 (what JSON can hold, and the text's strings).
+inline bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s.substr(i));
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 }  // namespace plir
 
 #endif  // PLIR_IR_TEXT_RULES_H_

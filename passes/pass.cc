@@ -126,6 +126,22 @@ StatusOr<PassOptions> PassInfo::ResolveOptions(
       return InvalidArgument("option '" + key + "' of " + name + " must be " +
                              OptionTypeName(spec->type) + ", got " + got);
     }
+    if (spec->min || spec->max) {
+      std::vector<int64_t> ints;
+      if (spec->type == OptionType::kInt) ints.push_back(v->as_int());
+      if (spec->type == OptionType::kIntList)
+        for (const AttrValue& item : v->as_list()) ints.push_back(item.as_int());
+      for (int64_t i : ints) {
+        if ((spec->min && i < *spec->min) || (spec->max && i > *spec->max)) {
+          std::string range = spec->min && spec->max ? "from " + std::to_string(*spec->min) +
+                                                           " to " + std::to_string(*spec->max)
+                              : spec->min ? "at least " + std::to_string(*spec->min)
+                                          : "at most " + std::to_string(*spec->max);
+          return InvalidArgument("option '" + key + "' of " + name + " must be " + range +
+                                 ", got " + std::to_string(i));
+        }
+      }
+    }
     values.emplace(key, *v);
   }
   for (const OptionSpec& o : options)

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,11 @@ struct OptionSpec {
   OptionType type = OptionType::kString;
   AttrValue default_value;
   std::string description;
+  // Inclusive bounds of a kInt option (or of each element of a kIntList);
+  // a value outside is an error when options are resolved, before the pass
+  // runs. Unset: any int64.
+  std::optional<int64_t> min = std::nullopt;
+  std::optional<int64_t> max = std::nullopt;
 };
 
 // Resolved option values of one pass instance: every option of the schema

@@ -5,6 +5,7 @@
 #ifndef PLIR_PASSES_PASS_MANAGER_H_
 #define PLIR_PASSES_PASS_MANAGER_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -18,8 +19,8 @@ namespace plir {
 
 struct SourceLoc {
   std::string file;
-  int line = 0;  // 1-based; 0 if unknown
-  int col = 0;
+  int64_t line = 0;  // 1-based; 0 if unknown
+  int64_t col = 0;
   std::string ToString() const {
     return file + ":" + std::to_string(line) + ":" + std::to_string(col);
   }

@@ -368,5 +368,24 @@ TEST(PassOptionsTest, ResolveChecksNamesAndTypesAndFillsDefaults) {
   EXPECT_FALSE(bad_list.ok());
 }
 
+TEST(PassOptionsTest, BoundsAreCheckedWhenResolving) {
+  PassInfo info;
+  info.name = "P";
+  info.options = {{"depth", OptionType::kInt, AttrValue::Int(8), "", 1, 64},
+                  {"floor", OptionType::kInt, AttrValue::Int(0), "", 0, std::nullopt},
+                  {"sizes", OptionType::kIntList, AttrValue::List({}), "", std::nullopt, 10}};
+  EXPECT_TRUE(info.ResolveOptions({{"depth", AttrValue::Int(64)}}).ok());
+  EXPECT_EQ(info.ResolveOptions({{"depth", AttrValue::Int(0)}}).status().message(),
+            "option 'depth' of P must be from 1 to 64, got 0");
+  EXPECT_EQ(info.ResolveOptions({{"depth", AttrValue::Int(INT64_MAX)}}).status().message(),
+            "option 'depth' of P must be from 1 to 64, got 9223372036854775807");
+  EXPECT_EQ(info.ResolveOptions({{"floor", AttrValue::Int(-1)}}).status().message(),
+            "option 'floor' of P must be at least 0, got -1");
+  auto list =
+      info.ResolveOptions({{"sizes", AttrValue::List({AttrValue::Int(3), AttrValue::Int(11)})}});
+  EXPECT_EQ(list.status().message(), "option 'sizes' of P must be at most 10, got 11");
+  EXPECT_EQ(list.status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace plir

@@ -31,10 +31,16 @@ Status PassRegistry::Validate(const PassDef& def) {
   if (info.kind == PassKind::kFunction && !def.function_fn)
     return InvalidArgument("function pass " + info.name + " has no run function");
   for (const OptionSpec& o : info.options) {
+    if ((o.min || o.max) && o.type != OptionType::kInt && o.type != OptionType::kIntList)
+      return InvalidArgument("pass " + info.name + ": option '" + o.name +
+                             "' has bounds but is not int or int list");
+    if (o.min && o.max && *o.min > *o.max)
+      return InvalidArgument("pass " + info.name + ": option '" + o.name +
+                             "' has a minimum above its maximum");
     auto check = info.ResolveOptions({{o.name, o.default_value}});
     if (!check.ok())
       return InvalidArgument("pass " + info.name + ": the default of option '" + o.name +
-                             "' does not match its type " + OptionTypeName(o.type));
+                             "' is invalid: " + check.status().message());
   }
   return Status::Ok();
 }

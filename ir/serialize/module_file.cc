@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 #include "ir/serialize/internal.h"
 #include "ir/serialize/serialize.h"
@@ -133,8 +134,20 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
     }
   }
   // Pipes, devices, files that report no size (/proc), or mmap failed: read.
-  if (S_ISREG(st.st_mode) && st.st_size > 0)
-    f.buffer_.reserve(static_cast<size_t>(st.st_size) + simdjson::SIMDJSON_PADDING);
+  // Memory may run out below --max-input-bytes (an address-space limit, a
+  // small machine): that is a message naming what was read, not bad_alloc.
+  auto out_of_memory = [&]() {
+    if (fd != 0) close(fd);
+    return ResourceExhausted((path == "-" ? std::string("standard input") : path) +
+                             ": out of memory after " + std::to_string(f.buffer_.size()) +
+                             " bytes; --max-input-bytes caps it");
+  };
+  try {
+    if (S_ISREG(st.st_mode) && st.st_size > 0)
+      f.buffer_.reserve(static_cast<size_t>(st.st_size) + simdjson::SIMDJSON_PADDING);
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
+  }
   char chunk[1 << 16];
   while (true) {
     ssize_t n = read(fd, chunk, sizeof chunk);
@@ -150,11 +163,19 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
       if (fd != 0) close(fd);
       return too_large();
     }
-    f.buffer_.append(chunk, static_cast<size_t>(n));
+    try {
+      f.buffer_.append(chunk, static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      return out_of_memory();
+    }
+  }
+  try {
+    f.buffer_.append(simdjson::SIMDJSON_PADDING, '\0');
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
   }
   if (fd != 0) close(fd);
-  f.size_ = f.buffer_.size();
-  f.buffer_.append(simdjson::SIMDJSON_PADDING, '\0');
+  f.size_ = f.buffer_.size() - simdjson::SIMDJSON_PADDING;
   f.padding_ = simdjson::SIMDJSON_PADDING;
   f.data_ = f.buffer_.data();
   return f;

@@ -54,7 +54,7 @@ void Lexer::Advance(size_t n) {
   }
 }
 
-Token Lexer::Make(Tok kind, size_t start, int line, int col) {
+Token Lexer::Make(Tok kind, size_t start, int64_t line, int64_t col) {
   Token t;
   t.kind = kind;
   t.text = src_.substr(start, pos_ - start);
@@ -63,7 +63,7 @@ Token Lexer::Make(Tok kind, size_t start, int line, int col) {
   return t;
 }
 
-Token Lexer::Error(std::string_view message, int line, int col) {
+Token Lexer::Error(std::string_view message, int64_t line, int64_t col) {
   error_ = std::string(message);
   Token t;
   t.kind = Tok::kError;
@@ -76,7 +76,7 @@ Token Lexer::Error(std::string_view message, int line, int col) {
 void Lexer::SkipSpaceAndComments() {
   while (pos_ < src_.size()) {
     char c = src_[pos_];
-    if (c == ' ' || c == '\t' || c == '\r') {
+    if (c == ' ' || c == '\t' || (c == '\r' && !AtLoneCr())) {
       ++pos_;
       ++col_;
     } else if (c == '\n') {
@@ -84,7 +84,9 @@ void Lexer::SkipSpaceAndComments() {
       ++line_;
       col_ = 1;
     } else if (c == '/' && Peek(1) == '/') {
-      while (pos_ < src_.size() && src_[pos_] != '\n') Advance();
+      // To the line's end; a lone CR stops it too (Next() reports it), so a
+      // file with CR line endings is an error, not one long comment.
+      while (pos_ < src_.size() && src_[pos_] != '\n' && !AtLoneCr()) Advance();
     } else {
       break;
     }
@@ -134,7 +136,7 @@ bool Lexer::SkipBracedBody() {
   const size_t n = src_.size();
   size_t p = pos_;
   size_t line_start = SIZE_MAX;  // unknown: no newline crossed yet
-  int lines = 0;
+  int64_t lines = 0;
   bool found = false;
   while (p < n) {
     while (p + 8 <= n) {
@@ -184,7 +186,7 @@ bool Lexer::SkipBracedBody() {
   }
   // Columns count characters, not UTF-8 continuation bytes.
   auto columns = [&](size_t from, size_t to) {
-    int cols = 0;
+    int64_t cols = 0;
     for (size_t i = from; i < to; ++i) cols += (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80;
     return cols;
   };
@@ -270,10 +272,18 @@ Token Lexer::Next() {
   SkipSpaceAndComments();
   bool after_dot = after_dot_;
   after_dot_ = false;
-  int line = line_, col = col_;
+  int64_t line = line_, col = col_;
   size_t start = pos_;
   if (pos_ >= src_.size()) return Make(Tok::kEof, start, line, col);
   char c = src_[pos_];
+  if (c == '\r')  // SkipSpaceAndComments stops only at a lone one
+    return Error(
+        "carriage return without a line feed: the file uses CR line endings, which the text "
+        "format does not have (use LF or CRLF)",
+        line, col);
+  if (pos_ == 0 && src_.substr(0, 3) == "\xef\xbb\xbf")
+    return Error("the file starts with a UTF-8 byte order mark (BOM); save it without one", line,
+                 col);
 
   auto single = [&](Tok k) {
     Advance();
@@ -374,7 +384,7 @@ Token Lexer::Next() {
       if (pos_ >= src_.size() || h == '\n') return Error("unterminated hex payload", line, col);
       int hi = HexDigit(h), lo = HexDigit(Peek(1));
       if (hi < 0 || lo < 0) {
-        int l = line_, cc = col_;
+        int64_t l = line_, cc = col_;
         return Error("invalid hex payload: expected pairs of hex digits", l, cc);
       }
       bytes.push_back(static_cast<char>(hi * 16 + lo));
@@ -388,7 +398,7 @@ Token Lexer::Next() {
   if (IsIdentStart(c)) {
     // A dotted op name or attribute key (nn.conv2d, relax.force_pure).
     size_t p = pos_ + IdentTokenLength(std::string_view(src_).substr(pos_));
-    col_ += static_cast<int>(p - pos_);  // ASCII only: one column per byte
+    col_ += static_cast<int64_t>(p - pos_);  // ASCII only: one column per byte
     pos_ = p;
     return Make(Tok::kIdent, start, line, col);
   }
@@ -400,8 +410,9 @@ Token Lexer::Next() {
       char ch = Peek();
       if (ch == '"') break;
       if (ch == '\n') return Error("newline in string (use \\n)", line, col);
+      if (ch == '\r') return Error("carriage return in string (use \\r)", line, col);
       if (ch == '\\') {
-        int el = line_, ec = col_;
+        int64_t el = line_, ec = col_;
         char e = Peek(1);
         switch (e) {
           case '"':
@@ -439,6 +450,11 @@ Token Lexer::Next() {
       Advance();
     }
     Advance();
+    // Strings are UTF-8 text (so every module can be written as JSON); \xHH
+    // escapes spell bytes, and the bytes must still make UTF-8.
+    if (!IsValidUtf8(value))
+      return Error("string is not valid UTF-8 (\\xHH escapes must spell UTF-8 sequences)", line,
+                   col);
     Token t = Make(Tok::kString, start, line, col);
     t.value = decoded_->emplace_back(std::move(value));
     return t;

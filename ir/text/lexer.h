@@ -49,8 +49,10 @@ struct Token {
   // its copies) keep for the whole parse, so that tokens stay plain values
   // with no string of their own to construct, move and destroy.
   std::string_view value;
-  int line = 1;
-  int col = 1;
+  // 64-bit: a file may hold more than 2^31 lines, or a line more than 2^31
+  // characters (inputs up to ModuleFile::MaxBytes(), 16 GiB by default).
+  int64_t line = 1;
+  int64_t col = 1;
 };
 
 // Describes a token for error messages: "'{'", "identifier 'foo'", "end of input".
@@ -60,6 +62,12 @@ class Lexer {
  public:
   explicit Lexer(std::string_view src)
       : src_(src), decoded_(std::make_shared<std::deque<std::string>>()) {}
+  // Starts counting at `line`:`col` (for tests of positions past 2^31
+  // without a file that long).
+  Lexer(std::string_view src, int64_t line, int64_t col) : Lexer(src) {
+    line_ = line;
+    col_ = col;
+  }
   Token Next();
   // Precondition: the last token returned was '{'. Skips raw bytes to just
   // past the matching '}' (strings and comments respected) without making
@@ -83,14 +91,17 @@ class Lexer {
  private:
   char Peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
   void Advance(size_t n = 1);
-  Token Make(Tok kind, size_t start, int line, int col);
-  Token Error(std::string_view message, int line, int col);
+  Token Make(Tok kind, size_t start, int64_t line, int64_t col);
+  Token Error(std::string_view message, int64_t line, int64_t col);
+  // True at a CR that is not followed by LF (a line ending the format
+  // does not have: an error, never a comment that runs on to the next LF).
+  bool AtLoneCr() const { return Peek() == '\r' && Peek(1) != '\n'; }
   void SkipSpaceAndComments();
 
   std::string_view src_;
   size_t pos_ = 0;
-  int line_ = 1;
-  int col_ = 1;
+  int64_t line_ = 1;
+  int64_t col_ = 1;
   bool after_dot_ = false;  // `%t.1.0` is two accesses, not the float 1.0
   std::string error_;       // storage for the last error message
   // Decoded string and hex payloads (a deque: views stay valid); shared by

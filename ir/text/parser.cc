@@ -4,35 +4,79 @@
 // type is not written and not yet known parses that function first.
 //
 // The class and its sublanguage files: parser_impl.h.
+#include <algorithm>
+
 #include "ir/text/parser_impl.h"
 
 namespace plir::text_internal {
 
-// Formats "file:line:col: message", then the source line and a caret.
+namespace {
+
+// The excerpt shows at most this many bytes of the line on each side of the
+// error's column (the whole line when it is shorter): a 3 GB line costs no
+// more than a short one.
+constexpr size_t kExcerptBytes = 100;
+
+}  // namespace
+
+// Formats "file:line:col: message", then an excerpt of the source line with
+// a caret under the column. The excerpt is bounded (kExcerptBytes each side
+// of the column) and printable: control bytes and bytes that are not valid
+// UTF-8 show as \xHH, never raw.
 Status FormatError(std::string_view src, const std::string& filename, const ParseFailure& f) {
   std::string msg =
       filename + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) + ": " + f.message;
   size_t pos = 0;
-  for (int l = 1; l < f.line && pos != std::string_view::npos; ++l) {
+  for (int64_t l = 1; l < f.line && pos != std::string_view::npos; ++l) {
     pos = src.find('\n', pos);
     if (pos != std::string_view::npos) ++pos;
   }
-  if (pos != std::string_view::npos && pos <= src.size()) {
-    size_t end = src.find('\n', pos);
-    std::string_view line = src.substr(pos, end == std::string_view::npos ? end : end - pos);
-    if (!line.empty() && line.size() <= 200) {
-      std::string caret;
-      int col = 1;
-      for (char ch : line) {
-        if (col >= f.col) break;
-        if ((static_cast<unsigned char>(ch) & 0xc0) != 0x80) {
-          caret.push_back(ch == '\t' ? '\t' : ' ');
-          ++col;
-        }
-      }
-      msg += "\n  " + std::string(line) + "\n  " + caret + "^";
+  if (pos == std::string_view::npos || pos > src.size()) return InvalidArgument(msg);
+  // The column's byte offset in the line (columns count characters, not
+  // UTF-8 continuation bytes, as the lexer counts them), looking no
+  // further than the line's end.
+  size_t at = pos;
+  for (int64_t col = 1; at < src.size() && src[at] != '\n';) {
+    if ((static_cast<unsigned char>(src[at]) & 0xc0) != 0x80) {
+      if (col >= f.col) break;
+      ++col;
     }
+    ++at;  // as far as the lexer read already: no more work than the parse
   }
+  size_t from = pos;
+  if (at - pos > kExcerptBytes) from = at - kExcerptBytes;
+  while (from < at && (static_cast<unsigned char>(src[from]) & 0xc0) == 0x80) ++from;
+  size_t end = from;
+  size_t limit = std::min(src.size(), at + kExcerptBytes);
+  while (end < limit && src[end] != '\n') ++end;
+  if (end == pos) return InvalidArgument(msg);
+  std::string line, caret;
+  if (from > pos) line = "...", caret = "   ";
+  static const char* kHex = "0123456789abcdef";
+  for (size_t i = from; i < end;) {
+    size_t n = Utf8SequenceLength(src.substr(i, end - i));
+    unsigned char c = static_cast<unsigned char>(src[i]);
+    bool before = i < at;
+    if (n == 1 && c >= 0x20 && c != 0x7f) {
+      line.push_back(src[i]);
+      if (before) caret.push_back(' ');
+    } else if (c == '\t') {
+      line.push_back('\t');
+      if (before) caret.push_back('\t');
+    } else if (n > 1 && src.substr(i, n) != "\xef\xbb\xbf") {  // a BOM is invisible: escaped
+      line.append(src.substr(i, n));
+      if (before) caret.push_back(' ');
+    } else {  // a control byte, or not UTF-8: four characters
+      n = 1;
+      line += "\\x";
+      line.push_back(kHex[c >> 4]);
+      line.push_back(kHex[c & 15]);
+      if (before) caret += "    ";
+    }
+    i += n;
+  }
+  if (end < src.size() && src[end] != '\n') line += "...";
+  msg += "\n  " + line + "\n  " + caret + "^";
   return InvalidArgument(msg);
 }
 

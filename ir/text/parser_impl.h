@@ -39,13 +39,13 @@ using internal::Token;
 
 struct ParseFailure {
   std::string message;
-  int line;
-  int col;
+  int64_t line;
+  int64_t col;
 };
 
 struct Loc {
-  int line = 0;
-  int col = 0;
+  int64_t line = 0;
+  int64_t col = 0;
 };
 
 // Parser position: a lexer snapshot plus the current and peeked tokens.

@@ -408,9 +408,9 @@ Status Register(PluginHost& host) {
   def.info.kind = PassKind::kFunction;
   def.info.options = {
       {"max_elements", OptionType::kInt, AttrValue::Int(1 << 16),
-       "largest folded result, in elements"},
+       "largest folded result, in elements", /*min=*/0, /*max=*/int64_t{1} << 40},
       {"max_work", OptionType::kInt, AttrValue::Int(1 << 22),
-       "largest multiply-add count of one folded call"},
+       "largest multiply-add count of one folded call", /*min=*/0, /*max=*/int64_t{1} << 50},
   };
   def.function_fn = [](const Function& f, const PassCallContext& ctx) -> StatusOr<Function> {
     return Folder(ctx.options.GetInt("max_elements"), ctx.options.GetInt("max_work")).Run(f);

@@ -695,7 +695,8 @@ Status Register(PluginHost& host) {
       "Primitive function";
   def.info.kind = PassKind::kModule;
   def.info.options = {
-      {"max_depth", OptionType::kInt, AttrValue::Int(256), "most bindings in one fused group"},
+      {"max_depth", OptionType::kInt, AttrValue::Int(256), "most bindings in one fused group",
+       /*min=*/1, /*max=*/65536},
   };
   def.module_fn = [](const Module& m, const PassCallContext& ctx) -> StatusOr<Module> {
     int64_t depth = ctx.options.GetInt("max_depth");

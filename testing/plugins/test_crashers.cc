@@ -2,13 +2,18 @@
 // abort(), an endless loop, a stack overflow, exit(), unbounded memory, and
 // a crash on one pattern only (for plir-reduce), and an op whose kernel
 // segfaults (FoldConstant runs it). plir-opt must survive them all
-// (cli/isolation_test.sh). Never installed.
+// (cli/isolation_test.sh). And ops whose kernels abort, call exit(), loop
+// or hog memory (test.abort_kernel, test.exit_kernel, test.loop_kernel,
+// test.hog_kernel: one tensor in, the same type out), which plir-run must
+// survive as well as test.crash_kernel (cli/plir_run_sandbox_test.sh).
+// Never installed.
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "ir/op.h"
 #include "ir/visitor.h"
+#include "kernels/tensor.h"
 #include "passes/plugin.h"
 
 namespace {
@@ -47,6 +52,17 @@ class SelfSubtract : public IRVisitor {
     return !found;
   }
 };
+
+// An op of one tensor whose kernel misbehaves.
+OpDef KernelOp(const char* name, const char* description, OpEvalFn eval) {
+  OpDef d;
+  d.name = name;
+  d.description = description;
+  d.min_args = d.max_args = 1;
+  d.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> { return args[0]->type(); };
+  d.eval = std::move(eval);
+  return d;
+}
 
 PassDef Make(const char* name, const char* description, ModulePassFn fn) {
   PassDef d;
@@ -107,11 +123,13 @@ Status Register(PluginHost& host) {
              return m;
            })));
   PLIR_RETURN_IF_ERROR(host.RegisterPass(
-      Make("TestFailsOnSelfSubtract", "returns an error when the module has subtract(%x, %x)",
+      Make("TestFailsOnSelfSubtract",
+           "returns an internal error (a bug: a reproducer is written) when the module has "
+           "subtract(%x, %x)",
            [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
              SelfSubtract finder;
              finder.WalkModule(m);
-             if (finder.found) return InvalidArgument("found subtract(x, x)");
+             if (finder.found) return Internal("found subtract(x, x)");
              return m;
            })));
   OpDef crash;
@@ -125,7 +143,35 @@ Status Register(PluginHost& host) {
     WriteNull(3);
     return args[0];
   };
-  return host.RegisterOp(std::move(crash));
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(std::move(crash)));
+  using Args = const std::vector<Tensor>&;
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.abort_kernel", "its kernel calls abort()",
+                                                [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                                  std::abort();
+                                                  return args[0];
+                                                })));
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.exit_kernel", "its kernel calls exit(0)",
+                                                [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                                  std::exit(0);
+                                                  return args[0];
+                                                })));
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(KernelOp("test.loop_kernel", "its kernel never returns",
+                                                [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                                  volatile unsigned spins = 0;
+                                                  while (true) spins = spins + 1u;
+                                                  return args[0];
+                                                })));
+  PLIR_RETURN_IF_ERROR(
+      host.RegisterOp(KernelOp("test.hog_kernel", "its kernel allocates memory without bound",
+                               [](Args args, const Attrs&) -> StatusOr<Tensor> {
+                                 std::vector<std::vector<char>> hoard;
+                                 while (true) {
+                                   hoard.emplace_back(64 << 20);
+                                   std::memset(hoard.back().data(), 1, hoard.back().size());
+                                 }
+                                 return args[0];
+                               })));
+  return Status::Ok();
 }
 
 }  // namespace

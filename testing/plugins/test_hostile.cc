@@ -1,6 +1,8 @@
 // A plugin that means harm: one attack per mode, chosen by the environment
-// variable PLIR_HOSTILE_MODE when its pass `Hostile` runs (or, for the
-// modes marked "at load", when the plugin registers). PLIR_HOSTILE_TARGET
+// variable PLIR_HOSTILE_MODE when its pass `Hostile` runs, or the kernel of
+// its op `test.hostile` (one tensor in, the same out: what plir-run
+// executes), or, for the modes marked "at load", when the plugin
+// registers. PLIR_HOSTILE_TARGET
 // names the file or socket an attack aims at, PLIR_HOSTILE_PORT a TCP port
 // on 127.0.0.1. Each attempt reports on stderr, one line:
 //
@@ -38,6 +40,7 @@
 #include <thread>
 
 #include "driver/supervisor.h"
+#include "kernels/tensor.h"
 #include "passes/plugin.h"
 
 namespace {
@@ -367,6 +370,19 @@ Status Register(PluginHost& host) {
     return m;
   };
   PLIR_RETURN_IF_ERROR(host.RegisterPass(std::move(d)));
+  OpDef op;
+  op.name = "test.hostile";
+  op.description = "attacks its host when its kernel runs (PLIR_HOSTILE_MODE)";
+  op.min_args = op.max_args = 1;
+  op.pure = false;
+  op.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    return args[0]->type();
+  };
+  op.eval = [](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
+    Attack(Mode());
+    return args[0];
+  };
+  PLIR_RETURN_IF_ERROR(host.RegisterOp(std::move(op)));
   // At load: take the name of a bundled pass.
   if (Mode() == "impostor") {
     PassDef fake;

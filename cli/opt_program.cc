@@ -1,0 +1,439 @@
+#include "cli/opt_program.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "driver/execution_check.h"
+#include "driver/file_util.h"
+#include "driver/pass_debug.h"
+#include "driver/pass_resolver.h"
+#include "driver/pipeline.h"
+#include "driver/plugin_loader.h"
+#include "ir/op.h"
+#include "ir/serialize/module_file.h"
+#include "ir/verifier.h"
+#include "passes/instruments.h"
+#include "passes/pass_manager.h"
+
+namespace plir::opt {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A command-line run does not free the modules it drops at exit: a handle to
+// each is parked in a holder that is never destroyed (reachable, so leak
+// checkers stay quiet), the way clang's -disable-free skips its AST
+// teardown. Freeing a 1M-binding module node by node cost a third of a text
+// round trip (bench/RESULTS.md, "Teardown").
+void KeepUntilExit(const Module& m) {
+  static auto* kept = new std::vector<Module>();
+  kept->push_back(m);
+}
+
+int Error(const std::string& message) {
+  std::cerr << message << "\n";
+  return 1;
+}
+
+std::vector<std::string> SplitList(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+namespace {
+
+// "plugin foo (/abs/path/libplir_foo.so)" -> "plugin foo" unless verbose.
+std::string ShortOrigin(const std::string& origin, bool verbose) {
+  if (verbose) return origin;
+  size_t paren = origin.find(" (");
+  return paren == std::string::npos ? origin : origin.substr(0, paren);
+}
+
+void ListPasses(const Flags& f, std::ostream& out) {
+  PassRegistry& reg = PassRegistry::Global();
+  for (const std::string& name : reg.Names()) {
+    const PassInfo& info = reg.Lookup(name)->info;
+    out << name << "  [" << ShortOrigin(info.origin, f.verbose) << "]"
+        << (info.kind == PassKind::kFunction ? " (function pass)" : "") << "\n    "
+        << info.description << "\n";
+    if (!f.verbose) continue;
+    if (info.min_opt_level > 0) out << "    min_opt_level: " << info.min_opt_level << "\n";
+    if (!info.requires_properties.empty()) {
+      out << "    requires:";
+      for (auto& r : info.requires_properties) out << " " << r;
+      out << "\n";
+    }
+    if (!info.provides_properties.empty()) {
+      out << "    provides:";
+      for (auto& r : info.provides_properties) out << " " << r;
+      out << "\n";
+    }
+    for (const OptionSpec& o : info.options) {
+      std::string dflt;
+      o.default_value.AppendTo(&dflt);
+      out << "    --" << o.name << " (" << OptionTypeName(o.type) << ", default " << dflt
+          << "): " << o.description << "\n";
+    }
+  }
+}
+
+void ListOps(std::ostream& out) { out << RenderOpDocs(OpRegistry::Global(), OpDocFormat::kText); }
+
+// Records, for the supervisor, which pass of which plugin is running.
+class PhaseInstrument : public Instrument {
+ public:
+  PhaseInstrument(RunState* state, std::map<std::string, std::string> plugin_of)
+      : state_(state), plugin_of_(std::move(plugin_of)) {}
+  void BeforePass(const PassInfo& pass, const Module&) override {
+    auto it = plugin_of_.find(pass.name);
+    state_->Enter(RunPhase::kRunningPass, pass.name,
+                  it != plugin_of_.end() ? it->second : pass.origin);
+  }
+
+ private:
+  RunState* state_;
+  std::map<std::string, std::string> plugin_of_;
+};
+
+// The child's program, step by step. Each step's error is the complete
+// message plir-opt prints.
+
+Status Reword(const Status& s, std::string message) { return Status(s.code(), std::move(message)); }
+
+// The loader as the flags configure it: trust, pins, the bundled
+// directories (returned: they own their names from the start, so no
+// --plugin may take one), the observers that record every plugin load and
+// kernel in `state`, and the search path.
+std::vector<std::string> ConfigureLoader(const Flags& f, RunState* state, PluginLoader& loader) {
+  loader.set_allow_insecure(f.allow_insecure_plugins);
+  if (!f.no_isolate && f.sandbox != "off")
+    loader.set_permission_hint(
+        "the plugin sandbox lets plugins read only the files plir-opt knows they need; "
+        "--sandbox-read PATH adds one");
+  for (const std::string& p : f.skip_plugins) loader.Skip(p);
+  for (const auto& [path, sha] : f.pinned_plugins) loader.PinPath(path, sha);
+  std::vector<std::string> defaults;
+  if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
+  for (const std::string& d : defaults) loader.DeclareBundledDir(d);
+  loader.SetLoadObserver([state](const std::string& path, bool scanning) {
+    state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
+  });
+  loader.SetKernelHook([state](const std::string* what) {
+    if (what)
+      state->EnterKernel(*what);
+    else
+      state->LeaveKernel();
+  });
+  for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
+    for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);
+  return defaults;
+}
+
+void PrintLoaderWarnings(PluginLoader& loader) {
+  for (const std::string& w : loader.TakeWarnings())
+    std::cerr << "warning: " << Printable(w) << "\n";
+}
+
+// --plugin PATH, in order.
+Status LoadCommandLinePlugins(const Flags& f, PluginLoader& loader) {
+  for (const std::string& p : f.plugins) {
+    auto r = loader.LoadPath(p);
+    if (!r.ok()) return Reword(r.status(), "plir-opt: " + Printable(r.status().message()));
+  }
+  return Status::Ok();
+}
+
+// The --pipeline file (its plugins loaded, its names resolved) with the
+// --extend fragments applied; an empty pipeline without --pipeline.
+StatusOr<Pipeline> LoadPipelineFlags(const Flags& f, PluginLoader& loader,
+                                     const std::vector<std::string>& defaults) {
+  Pipeline pipeline;
+  if (!f.pipeline.empty()) {
+    PipelineLoadOptions options;
+    options.fallback_plugin_dirs = defaults;
+    options.bundled_plugin_dirs = defaults;
+    auto p = LoadPipeline(f.pipeline, loader, PassRegistry::Global(), options);
+    if (!p.ok()) return Reword(p.status(), Printable(p.status().message()));
+    pipeline = std::move(p).value();
+  } else {
+    for (const std::string& d : defaults) loader.AddBundledDir(d);
+  }
+  // Extension fragments apply only when asked for (--extend): a fragment
+  // shipped beside a plugin is never applied silently.
+  if (!f.extends.empty() && f.pipeline.empty())
+    return InvalidArgument("plir-opt: --extend needs --pipeline");
+  for (const std::string& frag : f.extends)
+    if (Status s = ApplyExtension(pipeline, frag, loader); !s.ok())
+      return Reword(s, Printable(s.message()));
+  return pipeline;
+}
+
+// --list-passes, --list-ops: every plugin on the search path loaded.
+std::string ListRegistered(const Flags& f, PluginLoader& loader) {
+  if (Status s = loader.LoadAll(); !s.ok())
+    std::cerr << "warning: some plugins on the search path did not load:\n"
+              << Printable(s.message()) << "\n";
+  PrintLoaderWarnings(loader);
+  std::ostringstream text;
+  if (f.list_passes) ListPasses(f, text);
+  if (f.list_ops) ListOps(text);
+  return text.str();
+}
+
+// --passes A,B,C appended to the pipeline, each name resolved (plugins on
+// the search path loaded as needed) and the properties checked; then the
+// --print-after names, checked like the pipeline's.
+Status AddCommandLinePasses(const Flags& f, PluginLoader& loader, Pipeline& pipeline) {
+  if (!f.passes.empty()) {
+    for (const std::string& name : SplitList(f.passes, ',')) {
+      std::string warning;
+      auto known = ResolvePassName(name, loader, PassRegistry::Global(), {.load_all_plugins = true},
+                                   &warning);
+      if (!warning.empty())
+        std::cerr << "warning: some plugins on the search path did not load:\n"
+                  << Printable(warning) << "\n";
+      if (!known.ok()) {
+        if (known.status().code() != StatusCode::kNotFound)
+          return Reword(known.status(), "plir-opt: " + Printable(known.status().message()));
+        return Reword(known.status(), "plir-opt: --passes: " + Printable(known.status().message()));
+      }
+      auto step = MakePassStep(PassRegistry::Global(), name);
+      if (!step.ok())
+        return Reword(step.status(), "plir-opt: --passes: " + Printable(step.status().message()));
+      pipeline.steps.push_back(std::move(step).value());
+    }
+    if (Status s = CheckProperties(pipeline.steps, PassRegistry::Global()); !s.ok())
+      return Reword(s, "plir-opt: --passes: " + s.message());
+  }
+  PrintLoaderWarnings(loader);
+  for (const std::string& p : f.print_after) {
+    if (p == "all") continue;
+    auto known = ResolvePassName(p, loader, PassRegistry::Global());
+    if (!known.ok())
+      return Reword(known.status(),
+                    "plir-opt: --print-after: " + Printable(known.status().message()));
+  }
+  return Status::Ok();
+}
+
+// Limits from the pipeline apply unless the command line set them.
+void ApplyPipelineLimits(const Flags& f, const Pipeline& pipeline, RunState* state) {
+  if (f.pass_timeout_s <= 0 && pipeline.pass_timeout_s)
+    state->pass_timeout_ns.store(static_cast<int64_t>(*pipeline.pass_timeout_s * 1e9));
+  if (f.memory_limit_mb <= 0 && pipeline.memory_limit_mb) {
+    state->memory_limit_mb.store(*pipeline.memory_limit_mb);
+    if (!f.no_isolate) ApplyMemoryLimit(*pipeline.memory_limit_mb);
+  }
+}
+
+// Reproducer material in the shared page: the loaded plugins (hashed here:
+// the supervisor never opens a path it reads in the page) and the pipeline
+// up to each top-level step. Returns the instrument that records which
+// pass of which plugin runs.
+std::shared_ptr<PhaseInstrument> RecordRunMaterial(const Flags& f, const PluginLoader& loader,
+                                                   const Pipeline& pipeline, RunState* state,
+                                                   ProgramResult* program) {
+  std::string lines;
+  std::map<std::string, std::string> plugin_of;
+  for (const LoadedPlugin& p : loader.loaded()) {
+    for (const std::string& op : p.ops) program->plugin_ops.push_back(op);
+    StatusOr<std::string> sha = Sha256File(p.path);
+    lines += p.path + "\t" + p.name + "\t" + p.version + "\t" + (sha.ok() ? *sha : "") + "\n";
+    for (const std::string& pass : p.passes)
+      plugin_of[pass] = p.name + " " + p.version + " (" + p.path + ")";
+  }
+  std::strncpy(state->plugins, lines.c_str(), sizeof state->plugins - 1);
+  std::vector<std::string> prefixes;
+  Pipeline prefix = pipeline;
+  prefix.file.clear();
+  prefix.plugin_path.clear();  // plugins are given by path in the manifest
+  prefix.plugins.clear();
+  if (f.opt_level >= 0) prefix.opt_level = f.opt_level;
+  // At most RunState::kMaxPrefixes prefixes of at most kPrefixBytes in
+  // all: the work is bounded whatever the pipeline's length (10,000 steps
+  // cost 10,000^2 step printings before), and a failure past them gets no
+  // reproducer.
+  size_t bytes = 0;
+  for (size_t i = 0; i < pipeline.steps.size() && i < RunState::kMaxPrefixes; ++i) {
+    prefix.steps.assign(pipeline.steps.begin(), pipeline.steps.begin() + static_cast<long>(i) + 1);
+    std::string yaml = PipelineToYaml(prefix);
+    if (bytes + yaml.size() > RunState::kPrefixBytes) break;
+    bytes += yaml.size();
+    prefixes.push_back(std::move(yaml));
+  }
+  state->SetPrefixes(prefixes);
+  if (prefixes.size() < pipeline.steps.size())
+    std::cerr << "warning: the pipeline is too large for a crash reproducer after step "
+              << prefixes.size() << "\n";
+  return std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
+}
+
+// The input module, in any format, verified.
+StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
+                           const std::string& input_name, RunState* state) {
+  state->Enter(RunPhase::kLoadingInput, input_name);
+  StatusOr<ModuleFile> text = ModuleFile::Open(input_path);  // mapped when a regular file
+  if (!text.ok()) return Reword(text.status(), "plir-opt: " + Printable(text.status().message()));
+  // The format comes from the magic bytes or a leading '{' (LoadModule);
+  // a .plirb or .json extension must agree with it.
+  ModuleFormat format = DetectFormat(*text);
+  if ((EndsWith(f.input, ".plirb") && format != ModuleFormat::kBinary) ||
+      (EndsWith(f.input, ".json") && format != ModuleFormat::kJson))
+    return InvalidArgument(Printable(input_name) +
+                           ": the file's contents do not match its extension");
+  StatusOr<Module> module = LoadModule(*text, input_name);
+  if (!module.ok()) return Reword(module.status(), Printable(module.status().message()));
+  KeepUntilExit(*module);
+  // The module holds no reference to the input bytes: release them before
+  // the passes and the printer allocate (a lower peak RSS on large inputs).
+  text->Close();
+  if (Status s = Verify(*module); !s.ok())
+    return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
+  return module;
+}
+
+// What the passes run under: the context with its instruments, and with
+// --bisect-limit the gate and the registry of gated copies.
+struct PassSetup {
+  PassContext ctx;
+  std::shared_ptr<BisectGate> gate;
+  std::unique_ptr<PassRegistry> gated_registry;
+  VerifyMode verify = VerifyMode::kEnd;
+};
+
+Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& module,
+                        std::shared_ptr<PhaseInstrument> phases, PassSetup* setup) {
+  // --bisect-limit: the gate is the first instrument, and the passes run
+  // through a registry of gated copies.
+  if (f.bisect_limit >= 0) {
+    setup->gate = std::make_shared<BisectGate>(f.bisect_limit, &std::cerr);
+    auto r = setup->gate->GatedRegistry(PassRegistry::Global());
+    if (!r.ok())
+      return Reword(r.status(), "plir-opt: --bisect-limit: " + Printable(r.status().message()));
+    setup->gated_registry = std::move(r).value();
+  }
+  PassContext& ctx = setup->ctx;
+  if (setup->gate) ctx.instruments.push_back(setup->gate);
+  ctx.instruments.push_back(std::make_shared<PassRunBudget>(f.max_pass_runs));
+  ctx.opt_level = f.opt_level >= 0 ? f.opt_level : pipeline.opt_level.value_or(2);
+  ctx.required.insert(pipeline.required.begin(), pipeline.required.end());
+  ctx.disabled.insert(pipeline.disabled.begin(), pipeline.disabled.end());
+  ctx.config = pipeline.config;
+  InstrumentOptions opts = pipeline.instruments;
+  opts.timing |= f.time_passes;
+  if (f.verify_each) opts.verify = VerifyMode::kEach;
+  opts.print_changed |= f.print_changed;
+  opts.check_input_unchanged |= f.check_input_unchanged;
+  if (f.print_before_all) opts.print_before.push_back("all");
+  if (f.print_after_all) opts.print_after.push_back("all");
+  for (const std::string& p : f.print_after) opts.print_after.push_back(p);
+  setup->verify = opts.verify;
+  ctx.instruments.push_back(std::move(phases));
+  AddInstruments(opts, &std::cerr, ctx);
+  if (!f.dump_ir_dir.empty()) {
+    auto dump = IrDumpInstrument::Create(f.dump_ir_dir, module, setup->gate.get());
+    if (!dump.ok()) return Reword(dump.status(), "plir-opt: " + Printable(dump.status().message()));
+    ctx.instruments.push_back(*dump);
+  }
+  if (f.check_execution) {
+    ExecutionCheckOptions check;
+    check.entry = f.entry;
+    check.inputs.inputs_file = f.check_inputs;
+    check.inputs.params_file = f.check_params;
+    check.inputs.seed = f.check_seed;
+    if (!f.check_tolerance.empty()) {
+      auto t = ParseTolerance(f.check_tolerance);
+      if (!t.ok()) return Reword(t.status(), "plir-opt: " + Printable(t.status().message()));
+      check.tolerance = *t;
+    }
+    auto checker = ExecutionChecker::Create(module, check);
+    if (!checker.ok())
+      return Reword(checker.status(), "plir-opt: " + Printable(checker.status().message()));
+    std::cerr << "note: --check-execution: @" << f.entry << " runs on "
+              << (*checker)->inputs_description() << "; its outputs are compared after every "
+              << "pass (rtol " << check.tolerance.rtol << ", atol " << check.tolerance.atol
+              << ")\n";
+    ctx.instruments.push_back(*checker);
+  }
+  return Status::Ok();
+}
+
+// Runs the pipeline; a failure is recorded in the page (for the
+// reproducer) and names the running pass's plugin.
+int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, RunState* state,
+              ProgramResult* program) {
+  // A reproducer is written for crashes and limits, not for option
+  // errors: a pass's InvalidArgument (a refused option value or input) gets
+  // none; anything else (Internal, ResourceExhausted, FailedPrecondition
+  // from the verifier and the checks) does.
+  auto fail_pass = [&](std::string message, StatusCode code) {
+    if (state->Phase() == RunPhase::kRunningPass)
+      message +=
+          "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
+    state->pass_failed.store(code == StatusCode::kInvalidArgument ? RunState::kPassFailedNoBundle
+                                                                  : RunState::kPassFailedBundle);
+    std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
+    return Error(Printable(message));
+  };
+  const PassRegistry& registry =
+      setup.gated_registry ? *setup.gated_registry : PassRegistry::Global();
+  StatusOr<Module> result =
+      PassManager(registry).Run(pipeline.steps, module, setup.ctx,
+                                [&](size_t i) { state->top_step.store(static_cast<int32_t>(i)); });
+  for (const std::string& w : setup.ctx.TakeWarnings())
+    std::cerr << "warning: " << Printable(w) << "\n";
+  if (!result.ok())
+    return fail_pass("plir-opt: " + result.status().message(), result.status().code());
+  KeepUntilExit(*result);
+  // verify: none means none; "end" (and the default) checks the result.
+  if (setup.verify == VerifyMode::kEnd) {
+    if (Status s = Verify(*result); !s.ok())
+      return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message(),
+                       StatusCode::kInternal);
+  }
+  program->module = *result;
+  return 0;
+}
+
+}  // namespace
+
+// The child's program (or the whole program with --no-isolate): load the
+// plugins and the pipeline, the input, run; the result goes to `program`.
+// Everything it does is recorded in `state`.
+int RunPipeline(const Flags& f, const std::string& input_path, const std::string& input_name,
+                RunState* state, ProgramResult* program) {
+  PluginLoader loader;
+  const std::vector<std::string> defaults = ConfigureLoader(f, state, loader);
+  if (Status s = LoadCommandLinePlugins(f, loader); !s.ok()) return Error(s.message());
+  StatusOr<Pipeline> pipeline = LoadPipelineFlags(f, loader, defaults);
+  if (!pipeline.ok()) return Error(pipeline.status().message());
+  if (f.list_passes || f.list_ops) {
+    program->text = ListRegistered(f, loader);
+    return 0;
+  }
+  if (Status s = AddCommandLinePasses(f, loader, *pipeline); !s.ok()) return Error(s.message());
+  if (f.emit_pipeline) {
+    program->text = PipelineToYaml(*pipeline);
+    return 0;
+  }
+  ApplyPipelineLimits(f, *pipeline, state);
+  std::shared_ptr<PhaseInstrument> phases = RecordRunMaterial(f, loader, *pipeline, state, program);
+  StatusOr<Module> module = LoadInput(f, input_path, input_name, state);
+  if (!module.ok()) return Error(module.status().message());
+  PassSetup setup;
+  if (Status s = BuildPassContext(f, *pipeline, *module, std::move(phases), &setup); !s.ok())
+    return Error(s.message());
+  return RunPasses(*pipeline, *module, setup, state, program);
+}
+
+}  // namespace plir::opt

@@ -1,0 +1,46 @@
+// plir-opt's program: what runs in the supervised child (or in the one
+// process with --no-isolate). Named steps, in order: configure the plugin
+// loader, load the --plugin files, load the pipeline and its fragments,
+// list or add the --passes, apply the pipeline's limits, record the
+// reproducer material, load the input, build the pass context, run. The
+// supervisor side (fork, sandbox, result check, output) is in plir_opt.cc.
+#ifndef PLIR_CLI_OPT_PROGRAM_H_
+#define PLIR_CLI_OPT_PROGRAM_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/opt_flags.h"
+#include "driver/supervisor.h"
+#include "ir/module.h"
+
+namespace plir::opt {
+
+// What the child's program produced: the module to write, or the text of
+// --list-passes, --list-ops or --emit-pipeline; and the ops that plugins
+// registered (the supervisor gives them stand-ins to load the module).
+struct ProgramResult {
+  std::optional<Module> module;
+  std::string text;
+  std::vector<std::string> plugin_ops;
+};
+
+// The child's program (or the whole program with --no-isolate): load the
+// plugins and the pipeline, the input, run; the result goes to `program`.
+// Everything it does is recorded in `state`. Returns the exit status
+// (errors are printed).
+int RunPipeline(const Flags& f, const std::string& input_path, const std::string& input_name,
+                RunState* state, ProgramResult* program);
+
+bool EndsWith(const std::string& s, const std::string& suffix);
+// Parks a handle to `m` until exit (see the definition).
+void KeepUntilExit(const Module& m);
+// Prints `message` and a newline on standard error; returns 1.
+int Error(const std::string& message);
+// `s` split at `sep`, empty items dropped.
+std::vector<std::string> SplitList(const std::string& s, char sep);
+
+}  // namespace plir::opt
+
+#endif  // PLIR_CLI_OPT_PROGRAM_H_
