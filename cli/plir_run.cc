@@ -649,10 +649,26 @@ constexpr uint64_t kMaxPrintedBytes = uint64_t{64} << 20;
 // In this process: no plugin code runs (or --no-isolate asked for it).
 int RunHere(const Options& o) {
   RunState* state = NewRunState(false);
+  // --save-outputs goes through plir-opt's atomic output (driver/file_util.h),
+  // as in the supervised run: the file's mode and owner kept, a symlink
+  // followed, an O_TMPFILE temporary that no signal leaves behind.
+  std::optional<AtomicOutput> outputs;
+  if (!o.save_outputs.empty()) {
+    StatusOr<AtomicOutput> file = AtomicOutput::Create(o.save_outputs);
+    if (!file.ok()) return Fail(file.status());
+    outputs.emplace(std::move(file).value());
+  }
   RunSinks sinks;
   sinks.text = &std::cout;
   sinks.open_outputs = [&o] { return SafetensorsWriter::Create(o.save_outputs); };
-  sinks.finish_outputs = [](SafetensorsWriter& w) { return w.Finish(); };
+  sinks.finish_outputs = [&outputs](SafetensorsWriter& w) -> Status {
+    Status s = w.FinishTo([&outputs](std::string_view data) { return outputs->Write(data); });
+    if (!s.ok()) {
+      outputs->Abort();
+      return s;
+    }
+    return outputs->Commit();
+  };
   return Run(o, o.file, o.file == "-" ? "<stdin>" : o.file, state, sinks);
 }
 

@@ -90,4 +90,18 @@ check "an overflowing fold is left alone" '[ $rc -eq 0 ] && grep -q "test.square
 "$run" "$tmp/o.plir" --plugin "$plugin" > /dev/null 2> "$tmp/err"; rc=$?
 check "and fails cleanly at run time" '[ $rc -eq 1 ] && grep -q "test.square: overflow" "$tmp/err"'
 
+# --save-outputs replaces a file as plir-opt's -o does (hostile round R5, R6,
+# R7): the mode is kept, a symlink is followed (the link stays, its target
+# gets the outputs), and no temporary file is left beside it.
+printf '#[version = "1"]\ndef @main(%%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n  add(%%x, %%x)\n}\n' > "$tmp/twice.plir"
+mkdir -p "$tmp/so" && echo OLD > "$tmp/so/mode.st" && chmod 600 "$tmp/so/mode.st"
+"$run" "$tmp/twice.plir" --inputs ones --save-outputs "$tmp/so/mode.st" > /dev/null 2>&1; rc=$?
+check "--save-outputs keeps a 0600 file's mode (rc=$rc)" \
+  '[ $rc -eq 0 ] && [ "$(stat -c %a "$tmp/so/mode.st")" = 600 ] && [ "$(head -c 3 "$tmp/so/mode.st")" != OLD ]'
+echo OLD > "$tmp/so/target.st" && ln -sf target.st "$tmp/so/link.st"
+"$run" "$tmp/twice.plir" --inputs ones --save-outputs "$tmp/so/link.st" > /dev/null 2>&1; rc=$?
+check "--save-outputs follows a symlink (rc=$rc)" \
+  '[ $rc -eq 0 ] && [ -L "$tmp/so/link.st" ] && cmp -s "$tmp/so/target.st" "$tmp/so/mode.st"'
+check "--save-outputs leaves no temporary file" '[ "$(ls -A "$tmp/so" | sort | tr "\n" " ")" = "link.st mode.st target.st " ]'
+
 exit $fail

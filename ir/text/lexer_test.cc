@@ -1,11 +1,12 @@
 // The lexer's positions and the error formatter, at sizes a file would need
 // gigabytes for: the lexer can start counting at any line and column, and
 // FormatError is given 64-bit positions directly.
+#include "ir/text/lexer.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "ir/text/lexer.h"
 #include "ir/text/parser_impl.h"
 
 namespace plir {
