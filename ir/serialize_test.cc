@@ -430,9 +430,9 @@ TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
       << r.status().message();
   // A newer version is refused by name.
   std::string newer = b;
-  newer[8] = 3;
+  newer[8] = 4;
   EXPECT_NE(LoadBinary(newer).status().message().find(
-                "binary module format version 3; this PLIR reads versions 1 to 2"),
+                "binary module format version 4; this PLIR reads versions 1 to 3"),
             std::string::npos);
 }
 
@@ -654,7 +654,7 @@ TEST(BinaryFormatTest, HeaderIsChecked) {
   EXPECT_NE(LoadBinary(bad_version)
                 .status()
                 .message()
-                .find("format version 9; this PLIR reads versions 1 to 2"),
+                .find("format version 9; this PLIR reads versions 1 to 3"),
             std::string::npos);
   std::string flipped = b;
   flipped[b.size() - 3] ^= 0x40;
