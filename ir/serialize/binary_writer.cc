@@ -102,7 +102,7 @@ class Writer {
     file.reserve(total);
     Out h;
     h.Raw(kBinaryMagic, 8);
-    h.U32(kBinaryFormatVersion);
+    h.U32(2);
     h.U32(0);  // flags
     h.U64(total - kHeaderSize);
     h.U64(0);  // checksum, filled in below

@@ -23,7 +23,7 @@ namespace plir {
 inline constexpr int kJsonFormatVersion = 1;
 // SaveBinary writes this version by default; LoadBinary reads versions
 // kOldestBinaryFormatVersion to kNewestBinaryFormatVersion.
-inline constexpr int kBinaryFormatVersion = 2;
+inline constexpr int kBinaryFormatVersion = 3;
 inline constexpr int kNewestBinaryFormatVersion = 3;
 inline constexpr int kOldestBinaryFormatVersion = 1;
 // The first 8 bytes of every binary module.

@@ -28,7 +28,8 @@ __attribute__((target("sse4.2"))) uint32_t Crc32cSse42(std::string_view bytes, u
   const char* p = bytes.data();
   size_t n = bytes.size();
   uint64_t c = ~crc;
-  for (; n && (reinterpret_cast<uintptr_t>(p) & 7); --n) c = _mm_crc32_u8(static_cast<uint32_t>(c), static_cast<uint8_t>(*p++));
+  for (; n && (reinterpret_cast<uintptr_t>(p) & 7); --n)
+    c = _mm_crc32_u8(static_cast<uint32_t>(c), static_cast<uint8_t>(*p++));
   for (; n >= 32; n -= 32, p += 32) {
     uint64_t w[4];
     std::memcpy(w, p, 32);
