@@ -349,16 +349,9 @@ Status LoadPlugins(const Options& o, RunState* state, PluginLoader& loader) {
     loader.set_permission_hint(
         "the plugin sandbox lets plugins read only the files plir-run knows they need; "
         "--sandbox-read PATH adds one");
-  loader.SetLoadObserver(
-      [state](const std::string& path, bool) { state->Enter(RunPhase::kLoadingPlugin, path); });
   // A plugin's kernel is named while it runs; between kernels, the run (and
   // the plugins loaded).
-  loader.SetKernelHook([state](const std::string* what) {
-    if (what)
-      state->EnterKernel(*what);
-    else
-      state->LeaveKernel();
-  });
+  RecordPluginActivity(loader, state);
   for (const std::string& p : o.plugins) {
     auto l = loader.LoadPath(p);
     if (!l.ok()) return l.status();
