@@ -195,4 +195,20 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "  ... the message has a short excerpt ($(wc -c < "$tmp/err") bytes, $ms ms)" '[ $(wc -c < "$tmp/err") -lt 1000 ]'
 rm -f "$tmp/nul.plir" "$tmp/before"
 
+# -o a FIFO that nobody reads: refused at once, not a hang after the run
+# (hostile round O10); with a reader it is written, like a device.
+mkfifo "$tmp/out.fifo"
+start=$(date +%s%N)
+timeout 20 "$opt" "$model" -o "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "plir-opt -o FIFO without a reader: exit 1 at once (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 1 ] && grep -q "out.fifo: is a FIFO that no process has open for reading" "$tmp/err" && [ $ms -lt 5000 ]'
+cat "$tmp/out.fifo" > "$tmp/from_fifo" &
+reader=$!
+timeout 20 "$opt" "$model" -o "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
+wait $reader
+check "plir-opt -o FIFO with a reader: written (rc=$rc)" '[ $rc -eq 0 ] && grep -q "^def @" "$tmp/from_fifo"'
+rm -f "$tmp/out.fifo" "$tmp/from_fifo"
+
+
 exit $fail
