@@ -73,6 +73,21 @@ check "segfault: named" 'grep -q "killed by SIGSEGV.*in pass Hostile of plugin t
 
 exit_hang_case "in pass Hostile of plugin"
 
+# A thread that overwrites the child's result file once the child is writing
+# it (hostile round S11): the supervisor kills the tree and seals the file
+# before it reads it, then loads and verifies it. Whether or not the junk
+# landed in time, the output is the right module or the old file, never a
+# corrupted one.
+for i in 1 2 3; do
+  attack_run corrupt-result "" "$work/out.plir" \
+    "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile -o "$work/out.plir" --no-reproducer
+  check "corrupt-result #$i: the attack ran" 'grep -q "^hostile corrupt-result: succeeded" "$work/err"'
+  check "corrupt-result #$i: the right module (rc 0) or the old output (rc 1), never junk (rc=$rc)" \
+    '{ [ $rc -eq 0 ] && cmp -s "$work/out.plir" "$work/ref.plir"; } || { [ $rc -eq 1 ] && [ "$(cat "$work/out.plir")" = OLD ]; }'
+  check "corrupt-result #$i: the input is intact, standard output empty" \
+    'cmp -s "$work/in.plir" "$work/in.copy" && [ ! -s "$work/stdout" ]'
+done
+
 # --- The process tree.
 
 daemon_case "^def @main"
