@@ -170,11 +170,11 @@ check "--inputs file: a pipe with more bytes stops reading past the size (rc=$rc
 # reader is written, like a device.
 mkfifo "$tmp/fifo"
 start=$(date +%s%N)
-"$run" "$tmp/two.plir" --inputs ones --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
+timeout -s KILL 20 "$run" "$tmp/two.plir" --inputs ones --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "--save-outputs FIFO without a reader: exit 1 at once, said why (rc=$rc, ${ms} ms)" \
   '[ $rc -eq 1 ] && grep -q "fifo: is a FIFO that no process has open for reading" "$tmp/err" && [ $ms -lt 5000 ]'
-"$run" "$tmp/two.plir" --inputs ones --timeout 30 --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
+timeout -s KILL 20 "$run" "$tmp/two.plir" --inputs ones --timeout 30 --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
 check "--save-outputs FIFO without a reader, supervised: the same (rc=$rc)" \
   '[ $rc -eq 1 ] && grep -q "is a FIFO that no process has open for reading" "$tmp/err"'
 cat "$tmp/fifo" > "$tmp/from_fifo" &

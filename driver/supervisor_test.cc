@@ -150,17 +150,23 @@ void SpinForever() {
   for (;;) pause();
 }
 
+// Forks a child that watches its exit phase, enters a pass and calls
+// exit(status); with `spin`, an exit handler registered before the watch
+// (as a plugin's static destructor is) never returns.
+pid_t ForkExitingChild(RunState* st, int status, bool spin) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  if (spin) std::atexit(SpinForever);  // registered first, so it runs last
+  WatchExitPhase(st);
+  st->Enter(RunPhase::kRunningPass, "Hostile", "p 1 (/p.so)");
+  std::exit(status);
+}
+
 TEST(SuperviseTest, BoundsTheExitPhase) {
   RunState* st = NewRunState(true);
   ASSERT_NE(st, nullptr);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::atexit(SpinForever);  // registered first, so it runs last
-    WatchExitPhase(st);
-    st->Enter(RunPhase::kRunningPass, "Hostile", "p 1 (/p.so)");
-    std::exit(3);
-  }
+  pid_t pid = ForkExitingChild(st, 3, /*spin=*/true);
+  ASSERT_GT(pid, 0);
   SuperviseLimits limits;
   limits.exit_grace_ns = 300 * 1000000LL;
   const int64_t start = MonotonicNowNs();
@@ -180,13 +186,8 @@ TEST(SuperviseTest, BoundsTheExitPhase) {
 TEST(SuperviseTest, AQuickExitIsAnExit) {
   RunState* st = NewRunState(true);
   ASSERT_NE(st, nullptr);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    WatchExitPhase(st);
-    st->Enter(RunPhase::kRunningPass, "TestExit", "p 1 (/p.so)");
-    std::exit(4);
-  }
+  pid_t pid = ForkExitingChild(st, 4, /*spin=*/false);
+  ASSERT_GT(pid, 0);
   ChildOutcome o = Supervise(pid, *st);
   EXPECT_FALSE(o.exit_hung);
   EXPECT_TRUE(o.exited);
