@@ -56,7 +56,8 @@ int Gen(const std::string& out, uint64_t mb, uint64_t tensor_mb, int version) {
     done += n;
   }
   Expr tuple = TupleNode::Make(fields);
-  auto m = Module::Make({FunctionNode::Make("main", {}, tuple->type(), SeqExprNode::Make({}, tuple))});
+  auto m =
+      Module::Make({FunctionNode::Make("main", {}, tuple->type(), SeqExprNode::Make({}, tuple))});
   if (!m.ok()) return 1;
   BinarySaveOptions o;
   o.version = version;
@@ -99,10 +100,11 @@ int Load(const std::string& path, bool verify, bool touch) {
       }
     }
   }
-  std::printf("load %.1f ms, total %.1f ms, %llu bytes, %llu of %zu constants borrowed (sum %llx)\n",
-              load_ms, Ms(t0), static_cast<unsigned long long>(bytes),
-              static_cast<unsigned long long>(borrowed), t->fields().size(),
-              static_cast<unsigned long long>(sum));
+  std::printf(
+      "load %.1f ms, total %.1f ms, %llu bytes, %llu of %zu constants borrowed (sum %llx)\n",
+      load_ms, Ms(t0), static_cast<unsigned long long>(bytes),
+      static_cast<unsigned long long>(borrowed), t->fields().size(),
+      static_cast<unsigned long long>(sum));
   return 0;
 }
 
@@ -113,8 +115,9 @@ int main(int argc, char** argv) {
     if (chdir(wd) != 0) std::perror("big_constants: chdir");
   }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: big_constants gen OUT [--mb N] [--tensor-mb N] [--version V]\n"
-                         "       big_constants load FILE [--verify] [--touch]\n");
+    std::fprintf(stderr,
+                 "usage: big_constants gen OUT [--mb N] [--tensor-mb N] [--version V]\n"
+                 "       big_constants load FILE [--verify] [--touch]\n");
     return 2;
   }
   std::string cmd = argv[1], path = argv[2];
@@ -123,11 +126,16 @@ int main(int argc, char** argv) {
   bool verify = false, touch = false;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--verify") verify = true;
-    else if (a == "--touch") touch = true;
-    else if (a == "--mb" && i + 1 < argc) mb = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--tensor-mb" && i + 1 < argc) tensor_mb = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--version" && i + 1 < argc) version = std::atoi(argv[++i]);
+    if (a == "--verify")
+      verify = true;
+    else if (a == "--touch")
+      touch = true;
+    else if (a == "--mb" && i + 1 < argc)
+      mb = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--tensor-mb" && i + 1 < argc)
+      tensor_mb = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--version" && i + 1 < argc)
+      version = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "big_constants: unknown argument %s\n", a.c_str());
       return 2;
