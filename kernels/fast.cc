@@ -45,6 +45,25 @@ void NoteFastPath() { fast_calls.fetch_add(1, std::memory_order_relaxed); }
 
 int KernelThreads() { return DefaultThreads(); }
 
+namespace {
+std::atomic<bool> avx2_enabled{true};
+}  // namespace
+
+bool CpuHasAvx2Fma() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool yes = [] {
+    const char* v = std::getenv("PLIR_NO_AVX2");
+    if (v && *v && std::string(v) != "0") return false;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes && avx2_enabled.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void SetAvx2Enabled(bool on) { avx2_enabled.store(on, std::memory_order_relaxed); }
+
 void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   int64_t chunks = std::min<int64_t>(KernelThreads(), n / std::max<int64_t>(1, grain));

@@ -57,6 +57,15 @@ T* MutableDataOf(Tensor& t) {  // a kernel's own output: never borrowed bytes
   return reinterpret_cast<T*>(const_cast<char*>(t.data->data()));
 }
 
+// Whether this CPU runs AVX2 and FMA code. The build targets baseline
+// x86-64 (no -mavx2), so kernels that gain from 32-byte vectors keep a
+// clone marked __attribute__((target("avx2,fma"))) and choose it at run
+// time with this; PLIR_NO_AVX2=1 in the environment turns the clones off
+// (to compare them with the baseline loops), and so does
+// SetAvx2Enabled(false) (fast_path_test runs both).
+bool CpuHasAvx2Fma();
+void SetAvx2Enabled(bool on);
+
 // Whether a fast path handles `t`: float32 or float64.
 inline bool FastFloat(const Tensor& t) {
   return t.dtype == DataType::kFloat32 || t.dtype == DataType::kFloat64;
