@@ -197,6 +197,25 @@ TEST(FastPathTest, MatmulBatchedAndBroadcast) {
   }
 }
 
+// Products large enough that Gemm splits them over 2 threads: by columns,
+// by rows (more rows than columns), a batch split over the threads, and a
+// 1x1 convolution (the input as its own im2col matrix) and a 3x3 one.
+TEST(FastPathTest, GemmSplitOverThreads) {
+  SetDefaultThreads(2);
+  for (DataType dt : kFloats) {
+    EXPECT_TRUE(Agree("matmul", {Random(dt, {40, 128}), Random(dt, {128, 601})}, Attrs(), 128));
+    EXPECT_TRUE(Agree("matmul", {Random(dt, {333, 64}), Random(dt, {64, 200})}, Attrs(), 64));
+    EXPECT_TRUE(Agree("matmul", {Random(dt, {8, 50, 32}), Random(dt, {8, 32, 51})}, Attrs(), 32));
+    EXPECT_TRUE(
+        Agree("matmul", {Random(dt, {3, 1, 130, 64}), Random(dt, {2, 64, 129})}, Attrs(), 64));
+    EXPECT_TRUE(Agree("nn.conv2d", {Random(dt, {1, 64, 30, 31}), Random(dt, {128, 64, 1, 1})},
+                      Attrs(), 64));
+    EXPECT_TRUE(Agree("nn.conv2d", {Random(dt, {1, 16, 30, 30}), Random(dt, {48, 16, 3, 3})},
+                      A("padding", L({1, 1})), 144));
+  }
+  SetDefaultThreads(0);
+}
+
 // Random shapes that broadcast with `out`: each dimension kept or 1, and
 // leading ones dropped.
 std::vector<int64_t> BroadcastOperand(const std::vector<int64_t>& out) {
