@@ -195,4 +195,81 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "  ... the message has a short excerpt ($(wc -c < "$tmp/err") bytes, $ms ms)" '[ $(wc -c < "$tmp/err") -lt 1000 ]'
 rm -f "$tmp/nul.plir" "$tmp/before"
 
+# -o a FIFO that nobody reads: refused at once, not a hang after the run
+# (hostile round O10); with a reader it is written, like a device.
+mkfifo "$tmp/out.fifo"
+start=$(date +%s%N)
+timeout 20 "$opt" "$model" -o "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "plir-opt -o FIFO without a reader: exit 1 at once (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 1 ] && grep -q "out.fifo: is a FIFO that no process has open for reading" "$tmp/err" && [ $ms -lt 5000 ]'
+cat "$tmp/out.fifo" > "$tmp/from_fifo" &
+reader=$!
+timeout 20 "$opt" "$model" -o "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
+wait $reader
+check "plir-opt -o FIFO with a reader: written (rc=$rc)" '[ $rc -eq 0 ] && grep -q "^def @" "$tmp/from_fifo"'
+rm -f "$tmp/out.fifo" "$tmp/from_fifo"
+
+
+# -o with output that is not a module (hostile round O4): the pipeline or
+# the pass list goes to the file, not silently nowhere.
+rm -f "$tmp/o4.yaml" "$tmp/o4.txt"
+"$opt" --emit-pipeline --passes DeadCodeElimination -o "$tmp/o4.yaml" > "$tmp/stdout" 2> "$tmp/err"; rc=$?
+check "--emit-pipeline -o FILE writes the pipeline there (rc=$rc)" \
+  '[ $rc -eq 0 ] && grep -q "^  - DeadCodeElimination" "$tmp/o4.yaml" && [ ! -s "$tmp/stdout" ]'
+"$opt" --list-passes -o "$tmp/o4.txt" > "$tmp/stdout" 2> "$tmp/err"; rc=$?
+check "--list-passes -o FILE writes the list there (rc=$rc)" \
+  '[ $rc -eq 0 ] && grep -q "^DeadCodeElimination " "$tmp/o4.txt" && [ ! -s "$tmp/stdout" ]'
+
+# max_iterations past int32 (hostile round Y3): refused with a position, not
+# cut to 1 by a cast before the range check.
+for v in 4294967297 -4294967295 2147483648; do
+  printf 'version: 1\npasses:\n  - repeat: {max_iterations: %s}\n    passes: [DeadCodeElimination]\n' "$v" > "$tmp/y3.yaml"
+  "$opt" "$model" --pipeline "$tmp/y3.yaml" -o "$tmp/y3.plir" 2> "$tmp/err"; rc=$?
+  check "max_iterations: $v is refused with its position (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "y3.yaml:3:30: max_iterations must be between 1 and 1000" "$tmp/err" && [ ! -e "$tmp/y3.plir" ]'
+done
+
+# Memory limits too low to start (hostile rounds Y6, L2): "out of memory
+# (--memory-limit N MB)", never "internal error: Resource temporarily
+# unavailable". AddressSanitizer reserves terabytes: not under it.
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+  printf 'version: 1\nlimits: {memory_limit: 16}\npasses: [DeadCodeElimination]\n' > "$tmp/y6.yaml"
+  "$opt" "$model" --pipeline "$tmp/y6.yaml" -o "$tmp/y6.plir" 2> "$tmp/err"; rc=$?
+  check "limits: {memory_limit: 16}: out of memory, named (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "^plir-opt: out of memory (--memory-limit 16 MB)" "$tmp/err" && ! grep -q "internal error" "$tmp/err"'
+  for mb in 16 24; do
+    "$opt" "$model" --memory-limit $mb -o "$tmp/l2.plir" 2> "$tmp/err"; rc=$?
+    check "--memory-limit $mb: out of memory, named (rc=$rc)" \
+      '[ $rc -eq 1 ] && grep -q "^plir-opt: out of memory (--memory-limit $mb MB)" "$tmp/err" && ! grep -q "internal error\|Resource temporarily" "$tmp/err"'
+  done
+fi
+
+# Threads that cannot be created mean fewer threads, not an abort
+# (hostile rounds L4-L6): an address-space cap with --threads 300, isolated
+# and not; RLIMIT_NPROC as an unprivileged user.
+{ echo '#[version = "1"]'
+  for i in $(seq 2000); do
+    printf 'def @f%d(%%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n  %%a = add(%%x, %%x);\n  %%a\n}\n' "$i"
+  done; } > "$tmp/many.plir"
+"$opt" "$tmp/many.plir" > "$tmp/many.ref" 2> /dev/null
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+  for iso in "" --no-isolate; do
+    prlimit --as=2000000000 "$opt" "$tmp/many.plir" --threads 300 $iso > "$tmp/many.out" 2> "$tmp/err"; rc=$?
+    check "--threads 300 under a 2 GB address space ${iso:-isolated}: the same output (rc=$rc)" \
+      '[ $rc -eq 0 ] && cmp -s "$tmp/many.out" "$tmp/many.ref" && ! grep -q "terminate\|SIGABRT" "$tmp/err"'
+  done
+fi
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1; then
+  pub=$(mktemp -d /tmp/plir-threads-test.XXXXXX)
+  chmod 755 "$pub" && cp "$opt" "$tmp/many.plir" "$pub/" && chmod -R a+rX "$pub"
+  setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR="$pub" \
+    prlimit --nproc=40 "$pub/plir-opt" "$pub/many.plir" --threads 64 > "$tmp/many.out" 2> "$tmp/err"; rc=$?
+  check "as nobody, RLIMIT_NPROC 40, --threads 64: the same output (rc=$rc)" \
+    '[ $rc -eq 0 ] && cmp -s "$tmp/many.out" "$tmp/many.ref" && ! grep -q "terminate\|SIGABRT" "$tmp/err"'
+  rm -rf "$pub"
+else
+  echo "SKIP: the RLIMIT_NPROC check needs root, setpriv and a user nobody"
+fi
+
 exit $fail

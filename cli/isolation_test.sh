@@ -10,6 +10,7 @@ opt="$1"
 crashers="$PWD/testing/plugins/libplir_test_crashers.so"
 ctor="$PWD/testing/plugins/libplir_test_ctor_crash.so"
 noop="$PWD/testing/plugins/libplir_test_noop.so"
+hostile="$PWD/testing/plugins/libplir_test_hostile.so"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 export TMPDIR="$tmp"
 fail=0
@@ -82,6 +83,15 @@ check "a plugin kernel's crash names the op and its plugin (rc=$rc)" \
   '[ $rc -eq 1 ] && grep -q "killed by SIGSEGV .* in the kernel of op test.crash_kernel of plugin test_crashers 1.2.3 (.*libplir_test_crashers.so), run by pass FoldConstant of plugin fold_constant" "$tmp/err"'
 check "a plugin kernel's crash: old output intact" '[ "$(cat "$tmp/out.plir")" = "OLD OUTPUT" ]'
 
+# The same kernel looping (hostile round K2): the time limit names the
+# plugin that defined the op, and the pass that ran it.
+sed 's/test.crash_kernel/test.loop_kernel/' "$tmp/kernel.plir" > "$tmp/loop_kernel.plir"
+echo "OLD OUTPUT" > "$tmp/out.plir"
+"$opt" "$tmp/loop_kernel.plir" --plugin "$crashers" --passes FoldConstant --pass-timeout 1 --no-reproducer \
+  -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
+check "a plugin kernel's loop names the op and its plugin, not FoldConstant (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "^plir-opt: time limit exceeded (--pass-timeout 1 s) in the kernel of op test.loop_kernel of plugin test_crashers 1.2.3 (.*libplir_test_crashers.so), run by pass FoldConstant of plugin fold_constant" "$tmp/err" && [ "$(cat "$tmp/out.plir")" = "OLD OUTPUT" ]'
+
 # A plugin that crashes in its static constructor, given explicitly: refused by name.
 echo "OLD OUTPUT" > "$tmp/out.plir"
 "$opt" "$tmp/in.plir" --plugin "$ctor" -o "$tmp/out.plir" 2> "$tmp/err"; rc=$?
@@ -95,6 +105,18 @@ cp "$ctor" "$noop" "$tmp/pd/"
 "$opt" --list-passes --plugin-path "$tmp/pd" > "$tmp/list" 2> "$tmp/err"; rc=$?
 check "--list-passes skips a plugin that crashes while loading" \
   '[ $rc -eq 0 ] && grep -q "^TestNoop " "$tmp/list" && grep -q "libplir_test_ctor_crash.so; skipping that plugin" "$tmp/err"'
+
+# A plugin whose constructor never returns, on the search path (hostile
+# round H2): --list-passes skips it after the load timeout (default 30 s;
+# 1 s here), names it, and lists the rest.
+mkdir -p "$tmp/hang" && chmod 755 "$tmp/hang"
+cp "$hostile" "$noop" "$tmp/hang/"
+start=$(date +%s%N)
+PLIR_HOSTILE_MODE=hang-at-load timeout -s KILL 60 "$opt" --list-passes --plugin-path "$tmp/hang" --load-timeout 1 \
+  > "$tmp/list" 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--list-passes skips a plugin whose constructor hangs, after --load-timeout (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 0 ] && [ $ms -lt 20000 ] && grep -q "^TestNoop " "$tmp/list" && grep -q "time limit exceeded (--load-timeout 1 s) while loading plugin .*hang/libplir_test_hostile.so; skipping that plugin" "$tmp/err"'
 
 # Limits as YAML keys.
 cat > "$tmp/limits.yaml" <<YAML
@@ -221,6 +243,25 @@ rm -rf "$tmp"/bundles/*
   --reproducer-max-input-bytes 64 < "$tmp/in.plir" > /dev/null 2> "$tmp/err"; rc=$?
 check "standard input over the cap: exit 1, no bundle, no directory left (rc=$rc)" \
   '[ $rc -eq 1 ] && grep -q "could not write a crash reproducer: .*larger than --reproducer-max-input-bytes" "$tmp/err" && [ -z "$(ls -A "$tmp/bundles")" ]'
+# A reproducer that does not fit (hostile round O5): a 2 MB file system
+# for a 3 MB input. The bundle is removed again; no empty or partial
+# directory is left. Needs a tmpfs mount (root).
+mkdir -p "$tmp/full"
+if mount -t tmpfs -o size=2m tmpfs "$tmp/full" 2> /dev/null; then
+  trap 'umount "$tmp/full" 2> /dev/null' EXIT
+  awk 'BEGIN { print "#[version = \"1\"]"; print "def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {";
+               print "  %a0 = add(%x, %x);"; for (i = 1; i <= 100000; i++) printf "  %%a%d = add(%%a%d, %%x);\n", i, i - 1;
+               print "  %a100000"; print "}" }' > "$tmp/big.plir"
+  "$opt" "$tmp/big.plir" --plugin "$crashers" --passes TestSegfault --reproducer-dir "$tmp/full" \
+    -o "$tmp/big.out" 2> "$tmp/err"; rc=$?
+  check "a reproducer on a full disk: exit 1, said so, nothing left there (rc=$rc, $(stat -c %s "$tmp/big.plir") bytes)" \
+    '[ $rc -eq 1 ] && grep -q "could not write a crash reproducer: .*No space left on device" "$tmp/err" && [ -z "$(ls -A "$tmp/full")" ] && [ ! -e "$tmp/big.out" ]'
+  umount "$tmp/full"
+  trap - EXIT
+else
+  echo "SKIP: the full-disk reproducer check needs to mount a tmpfs (root)"
+fi
+
 { echo "version: 1"; echo "passes:"; for i in $(seq 10000); do echo "  - DeadCodeElimination"; done; } > "$tmp/p10k.yaml"
 start=$(date +%s%N)
 "$opt" "$tmp/in.plir" --pipeline "$tmp/p10k.yaml" -o /dev/null 2> "$tmp/err"; rc=$?

@@ -13,6 +13,7 @@
 #include "driver/pass_resolver.h"
 #include "driver/pipeline.h"
 #include "driver/plugin_loader.h"
+#include "driver/supervised_child.h"
 #include "ir/op.h"
 #include "ir/serialize/module_file.h"
 #include "ir/verifier.h"
@@ -124,15 +125,7 @@ std::vector<std::string> ConfigureLoader(const Flags& f, RunState* state, Plugin
   std::vector<std::string> defaults;
   if (!f.hermetic_plugins) defaults = DefaultPluginDirs();
   for (const std::string& d : defaults) loader.DeclareBundledDir(d);
-  loader.SetLoadObserver([state](const std::string& path, bool scanning) {
-    state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
-  });
-  loader.SetKernelHook([state](const std::string* what) {
-    if (what)
-      state->EnterKernel(*what);
-    else
-      state->LeaveKernel();
-  });
+  RecordPluginActivity(loader, state);
   for (const std::string& d : f.plugin_dirs) loader.AddSearchDir(d);
   if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) loader.AddSearchDir(d);

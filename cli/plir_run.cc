@@ -52,13 +52,17 @@
 // process (no plugin code runs), unless --timeout or --memory-limit asks
 // for the supervisor; --no-isolate keeps plugins in this process too (for
 // debuggers). Exit status: 0 success, 1 error, 2 usage error.
+#include <fcntl.h>
 #include <malloc.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -85,6 +89,45 @@
 namespace plir {
 namespace {
 
+// The raw bytes of `path` for a tensor of `type`, `need` bytes. The size
+// is compared before anything is read: a regular file by its size, anything
+// else (a pipe, a device) by reading at most one byte more than `need`.
+StatusOr<std::string> ReadTensorFile(const std::string& path, uint64_t need, const Type& type) {
+  auto wrong_size = [&](const std::string& have) {
+    return InvalidArgument(path + " has " + have + " bytes; " + TypeToString(type) + " needs " +
+                           std::to_string(need));
+  };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    close(fd);
+    return InvalidArgument(path + ": not a file");
+  }
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) != need) {
+    close(fd);
+    return wrong_size(std::to_string(st.st_size));
+  }
+  std::string bytes(need + 1, '\0');
+  size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      return Internal(path + ": read failed: " + std::strerror(err));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (got != need)
+    return wrong_size(got > need ? "more than " + std::to_string(need) : std::to_string(got));
+  bytes.resize(need);
+  return bytes;
+}
+
 StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) {
   auto* tt = As<TensorTypeNode>(type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
@@ -94,14 +137,11 @@ StatusOr<Tensor> Fill(const Type& type, const std::string& spec, uint64_t salt) 
   std::vector<int64_t> shape;
   for (const Dim& d : tt->shape()) shape.push_back(d.value);
   if (spec.rfind("file:", 0) == 0) {
-    PLIR_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(spec.substr(5)));
     Tensor t;
     t.dtype = tt->dtype();
     t.shape = shape;
-    if (bytes.size() != static_cast<size_t>(t.NumElements()) * DataTypeSize(t.dtype))
-      return InvalidArgument(spec.substr(5) + " has " + std::to_string(bytes.size()) + " bytes; " +
-                             TypeToString(type) + " needs " +
-                             std::to_string(t.NumElements() * DataTypeSize(t.dtype)));
+    const uint64_t need = static_cast<uint64_t>(t.NumElements()) * DataTypeSize(t.dtype);
+    PLIR_ASSIGN_OR_RETURN(std::string bytes, ReadTensorFile(spec.substr(5), need, type));
     t.data = std::make_shared<const TensorBytes>(std::move(bytes));
     return t;
   }
@@ -349,16 +389,9 @@ Status LoadPlugins(const Options& o, RunState* state, PluginLoader& loader) {
     loader.set_permission_hint(
         "the plugin sandbox lets plugins read only the files plir-run knows they need; "
         "--sandbox-read PATH adds one");
-  loader.SetLoadObserver(
-      [state](const std::string& path, bool) { state->Enter(RunPhase::kLoadingPlugin, path); });
   // A plugin's kernel is named while it runs; between kernels, the run (and
   // the plugins loaded).
-  loader.SetKernelHook([state](const std::string* what) {
-    if (what)
-      state->EnterKernel(*what);
-    else
-      state->LeaveKernel();
-  });
+  RecordPluginActivity(loader, state);
   for (const std::string& p : o.plugins) {
     auto l = loader.LoadPath(p);
     if (!l.ok()) return l.status();

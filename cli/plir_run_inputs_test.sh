@@ -120,4 +120,68 @@ sed 's/num_input = 1, //' "$tmp/m.plir" > "$tmp/m3.plir"
 err "--params with --inputs-file needs num_input" "no num_input attribute" \
   "$tmp/m3.plir" --inputs-file "$tmp/x_plir.st" --params "$tmp/w.st"
 
+# --- Sizes are checked before anything is allocated (hostile round R8, R9).
+# A tensor in a weights file larger than --max-tensor-bytes: refused naming
+# the file and the tensor, before the buffer exists (a sparse 5 GiB file
+# under an address-space cap of 1 GB once ended in std::bad_alloc).
+sparse_st() {  # sparse_st FILE ELEMENTS: one F32 tensor "w" of ELEMENTS, all holes
+  local json="{\"w\":{\"dtype\":\"F32\",\"shape\":[$2],\"data_offsets\":[0,$(($2 * 4))]}}"
+  python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<Q", int(sys.argv[1])))' \
+    "${#json}" > "$1"
+  printf '%s' "$json" >> "$1"
+  truncate -s $((8 + ${#json} + $2 * 4)) "$1"
+}
+printf 'def @main(%%w: Tensor[(n,), float32]) -> Tensor[(n,), float32] {\n  %%w\n}\n' > "$tmp/sym.plir"
+if command -v python3 > /dev/null; then
+  sparse_st "$tmp/big.st" 1000000
+  err "--params: a tensor over --max-tensor-bytes is named, not read" \
+    "big.st: tensor .w. has 4000000 bytes, more than the limit of 1000000 bytes (--max-tensor-bytes)" \
+    "$tmp/sym.plir" --params "$tmp/big.st" --max-tensor-bytes 1000000
+  "$run" "$tmp/sym.plir" --params "$tmp/big.st" > /dev/null 2> "$tmp/err"; rc=$?
+  check "--params: under the default limit the same file reads (rc=$rc)" '[ $rc -eq 0 ]'
+  sparse_st "$tmp/huge.st" $((5 << 28))  # 5 GiB of F32
+  prlimit --as=3000000000 "$run" "$tmp/sym.plir" --params "$tmp/huge.st" --max-tensor-bytes 1000000 \
+    > /dev/null 2> "$tmp/err"; rc=$?
+  check "--params: a 5 GiB tensor under a 3 GB address space is refused by size (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "huge.st: tensor .w. has 5368709120 bytes, more than the limit" "$tmp/err" && ! grep -q bad_alloc "$tmp/err"'
+  err "--inputs-file: the same limit" "big.st: tensor .w. has 4000000 bytes, more than the limit" \
+    "$tmp/sym.plir" --inputs-file "$tmp/big.st" --max-tensor-bytes 1000000
+else
+  echo "SKIP: the weights-file size checks need python3 to write the header length"
+fi
+# --inputs file: of the wrong size is refused by its size, before it is read.
+printf 'def @main(%%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n  %%x\n}\n' > "$tmp/two.plir"
+truncate -s $((5 << 30)) "$tmp/huge.bin"
+start=$(date +%s%N)
+prlimit --as=3000000000 "$run" "$tmp/two.plir" --inputs "file:$tmp/huge.bin" > /dev/null 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--inputs file: a 5 GiB file for 8 bytes is refused by its size at once (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 1 ] && grep -q "huge.bin has 5368709120 bytes; Tensor\[(2,), float32\] needs 8" "$tmp/err" && [ $ms -lt 5000 ]'
+rm -f "$tmp/huge.bin" "$tmp/huge.st"
+printf '\x00\x00\x80\x3f\x00\x00\x00\x40' > "$tmp/two.bin"
+"$run" "$tmp/two.plir" --inputs "file:$tmp/two.bin" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "--inputs file: of the right size reads (rc=$rc)" '[ $rc -eq 0 ] && grep -q "first: 1 2" "$tmp/out"'
+rc=0; head -c 100000000 /dev/zero | "$run" "$tmp/two.plir" --inputs file:/dev/stdin > /dev/null 2> "$tmp/err" || rc=$?
+check "--inputs file: a pipe with more bytes stops reading past the size (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "has more than 8 bytes; Tensor\[(2,), float32\] needs 8" "$tmp/err"'
+
+# --- --save-outputs to a FIFO nobody reads is refused at once, before the
+# run (hostile round R11; plir-opt's -o does the same, O10); one with a
+# reader is written, like a device.
+mkfifo "$tmp/fifo"
+start=$(date +%s%N)
+timeout -s KILL 20 "$run" "$tmp/two.plir" --inputs ones --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--save-outputs FIFO without a reader: exit 1 at once, said why (rc=$rc, ${ms} ms)" \
+  '[ $rc -eq 1 ] && grep -q "fifo: is a FIFO that no process has open for reading" "$tmp/err" && [ $ms -lt 5000 ]'
+timeout -s KILL 20 "$run" "$tmp/two.plir" --inputs ones --timeout 30 --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
+check "--save-outputs FIFO without a reader, supervised: the same (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "is a FIFO that no process has open for reading" "$tmp/err"'
+cat "$tmp/fifo" > "$tmp/from_fifo" &
+reader=$!
+"$run" "$tmp/two.plir" --inputs ones --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
+wait $reader
+check "--save-outputs FIFO with a reader: written (rc=$rc)" \
+  '[ $rc -eq 0 ] && [ "$(header "$tmp/from_fifo")" != "" ] && header "$tmp/from_fifo" | grep -q "\"0\""'
+
 exit $fail

@@ -14,15 +14,8 @@ run="$1"
 kernels="$PWD/testing/plugins/libplir_test_kernels.so"
 crashers="$PWD/testing/plugins/libplir_test_crashers.so"
 hostile="$PWD/testing/plugins/libplir_test_hostile.so"
-tmp="${TEST_TMPDIR:-$(mktemp -d)}"
-work="$tmp/work"; mkdir -p "$work"
-scratch="$tmp/scratch"  # TMPDIR of the runs: must stay empty
-mkdir -p "$scratch"
-export TMPDIR="$scratch"
-[ -n "${HOME:-}" ] || { export HOME="$tmp/home"; mkdir -p "$HOME"; }
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
-asan=0; [ -n "${ASAN_OPTIONS:-}" ] && asan=1
+tool=plir-run
+. "$PWD/cli/hostile_test_lib.sh"
 # The results without the process's peak RSS (which differs run to run)
 # and the name of the outputs file.
 results() { grep -v "^peak RSS (getrusage): " "$1" | sed "s/ written to .*/ written to FILE/"; }
@@ -30,13 +23,7 @@ results() { grep -v "^peak RSS (getrusage): " "$1" | sed "s/ written to .*/ writ
 clean() {
   [ -z "$(ls -A "$scratch")" ] && [ -z "$(ls -A "$work" | grep -e "\.tmp" -e "plir-spool")" ]
 }
-# Processes of a run carry its tag in their environment.
-left_behind() {  # left_behind TAG: pids of processes whose environment has it
-  local p
-  for p in /proc/[0-9]*; do
-    { tr '\0' '\n' < "$p/environ"; } 2> /dev/null | grep -qx "PLIR_HOSTILE_RUN=$1" && echo "${p#/proc/}"
-  done
-}
+no_temporary_left() { clean; }
 
 # --- A good plugin: the same results, byte for byte, as in this process.
 cat > "$work/k.plir" <<'PLIR'
@@ -112,66 +99,33 @@ printf 'def @main(%%x: Tensor[(3,), float32]) -> Tensor[(3,), float32] {\n  %%a 
 cp "$work/h.plir" "$work/h.copy"
 "$run" "$work/h.plir" --inputs ones --plugin "$hostile" --no-isolate --save-outputs "$work/ref.st" > "$work/ref.txt" 2> /dev/null
 check "hostile plugin, no attack: the reference run" '[ -s "$work/ref.st" ]'
-n=0
 # attack MODE EXPECTED-RC [flags]: runs test.hostile's kernel in MODE with
-# --save-outputs out.st (holding OLD beforehand) and checks what must hold
-# whatever the mode. Leaves rc, $work/err, $work/stdout for more checks.
+# --save-outputs out.st (attack_run), and checks the outputs, standard
+# output and the module. Leaves rc, $work/err, $work/stdout for more checks.
 attack() {
   local mode="$1" want="$2"; shift 2
-  n=$((n + 1))
-  echo OLD > "$work/out.st"
-  PLIR_HOSTILE_RUN="run$n" PLIR_HOSTILE_MODE="$mode" \
-    "$run" "$work/h.plir" --inputs ones --plugin "$hostile" --save-outputs "$work/out.st" "$@" \
-    > "$work/stdout" 2> "$work/err"
-  rc=$?
-  sleep 0.1
-  local left; left=$(left_behind "run$n")
-  [ -n "$left" ] && kill -KILL $left 2> /dev/null
-  check "$mode: exit $want (rc=$rc)" '[ $rc -eq $want ]'
+  attack_run "$mode" "$want" "$work/out.st" \
+    "$run" "$work/h.plir" --inputs ones --plugin "$hostile" --save-outputs "$work/out.st" "$@"
   if [ "$want" -eq 0 ]; then
     check "$mode: the outputs are the right ones" 'cmp -s "$work/out.st" "$work/ref.st"'
     check "$mode: standard output holds the results only" \
       'diff <(results "$work/ref.txt") <(results "$work/stdout") > /dev/null'
   else
-    check "$mode: the old output is intact" '[ "$(cat "$work/out.st")" = OLD ]'
     check "$mode: nothing on standard output" '[ ! -s "$work/stdout" ]'
   fi
   check "$mode: the module is intact" 'cmp -s "$work/h.plir" "$work/h.copy"'
-  check "$mode: no process left" '[ -z "$left" ]'
-  check "$mode: nothing left in TMPDIR or beside the output" 'clean'
 }
-blocked() {  # blocked MODE [flags]: the attack is refused, the run is fine
-  local mode="$1"; shift
-  attack "$mode" 0 "$@"
-  check "$mode: the plugin was refused" 'grep -q "^hostile $mode: blocked" "$work/err"'
-}
+hostile_cmd=("$run" "$work/h.plir" --inputs ones --plugin "$hostile")
+good_run() { "$run" "$work/k.plir" "${good[@]}" "$@" > "$work/good.out" 2> "$work/err"; }
+good_result() { diff <(results "$work/printed.txt") <(results "$work/good.out") > /dev/null; }
 
 attack segfault 1
 check "segfault: named" \
   'grep -q "^plir-run: killed by SIGSEGV (Segmentation fault) in the kernel of op test.hostile of plugin test_hostile 6.6.6 (.*libplir_test_hostile.so)$" "$work/err"'
+exit_hang_case "in the kernel of op test.hostile of plugin"
 
 # The user's files: nothing written, created, removed, or read beyond the run's.
-victims="$tmp/victims"; mkdir -p "$victims"
-echo "keep me" > "$victims/file.txt"
-cp "$victims/file.txt" "$victims/file.copy"
-PLIR_HOSTILE_TARGET="$work/h.plir" blocked write-file
-PLIR_HOSTILE_TARGET="$work/h.plir" blocked delete-file
-PLIR_HOSTILE_TARGET="$work/out.st" blocked write-file
-PLIR_HOSTILE_TARGET="$victims/file.txt" blocked write-file
-PLIR_HOSTILE_TARGET="$victims/file.txt" blocked delete-file
-check "the user's other file is intact" 'cmp -s "$victims/file.txt" "$victims/file.copy"'
-PLIR_HOSTILE_TARGET="$HOME/.plir_hostile_was_here" blocked write-file
-check "nothing written to \$HOME" '[ ! -e "$HOME/.plir_hostile_was_here" ]'
-PLIR_HOSTILE_TARGET="$scratch/planted" blocked write-file
-PLIR_HOSTILE_TARGET="$victims/newdir" blocked make-dir
-check "no directory made" '[ ! -e "$victims/newdir" ]'
-echo "secret" > "$work/secret.txt"
-PLIR_HOSTILE_TARGET="$work/secret.txt" blocked read-file
-PLIR_HOSTILE_TARGET="$victims/file.txt" attack read-file 0 --sandbox-read "$victims"
-check "read-file: --sandbox-read lets it read that directory" 'grep -q "^hostile read-file: succeeded" "$work/err"'
-# With --sandbox=off the same write gets through: the checks above are real.
-PLIR_HOSTILE_TARGET="$victims/off.txt" attack write-file 0 --sandbox=off
-check "write-file with --sandbox=off writes (the check is real)" '[ "$(cat "$victims/off.txt")" = PWNED ]'
+file_attacks "$work/h.plir" "$work/out.st"
 
 # The output: the child never holds it; the parent checks what it hands over.
 attack stdout 0
@@ -205,12 +159,7 @@ if [ $asan -eq 0 ]; then
 fi
 
 # The process tree.
-attack daemon 0
-start=$(date +%s%N)
-out=$(PLIR_HOSTILE_MODE=daemon "$run" "$work/h.plir" --inputs ones --plugin "$hostile" 2> /dev/null)
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-check "daemon: \$(plir-run ...) returns at once (${ms} ms), not after the daemon's 8 s" '[ $ms -lt 4000 ]'
-check "daemon: and captures the results" 'echo "$out" | grep -q "^result:"'
+daemon_case "^result:"
 attack stop-self 1
 check "stop-self: a stopped child is noticed, ended and named" \
   'grep -q "^plir-run: stopped by SIGSTOP (Stopped (signal)) (and then killed) in the kernel of op test.hostile of plugin test_hostile 6.6.6" "$work/err"'
@@ -228,31 +177,10 @@ check "hang-at-load: ended by --load-timeout (${ms} ms), the plugin named" \
 attack daemon-at-load 0
 
 # SIGTERM while a detached spinner runs: the spinner dies with the run.
-echo OLD > "$work/sig.st"
-PLIR_HOSTILE_RUN=spin PLIR_HOSTILE_MODE=spinner "$run" "$work/h.plir" --inputs ones --plugin "$hostile" \
-  --save-outputs "$work/sig.st" > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 50); do [ -n "$(left_behind spin | grep -v "^$pid\$")" ] && break; sleep 0.1; done
-sleep 0.3
-kill -TERM $pid; wait $pid; rc=$?
-sleep 0.3
-left=$(left_behind spin)
-check "spinner: SIGTERM ends the run (rc=$rc)" '[ $rc -eq 143 ]'
-check "spinner: no process left (setsid, PR_SET_PDEATHSIG reset)" '[ -z "$left" ]'
-[ -n "$left" ] && kill -KILL $left 2> /dev/null
-check "spinner: the old output and no temporary file" '[ "$(cat "$work/sig.st")" = OLD ] && clean'
+spinner_case --save-outputs "$work/sig.st"
 
 # --- The sandbox's modes.
-"$run" "$work/k.plir" "${good[@]}" --sandbox=require > "$work/req.txt" 2> "$work/err"; rc=$?
-check "--sandbox=require on this kernel (rc=$rc)" '[ $rc -eq 0 ] && [ ! -s "$work/err" ]'
-PLIR_SANDBOX_PROBE=no-landlock "$run" "$work/k.plir" "${good[@]}" --sandbox=require > /dev/null 2> "$work/err"; rc=$?
-check "--sandbox=require without Landlock: exit 1, said why (rc=$rc)" \
-  '[ $rc -eq 1 ] && grep -q "^plir-run: --sandbox=require: this kernel lacks Landlock" "$work/err"'
-PLIR_SANDBOX_PROBE=no-landlock "$run" "$work/k.plir" "${good[@]}" > /dev/null 2> "$work/err"; rc=$?
-check "--sandbox=auto without Landlock: one warning, and the run (rc=$rc)" \
-  '[ $rc -eq 0 ] && [ "$(grep -c "^warning: this kernel lacks Landlock" "$work/err")" = 1 ]'
-"$run" "$work/k.plir" "${good[@]}" --sandbox=require --no-isolate > /dev/null 2> "$work/err"; rc=$?
-check "--sandbox=require --no-isolate is refused" '[ $rc -eq 1 ] && grep -q "needs the supervised child" "$work/err"'
+sandbox_mode_cases
 
 # --- Numeric flags: ranges checked, NaN a usage error.
 for flag in --timeout --load-timeout; do

@@ -10,15 +10,8 @@ set -uo pipefail
 opt="$1"; run="$2"; diff_tool="$3"; reduce="$4"
 hostile="$PWD/testing/plugins/libplir_test_hostile.so"
 noop="$PWD/testing/plugins/libplir_test_noop.so"
-tmp="${TEST_TMPDIR:-$(mktemp -d)}"
-work="$tmp/work"; mkdir -p "$work"
-scratch="$tmp/scratch"  # TMPDIR of the runs: must stay empty
-mkdir -p "$scratch"
-export TMPDIR="$scratch"
-[ -n "${HOME:-}" ] || { export HOME="$tmp/home"; mkdir -p "$HOME"; }
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
-asan=0; [ -n "${ASAN_OPTIONS:-}" ] && asan=1
+tool=plir-opt
+. "$PWD/cli/hostile_test_lib.sh"
 
 cat > "$work/in.plir" <<'PLIR'
 #[version = "1"]
@@ -31,39 +24,22 @@ PLIR
 cp "$work/in.plir" "$work/in.copy"
 "$opt" "$work/in.plir" > "$work/ref.plir" || { echo "FAIL: reference run"; exit 1; }
 
-# Processes of a run carry its tag in their environment.
-left_behind() {  # left_behind TAG: pids of processes whose environment has it
-  local p
-  for p in /proc/[0-9]*; do
-    { tr '\0' '\n' < "$p/environ"; } 2> /dev/null | grep -qx "PLIR_HOSTILE_RUN=$1" && echo "${p#/proc/}"
-  done
+hostile_cmd=("$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile --no-reproducer)
+no_temporary_left() {
+  [ -z "$(ls -A "$scratch")" ] && [ -z "$(ls "$work" | grep ".plir.tmp")" ]
 }
-n=0
+good_run() { "$opt" "$work/in.plir" -o "$work/good.out" "$@" 2> "$work/err"; }
+good_result() { cmp -s "$work/good.out" "$work/ref.plir"; }
 # attack MODE EXPECTED-RC [plir-opt flags]: runs the pass Hostile in MODE
-# with -o out.plir (holding OLD beforehand) and checks what must hold
-# whatever the mode. Leaves rc, $work/err, $work/stdout for more checks.
+# with -o out.plir (attack_run), and checks the output, the input and
+# standard output. Leaves rc, $work/err, $work/stdout for more checks.
 attack() {
   local mode="$1" want="$2"; shift 2
-  n=$((n + 1))
-  echo "OLD" > "$work/out.plir"
-  PLIR_HOSTILE_RUN="run$n" PLIR_HOSTILE_MODE="$mode" \
-    "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile -o "$work/out.plir" --no-reproducer "$@" \
-    > "$work/stdout" 2> "$work/err"
-  rc=$?
-  sleep 0.1
-  local left; left=$(left_behind "run$n")
-  [ -n "$left" ] && kill -KILL $left 2> /dev/null
-  check "$mode: exit $want (rc=$rc)" '[ $rc -eq $want ]'
-  if [ "$want" -eq 0 ]; then
-    check "$mode: the output is the right module" 'cmp -s "$work/out.plir" "$work/ref.plir"'
-  else
-    check "$mode: the old output is intact" '[ "$(cat "$work/out.plir")" = OLD ]'
-  fi
+  attack_run "$mode" "$want" "$work/out.plir" \
+    "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile -o "$work/out.plir" --no-reproducer "$@"
+  [ "$want" -ne 0 ] || check "$mode: the output is the right module" 'cmp -s "$work/out.plir" "$work/ref.plir"'
   check "$mode: the input is intact" 'cmp -s "$work/in.plir" "$work/in.copy"'
   check "$mode: nothing on standard output" '[ ! -s "$work/stdout" ]'
-  check "$mode: no process left" '[ -z "$left" ]'
-  check "$mode: nothing left in TMPDIR or beside the output" \
-    '[ -z "$(ls -A "$scratch")" ] && [ -z "$(ls "$work" | grep "out.plir.tmp")" ]'
 }
 
 # --- The output: the child never writes it; the parent checks what it hands over.
@@ -95,18 +71,30 @@ check "bad-result: a result that does not load fails the run" \
 attack segfault 1
 check "segfault: named" 'grep -q "killed by SIGSEGV.*in pass Hostile of plugin test_hostile" "$work/err"'
 
+exit_hang_case "in pass Hostile of plugin"
+
+# A thread that overwrites the child's result file once the child is writing
+# it (hostile round S11): the supervisor kills the tree and seals the file
+# before it reads it, then loads and verifies it. Whether or not the junk
+# landed in time, the output is the right module or the old file, never a
+# corrupted one.
+for i in 1 2 3; do
+  attack_run corrupt-result "" "$work/out.plir" \
+    "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile -o "$work/out.plir" --no-reproducer
+  check "corrupt-result #$i: the attack ran" 'grep -q "^hostile corrupt-result: succeeded" "$work/err"'
+  check "corrupt-result #$i: the right module (rc 0) or the old output (rc 1), never junk (rc=$rc)" \
+    '{ [ $rc -eq 0 ] && cmp -s "$work/out.plir" "$work/ref.plir"; } || { [ $rc -eq 1 ] && [ "$(cat "$work/out.plir")" = OLD ]; }'
+  check "corrupt-result #$i: the input is intact, standard output empty" \
+    'cmp -s "$work/in.plir" "$work/in.copy" && [ ! -s "$work/stdout" ]'
+done
+
 # --- The process tree.
 
-attack daemon 0
-start=$(date +%s%N)
-out=$(PLIR_HOSTILE_MODE=daemon "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile 2> /dev/null)
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-check "daemon: \$(plir-opt ...) returns at once (${ms} ms), not after the daemon's 8 s" '[ $ms -lt 4000 ]'
-check "daemon: and captures the module" '[ "$out" = "$(cat "$work/ref.plir")" ]'
+daemon_case "^def @main"
 
 # A daemon started by the plugin's static constructor, during --list-passes.
 start=$(date +%s%N)
-PLIR_HOSTILE_RUN=ctor PLIR_HOSTILE_MODE=daemon-at-load "$opt" --list-passes --plugin "$hostile" 2> /dev/null | wc -l > /dev/null
+PLIR_HOSTILE_RUN=$(run_tag ctor) PLIR_HOSTILE_MODE=daemon-at-load "$opt" --list-passes --plugin "$hostile" 2> /dev/null | wc -l > /dev/null
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "daemon-at-load: --list-passes | wc returns at once (${ms} ms)" '[ $ms -lt 4000 ]'
 check "daemon-at-load: no process left" '[ -z "$(left_behind ctor)" ]'
@@ -116,48 +104,11 @@ check "stop-self: a stopped child is noticed and ended" \
   'grep -q "stopped by SIGSTOP (Stopped (signal)) (and then killed) in pass Hostile" "$work/err"'
 
 # SIGTERM while a detached spinner runs: the spinner dies with the run.
-echo OLD > "$work/sig.plir"
-PLIR_HOSTILE_RUN=spin PLIR_HOSTILE_MODE=spinner "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile \
-  --no-reproducer -o "$work/sig.plir" 2> /dev/null &
-pid=$!
-for _ in $(seq 50); do [ -n "$(left_behind spin | grep -v "^$pid\$")" ] && break; sleep 0.1; done
-sleep 0.3
-kill -TERM $pid; wait $pid; rc=$?
-sleep 0.3
-left=$(left_behind spin)
-check "spinner: SIGTERM ends the run (rc=$rc)" '[ $rc -eq 143 ]'
-check "spinner: no process left (setsid, PR_SET_PDEATHSIG reset)" '[ -z "$left" ]'
-[ -n "$left" ] && kill -KILL $left 2> /dev/null
-check "spinner: the old output and no temporary file" \
-  '[ "$(cat "$work/sig.plir")" = OLD ] && [ -z "$(ls "$work" | grep "sig.plir.tmp")" ]'
+spinner_case -o "$work/sig.plir"
 
 # --- The sandbox: the file system, the network, the supervisor, privileges.
 
-# blocked MODE [flags]: the attack is refused and the run is otherwise fine.
-blocked() {
-  local mode="$1"; shift
-  attack "$mode" 0 "$@"
-  check "$mode: the plugin was refused" 'grep -q "^hostile $mode: blocked" "$work/err"'
-}
-victims="$tmp/victims"; mkdir -p "$victims"
-echo "keep me" > "$victims/file.txt"
-cp "$victims/file.txt" "$victims/file.copy"
-PLIR_HOSTILE_TARGET="$work/in.plir" blocked write-file
-PLIR_HOSTILE_TARGET="$work/in.plir" blocked delete-file
-PLIR_HOSTILE_TARGET="$victims/file.txt" blocked write-file
-PLIR_HOSTILE_TARGET="$victims/file.txt" blocked delete-file
-check "the user's other file is intact" 'cmp -s "$victims/file.txt" "$victims/file.copy"'
-PLIR_HOSTILE_TARGET="$work/out.plir" blocked write-file
-PLIR_HOSTILE_TARGET="$HOME/.plir_hostile_was_here" blocked write-file
-check "nothing written to \$HOME" '[ ! -e "$HOME/.plir_hostile_was_here" ]'
-PLIR_HOSTILE_TARGET="$scratch/planted" blocked write-file
-PLIR_HOSTILE_TARGET="$victims/newdir" blocked make-dir
-check "no directory made" '[ ! -e "$victims/newdir" ]'
-# Reading: only what the run needs (a secret beside the input is not).
-echo "secret" > "$work/secret.txt"
-PLIR_HOSTILE_TARGET="$work/secret.txt" blocked read-file
-PLIR_HOSTILE_TARGET="$victims/file.txt" attack read-file 0 --sandbox-read "$victims"
-check "read-file: --sandbox-read lets it read that directory" 'grep -q "^hostile read-file: succeeded" "$work/err"'
+file_attacks "$work/in.plir" "$work/out.plir"
 
 # The network: a listener on 127.0.0.1 must receive nothing.
 if command -v python3 > /dev/null; then
@@ -213,31 +164,17 @@ if [ $asan -eq 0 ]; then
   blocked raise-rlimit --memory-limit 400
 fi
 
-# With --sandbox=off the same write gets through: the checks above are real.
-PLIR_HOSTILE_TARGET="$victims/off.txt" attack write-file 0 --sandbox=off
-check "write-file with --sandbox=off writes (the check is real)" '[ "$(cat "$victims/off.txt")" = PWNED ]'
-
-# --sandbox=require runs where the kernel has Landlock and seccomp; where
-# it lacks Landlock, require fails and auto warns once.
-"$opt" "$work/in.plir" --sandbox=require -o "$work/req.plir" 2> "$work/err"; rc=$?
-check "--sandbox=require on this kernel (rc=$rc)" '[ $rc -eq 0 ] && cmp -s "$work/req.plir" "$work/ref.plir"'
-PLIR_SANDBOX_PROBE=no-landlock "$opt" "$work/in.plir" --sandbox=require -o "$work/req.plir" 2> "$work/err"; rc=$?
-check "--sandbox=require without Landlock: exit 1, said why (rc=$rc)" \
-  '[ $rc -eq 1 ] && grep -q "sandbox=require: this kernel lacks Landlock" "$work/err"'
-PLIR_SANDBOX_PROBE=no-landlock "$opt" "$work/in.plir" --passes DeadCodeElimination -o "$work/req.plir" 2> "$work/err"; rc=$?
-check "--sandbox=auto without Landlock: one warning, and the run" \
-  '[ $rc -eq 0 ] && [ "$(grep -c "^warning: this kernel lacks Landlock" "$work/err")" = 1 ]'
+# --sandbox=require, --sandbox=auto where the kernel lacks Landlock.
+sandbox_mode_cases
 "$opt" "$work/in.plir" --passes DeadCodeElimination -o "$work/req.plir" 2> "$work/err"; rc=$?
 check "--sandbox=auto with Landlock: no warning" '[ $rc -eq 0 ] && [ ! -s "$work/err" ]'
-"$opt" "$work/in.plir" --sandbox=require --no-isolate 2> "$work/err"; rc=$?
-check "--sandbox=require --no-isolate is refused" '[ $rc -eq 1 ] && grep -q "needs the supervised child" "$work/err"'
 
 # --- The supervisor's own limits.
 attack evade-timeout 1 --pass-timeout 1 --timeout 3
 check "evade-timeout: --pass-timeout evaded, --timeout (the supervisor's) ends it" \
   'grep -q "time limit exceeded (--timeout 3 s) in pass Hostile" "$work/err"'
 start=$(date +%s%N)
-PLIR_HOSTILE_MODE=hang-at-load PLIR_HOSTILE_RUN=hang "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile \
+PLIR_HOSTILE_MODE=hang-at-load PLIR_HOSTILE_RUN=$(run_tag hang) "$opt" "$work/in.plir" --plugin "$hostile" --passes Hostile \
   --load-timeout 1 -o "$work/out.plir" > /dev/null 2> "$work/err"; rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "hang-at-load: a constructor that never returns is ended by --load-timeout (rc=$rc, ${ms} ms)" \
@@ -259,7 +196,7 @@ forge() {  # forge MODE: the plugin forges the page, then crashes
   rm -rf "$work/bundles"; mkdir -p "$work/bundles"
   echo OLD > "$work/out.plir"
   local start; start=$(date +%s%N)
-  PLIR_HOSTILE_RUN="run$n" PLIR_HOSTILE_MODE="$mode" timeout 60 \
+  PLIR_HOSTILE_RUN=$(run_tag "run$n") PLIR_HOSTILE_MODE="$mode" timeout 60 \
     "$opt" "$work/in.plir" --plugin "$hostile" --passes DeadCodeElimination,Hostile \
     --reproducer-dir "$work/bundles" -o "$work/out.plir" > "$work/stdout" 2> "$work/err"
   rc=$?

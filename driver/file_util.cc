@@ -224,9 +224,22 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
   bool exists = stat(out.path_.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) return InvalidArgument(out.path_ + ": is a directory");
   if (exists && !S_ISREG(st.st_mode)) {
-    out.fd_ = open(out.path_.c_str(), O_WRONLY | O_CLOEXEC);
+    // A FIFO that nobody reads would block the open until someone does
+    // (forever, after a whole run): it is refused at once instead. One with
+    // a reader is written like a device.
+    const bool fifo = S_ISFIFO(st.st_mode);
+    out.fd_ = open(out.path_.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+    if (out.fd_ < 0 && fifo && errno == ENXIO)
+      return FailedPrecondition(out.path_ +
+                                ": is a FIFO that no process has open for reading (writing it "
+                                "would wait forever); start its reader first, or name a regular "
+                                "file");
     if (out.fd_ < 0)
       return Internal(out.path_ + ": cannot open for writing: " + std::strerror(errno));
+    if (fifo) {
+      int flags = fcntl(out.fd_, F_GETFL);
+      if (flags >= 0) fcntl(out.fd_, F_SETFL, flags & ~O_NONBLOCK);
+    }
     return out;
   }
   // A file with no name first (nothing to clean up, whatever ends the

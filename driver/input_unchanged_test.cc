@@ -53,6 +53,25 @@ TEST_F(InputUnchangedTest, MutatingPluginIsCaughtAndNamed) {
   EXPECT_NE(msg.find("modified its input module (changed: @main)"), std::string::npos) << msg;
 }
 
+// A constant's bytes are hashed once and the hash kept in the node; the
+// instrument must still see a write into them.
+TEST_F(InputUnchangedTest, WriteIntoAConstantsBytesIsCaught) {
+  Module original = testing::ParseOrFail(
+      "def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n"
+      "  %y = add(%x, const<Tensor[(2,), float32]>[1, 2]);\n"
+      "  %y\n"
+      "}\n");
+  StructuralHash(original);  // fills the constant's cached hash
+  PassContext ctx;
+  ctx.instruments.push_back(std::make_shared<InputUnchangedInstrument>());
+  auto out = PassManager().Run({Step("TestMutatesConstant")}, original, ctx);
+  ASSERT_FALSE(out.ok());
+  const std::string& msg = out.status().message();
+  EXPECT_NE(msg.find("pass TestMutatesConstant (plugin test_misbehaving"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("modified its input module (changed: @main)"), std::string::npos) << msg;
+}
+
 TEST_F(InputUnchangedTest, VerifierInstrumentNamesThePass) {
   PassContext ctx;
   ctx.instruments.push_back(std::make_shared<VerifyInstrument>());

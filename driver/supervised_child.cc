@@ -49,6 +49,9 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
     _exit(1);
   }
   InstallCrashHandlers(state, setup.tool);
+  // An exit() from plugin code is marked in the page, so that the
+  // supervisor bounds the exit phase (a static destructor that spins).
+  WatchExitPhase(state);
   if (setup.memory_limit_mb > 0 && !ApplyMemoryLimit(setup.memory_limit_mb))
     std::cerr << "warning: cannot apply --memory-limit\n";
   int rc = 1;
@@ -98,6 +101,18 @@ StatusOr<ChildEnd> RunInSupervisedChild(const ChildSetup& setup, RunState* state
   DrainRelay(relay[0]);
   end.abnormal = DescribeAbnormalEnd(*state, end.outcome, setup.tool);
   return end;
+}
+
+void RecordPluginActivity(PluginLoader& loader, RunState* state) {
+  loader.SetLoadObserver([state](const std::string& path, bool scanning) {
+    state->Enter(scanning ? RunPhase::kScanningPlugin : RunPhase::kLoadingPlugin, path);
+  });
+  loader.SetKernelHook([state](const std::string* what) {
+    if (what)
+      state->EnterKernel(*what);
+    else
+      state->LeaveKernel();
+  });
 }
 
 SuperviseLimits SupervisorLimits(double timeout_s, double load_timeout_s) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/plugin_loader.h"
 #include "driver/sandbox.h"
 #include "driver/supervisor.h"
 #include "ir/status.h"
@@ -60,6 +61,12 @@ using ChildProgram = std::function<int(const std::vector<int>& fds)>;
 // standard error. Fails only if it cannot start the child (pipe, fork).
 StatusOr<ChildEnd> RunInSupervisedChild(const ChildSetup& setup, RunState* state,
                                         const ChildProgram& program);
+
+// Records in `state` every plugin load (kLoadingPlugin, or kScanningPlugin
+// while the search path is scanned) and every plugin-defined kernel while it
+// runs (RunState::EnterKernel/LeaveKernel), through the loader's observers:
+// what the supervisor names when the child dies.
+void RecordPluginActivity(PluginLoader& loader, RunState* state);
 
 // The supervisor's own limits: --timeout (a deadline from now) and
 // --load-timeout, in seconds (0: none).

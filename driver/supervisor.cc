@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -20,6 +21,7 @@
 #include <new>
 
 #include "driver/file_util.h"
+#include "ir/text_rules.h"
 
 namespace plir {
 namespace {
@@ -216,6 +218,41 @@ int KillTree(pid_t child_pgid, int rounds) {
 
 std::atomic<pid_t> g_child_to_kill{0};
 
+// The exit watch (WatchExitPhase): the child's page, how often the handler
+// is registered, and whether a plugin loaded since the last registration.
+std::atomic<RunState*> g_exit_watch{nullptr};
+std::atomic<int> g_exit_watch_arms{0};
+std::atomic<bool> g_loaded_since_arm{false};
+
+// Runs first among the exit handlers registered before it: says so in the
+// page. The earliest-run copy marks it; the copies registered earlier find
+// it marked.
+void OnChildExit(int status, void* arg) {
+  auto* st = static_cast<RunState*>(arg);
+  if (st->exiting.load()) return;
+  st->exit_status.store(status);
+  st->exiting.store(1);
+}
+
+void ArmExitWatch(RunState* st) {
+  if (on_exit(OnChildExit, st) == 0) g_exit_watch_arms.fetch_add(1);
+}
+
+// Before plugin code runs again (a pass, the run, the output): the handler
+// is registered anew after every plugin load, and at most
+// kMaxExitWatchArms times otherwise.
+void RearmExitWatch(RunState* st, RunPhase p) {
+  if (g_exit_watch.load() != st) return;
+  if (p == RunPhase::kLoadingPlugin || p == RunPhase::kScanningPlugin) {
+    g_loaded_since_arm.store(true);
+    return;
+  }
+  if (p != RunPhase::kRunningPass && p != RunPhase::kRunning && p != RunPhase::kWritingOutput)
+    return;
+  if (g_loaded_since_arm.exchange(false) || g_exit_watch_arms.load() < kMaxExitWatchArms)
+    ArmExitWatch(st);
+}
+
 void OnTerminatingSignal(int sig) {
   const int saved = errno;
   pid_t child = g_child_to_kill.load();
@@ -288,12 +325,18 @@ void KillOnTerminatingSignal(pid_t pid) {
 
 int KillDescendants(pid_t child_pgid) { return KillTree(child_pgid, 1000); }
 
+void WatchExitPhase(RunState* state) {
+  g_exit_watch.store(state);
+  ArmExitWatch(state);
+}
+
 void RunState::Enter(RunPhase p, std::string_view subject_text, std::string_view plugin_text) {
   CopyTo(subject, sizeof subject, subject_text);
   CopyTo(plugin, sizeof plugin, plugin_text);
   phase_start_ns.store(NowNs());
   phase.store(static_cast<int32_t>(p));
   phase_seq.fetch_add(1);
+  RearmExitWatch(this, p);
 }
 
 void RunState::EnterKernel(std::string_view what) {
@@ -443,6 +486,7 @@ ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd,
 #else
   int pidfd = -1;
 #endif
+  int64_t exit_seen_ns = 0;  // when the page first said "exiting" or "finished"
   while (true) {
     pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
     if (r == pid && WIFSTOPPED(status)) {
@@ -468,6 +512,22 @@ ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd,
       std::snprintf(buf, sizeof buf, "--timeout %g s", limits.run_timeout_s);
       out.limit = buf;
       break;
+    }
+    // The exit phase is bounded: exit handlers and static destructors of a
+    // plugin that never return, or a child that lingers after its result.
+    const bool exiting = state.exiting.load() != 0;
+    int64_t exit_left_ns = -1;
+    if (limits.exit_grace_ns > 0 && (exiting || state.finished.load() != 0)) {
+      if (exit_seen_ns == 0) exit_seen_ns = now;
+      exit_left_ns = limits.exit_grace_ns - (now - exit_seen_ns);
+      if (exit_left_ns <= 0) {
+        end_child();
+        out.exit_hung = true;
+        out.exit_after_result = !exiting;
+        out.exit_status = state.exit_status.load();
+        out.exit_grace_s = limits.exit_grace_ns / 1e9;
+        break;
+      }
     }
     const int64_t pass_limit_ns = state.pass_timeout_ns.load();
     RunPhase ph = state.Phase();
@@ -497,6 +557,10 @@ ChildOutcome Supervise(pid_t pid, const RunState& state, int relay_fd,
     }
     if (limits.deadline_ns > 0) {
       int64_t left_ms = (limits.deadline_ns - now) / 1000000 + 1;
+      if (left_ms < wait_ms) wait_ms = static_cast<int>(std::max<int64_t>(left_ms, 1));
+    }
+    if (exit_left_ns > 0) {
+      int64_t left_ms = exit_left_ns / 1000000 + 1;
       if (left_ms < wait_ms) wait_ms = static_cast<int>(std::max<int64_t>(left_ms, 1));
     }
     pollfd pfds[2] = {{pidfd, POLLIN, 0}, {relay_fd, POLLIN, 0}};
@@ -531,15 +595,20 @@ std::string SignalName(int sig) {
 std::string Printable(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
-    if (c < 0x20 && c != '\t' && c != '\n') {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    // A whole valid UTF-8 sequence is kept; a byte that starts none (a
+    // stray continuation byte, a truncated or overlong sequence, a
+    // surrogate) is escaped like a control byte.
+    const size_t n = c < 0x80 ? 1 : Utf8SequenceLength(s.substr(i));
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || n == 0) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", c);
       out += buf;
-    } else if (c == 0x7f) {
-      out += "\\x7f";
+      ++i;
     } else {
-      out.push_back(static_cast<char>(c));
+      out.append(s.data() + i, n);
+      i += n;
     }
   }
   return out;
@@ -590,7 +659,16 @@ std::string DescribeAbnormalEnd(const RunState& st, const ChildOutcome& o, std::
       what = "while starting";
   }
   std::string why;
-  if (o.stopped_by != 0) {
+  char grace[32];
+  std::snprintf(grace, sizeof grace, "%g", o.exit_grace_s);
+  if (o.exit_hung && o.exit_after_result) {
+    why = std::string("the process did not exit within ") + grace +
+          " s after it handed over its result (and was killed)";
+  } else if (o.exit_hung) {
+    why = "the process called exit(" + std::to_string(o.exit_status) +
+          ") and did not finish exiting within " + grace +
+          " s (a plugin's static destructor or exit handler that never returns?)";
+  } else if (o.stopped_by != 0) {
     why = "stopped by " + SignalName(o.stopped_by) + " (and then killed)";
   } else if (!o.limit.empty()) {
     why = "time limit exceeded (" + o.limit + ")";

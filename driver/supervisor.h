@@ -49,6 +49,12 @@ struct RunState {
   std::atomic<int32_t> pass_failed{0};
   bool PassFailureWantsReproducer() const { return pass_failed.load() == kPassFailedBundle; }
   std::atomic<int32_t> finished{0};  // the child reached the end of its program
+  // exit() was called in the child (by plugin code: the child's own end is
+  // _exit) and its exit handlers began: the status exit() was given. Set by
+  // the handler WatchExitPhase arms; the supervisor then allows
+  // SuperviseLimits::exit_grace_ns for the rest of the exit.
+  std::atomic<int32_t> exiting{0};
+  std::atomic<int32_t> exit_status{0};
   // Limits in force (the command line's, or the pipeline's once loaded).
   std::atomic<int64_t> pass_timeout_ns{0};
   std::atomic<int64_t> memory_limit_mb{0};
@@ -112,6 +118,19 @@ RunState* NewRunState(bool shared);
 // (recorded in `state`), and a new-handler that records running out of
 // memory and ends the process ("TOOL: out of memory").
 void InstallCrashHandlers(RunState* state, const char* tool = "plir-opt");
+// In the child, before any plugin loads: marks `state->exiting` when exit()
+// is called. exit() runs the handlers registered with atexit/on_exit and
+// the static destructors (__cxa_atexit) in the reverse order of their
+// registration, then the shared libraries' destructors (_dl_fini): so the
+// handler is registered again when a pass (or plir-run's run, or the
+// output) begins after a plugin loaded, and before each of the first
+// kMaxExitWatchArms such phases (RunState::Enter), to run before the
+// static destructors of every plugin loaded so far. A destructor
+// registered later (a function-local static first reached in the pass that
+// calls exit()) runs before the mark: then only --pass-timeout or
+// --timeout bounds it.
+void WatchExitPhase(RunState* state);
+inline constexpr int kMaxExitWatchArms = 1024;
 // In the child: caps the address space at `mb` megabytes (RLIMIT_AS).
 bool ApplyMemoryLimit(int64_t mb);
 
@@ -121,15 +140,31 @@ struct ChildOutcome {
   int signal = 0;  // the signal that ended the child, if any
   bool timed_out = false;
   int stopped_by = 0;  // the child was stopped by this signal, and then killed
+  // The child did not end within the exit grace after it called exit()
+  // (exit_status: what it gave exit(), as its page says) or after it
+  // handed over its result (exit_after_result), and was killed.
+  bool exit_hung = false;
+  bool exit_after_result = false;
+  int exit_status = 0;
+  double exit_grace_s = 0;
   // A limit of the supervisor's own that ended the child ("--timeout 5 s").
   std::string limit;
 };
+
+// How long a child may take to finish exiting once it called exit() (its
+// exit handlers and static destructors) or handed over its result: a
+// plugin's destructor that never returns must not hang the run when no
+// --pass-timeout or --timeout is given.
+inline constexpr double kExitGraceSeconds = 5;
 
 // The supervisor's own limits, which nothing in the child's page can lift.
 struct SuperviseLimits {
   int64_t deadline_ns = 0;      // CLOCK_MONOTONIC; 0: none (--timeout)
   double run_timeout_s = 0;     // for the message
   int64_t load_timeout_ns = 0;  // one plugin load (--load-timeout); 0: none
+  // From when the supervisor first sees the child's page say "exiting" or
+  // "finished" (its own clock: the page's times may be forged); 0: none.
+  int64_t exit_grace_ns = static_cast<int64_t>(kExitGraceSeconds * 1e9);
 };
 
 // CLOCK_MONOTONIC, in nanoseconds.
@@ -166,7 +201,9 @@ void KillOnTerminatingSignal(pid_t pid);
 int KillDescendants(pid_t child_pgid);
 
 // Waits for `pid`. While state.pass_timeout_ns is set, kills the child when
-// one plugin load or one pass has run longer than that. A child that is
+// one plugin load or one pass has run longer than that. A child that called
+// exit() (state.exiting) or handed over its result (state.finished) and
+// has not ended limits.exit_grace_ns later is killed (exit_hung). A child that is
 // stopped (SIGSTOP, or a stop signal it raised itself) is killed: nothing
 // would ever continue it. With `relay_fd` >= 0 (the read end of the pipe
 // that is the child's standard error), what the child writes there is

@@ -336,6 +336,11 @@ StatusOr<Tensor> SafetensorsReader::Read(size_t i) const {
     return InvalidArgument(path_ + ": no tensor " + std::to_string(i) + " (the file has " +
                            std::to_string(header_.entries.size()) + ")");
   const SafetensorsEntry& e = header_.entries[i];
+  // Checked before the buffer is allocated: a file may declare any size.
+  if (e.size() > static_cast<uint64_t>(MaxTensorBytes()))
+    return ResourceExhausted(path_ + ": tensor " + Quote(e.name) + " has " +
+                             std::to_string(e.size()) + " bytes, more than the limit of " +
+                             std::to_string(MaxTensorBytes()) + " bytes (--max-tensor-bytes)");
   Tensor t;
   t.dtype = e.dtype;
   t.shape = e.shape;

@@ -75,7 +75,9 @@ class SafetensorsReader {
   const SafetensorsHeader& header() const { return header_; }
   const std::vector<SafetensorsEntry>& entries() const { return header_.entries; }
   // Reads entry i into a buffer from AllocateTensorBuffer (the interpreter's
-  // tracked memory when called inside it).
+  // tracked memory when called inside it). A tensor of more bytes than
+  // MaxTensorBytes() (plir-run's --max-tensor-bytes) is ResourceExhausted,
+  // naming the file and the tensor, before anything is allocated.
   StatusOr<Tensor> Read(size_t i) const;
 
  private:

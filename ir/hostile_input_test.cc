@@ -253,5 +253,26 @@ TEST(HostileTextTest, InvalidUtf8InANameIsEscapedInTheMessage) {
   EXPECT_NE(e.find("def @f\\xff\\xfe(%x"), std::string::npos) << e;
 }
 
+// A binary module can hold strings that are not UTF-8 (the text parser
+// refuses them; a .plirb carries any bytes): it loads, but the verifier,
+// which every tool runs on its input, refuses it, so that no tool writes
+// JSON that cannot be read back (hostile round F2, the binary side).
+TEST(HostileInputTest, BinaryStringsThatAreNotUtf8FailVerification) {
+  const std::string bad = "\xed\xa0\x80\xff";
+  Var x = VarNode::Make("x", ObjectTypeNode::Get()), y = VarNode::Make("y", ObjectTypeNode::Get());
+  Expr call = *MakeOpCall("call_packed", {StringImmNode::Make(bad), x});
+  Function f = FunctionNode::Make(
+      "f", {x}, ObjectTypeNode::Get(),
+      SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(y, call)}, false)}, y));
+  Module m = *Module::Make({f});
+  StatusOr<Module> loaded = LoadBinary(SaveBinary(m));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Status s = Verify(*loaded);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is not valid UTF-8"), std::string::npos) << s.message();
+  // What the check prevents: its JSON does not load.
+  EXPECT_FALSE(LoadJson(SaveJson(*loaded)).ok());
+}
+
 }  // namespace
 }  // namespace plir

@@ -31,6 +31,36 @@ std::string PrintableName(std::string_view s) {
   return out.substr(1, out.size() - 2);
 }
 
+// Strings must be valid UTF-8: JSON holds nothing else, and the text
+// format's string literals are read as UTF-8. (Binary and JSON files, and
+// plugins, can carry any bytes.)
+bool AttrUtf8(const AttrValue& v) {
+  switch (v.kind()) {
+    case AttrValue::Kind::kString:
+      return IsValidUtf8(v.as_string());
+    case AttrValue::Kind::kList:
+      for (const AttrValue& e : v.as_list())
+        if (!AttrUtf8(e)) return false;  // depth bounded (kMaxAttrDepth)
+      return true;
+    case AttrValue::Kind::kMap:
+      for (const auto& [key, value] : v.as_map())
+        if (!IsValidUtf8(key) || !AttrUtf8(value)) return false;
+      return true;
+    default:
+      return true;
+  }
+}
+
+// The message for a string that is not valid UTF-8: `what` and the first
+// bytes of the string (the caller's message escapes them).
+std::string NotUtf8(const std::string& what, std::string_view s) {
+  std::string shown;
+  AppendQuoted(s.substr(0, 40), &shown, QuoteStyle::kText);
+  if (s.size() > 40) shown.insert(shown.size() - 1, "...");
+  return what + " " + shown +
+         " is not valid UTF-8 (JSON and the text format hold only UTF-8 strings)";
+}
+
 // The nesting depth the parser counts when it reads the printed form of
 // `item` (ir/parser.cc: a body at 1; a binding's value and annotation, and a
 // body's result, one deeper; call arguments and sinfo, tuple fields, an if's
@@ -175,6 +205,11 @@ class Verifier : public IRVisitor {
       case NodeKind::kGlobalVar: {
         auto* g = static_cast<const GlobalVarNode*>(n);
         if (!module_.Contains(g->name())) Error("unknown global @" + g->name());
+        return false;
+      }
+      case NodeKind::kStringImm: {
+        const std::string& v = static_cast<const StringImmNode*>(n)->value();
+        if (!IsValidUtf8(v)) Error(NotUtf8("the string", v));
         return false;
       }
       case NodeKind::kSeqExpr:
@@ -337,8 +372,9 @@ class Verifier : public IRVisitor {
       }
       case NodeKind::kGlobalVar:
         return module_.Contains(static_cast<const GlobalVarNode*>(e)->name());
-      case NodeKind::kPrimValue:
       case NodeKind::kStringImm:
+        return IsValidUtf8(static_cast<const StringImmNode*>(e)->value());
+      case NodeKind::kPrimValue:
       case NodeKind::kConstant:
       case NodeKind::kShapeExpr:
       case NodeKind::kPrimExpr:
@@ -361,6 +397,7 @@ class Verifier : public IRVisitor {
 
   bool FastDefine(const VarNode* v, bool in_dataflow_block) {
     if (v->is_dataflow() && !in_dataflow_block) return false;
+    if (!IsValidUtf8(v->hint().prefix().str())) return false;
     if (!state_.Insert(v, kInScope).second) return false;
     scope_order_.push_back(v);
     report_.defined.push_back(v);
@@ -383,6 +420,8 @@ class Verifier : public IRVisitor {
   }
 
   void Define(const VarNode* v) {
+    if (const std::string& prefix = v->hint().prefix().str(); !IsValidUtf8(prefix))
+      Error(NotUtf8("the name of variable", prefix));
     if (!state_.Insert(v, kInScope).second) {
       Error("variable " + VarName(v) + " is bound more than once");
       return;
@@ -442,10 +481,15 @@ class Verifier : public IRVisitor {
   }
 
   void CheckCall(const CallNode* c) {
-    for (const auto& e : c->attrs().entries())
+    for (const auto& e : c->attrs().entries()) {
       if (!IsTextName(e.first.str(), /*is_key=*/true))
         Error("attribute key '" + PrintableName(e.first.str()) +
               "' cannot be written in the text format");
+      else if (!AttrUtf8(e.second))
+        Error("attribute '" + e.first.str() +
+              "' holds a string that is not valid UTF-8 (JSON "
+              "and the text format hold only UTF-8 strings)");
+    }
     if (auto* g = As<GlobalVarNode>(c->callee())) {
       Item item = module_.Lookup(g->name());
       if (!item) return;  // reported as an unknown global
@@ -739,11 +783,18 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
       name_errors.push_back(
           {"@" + PrintableName(it->name()),
            "the name cannot be written in the text format (letters, digits and '_')"});
-    for (const auto& e : it->attrs().entries())
-      if (!IsTextName(e.first.str(), /*is_key=*/true) && name_errors.size() < max_errors)
+    for (const auto& e : it->attrs().entries()) {
+      if (name_errors.size() >= max_errors) break;
+      if (!IsTextName(e.first.str(), /*is_key=*/true))
         name_errors.push_back({"@" + PrintableName(it->name()) + ", attrs",
                                "attribute key '" + PrintableName(e.first.str()) +
                                    "' cannot be written in the text format"});
+      else if (!AttrUtf8(e.second))
+        name_errors.push_back({"@" + PrintableName(it->name()) + ", attrs",
+                               "attribute '" + e.first.str() +
+                                   "' holds a string that is not valid UTF-8 (JSON and the text "
+                                   "format hold only UTF-8 strings)"});
+    }
   }
   if (!name_errors.empty()) return name_errors;
   std::vector<ItemReport> reports(items.size());

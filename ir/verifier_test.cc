@@ -396,5 +396,62 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] attrs {cfg = {"any
       << s.message();
 }
 
+// Strings must be valid UTF-8 wherever they live (hostile round F2): a
+// binary or JSON file, or a plugin, can hold any bytes, which JSON could
+// not be read back with. The parser refuses them in string literals.
+TEST(VerifierTest, StringsMustBeValidUtf8) {
+  const std::string bad = "\xed\xa0\x80\xff";  // a surrogate and a stray byte
+  Module m = testing::ParseOrFail(R"(
+def @main(%x: Object) -> Object attrs {note = "ok", names = ["a"]} {
+  %y = call_packed("f", %x);
+  %y
+}
+)");
+  ASSERT_TRUE(Verify(m).ok()) << Verify(m).message();
+  Function f = m.LookupFunction("main");
+  // A function attribute, directly and inside a list and a map.
+  for (const AttrValue& v :
+       {AttrValue::String(bad), AttrValue::List({AttrValue::String("a"), AttrValue::String(bad)}),
+        *AttrValue::Map({{bad, AttrValue::Int(1)}})}) {
+    Function g = FunctionNode::Make(f->name(), f->params(), f->ret_type(), f->body(),
+                                    f->attrs().With(Symbol("note"), v));
+    Status s = Verify(m.WithItem(g));
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("attribute 'note' holds a string that is not valid UTF-8"),
+              std::string::npos)
+        << s.message();
+  }
+  // A string argument (call_packed's function name), and a call attribute.
+  Var x = f->params()[0], y = VarNode::Make("y", ObjectTypeNode::Get());
+  auto with_body = [&](Expr value, Var bound) {
+    return FunctionNode::Make("main", {x}, ObjectTypeNode::Get(),
+                              SeqExprNode::Make({Ordinary({Bind(bound, value)})}, bound));
+  };
+  Expr packed_bad = *MakeOpCall("call_packed", {StringImmNode::Make(bad), x});
+  ExpectOneError({with_body(packed_bad, y)},
+                 "@main, body, block 0, binding 0 (%y), value, argument 0", "is not valid UTF-8");
+  auto* call = As<CallNode>(packed_bad);
+  Expr attr_bad = CallNode::MakeUnchecked(call->callee(), {StringImmNode::Make("f"), x},
+                                          *Attrs::Make({{Symbol("tag"), AttrValue::String(bad)}}),
+                                          {}, call->type());
+  // (call_packed takes no attribute 'tag' either: a second error.)
+  Status attr_status = Verify(*Module::Make({with_body(attr_bad, y)}));
+  EXPECT_NE(attr_status.message().find("@main, body, block 0, binding 0 (%y), value: attribute "
+                                       "'tag' holds a string that is not valid UTF-8"),
+            std::string::npos)
+      << attr_status.message();
+  // A variable's name.
+  Expr packed = *MakeOpCall("call_packed", {StringImmNode::Make("f"), x});
+  Var named_bad = VarNode::Make(bad, ObjectTypeNode::Get());
+  Module vm = *Module::Make({with_body(packed, named_bad)});
+  Status s = Verify(vm);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("the name of variable"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("is not valid UTF-8"), std::string::npos) << s.message();
+  // Valid UTF-8 beyond ASCII is fine.
+  Expr packed_ok = *MakeOpCall("call_packed", {StringImmNode::Make("caf\xc3\xa9"), x});
+  EXPECT_TRUE(Verify(*Module::Make({with_body(packed_ok, y)})).ok());
+}
+
 }  // namespace
 }  // namespace plir

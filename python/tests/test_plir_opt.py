@@ -41,6 +41,25 @@ def raises(mod):
 @plir.module_pass(name="{name}Mutates")
 def mutates(mod):
     return 3
+
+
+class FirstConstant(plir.ExprVisitor):
+    found = None
+
+    def visit_constant_(self, c):
+        self.found = self.found or c
+
+
+@plir.module_pass(name="{name}Pokes")
+def pokes(mod):
+    # Objects are immutable; ctypes is the way around that, and
+    # --check-input-unchanged must still see the write.
+    import ctypes
+    v = FirstConstant()
+    v.visit_module(mod)
+    p = ctypes.cast(v.found.data_address, ctypes.POINTER(ctypes.c_ubyte))
+    p[0] ^= 1
+    return mod
 """
 
 
@@ -129,6 +148,21 @@ def test_bad_python_files_name_yaml_and_python_locations(work):
 def test_check_input_unchanged_covers_python_passes(work):
     r = plir_opt("model.plir", "--pipeline", "pipeline.yaml", "--check-input-unchanged", "--verify-each", cwd=work)
     assert r.returncode == 0, r.stderr
+    # A Python pass that writes into a constant of its input, in place.
+    (work / "c.plir").write_text(
+        "def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n"
+        "  %y = add(%x, const<Tensor[(2,), float32]>[1, 2]);\n"
+        "  %y\n"
+        "}\n"
+    )
+    (work / "poke.yaml").write_text("version: 1\npython: [py/passes.py]\npasses: [PySigPokes]\n")
+    r = plir_opt("c.plir", "--pipeline", "poke.yaml", "-o", "out.plir", cwd=work)
+    assert r.returncode == 0, r.stderr  # unchecked, the write goes unseen
+    (work / "out.plir").write_text("old output\n")
+    r = plir_opt("c.plir", "--pipeline", "poke.yaml", "-o", "out.plir", "--check-input-unchanged", cwd=work)
+    assert r.returncode == 1, r.stderr
+    assert "pass PySigPokes" in r.stderr and "modified its input module (changed: @main)" in r.stderr
+    assert (work / "out.plir").read_text() == "old output\n"
 
 
 def test_emit_pipeline_keeps_python_key(work):

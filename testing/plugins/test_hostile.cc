@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -110,6 +111,17 @@ int ScribbleOnEveryFd(const char* text) {
   }
   return hits;
 }
+
+// A static object, constructed when the plugin loads (so its destructor is
+// registered with __cxa_atexit then), whose destructor never returns once
+// the mode exit-hang asked for it: exit() from the pass then never ends.
+std::atomic<bool> g_spin_at_exit{false};
+struct SpinAtExit {
+  ~SpinAtExit() {
+    for (volatile unsigned spins = 0; g_spin_at_exit.load(); spins = spins + 1u) {
+    }
+  }
+} g_spin_at_exit_object;
 
 [[noreturn]] void Segfault() {
   signal(SIGSEGV, SIG_DFL);
@@ -338,6 +350,12 @@ void Attack(const std::string& mode) {
     }
   } else if (mode == "segfault") {
     Segfault();
+  } else if (mode == "exit-hang") {
+    // exit(3), and a static destructor that spins: without a time limit,
+    // only the supervisor's bound on the exit phase ends it.
+    g_spin_at_exit.store(true);
+    Report(mode, true, "calling exit(3)");
+    std::exit(3);
   } else if (!mode.empty()) {
     errno = EINVAL;
     Report(mode, false, "unknown mode");

@@ -1,5 +1,6 @@
-// Passes that break the rules: one throws, one mutates its input through a
-// const_cast, one returns an ill-formed module.
+// Passes that break the rules: one throws, two mutate their input through a
+// const_cast (a call's arguments, a constant's bytes), one returns an
+// ill-formed module.
 #include <stdexcept>
 
 #include "ir/op.h"
@@ -19,6 +20,19 @@ class FirstCall : public IRVisitor {
   bool Enter(const Node* n, bool) override {
     if (found) return false;
     if (auto* c = As<CallNode>(n); c && c->args().size() >= 2) found = c;
+    return !found;
+  }
+};
+
+// Finds the first constant with at least one byte.
+class FirstConstant : public IRVisitor {
+ public:
+  const ConstantNode* found = nullptr;
+
+ protected:
+  bool Enter(const Node* n, bool) override {
+    if (found) return false;
+    if (auto* c = As<ConstantNode>(n); c && !c->data().empty()) found = c;
     return !found;
   }
 };
@@ -45,6 +59,19 @@ Status Register(PluginHost& host) {
     return m;  // pretends nothing happened
   };
   PLIR_RETURN_IF_ERROR(host.RegisterPass(std::move(mutator)));
+
+  // The structural hash of a constant's bytes is computed once and kept in
+  // the node, so hashing the module again would not see this write.
+  PassDef byte_writer;
+  byte_writer.info.name = "TestMutatesConstant";
+  byte_writer.info.description = "flips a byte of the first constant of its input, in place";
+  byte_writer.module_fn = [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
+    FirstConstant finder;
+    finder.WalkModule(m);
+    if (finder.found) const_cast<char*>(finder.found->data().data())[0] ^= 1;
+    return m;
+  };
+  PLIR_RETURN_IF_ERROR(host.RegisterPass(std::move(byte_writer)));
 
   PassDef breaker;
   breaker.info.name = "TestBreaksModule";
