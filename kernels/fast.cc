@@ -34,6 +34,8 @@ std::atomic<uint64_t> fast_calls{0};
 // one thread OpenBLAS never starts them again.
 extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
 
+std::atomic<bool> blas_threads_owned{true};
+
 void SingleThreadedBlas() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -47,6 +49,7 @@ void SingleThreadedBlas() {
 template <typename T, typename F>
 void SplitGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                const T* b, int64_t ldb, T* c, int64_t ldc, F gemm) {
+  if (!BlasThreadsOwned()) return gemm(m, n, a, b, c);  // OpenBLAS threads it
   SingleThreadedBlas();
   double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   constexpr double kPart = 1 << 18;
@@ -72,6 +75,17 @@ uint64_t FastPathCalls() { return fast_calls.load(std::memory_order_relaxed); }
 void NoteFastPath() { fast_calls.fetch_add(1, std::memory_order_relaxed); }
 
 int KernelThreads() { return DefaultThreads(); }
+
+bool BlasThreadsOwned() { return blas_threads_owned.load(std::memory_order_relaxed); }
+}  // namespace plir::internal
+
+namespace plir {
+void SetBlasThreadsOwned(bool owned) {
+  internal::blas_threads_owned.store(owned, std::memory_order_relaxed);
+}
+}  // namespace plir
+
+namespace plir::internal {
 
 namespace {
 std::atomic<bool> avx2_enabled{true};
@@ -107,7 +121,7 @@ void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, i
 
 void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                    int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  SingleThreadedBlas();
+  if (BlasThreadsOwned()) SingleThreadedBlas();
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
               static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
@@ -116,7 +130,7 @@ void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alph
 
 void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                    int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  SingleThreadedBlas();
+  if (BlasThreadsOwned()) SingleThreadedBlas();
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
               static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,

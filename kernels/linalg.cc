@@ -40,7 +40,7 @@ void FastMatmul(const T* a, const T* b, T* out, int64_t n, int64_t k, int64_t m,
   // Small products (attention's heads): the batch splits over the threads,
   // one single-threaded GEMM each; large ones split themselves.
   int64_t per = n * m * k;
-  if (per >= (int64_t{1} << 22)) {
+  if (per >= (int64_t{1} << 22) || !BlasThreadsOwned()) {
     for (int64_t bi = 0; bi < nb; ++bi) one(bi, true);
     return;
   }

@@ -38,6 +38,11 @@ int KernelThreads();
 // loops stay on the caller's thread). fn must not throw.
 void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// False after SetBlasThreadsOwned(false) (kernels/op_kernels.h): Gemm then
+// hands each product to OpenBLAS whole, threaded by OpenBLAS, and callers
+// do not split products over threads of their own.
+bool BlasThreadsOwned();
+
 // C (m x n, leading dimension ldc) = alpha * op(A) * op(B) + beta * C,
 // row-major, op = transpose when ta / tb. Gemm splits C's columns (or rows)
 // over KernelThreads() threads, each calling OpenBLAS single-threaded (its
