@@ -1,4 +1,4 @@
-// GFLOP/s of the conv2d and matmul kernels, fast path (im2col + OpenBLAS
+// GFLOP/s of the conv2d, matmul and some binary elementwise kernels, fast path (im2col + OpenBLAS
 // sgemm) against the reference loops, on ResNet-50's shapes and square
 // sgemms. Run by bench/kernels.sh, which adds PyTorch on the same shapes
 // and the machine's peak; by hand:
@@ -61,6 +61,15 @@ void Conv(benchmark::State& state, int64_t C, int64_t H, int64_t O, int64_t K, i
       ConvAttrs(stride, pad, groups), flops, fast);
 }
 
+// An elementwise binary op on (1, C, H, H) and a scalar or a same-shape
+// operand: one FLOP per element.
+void Binary(benchmark::State& state, const char* op, int64_t C, int64_t H, bool scalar, bool fast) {
+  Tensor x = Random({1, C, H, H});
+  Tensor y = scalar ? MakeTensor(DataType::kFloat32, {}, [](int64_t) { return 0.0; })
+                    : Random({1, C, H, H});
+  Run(state, op, {x, y}, Attrs(), static_cast<double>(C) * H * H, fast);
+}
+
 void Sgemm(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool fast) {
   Run(state, "matmul", {Random({m, k}), Random({k, n})}, Attrs(), 2.0 * m * n * k, fast);
 }
@@ -77,6 +86,15 @@ BENCHMARK_CAPTURE(Conv, Fast / 3x3_64x56_64, 64, 56, 64, 3, 1, 1, 1, true)->Appl
 BENCHMARK_CAPTURE(Conv, Fast / 1x1_64x56_256, 64, 56, 256, 1, 1, 0, 1, true)->Apply(Threads);
 BENCHMARK_CAPTURE(Conv, Fast / 3x3s2_256x28_256, 256, 28, 256, 3, 2, 1, 1, true)->Apply(Threads);
 BENCHMARK_CAPTURE(Conv, Fast / dw3x3_144x56, 144, 56, 144, 3, 1, 1, 144, true)->Apply(Threads);
+// More of MobileNet v2's depthwise 3x3s (stride 2; the narrow late ones)
+// and a channel multiplier of 2.
+BENCHMARK_CAPTURE(Conv, Fast / dw3x3s2_96x112, 96, 112, 96, 3, 2, 1, 96, true)->Apply(Threads);
+BENCHMARK_CAPTURE(Conv, Fast / dw3x3_960x7, 960, 7, 960, 3, 1, 1, 960, true)->Apply(Threads);
+BENCHMARK_CAPTURE(Conv, Fast / dw3x3m2_32x56, 32, 56, 64, 3, 1, 1, 32, true)->Apply(Threads);
+// ReLU6's maximum and minimum against a scalar, an add of two activations.
+BENCHMARK_CAPTURE(Binary, Fast / max_scalar_144x56, "maximum", 144, 56, true, true)->Apply(Threads);
+BENCHMARK_CAPTURE(Binary, Fast / min_scalar_144x56, "minimum", 144, 56, true, true)->Apply(Threads);
+BENCHMARK_CAPTURE(Binary, Fast / add_144x56, "add", 144, 56, false, true)->Apply(Threads);
 BENCHMARK_CAPTURE(Conv, Reference / 3x3_64x56_64, 64, 56, 64, 3, 1, 1, 1, false)->Apply(Once);
 BENCHMARK_CAPTURE(Sgemm, Fast / 256, 256, 256, 256, true)->Apply(Threads);
 BENCHMARK_CAPTURE(Sgemm, Fast / 1024, 1024, 1024, 1024, true)->Apply(Threads);

@@ -25,6 +25,12 @@ SHAPES = {
     "1x1_64x56_256": ("conv", (64, 56, 256, 1, 1, 0, 1)),
     "3x3s2_256x28_256": ("conv", (256, 28, 256, 3, 2, 1, 1)),
     "dw3x3_144x56": ("conv", (144, 56, 144, 3, 1, 1, 144)),
+    "dw3x3s2_96x112": ("conv", (96, 112, 96, 3, 2, 1, 96)),
+    "dw3x3_960x7": ("conv", (960, 7, 960, 3, 1, 1, 960)),
+    "dw3x3m2_32x56": ("conv", (32, 56, 64, 3, 1, 1, 32)),
+    "max_scalar_144x56": ("binary", ("maximum", 144, 56, True)),
+    "min_scalar_144x56": ("binary", ("minimum", 144, 56, True)),
+    "add_144x56": ("binary", ("add", 144, 56, False)),
     "256": ("gemm", (256, 256, 256)),
     "1024": ("gemm", (1024, 1024, 1024)),
     "fc_1x2048x1000": ("gemm", (1, 2048, 1000)),
@@ -38,6 +44,12 @@ def torch_seconds(kind, shape, threads, runs=20):
         c, h, o, k, s, p, g = shape
         x, w = torch.randn(1, c, h, h), torch.randn(o, c // g, k, k)
         fn = lambda: torch.nn.functional.conv2d(x, w, stride=s, padding=p, groups=g)
+    elif kind == "binary":
+        op, c, h, scalar = shape
+        x = torch.randn(1, c, h, h)
+        y = torch.zeros(()) if scalar else torch.randn(1, c, h, h)
+        f = getattr(torch, op)
+        fn = lambda: f(x, y)
     else:
         m, k, n = shape
         a, b = torch.randn(m, k), torch.randn(k, n)
@@ -58,6 +70,9 @@ def flops(kind, shape):
         c, h, o, k, s, p, g = shape
         oh = (h + 2 * p - k) // s + 1
         return 2.0 * o * oh * oh * (c // g) * k * k
+    if kind == "binary":  # one FLOP per element
+        _, c, h, _ = shape
+        return float(c * h * h)
     m, k, n = shape
     return 2.0 * m * n * k
 
@@ -97,7 +112,8 @@ def main():
             t = flops(kind, shape) / torch_seconds(kind, shape, threads) * 1e-9
             p = total * threads / cores
             ref_s = f"{ref:.3f}" if ref is not None else ""
-            print(f"| {'conv2d' if kind == 'conv' else 'sgemm'} | {label} | {threads} | {ref_s} "
+            name = {"conv": "conv2d", "binary": shape[0] if kind == "binary" else ""}.get(kind, "sgemm")
+            print(f"| {name} | {label} | {threads} | {ref_s} "
                   f"| {fast:.2f} | {t:.2f} | {fast / t:.2f} | {fast / p:.1%} |")
 
 

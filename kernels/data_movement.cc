@@ -205,6 +205,25 @@ void CopyStrided(const char* src, int64_t stride, int64_t n, char* dst) {
 }
 
 // Copies elements as bytes: exact for every dtype.
+// Batched transposes (the last two axes swapped, the leading ones kept: a
+// weight's transpose, attention's keys): tiles of 32 x 32 elements, so that
+// the strided side stays in cache (the row-by-row gather below reads a new
+// cache line for every element of a tall matrix).
+template <typename E>
+void TransposeTiled(const char* src, int64_t batch, int64_t rows, int64_t cols, char* dst) {
+  constexpr int64_t kTile = 32;
+  for (int64_t b = 0; b < batch; ++b) {
+    const E* in = reinterpret_cast<const E*>(src) + b * rows * cols;
+    E* out = reinterpret_cast<E*>(dst) + b * rows * cols;
+    for (int64_t i0 = 0; i0 < cols; i0 += kTile)
+      for (int64_t j0 = 0; j0 < rows; j0 += kTile) {
+        int64_t i1 = std::min(cols, i0 + kTile), j1 = std::min(rows, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j) out[i * rows + j] = in[j * cols + i];
+      }
+  }
+}
+
 StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs) {
   PLIR_RETURN_IF_ERROR(CheckArgs("permute_dims", args, 1));
   const Tensor& a = args[0];
@@ -235,7 +254,18 @@ StatusOr<Tensor> PermuteDims(const std::vector<Tensor>& args, const Attrs& attrs
       AllocateTensorBufferForOverwrite(static_cast<size_t>(n) * size);
   const char* src = a.data->data();
   char* dst = data->mutable_data();
-  if (n > 0) {
+  bool batched_transpose = nd >= 2 && axes[nd - 2] == static_cast<int64_t>(nd - 1) &&
+                           axes[nd - 1] == static_cast<int64_t>(nd - 2) && a.shape[nd - 1] > 1 &&
+                           a.shape[nd - 2] > 1 && (size == 4 || size == 8);
+  for (size_t k = 0; batched_transpose && k + 2 < nd; ++k)
+    batched_transpose = axes[k] == static_cast<int64_t>(k);
+  if (n > 0 && batched_transpose) {
+    int64_t rows = a.shape[nd - 2], cols = a.shape[nd - 1], batch = n / (rows * cols);
+    if (size == 4)
+      TransposeTiled<uint32_t>(src, batch, rows, cols, dst);
+    else
+      TransposeTiled<uint64_t>(src, batch, rows, cols, dst);
+  } else if (n > 0) {
     // Rows of the innermost output dimension, each a strided gather of
     // whole elements (typed for the common sizes, so the copy is a load and
     // a store); an odometer over the outer dimensions finds each row's start.

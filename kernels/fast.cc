@@ -22,18 +22,49 @@ bool FastFromEnvironment() {
 }
 std::atomic<bool> fast_enabled{FastFromEnvironment()};
 std::atomic<uint64_t> fast_calls{0};
-std::atomic<int> blas_threads{0};  // what OpenBLAS was last told
-std::mutex blas_threads_mu;
 
-// OpenBLAS keeps one process-wide thread count: set it when --threads (or
-// a test) changed DefaultThreads() since the last call.
-void SyncBlasThreads() {
-  int want = KernelThreads();
-  if (blas_threads.load(std::memory_order_relaxed) == want) return;
-  std::lock_guard<std::mutex> lock(blas_threads_mu);
-  if (blas_threads.load(std::memory_order_relaxed) == want) return;
-  openblas_set_num_threads(want);
-  blas_threads.store(want, std::memory_order_relaxed);
+// OpenBLAS runs on the calling thread only (one OpenBLAS thread): Gemm
+// splits a product over PLIR's own threads instead. OpenBLAS's pthread
+// workers spin in sched_yield for ~2^28 cycles (about 0.1 s) after they
+// start and after every threaded call; on plir-run mobilenet_v2 --threads 2
+// that spinning was a third of the process's CPU samples, taken from the
+// kernels' own threads on a 2-core machine. Its workers, started when the
+// library loaded, are stopped (blas_thread_shutdown_, the pthread build's
+// fork handler; weak, since the serial and OpenMP builds lack it), and with
+// one thread OpenBLAS never starts them again.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
+std::atomic<bool> blas_threads_owned{true};
+
+void SingleThreadedBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_) blas_thread_shutdown_();
+  });
+}
+
+// Calls gemm(m, n, a, b, c) on parts of the product: columns (or rows, when
+// m > n) split over KernelThreads(), each part at least ~256K multiply-adds.
+template <typename T, typename F>
+void SplitGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T* c, int64_t ldc, F gemm) {
+  if (!BlasThreadsOwned()) return gemm(m, n, a, b, c);  // OpenBLAS threads it
+  SingleThreadedBlas();
+  double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  constexpr double kPart = 1 << 18;
+  if (KernelThreads() <= 1 || work < 2 * kPart) return gemm(m, n, a, b, c);
+  if (n >= m) {
+    int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(n * kPart / work));
+    ParallelRange(n, grain, [&](int64_t lo, int64_t hi) {
+      gemm(m, hi - lo, a, b + (tb ? lo * ldb : lo), c + lo);
+    });
+  } else {
+    int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(m * kPart / work));
+    ParallelRange(m, grain, [&](int64_t lo, int64_t hi) {
+      gemm(hi - lo, n, a + (ta ? lo : lo * lda), b, c + lo * ldc);
+    });
+  }
 }
 }  // namespace
 
@@ -44,6 +75,36 @@ uint64_t FastPathCalls() { return fast_calls.load(std::memory_order_relaxed); }
 void NoteFastPath() { fast_calls.fetch_add(1, std::memory_order_relaxed); }
 
 int KernelThreads() { return DefaultThreads(); }
+
+bool BlasThreadsOwned() { return blas_threads_owned.load(std::memory_order_relaxed); }
+}  // namespace plir::internal
+
+namespace plir {
+void SetBlasThreadsOwned(bool owned) {
+  internal::blas_threads_owned.store(owned, std::memory_order_relaxed);
+}
+}  // namespace plir
+
+namespace plir::internal {
+
+namespace {
+std::atomic<bool> avx2_enabled{true};
+}  // namespace
+
+bool CpuHasAvx2Fma() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool yes = [] {
+    const char* v = std::getenv("PLIR_NO_AVX2");
+    if (v && *v && std::string(v) != "0") return false;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes && avx2_enabled.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void SetAvx2Enabled(bool on) { avx2_enabled.store(on, std::memory_order_relaxed); }
 
 void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
@@ -58,22 +119,38 @@ void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, i
   });
 }
 
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  SyncBlasThreads();
+void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (BlasThreadsOwned()) SingleThreadedBlas();
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
               static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
               static_cast<blasint>(ldc));
 }
 
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  SyncBlasThreads();
+void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                   int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (BlasThreadsOwned()) SingleThreadedBlas();
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
               static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
               static_cast<blasint>(ldc));
+}
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  SplitGemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+            [&](int64_t pm, int64_t pn, const float* pa, const float* pb, float* pc) {
+              GemmOneThread(ta, tb, pm, pn, k, alpha, pa, lda, pb, ldb, beta, pc, ldc);
+            });
+}
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  SplitGemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+            [&](int64_t pm, int64_t pn, const double* pa, const double* pb, double* pc) {
+              GemmOneThread(ta, tb, pm, pn, k, alpha, pa, lda, pb, ldb, beta, pc, ldc);
+            });
 }
 
 }  // namespace plir::internal

@@ -100,6 +100,51 @@ TEST(FastPathTest, Conv2dPointwiseAndLayouts) {
   EXPECT_TRUE(Agree("nn.conv2d", {xd, wd}, A("groups", 8, "strides", L({2, 2})), 9));
 }
 
+// Depthwise convolution (groups == input channels, a channel multiplier of
+// 1 to 3): shapes wide and tall enough for the vector blocks (4 rows x 16
+// columns) and their masked right edge, strides 1 to 3 (phases of the
+// padded plane), asymmetric padding up to 3 (wider than the window too),
+// dilation 1 to 2; with the AVX2 clone and with the baseline loops.
+TEST(FastPathTest, DepthwiseConv2d) {
+  for (bool avx2 : {true, false}) {
+    internal::SetAvx2Enabled(avx2);
+    for (int iter = 0; iter < 150; ++iter) {
+      DataType dt = iter % 5 == 4 ? DataType::kFloat64 : DataType::kFloat32;
+      int64_t C = Uniform(1, 5), og = iter % 3 == 0 ? Uniform(2, 3) : 1, N = Uniform(1, 2);
+      int64_t H = Uniform(1, 13), W = Uniform(1, 41);
+      int64_t KH = Uniform(1, 3), KW = Uniform(1, 3), dh = Uniform(1, 2), dw = Uniform(1, 2);
+      if (iter % 2 == 0) KH = KW = 3, dh = dw = 1;  // MobileNet's
+      std::vector<int64_t> pad{Uniform(0, 3), Uniform(0, 3), Uniform(0, 3), Uniform(0, 3)};
+      std::vector<int64_t> st{Uniform(1, 3), Uniform(1, 3)};
+      if (H + pad[0] + pad[2] < dh * (KH - 1) + 1 || W + pad[1] + pad[3] < dw * (KW - 1) + 1)
+        continue;
+      Tensor x = Random(dt, {N, C, H, W}), w = Random(dt, {C * og, 1, KH, KW});
+      EXPECT_TRUE(Agree("nn.conv2d", {x, w},
+                        A("strides", st, "padding", pad, "dilation", L({dh, dw}), "groups", C),
+                        KH * KW))
+          << "case " << iter << " avx2 " << avx2 << ": " << N << "x" << C << "x" << H << "x" << W
+          << " k " << KH << "x" << KW << " og " << og << " s " << st[0] << "," << st[1];
+    }
+    // MobileNet's shapes: 3x3, padding 1, stride 1 and 2, even and odd sizes;
+    // threads split the planes.
+    SetDefaultThreads(2);
+    for (int64_t s : {1, 2})
+      for (int64_t h : {7, 14, 28, 57}) {
+        Tensor x = Random(DataType::kFloat32, {1, 24, h, h}),
+               w = Random(DataType::kFloat32, {24, 1, 3, 3});
+        EXPECT_TRUE(Agree("nn.conv2d", {x, w},
+                          A("strides", L({s, s}), "padding", L({1, 1}), "groups", 24), 9))
+            << "stride " << s << " size " << h << " avx2 " << avx2;
+      }
+    SetDefaultThreads(0);
+    // Depthwise conv1d (groups == channels).
+    Tensor x1 = Random(DataType::kFloat32, {2, 6, 37}), w1 = Random(DataType::kFloat32, {12, 1, 3});
+    EXPECT_TRUE(
+        Agree("nn.conv1d", {x1, w1}, A("strides", L({2}), "padding", L({1, 2}), "groups", 6), 3));
+  }
+  internal::SetAvx2Enabled(true);
+}
+
 TEST(FastPathTest, Conv1d) {
   for (int iter = 0; iter < 60; ++iter) {
     DataType dt = kFloats[iter % 2];
@@ -150,6 +195,25 @@ TEST(FastPathTest, MatmulBatchedAndBroadcast) {
     EXPECT_TRUE(
         Agree("matmul", {Random(kFloats[iter % 2], a), Random(kFloats[iter % 2], b)}, Attrs(), k));
   }
+}
+
+// Products large enough that Gemm splits them over 2 threads: by columns,
+// by rows (more rows than columns), a batch split over the threads, and a
+// 1x1 convolution (the input as its own im2col matrix) and a 3x3 one.
+TEST(FastPathTest, GemmSplitOverThreads) {
+  SetDefaultThreads(2);
+  for (DataType dt : kFloats) {
+    EXPECT_TRUE(Agree("matmul", {Random(dt, {40, 128}), Random(dt, {128, 601})}, Attrs(), 128));
+    EXPECT_TRUE(Agree("matmul", {Random(dt, {333, 64}), Random(dt, {64, 200})}, Attrs(), 64));
+    EXPECT_TRUE(Agree("matmul", {Random(dt, {8, 50, 32}), Random(dt, {8, 32, 51})}, Attrs(), 32));
+    EXPECT_TRUE(
+        Agree("matmul", {Random(dt, {3, 1, 130, 64}), Random(dt, {2, 64, 129})}, Attrs(), 64));
+    EXPECT_TRUE(Agree("nn.conv2d", {Random(dt, {1, 64, 30, 31}), Random(dt, {128, 64, 1, 1})},
+                      Attrs(), 64));
+    EXPECT_TRUE(Agree("nn.conv2d", {Random(dt, {1, 16, 30, 30}), Random(dt, {48, 16, 3, 3})},
+                      A("padding", L({1, 1})), 144));
+  }
+  SetDefaultThreads(0);
 }
 
 // Random shapes that broadcast with `out`: each dimension kept or 1, and

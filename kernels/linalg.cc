@@ -29,11 +29,25 @@ void FastMatmul(const T* a, const T* b, T* out, int64_t n, int64_t k, int64_t m,
     return;
   }
   auto sa = Strides(ba), sb = Strides(bb);
-  for (int64_t bi = 0; bi < nb; ++bi) {
+  auto one = [&](int64_t bi, bool split) {
     int64_t oa = BroadcastIndex(bi, batch, ba, sa) * n * k;
     int64_t ob = BroadcastIndex(bi, batch, bb, sb) * k * m;
-    Gemm(false, false, n, m, k, T(1), a + oa, k, b + ob, m, T(0), out + bi * n * m, m);
+    if (split)
+      Gemm(false, false, n, m, k, T(1), a + oa, k, b + ob, m, T(0), out + bi * n * m, m);
+    else
+      GemmOneThread(false, false, n, m, k, T(1), a + oa, k, b + ob, m, T(0), out + bi * n * m, m);
+  };
+  // Small products (attention's heads): the batch splits over the threads,
+  // one single-threaded GEMM each; large ones split themselves.
+  int64_t per = n * m * k;
+  if (per >= (int64_t{1} << 22) || !BlasThreadsOwned()) {
+    for (int64_t bi = 0; bi < nb; ++bi) one(bi, true);
+    return;
   }
+  ParallelRange(nb, std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, per)),
+                [&](int64_t lo, int64_t hi) {
+                  for (int64_t bi = lo; bi < hi; ++bi) one(bi, false);
+                });
 }
 
 StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {

@@ -2,9 +2,17 @@
 // the transposed ones. float32 / float64 conv1d and conv2d (channels first)
 // take a fast path: im2col and one GEMM per image and group (OpenBLAS), or
 // a direct loop when each group has one input channel (depthwise), which
-// beats im2col there. The rest is the reference loops.
+// beats im2col there (with an AVX2 + FMA clone for float32, chosen at run
+// time). The rest is the reference loops.
 #include <climits>
 #include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "kernels/internal/elements.h"
 #include "kernels/internal/fast.h"
@@ -26,42 +34,230 @@ inline void ValidRange(int64_t off, int64_t s, int64_t w, int64_t ow_n, int64_t*
   *lo = std::min(*lo, *hi);
 }
 
-// Each group has one input channel: every output plane is a sum of shifted,
-// scaled input rows (vectorizable when the stride is 1).
+// Depthwise convolution (each group has one input channel; og = O / groups
+// output channels per input channel, the channel multiplier). Each input
+// plane is first copied into a zero-padded buffer that holds every row and
+// column the outputs read, its columns split by the column stride S into S
+// phases (phase p holds padded columns p, p + S, p + 2S, ...). Tap (kh, kw)
+// of output (oh, ow) then reads padded row oh * sh + kh * dh, phase
+// (kw * dw) % S, index ow + (kw * dw) / S: unit-stride loads for any
+// stride, and no edge tests in the loops. Planes are split over threads.
+struct DwLayout {
+  int64_t S, PH, PWs, pitch;  // phases, padded rows, phase length, row pitch
+  explicit DwLayout(const ConvGeom& g)
+      : S(g.sw),
+        PH((g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1),
+        // The vector loops read whole vectors of 8 (stores are masked).
+        PWs((g.OW + 7) / 8 * 8 + (g.KW - 1) * g.dw / g.sw),
+        pitch(S * PWs) {}
+  // The buffer offset of tap column kw for output column 0.
+  int64_t TapOffset(const ConvGeom& g, int64_t kw) const {
+    int64_t k = kw * g.dw;
+    return (k % S) * PWs + k / S;
+  }
+};
+
+// Fills `buf` (PH x pitch) from plane `xp` (H x W); `row` is scratch of
+// `pitch` elements (used when S > 1).
+template <typename T>
+void DwFillPlane(const ConvGeom& g, const DwLayout& L, const T* xp, T* buf, T* row) {
+  int64_t copy = std::max<int64_t>(0, std::min(g.W, L.pitch - g.pw));  // input columns read
+  for (int64_t r = 0; r < L.PH; ++r) {
+    int64_t ir = r - g.ph;
+    T* dst = buf + r * L.pitch;
+    if (ir < 0 || ir >= g.H || copy == 0) {
+      std::fill(dst, dst + L.pitch, T(0));
+      continue;
+    }
+    T* line = L.S == 1 ? dst : row;
+    int64_t lead = std::min(g.pw, L.pitch);
+    std::fill(line, line + lead, T(0));
+    std::memcpy(line + lead, xp + ir * g.W, copy * sizeof(T));
+    std::fill(line + lead + copy, line + L.pitch, T(0));
+    if (L.S == 1) continue;
+    for (int64_t p = 0; p < L.S; ++p) {
+      T* ph = dst + p * L.PWs;
+      const T* src = row + p;
+      int64_t s = L.S;
+#pragma omp simd
+      for (int64_t i = 0; i < L.PWs; ++i) ph[i] = src[i * s];
+    }
+  }
+}
+
+// Output plane `yp` (OH x OW) from the filled buffer and the plane's taps
+// `wp` (KH x KW): one pass over each output row per tap, vectorized by the
+// compiler (baseline x86-64 and float64).
+template <typename T>
+void DwPlane(const ConvGeom& g, const DwLayout& L, const T* buf, const T* wp, T* yp) {
+  for (int64_t oh = 0; oh < g.OH; ++oh) {
+    T* yr = yp + oh * g.OW;
+    std::fill(yr, yr + g.OW, T(0));
+    for (int64_t kh = 0; kh < g.KH; ++kh) {
+      const T* xr = buf + (oh * g.sh + kh * g.dh) * L.pitch;
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        const T* xs = xr + L.TapOffset(g, kw);
+        T wv = wp[kh * g.KW + kw];
+#pragma omp simd
+        for (int64_t ow = 0; ow < g.OW; ++ow) yr[ow] += wv * xs[ow];
+      }
+    }
+  }
+}
+
+#if defined(__x86_64__)
+#define PLIR_AVX2 __attribute__((target("avx2,fma")))
+
+// Lanes [0, n) set (n in [1, 8]).
+PLIR_AVX2 inline __m256i Mask8(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// R output rows from oh, V vectors of 8 columns from ow, the last vector
+// holding `last` columns (1..8): R * V accumulators, one FMA per tap and
+// vector, each tap's weight broadcast once for all of them.
+template <int R, int V>
+PLIR_AVX2 inline void DwBlockAvx2(const ConvGeom& g, const DwLayout& L, const float* buf,
+                                  const float* wp, const int64_t* tap_off, float* yp, int64_t oh,
+                                  int64_t ow, int64_t last) {
+  __m256 acc[R][V];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+  const float* base = buf + oh * g.sh * L.pitch + ow;
+  int64_t rs = g.sh * L.pitch;  // next output row
+  for (int64_t kh = 0; kh < g.KH; ++kh) {
+    const float* xr = base + kh * g.dh * L.pitch;
+    for (int64_t kw = 0; kw < g.KW; ++kw) {
+      __m256 wv = _mm256_broadcast_ss(wp + kh * g.KW + kw);
+      const float* xs = xr + tap_off[kw];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v)
+          acc[r][v] = _mm256_fmadd_ps(_mm256_loadu_ps(xs + r * rs + 8 * v), wv, acc[r][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    float* yr = yp + (oh + r) * g.OW + ow;
+#pragma GCC unroll 2
+    for (int v = 0; v + 1 < V; ++v) _mm256_storeu_ps(yr + 8 * v, acc[r][v]);
+    if (last == 8)
+      _mm256_storeu_ps(yr + 8 * (V - 1), acc[r][V - 1]);
+    else
+      _mm256_maskstore_ps(yr + 8 * (V - 1), Mask8(last), acc[r][V - 1]);
+  }
+}
+
+template <int R>
+PLIR_AVX2 inline void DwRowsAvx2(const ConvGeom& g, const DwLayout& L, const float* buf,
+                                 const float* wp, const int64_t* tap_off, float* yp, int64_t oh) {
+  int64_t ow = 0;
+  for (; ow + 16 <= g.OW; ow += 16) DwBlockAvx2<R, 2>(g, L, buf, wp, tap_off, yp, oh, ow, 8);
+  for (; ow < g.OW; ow += 8)
+    DwBlockAvx2<R, 1>(g, L, buf, wp, tap_off, yp, oh, ow, std::min<int64_t>(8, g.OW - ow));
+}
+
+// DwPlane for float32 with 32-byte vectors: blocks of 4 output rows x 16
+// columns (8 independent accumulators), masked stores at the right edge.
+PLIR_AVX2 void DwPlaneAvx2(const ConvGeom& g, const DwLayout& L, const float* buf, const float* wp,
+                           float* yp) {
+  int64_t small[16];
+  std::vector<int64_t> large(g.KW > 16 ? g.KW : 0);
+  int64_t* tap_off = g.KW > 16 ? large.data() : small;
+  for (int64_t kw = 0; kw < g.KW; ++kw) tap_off[kw] = L.TapOffset(g, kw);
+  int64_t oh = 0;
+  for (; oh + 4 <= g.OH; oh += 4) DwRowsAvx2<4>(g, L, buf, wp, tap_off, yp, oh);
+  for (; oh < g.OH; ++oh) DwRowsAvx2<1>(g, L, buf, wp, tap_off, yp, oh);
+}
+
+// DwFillPlane for float32, S == 2: the split into phases with shuffles.
+PLIR_AVX2 void DwFillPlaneAvx2S2(const ConvGeom& g, const DwLayout& L, const float* xp, float* buf,
+                                 float* row) {
+  int64_t copy = std::max<int64_t>(0, std::min(g.W, L.pitch - g.pw));
+  for (int64_t r = 0; r < L.PH; ++r) {
+    int64_t ir = r - g.ph;
+    float* dst = buf + r * L.pitch;
+    if (ir < 0 || ir >= g.H || copy == 0) {
+      std::fill(dst, dst + L.pitch, 0.0f);
+      continue;
+    }
+    int64_t lead = std::min(g.pw, L.pitch);
+    std::fill(row, row + lead, 0.0f);
+    std::memcpy(row + lead, xp + ir * g.W, copy * sizeof(float));
+    std::fill(row + lead + copy, row + L.pitch, 0.0f);
+    float* even = dst;
+    float* odd = dst + L.PWs;
+    int64_t i = 0;
+    for (; i + 8 <= L.PWs; i += 8) {
+      __m256 a = _mm256_loadu_ps(row + 2 * i), b = _mm256_loadu_ps(row + 2 * i + 8);
+      // Per 128-bit lane: a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit units 0 2 1 3.
+      __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm256_storeu_ps(even + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e),
+                                                                        _MM_SHUFFLE(3, 1, 2, 0))));
+      _mm256_storeu_ps(odd + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o),
+                                                                       _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    for (; i < L.PWs; ++i) {
+      even[i] = row[2 * i];
+      odd[i] = row[2 * i + 1];
+    }
+  }
+}
+#undef PLIR_AVX2
+#endif
+
 template <typename T>
 void DepthwiseConv(const ConvGeom& g, const T* x, const T* w, T* y) {
-  int64_t og = g.O / g.groups, planes = g.N * g.O, taps = g.KH * g.KW;
-  ParallelRange(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, g.OH * g.OW * taps)),
-                [&](int64_t begin, int64_t end) {
-                  for (int64_t p = begin; p < end; ++p) {
-                    int64_t n = p / g.O, o = p % g.O, c = o / og;
-                    const T* xp = x + (n * g.C + c) * g.H * g.W;
-                    const T* wp = w + o * taps;
-                    T* yp = y + p * g.OH * g.OW;
-                    std::fill(yp, yp + g.OH * g.OW, T(0));
-                    for (int64_t kw = 0; kw < g.KW; ++kw) {
-                      int64_t off = kw * g.dw - g.pw, lo, hi;
-                      ValidRange(off, g.sw, g.W, g.OW, &lo, &hi);
-                      for (int64_t kh = 0; kh < g.KH; ++kh) {
-                        T wv = wp[kh * g.KW + kw];
-                        for (int64_t oh = 0; oh < g.OH; ++oh) {
-                          int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-                          if (ih < 0 || ih >= g.H) continue;
-                          const T* xr = xp + ih * g.W + off;
-                          T* yr = yp + oh * g.OW;
-                          if (g.sw == 1) {
-#pragma omp simd
-                            for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow];
-                          } else {
-                            int64_t s = g.sw;
-#pragma omp simd
-                            for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow * s];
-                          }
-                        }
-                      }
-                    }
-                  }
-                });
+  DwLayout L(g);
+  int64_t og = g.O / g.groups, planes = g.N * g.C, taps = g.KH * g.KW;
+  bool avx2 = false;
+#if defined(__x86_64__)
+  avx2 = std::is_same_v<T, float> && CpuHasAvx2Fma();
+#endif
+  // Each range of input planes: at least ~64K multiply-adds.
+  int64_t per_plane = std::max<int64_t>(1, og * g.OH * g.OW * taps);
+  ParallelRange(planes, std::max<int64_t>(1, 65536 / per_plane), [&](int64_t begin, int64_t end) {
+    // Scratch, not zeroed: the fills write all of it.
+    std::unique_ptr<T[]> buf_owner(new T[static_cast<size_t>(L.PH * L.pitch)]);
+    std::unique_ptr<T[]> row_owner(new T[static_cast<size_t>(L.pitch)]);
+    T* buf = buf_owner.get();
+    T* row = row_owner.get();
+    for (int64_t p = begin; p < end; ++p) {
+      int64_t n = p / g.C, c = p % g.C;
+      const T* xp = x + p * g.H * g.W;
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (avx2 && L.S == 2)
+          DwFillPlaneAvx2S2(g, L, xp, buf, row);
+        else
+          DwFillPlane(g, L, xp, buf, row);
+      } else {
+        DwFillPlane(g, L, xp, buf, row);
+      }
+#else
+      DwFillPlane(g, L, xp, buf, row);
+#endif
+      for (int64_t m = 0; m < og; ++m) {
+        int64_t o = c * og + m;
+        const T* wp = w + o * taps;
+        T* yp = y + (n * g.O + o) * g.OH * g.OW;
+#if defined(__x86_64__)
+        if constexpr (std::is_same_v<T, float>) {
+          if (avx2) {
+            DwPlaneAvx2(g, L, buf, wp, yp);
+            continue;
+          }
+        }
+#endif
+        DwPlane(g, L, buf, wp, yp);
+      }
+    }
+  });
 }
 
 // Rows [r0, r1) of the im2col matrix of image plane group `xg` (Ig
@@ -105,7 +301,10 @@ void FastConv(const ConvGeom& g, const T* x, const T* w, T* y) {
   // Bands of output rows keep the im2col buffer under ~64 MiB.
   int64_t band =
       std::max<int64_t>(1, std::min(g.OH, (int64_t{16} << 20) / std::max<int64_t>(1, K * g.OW)));
-  std::vector<T> col(direct ? 0 : static_cast<size_t>(K * band * g.OW));
+  // Not zeroed first: Im2col writes every element it reads back (a zeroed
+  // vector cost a memset and fresh pages per call, megabytes for ResNet's
+  // 3x3s).
+  std::unique_ptr<T[]> col(direct ? nullptr : new T[static_cast<size_t>(K * band * g.OW)]);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const T* xg = x + (n * g.C + gi * g.Ig) * g.H * g.W;
@@ -118,8 +317,8 @@ void FastConv(const ConvGeom& g, const T* x, const T* w, T* y) {
       for (int64_t oh0 = 0; oh0 < g.OH; oh0 += band) {
         int64_t oh1 = std::min(g.OH, oh0 + band), cols = (oh1 - oh0) * g.OW;
         ParallelRange(K, std::max<int64_t>(1, 65536 / cols),
-                      [&](int64_t r0, int64_t r1) { Im2col(g, xg, oh0, oh1, r0, r1, col.data()); });
-        Gemm(false, false, og, cols, K, T(1), wg, K, col.data(), cols, T(0), yg + oh0 * g.OW, P);
+                      [&](int64_t r0, int64_t r1) { Im2col(g, xg, oh0, oh1, r0, r1, col.get()); });
+        Gemm(false, false, og, cols, K, T(1), wg, K, col.get(), cols, T(0), yg + oh0 * g.OW, P);
       }
     }
 }

@@ -22,6 +22,15 @@
 
 namespace plir {
 
+// Whether the kernels take over the BLAS library's threads, as they do by
+// default: on the first matrix product OpenBLAS is set to one thread and its
+// workers are stopped (they spin after every threaded call), and products
+// are split over PLIR's own threads (--threads). That is process-wide, so a
+// host that uses the same OpenBLAS itself (the Python package, beside numpy
+// and torch) calls SetBlasThreadsOwned(false) before any kernel runs: each
+// product then goes to OpenBLAS whole, threaded as OpenBLAS is set up.
+void SetBlasThreadsOwned(bool owned);
+
 // How to compute one op: `eval` computes a call; `work` (optional) counts
 // its multiply-adds from the argument shapes and output size.
 struct OpKernel {

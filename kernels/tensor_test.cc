@@ -166,6 +166,41 @@ TEST(TensorKernelTest, PermuteMatchesTheDefinition) {
   }
 }
 
+// Batched transposes (the last two axes swapped) take 32 x 32 tiles:
+// shapes across several tiles and partial ones, 4- and 8-byte elements.
+TEST(TensorKernelTest, PermuteTransposeTiles) {
+  std::mt19937 rng(11);
+  const std::vector<std::vector<int64_t>> shapes = {{70, 45},    {32, 64},       {1, 97},
+                                                    {3, 33, 65}, {2, 1, 40, 31}, {5, 2, 1000}};
+  for (DataType dt : {DataType::kFloat32, DataType::kInt64})
+    for (const auto& shape : shapes) {
+      size_t nd = shape.size();
+      Tensor a;
+      a.dtype = dt;
+      a.shape = shape;
+      size_t size = DataTypeSize(dt);
+      std::string bytes(static_cast<size_t>(a.NumElements()) * size, '\0');
+      for (char& c : bytes) c = static_cast<char>(rng());
+      a.data = std::make_shared<const TensorBytes>(std::move(bytes));
+      std::vector<AttrValue> ax;
+      for (size_t i = 0; i < nd; ++i)
+        ax.push_back(AttrValue::Int(static_cast<int64_t>(i + 2 == nd   ? nd - 1
+                                                         : i + 1 == nd ? nd - 2
+                                                                       : i)));
+      auto r = EvalOp("permute_dims", {a}, Attrs().With(Symbol("axes"), AttrValue::List(ax)));
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      int64_t rows = shape[nd - 2], cols = shape[nd - 1];
+      ASSERT_EQ(r->shape[nd - 2], cols);
+      ASSERT_EQ(r->shape[nd - 1], rows);
+      for (int64_t i = 0; i < r->NumElements(); ++i) {
+        int64_t b = i / (rows * cols), c = (i / rows) % cols, j = i % rows;
+        int64_t src = b * rows * cols + j * cols + c;
+        ASSERT_EQ(std::memcmp(r->data->data() + i * size, a.data->data() + src * size, size), 0)
+            << "shape " << shape.size() << "-D element " << i;
+      }
+    }
+}
+
 TEST(TensorKernelTest, FloatKernelsStillRoundOnce) {
   auto r = EvalOp(
       "add", {Of<float>(DataType::kFloat32, {0.5f, 1.25f}), Of<float>(DataType::kFloat32, {0.25f})},

@@ -38,13 +38,25 @@ int KernelThreads();
 // loops stay on the caller's thread). fn must not throw.
 void ParallelRange(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// False after SetBlasThreadsOwned(false) (kernels/op_kernels.h): Gemm then
+// hands each product to OpenBLAS whole, threaded by OpenBLAS, and callers
+// do not split products over threads of their own.
+bool BlasThreadsOwned();
+
 // C (m x n, leading dimension ldc) = alpha * op(A) * op(B) + beta * C,
-// row-major, op = transpose when ta / tb; OpenBLAS runs it on
-// KernelThreads() threads.
+// row-major, op = transpose when ta / tb. Gemm splits C's columns (or rows)
+// over KernelThreads() threads, each calling OpenBLAS single-threaded (its
+// own threads are never used: they spin after each threaded call);
+// GemmOneThread runs on the caller's thread (for callers that split the
+// work themselves, e.g. over a batch).
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void GemmOneThread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                   int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
 // Typed access to a tensor's elements (its dtype must be T's).
 template <typename T>
@@ -56,6 +68,15 @@ T* MutableDataOf(Tensor& t) {  // a kernel's own output: never borrowed bytes
   if (t.data->borrowed()) std::abort();
   return reinterpret_cast<T*>(const_cast<char*>(t.data->data()));
 }
+
+// Whether this CPU runs AVX2 and FMA code. The build targets baseline
+// x86-64 (no -mavx2), so kernels that gain from 32-byte vectors keep a
+// clone marked __attribute__((target("avx2,fma"))) and choose it at run
+// time with this; PLIR_NO_AVX2=1 in the environment turns the clones off
+// (to compare them with the baseline loops), and so does
+// SetAvx2Enabled(false) (fast_path_test runs both).
+bool CpuHasAvx2Fma();
+void SetAvx2Enabled(bool on);
 
 // Whether a fast path handles `t`: float32 or float64.
 inline bool FastFloat(const Tensor& t) {

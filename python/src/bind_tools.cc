@@ -17,6 +17,7 @@
 #include "frontends/onnx/importer.h"
 #include "interpreter/interpreter.h"
 #include "ir/verifier.h"
+#include "kernels/op_kernels.h"
 #include "kernels/tensor.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
@@ -799,6 +800,9 @@ void BindTools(py::module_& m) {
 
 PYBIND11_MODULE(_plir, m) {
   m.doc() = "PLIR's C++ core (use the plir package, not this module)";
+  // numpy and torch in this process may use the same OpenBLAS: leave its
+  // threads to it (kernels/op_kernels.h).
+  SetBlasThreadsOwned(false);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -137,3 +137,33 @@ def test_const_bad_input():
         plir.const(np.array(["a", "b"]))
     with pytest.raises(TypeError, match="'value'"):
         plir.const(np.zeros(2, np.complex64))
+
+
+LEAVES_BLAS = """
+import ctypes, sys
+import numpy as np
+import plir
+
+blas = ctypes.CDLL("libopenblas.so.0")  # the one PLIR's kernels link
+blas.openblas_set_num_threads(2)
+mod = plir.parse(
+    "def @main(%a: Tensor[(64, 64), float32], %b: Tensor[(64, 64), float32]) -> Tensor[(64, 64), float32] {\\n"
+    "  matmul(%a, %b)\\n"
+    "}\\n"
+)
+a = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)
+np.testing.assert_allclose(plir.run(mod, "main", [a, a]), a @ a, rtol=1e-4, atol=1e-4)
+print(blas.openblas_get_num_threads())
+"""
+
+
+def test_run_leaves_openblas_threads_to_the_process():
+    # plir-run's kernels take OpenBLAS's threads over on the first matrix
+    # product (one thread, workers stopped); inside Python, beside numpy and
+    # torch, they must not. A fresh process: the takeover happens once.
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", LEAVES_BLAS], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "2"
