@@ -39,6 +39,20 @@ check "an unknown op suggests --plugin" '[ $rc -eq 1 ] && grep -q "unknown op" "
 "$diff" "$tmp/m.json" "$tmp/other.plirb" > /dev/null 2>&1; rc=$?
 check "plir-diff tells JSON and binary modules apart" '[ $rc -eq 1 ]'
 
+# Binary version 3 by default, version 2 on request; both read back the same.
+# A flipped weight byte loads (the data is checked only on request) and is
+# caught by --verify-tensor-data, with the byte range in the message.
+"$opt" examples/models/mlp_with_constants.plir -o "$tmp/c3.plirb"; rc3=$?
+"$opt" examples/models/mlp_with_constants.plir -o "$tmp/c2.plirb" --binary-version 2; rc2=$?
+check "binary version 3 by default, 2 on request" '[ $rc3 -eq 0 ] && [ $rc2 -eq 0 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/c3.plirb" | tr -d " ")" = 3 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/c2.plirb" | tr -d " ")" = 2 ]'
+check "versions 2 and 3 read back the same" '"$diff" "$tmp/c3.plirb" "$tmp/c2.plirb" > /dev/null 2>&1'
+cp "$tmp/c3.plirb" "$tmp/flip.plirb"
+size=$(stat -c %s "$tmp/flip.plirb")
+printf '\x55' | dd of="$tmp/flip.plirb" bs=1 seek=$((size - 2)) conv=notrunc 2> /dev/null
+"$opt" "$tmp/flip.plirb" > /dev/null 2>&1; rc=$?
+"$opt" "$tmp/flip.plirb" --verify-tensor-data > /dev/null 2> "$tmp/err"; rcv=$?
+check "a flipped weight loads lazily and fails --verify-tensor-data" '[ $rc -eq 0 ] && [ $rcv -ne 0 ] && grep -q "tensor data checksum mismatch (bytes " "$tmp/err"'
+
 # The loader refuses what is not a regular module file, in every tool.
 for t in opt run diff reduce; do
   case $t in

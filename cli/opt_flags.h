@@ -27,7 +27,9 @@ struct Flags : ToolFlags {  // input, -o, --pipeline, --passes, --plugin, --plug
   bool list_ops = false;
   bool verbose = false;
   bool emit_pipeline = false;
-  std::string emit;  // text | json | binary; default from -o's extension
+  std::string emit;                 // text | json | binary; default from -o's extension
+  int binary_version = 3;           // --binary-version: what --emit binary writes
+  bool verify_tensor_data = false;  // --verify-tensor-data: a binary input's data checksum too
   std::vector<std::string> extends;
   int threads = 0;  // 0: the hardware's
   // Robustness.

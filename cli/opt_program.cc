@@ -16,6 +16,7 @@
 #include "driver/supervised_child.h"
 #include "ir/op.h"
 #include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
 #include "ir/verifier.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
@@ -284,11 +285,16 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
       (EndsWith(f.input, ".json") && format != ModuleFormat::kJson))
     return InvalidArgument(Printable(input_name) +
                            ": the file's contents do not match its extension");
+  if (f.verify_tensor_data && format == ModuleFormat::kBinary) {
+    if (Status s = VerifyBinaryTensorData(*text); !s.ok())
+      return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
+  }
   StatusOr<Module> module = LoadModule(*text, input_name);
   if (!module.ok()) return Reword(module.status(), Printable(module.status().message()));
   KeepUntilExit(*module);
-  // The module holds no reference to the input bytes: release them before
-  // the passes and the printer allocate (a lower peak RSS on large inputs).
+  // Release the input before the passes and the printer allocate (a lower
+  // peak RSS on large inputs). Only a binary version 3 module's constants
+  // still view the mapping, which then lives as long as they do.
   text->Close();
   if (Status s = Verify(*module); !s.ok())
     return Reword(s, Printable(input_name) + ": " + Printable(s.message()));

@@ -150,9 +150,11 @@ Status WriteModule(const Flags& f, const Module& m, Output& out) {
     emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
   // Text is written in per-item pieces, without a concatenated copy.
   std::vector<std::string> printed;
-  if (emit == "binary")
-    printed.push_back(SaveBinary(m));
-  else if (emit == "json")
+  if (emit == "binary") {
+    BinarySaveOptions o;
+    o.version = f.binary_version;
+    printed.push_back(SaveBinary(m, o));
+  } else if (emit == "json")
     printed.push_back(SaveJson(m));
   else
     printed = PrintModuleParts(m);
@@ -420,6 +422,13 @@ int ParseAndRun(int argc, char** argv) {
   app.add_option("--emit", f.emit,
                  "output format (default: by -o's extension .plirb/.json, else text)")
       ->check(CLI::IsMember({"text", "json", "binary"}));
+  app.add_option("--binary-version", f.binary_version,
+                 "binary format version to write (3, the default: tensor data aligned and "
+                 "loaded in place; 2: the previous format)")
+      ->check(CLI::Range(2, 3));
+  app.add_flag("--verify-tensor-data", f.verify_tensor_data,
+               "also check a binary (version 3) input's tensor-data checksum, which loading "
+               "skips so that weights page in only when used");
   app.add_flag("--no-isolate", f.no_isolate,
                "run plugins in this process (for debuggers): no crash report, no --pass-timeout");
   app.add_option("--pass-timeout", f.pass_timeout_s,

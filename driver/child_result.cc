@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -19,6 +20,7 @@ constexpr char kMagic[8] = {'P', 'L', 'I', 'R', 'R', 'E', 'S', '\x01'};
 constexpr size_t kHeaderSize = 32;
 constexpr uint64_t kMaxNamesSize = uint64_t{16} << 20;
 constexpr size_t kMaxNameSize = 512;
+constexpr size_t kPayloadAlignment = 64;
 constexpr const char* kStandInOrigin =
     "a plugin of the supervised child (stand-in in the supervisor)";
 
@@ -77,6 +79,13 @@ StatusOr<ChildResultWriter> ChildResultWriter::Start(int fd, ChildResultKind kin
     names += n;
     names.push_back('\0');
   }
+  // A module's payload starts at a multiple of 64 (NULs after the last
+  // name), so that the parent's mapping has its version 3 tensor data
+  // aligned as in a file and the constants can view it in place.
+  if (kind == ChildResultKind::kModule)
+    names.append(
+        (kPayloadAlignment - (kHeaderSize + names.size()) % kPayloadAlignment) % kPayloadAlignment,
+        '\0');
   if (ftruncate(fd, 0) != 0)
     return Internal(std::string("resetting the result: ") + std::strerror(errno));
   PLIR_RETURN_IF_ERROR(WriteAt(fd, names, kHeaderSize));
@@ -108,7 +117,7 @@ ChildResult::ChildResult(ChildResult&& o) noexcept { *this = std::move(o); }
 
 ChildResult& ChildResult::operator=(ChildResult&& o) noexcept {
   if (this != &o) {
-    if (map_) munmap(map_, map_size_);
+    mapping_ = std::move(o.mapping_);
     map_ = o.map_;
     map_size_ = o.map_size_;
     kind_ = o.kind_;
@@ -121,9 +130,7 @@ ChildResult& ChildResult::operator=(ChildResult&& o) noexcept {
   return *this;
 }
 
-ChildResult::~ChildResult() {
-  if (map_) munmap(map_, map_size_);
-}
+ChildResult::~ChildResult() = default;
 
 StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_view limit_flag) {
   // Sealed first: from here on, nobody can write, grow or shrink the file
@@ -147,6 +154,8 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_vi
     r.map_ = nullptr;
     return Internal(std::string("mapping the child's result: ") + std::strerror(errno));
   }
+  r.mapping_ = std::shared_ptr<const void>(
+      r.map_, [n = r.map_size_](const void* q) { munmap(const_cast<void*>(q), n); });
   const auto* p = static_cast<const unsigned char*>(r.map_);
   if (std::memcmp(p, kMagic, sizeof kMagic) != 0)
     return FailedPrecondition("the child's result has no valid header");
@@ -164,6 +173,12 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_vi
   if (names_size > 0 && names[names_size - 1] != '\0')
     return FailedPrecondition("the child's op-name table is not terminated");
   for (size_t at = 0; at < names_size;) {
+    // The padding that aligns a module's payload: NULs to the end, ending
+    // at a multiple of 64.
+    if (names[at] == '\0' && (kHeaderSize + names_size) % kPayloadAlignment == 0 &&
+        names_size - at < kPayloadAlignment &&
+        std::all_of(names + at, names + names_size, [](char c) { return c == '\0'; }))
+      break;
     size_t len = strnlen(names + at, names_size - at);
     std::string name(names + at, len);
     if (name.empty() || name.size() > kMaxNameSize)
@@ -196,7 +211,10 @@ StatusOr<Module> LoadResultModule(const ChildResult& r) {
     };
     PLIR_RETURN_IF_ERROR(ops.Register(std::move(d)));
   }
-  StatusOr<Module> m = LoadBinary(r.payload());
+  // The sealed file cannot change or shrink: the constants may view it.
+  BinaryLoadOptions load;
+  load.keepalive = r.mapping();
+  StatusOr<Module> m = LoadBinary(r.payload(), load);
   if (!m.ok())
     return FailedPrecondition("the child's result does not load: " + m.status().message());
   VerifyOptions options;

@@ -16,7 +16,9 @@
 //   u32 reserved                         0
 //   u64 names_size                       bytes of the op-name table
 //   u64 payload_size
-//   names                                op names, each NUL-terminated
+//   names                                op names, each NUL-terminated; for a
+//                                        module, then NULs up to a multiple of
+//                                        64 bytes from the file's start
 //   payload                              a binary module (kind 1), text
 //                                        (kind 2), or bytes the parent checks
 //                                        with its own reader (kind 3: plir-run's
@@ -30,6 +32,7 @@
 #define PLIR_DRIVER_CHILD_RESULT_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,11 +84,15 @@ class ChildResult {
   ChildResultKind kind() const { return kind_; }
   const std::vector<std::string>& op_names() const { return op_names_; }
   std::string_view payload() const { return payload_; }
+  // The mapping's owner: a module loaded from the payload may keep viewing
+  // it (the file is sealed) after this result is gone.
+  const std::shared_ptr<const void>& mapping() const { return mapping_; }
 
  private:
   friend StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
                                                std::string_view limit_flag);
   void* map_ = nullptr;
+  std::shared_ptr<const void> mapping_;  // unmaps map_ when the last holder goes
   size_t map_size_ = 0;
   ChildResultKind kind_ = ChildResultKind::kText;
   std::vector<std::string> op_names_;

@@ -168,6 +168,40 @@ def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
   close(fd);
 }
 
+// A module's payload starts at a multiple of 64 in the file, so version 3
+// constants view the sealed mapping instead of being copied, and keep it
+// after the result is gone.
+TEST(ChildResultTest, ModuleConstantsViewTheMapping) {
+  auto m = ParseModule("def @f() {\n  const<Tensor[(4,), uint8]>x\"deadbeef\"\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  BinarySaveOptions v3;
+  v3.version = 3;
+  for (std::vector<std::string> names : {std::vector<std::string>{}, {"a.b"}, {"abc", "d"}}) {
+    int fd = NewFile();
+    ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kModule, names, SaveBinary(*m, v3)).ok());
+    Module back;
+    const char* payload = nullptr;
+    {
+      StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_EQ(r->op_names(), names);
+      payload = r->payload().data();
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(payload) % 64, 0u);
+      StatusOr<Module> loaded = LoadResultModule(*r);
+      ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+      back = *loaded;
+    }
+    auto* f = static_cast<const FunctionNode*>(back.items()[0].get());
+    auto* c = static_cast<const ConstantNode*>(f->body()->result().get());
+    EXPECT_TRUE(c->data().borrowed());
+    EXPECT_EQ(c->data().view(), "\xde\xad\xbe\xef");
+    close(fd);
+  }
+  // Padding that does not end at a multiple of 64 is an empty name.
+  EXPECT_NE(ReadError(FileWith(Header(1, 4, 0) + std::string("a\0\0\0", 4))).find("empty"),
+            std::string::npos);
+}
+
 TEST(ChildResultTest, BytesWrittenInPiecesRoundTrip) {
   int fd = NewFile();
   StatusOr<ChildResultWriter> w = ChildResultWriter::Start(fd, ChildResultKind::kBytes);

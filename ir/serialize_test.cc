@@ -26,6 +26,13 @@ namespace {
 using Saver = std::string (*)(const Module&);
 using Loader = StatusOr<Module> (*)(std::string_view);
 
+// Version 2, still written on request (version 3: ir/binary_v3_test.cc).
+std::string SaveV2(const Module& m) {
+  BinarySaveOptions o;
+  o.version = 2;
+  return SaveBinary(m, o);
+}
+
 class SerializeTest : public ::testing::TestWithParam<std::pair<Saver, Loader>> {
  protected:
   Module RoundTrip(const Module& m) {
@@ -267,6 +274,7 @@ TEST_P(SerializeTest, StructuredAttributesRoundTrip) {
 INSTANTIATE_TEST_SUITE_P(Formats, SerializeTest,
                          ::testing::Values(std::pair<Saver, Loader>{&SaveJson, &LoadJson},
                                            std::pair<Saver, Loader>{&SaveBinary, &LoadBinary},
+                                           std::pair<Saver, Loader>{&SaveV2, &LoadBinary},
                                            std::pair<Saver, Loader>{&internal::SaveBinaryV1,
                                                                     &LoadBinary}));
 
@@ -319,7 +327,7 @@ void Reseal(std::string* b) {
 
 TEST(BinaryFormatTest, Version2Layout) {
   Module m = testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir"));
-  std::string b = SaveBinary(m);
+  std::string b = SaveV2(m);
   EXPECT_EQ(U32At(b, 8), 2u);   // version
   EXPECT_EQ(U32At(b, 12), 0u);  // flags
   EXPECT_EQ(U64At(b, 16), b.size() - 32);
@@ -374,7 +382,7 @@ TEST(BinaryFormatTest, EqualTypesAndAttributeSetsAreStoredOnce) {
 
 TEST(BinaryFormatTest, TruncatedVersion2FilesAreErrors) {
   std::string b =
-      SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
+      SaveV2(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
   for (size_t n = 0; n < b.size(); ++n) {
     std::string cut = b.substr(0, n);
     auto r = LoadBinary(cut);
@@ -395,7 +403,7 @@ TEST(BinaryFormatTest, TruncatedVersion2FilesAreErrors) {
 
 TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
   std::string b =
-      SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
+      SaveV2(testing::ParseOrFail(testing::ReadTestFile("examples/spec/blocks_and_if.plir")));
   // An op renamed in the string table.
   std::string renamed = b;
   size_t at = renamed.find("multiply");
@@ -430,9 +438,9 @@ TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
       << r.status().message();
   // A newer version is refused by name.
   std::string newer = b;
-  newer[8] = 3;
+  newer[8] = 4;
   EXPECT_NE(LoadBinary(newer).status().message().find(
-                "binary module format version 3; this PLIR reads versions 1 to 2"),
+                "binary module format version 4; this PLIR reads versions 1 to 3"),
             std::string::npos);
 }
 
@@ -536,13 +544,13 @@ TEST(BinaryFormatTest, Version1FilesFromEarlierPlirLoad) {
   auto resaved = LoadBinary(internal::SaveBinaryV1(expected));
   ASSERT_TRUE(resaved.ok()) << resaved.status().message();
   EXPECT_TRUE(StructuralEqual(expected, *resaved));
-  // Saving writes version 2, which loads to the same module.
-  std::string v2 = SaveBinary(*m);
-  EXPECT_EQ(U32At(v2, 8), 2u);
-  auto again = LoadBinary(v2);
+  // Saving writes version 3, which loads to the same module.
+  std::string v3 = SaveBinary(*m);
+  EXPECT_EQ(U32At(v3, 8), 3u);
+  auto again = LoadBinary(v3);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_TRUE(StructuralEqual(expected, *again));
-  EXPECT_LT(v2.size(), v1.size() + 112);
+  EXPECT_LT(v3.size(), v1.size() + 144);
 }
 
 TEST(BinaryFormatTest, Version1ChecksumIsChecked) {
@@ -654,7 +662,7 @@ TEST(BinaryFormatTest, HeaderIsChecked) {
   EXPECT_NE(LoadBinary(bad_version)
                 .status()
                 .message()
-                .find("format version 9; this PLIR reads versions 1 to 2"),
+                .find("format version 9; this PLIR reads versions 1 to 3"),
             std::string::npos);
   std::string flipped = b;
   flipped[b.size() - 3] ^= 0x40;

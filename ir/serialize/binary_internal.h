@@ -9,10 +9,23 @@
 // pass and builds each node straight from its record. Version 1 (LEB128
 // records through the shared node table, node_table.h) is still read
 // (binary_v1.cc).
+//
+// Version 3 (written by SaveBinary by default) is version 2 with the tensor
+// data moved out of the node records into a section of its own at the end
+// of the file, each tensor at a multiple of 64 bytes, so that a loader can
+// leave the bytes where they are (a file mapping) and give each constant a
+// view of them: after the section table, a 32-byte entry (u64 count of
+// distinct tensors, u64 absolute offset of the data, u64 its size, u64 its
+// CRC-32C); a constant's record holds its type, its offset in the data and
+// its size instead of the bytes. The header's checksum is the CRC-32C of
+// everything from byte 32 to the data (checked on every load); the data's
+// own CRC-32C is checked only on request (BinaryLoadOptions), so that
+// loading stays lazy. docs/serialization.md has the layout.
 #ifndef PLIR_IR_SERIALIZE_BINARY_INTERNAL_H_
 #define PLIR_IR_SERIALIZE_BINARY_INTERNAL_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -25,6 +38,13 @@ namespace plir::internal::binary {
 constexpr size_t kHeaderSize = 32;        // magic, version, flags, length, checksum
 constexpr size_t kSectionTableSize = 80;  // 5 x (u64 count, u64 bytes)
 constexpr size_t kPreambleSize = kHeaderSize + kSectionTableSize;
+// Version 3: the tensor-data entry follows the section table.
+constexpr size_t kV3PreambleSize = kPreambleSize + 32;
+constexpr size_t kV3DataChecksumAt = kPreambleSize + 24;
+constexpr uint64_t kTensorAlignment = 64;
+constexpr uint64_t AlignTensor(uint64_t n) {
+  return (n + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
+}
 enum Section { kStrings, kTypes, kAttrSets, kNodes, kItems, kNumSections };
 const char* const kSectionNames[kNumSections] = {"string", "type", "attribute", "node", "item"};
 constexpr uint8_t kShapeUnknown = 0;  // type records: rank only (maybe -1)
@@ -62,6 +82,12 @@ const Node* NodeChild(const Node* n, size_t i);
 // Version 2: the whole file (header included) from a module, and back.
 std::string WriteV2(const Module& m);
 StatusOr<Module> ReadV2(std::string_view bytes);
+// Version 3, writer and reader: the whole file. The reader checks the
+// structure checksum; constants borrow their bytes from `bytes` holding
+// `keepalive` when it is set, else copy them.
+std::string WriteV3(const Module& m);
+StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
+                        bool verify_tensor_data);
 // Version 1: the payload after the 32-byte header.
 // Checks the checksum (either offset basis PLIR ever wrote it with).
 StatusOr<Module> ReadV1(std::string_view payload, uint64_t checksum);

@@ -1,4 +1,4 @@
-// Version 2 of the binary format: the reader (layout: binary_internal.h),
+// Versions 2 and 3 of the binary format: the reader (layout: binary_internal.h),
 // and LoadBinary, which reads every version.
 #include <cstring>
 #include <functional>
@@ -10,6 +10,7 @@
 #include "ir/serialize/binary_internal.h"
 #include "ir/serialize/node_table.h"
 #include "ir/serialize/serialize.h"
+#include "ir/support/crc32c.h"
 #include "ir/support/fnv.h"
 #include "ir/var_map.h"
 
@@ -18,13 +19,22 @@ namespace {
 
 class Reader {
  public:
-  explicit Reader(std::string_view file)
-      : base_(reinterpret_cast<const uint8_t*>(file.data())), size_(file.size()) {}
+  Reader(std::string_view file, int version, std::shared_ptr<const void> keepalive,
+         bool verify_tensor_data)
+      : base_(reinterpret_cast<const uint8_t*>(file.data())),
+        size_(file.size()),
+        version_(version),
+        keepalive_(std::move(keepalive)),
+        verify_tensor_data_(verify_tensor_data) {}
 
   StatusOr<Module> Read() {
     uint64_t counts[kNumSections], sizes[kNumSections];
     size_t starts[kNumSections];
     size_t pos = kPreambleSize;
+    if (version_ >= 3) {
+      pos = kV3PreambleSize;
+      PLIR_RETURN_IF_ERROR(ReadTensorDataEntry());
+    }
     for (int s = 0; s < kNumSections; ++s) {
       std::memcpy(&counts[s], base_ + kHeaderSize + 16 * s, 8);
       std::memcpy(&sizes[s], base_ + kHeaderSize + 16 * s + 8, 8);
@@ -34,7 +44,16 @@ class Reader {
       starts[s] = pos;
       pos += sizes[s];
     }
-    if (pos != size_) return Corrupt(std::to_string(size_ - pos) + " bytes after the last section");
+    if (version_ >= 3) {
+      // The data starts at the end of the structure, rounded up to 64.
+      uint64_t want = data_size_ ? AlignTensor(pos) : pos;
+      if (data_offset_ != want)
+        return Corrupt("the tensor data starts at byte " + std::to_string(data_offset_) +
+                       ", but the structure ends at byte " + std::to_string(pos) +
+                       " (the data must start there, rounded up to a multiple of 64)");
+    } else if (pos != size_) {
+      return Corrupt(std::to_string(size_ - pos) + " bytes after the last section");
+    }
     // Smallest record of each section: a string's end offset (4 bytes), a
     // type (its kind), an attribute set (count, key, value kind, value), a
     // node (kind and one more byte), an item id (1 byte).
@@ -106,6 +125,38 @@ class Reader {
   }
 
  private:
+  // Version 3: the tensor-data entry after the section table; checks the
+  // structure checksum (the bytes from 32 to the data) and, if asked, the
+  // data's.
+  Status ReadTensorDataEntry() {
+    uint64_t count, checksum, data_checksum;
+    std::memcpy(&count, base_ + kPreambleSize, 8);
+    std::memcpy(&data_offset_, base_ + kPreambleSize + 8, 8);
+    std::memcpy(&data_size_, base_ + kPreambleSize + 16, 8);
+    std::memcpy(&data_checksum, base_ + kV3DataChecksumAt, 8);
+    std::memcpy(&checksum, base_ + 24, 8);
+    if (data_offset_ < kV3PreambleSize || data_offset_ > size_)
+      return Corrupt("the tensor data's offset (byte " + std::to_string(data_offset_) +
+                     ") is outside the file (" + std::to_string(size_) + " bytes)");
+    if (data_size_ != size_ - data_offset_)
+      return Corrupt("the tensor data (" + std::to_string(data_size_) + " bytes from byte " +
+                     std::to_string(data_offset_) + ") does not end where the file does (byte " +
+                     std::to_string(size_) + ")");
+    if (count > data_size_)
+      return Corrupt("the tensor count (" + std::to_string(count) + ") exceeds the " +
+                     std::to_string(data_size_) + " bytes of tensor data");
+    auto view = [&](size_t from, size_t n) {
+      return std::string_view(reinterpret_cast<const char*>(base_) + from, n);
+    };
+    if (Crc32c(view(kHeaderSize, data_offset_ - kHeaderSize)) != checksum)
+      return Corrupt("checksum mismatch (bytes 32 to " + std::to_string(data_offset_) + ")");
+    if (verify_tensor_data_ && Crc32c(view(data_offset_, data_size_)) != data_checksum)
+      return Corrupt("tensor data checksum mismatch (bytes " + std::to_string(data_offset_) +
+                     " to " + std::to_string(size_) + ")");
+    data_ = reinterpret_cast<const char*>(base_) + data_offset_;
+    return Status::Ok();
+  }
+
   // --- errors -------------------------------------------------------------
   static Status Corrupt(const std::string& what) {
     return InvalidArgument("corrupt binary module: " + what);
@@ -115,7 +166,7 @@ class Reader {
     std::string where = std::string(kSectionNames[where_]) + " " + std::to_string(index_);
     if (where_ == kNodes && kind_ >= 0)
       where += std::string(" (") + NodeKindName(static_cast<NodeKind>(kind_)) + ")";
-    return Corrupt(where + ": " + error_);
+    return Corrupt(where + ": " + error_ + " (at byte " + std::to_string(p_ - base_) + ")");
   }
   bool Fail(std::string what) {
     error_ = std::move(what);
@@ -565,10 +616,32 @@ class Reader {
         return true;
       }
       case NodeKind::kConstant: {
-        if (!TypeRef(&type) || !Count(&n, "data byte")) return false;
-        if (Status st = internal::CheckConstantType(type); !st.ok()) return Fail(st.message());
-        auto data = CopyTensorBytes({reinterpret_cast<const char*>(p_), n});
-        p_ += n;
+        std::shared_ptr<const TensorBytes> data;
+        if (version_ >= 3) {
+          uint64_t off;
+          if (!TypeRef(&type) || !Var(&off) || !Var(&n)) return false;
+          if (Status st = internal::CheckConstantType(type); !st.ok()) return Fail(st.message());
+          if (n > data_size_ || off > data_size_ - n)
+            return Fail("the constant's " + std::to_string(n) + " bytes at offset " +
+                        std::to_string(off) + " run past the tensor data (" +
+                        std::to_string(data_size_) + " bytes from byte " +
+                        std::to_string(data_offset_) + ")");
+          if (n && off % kTensorAlignment)
+            return Fail("the constant's data offset " + std::to_string(off) +
+                        " is not a multiple of 64");
+          const char* at = data_ + off;
+          // Borrowed in place when the memory is aligned as the file is
+          // (a mapping is); else (or without a keepalive) copied.
+          if (keepalive_ && n && reinterpret_cast<uintptr_t>(at) % kTensorAlignment == 0)
+            data = std::make_shared<const TensorBytes>(at, n, keepalive_);
+          else
+            data = CopyTensorBytes({at, n});
+        } else {
+          if (!TypeRef(&type) || !Count(&n, "data byte")) return false;
+          if (Status st = internal::CheckConstantType(type); !st.ok()) return Fail(st.message());
+          data = CopyTensorBytes({reinterpret_cast<const char*>(p_), n});
+          p_ += n;
+        }
         auto c = ConstantNode::Make(std::move(type), std::move(data));
         if (!c.ok()) return Fail(c.status().message());
         nodes_.push_back(std::move(c).value());
@@ -655,6 +728,12 @@ class Reader {
 
   const uint8_t* base_;
   size_t size_;
+  int version_;
+  std::shared_ptr<const void> keepalive_;
+  bool verify_tensor_data_;
+  // Version 3: the tensor data.
+  const char* data_ = nullptr;
+  uint64_t data_offset_ = 0, data_size_ = 0;
   const uint8_t* p_ = nullptr;
   const uint8_t* end_ = nullptr;
   uint64_t n_strings_ = 0;
@@ -675,23 +754,39 @@ class Reader {
 
 }  // namespace
 
-StatusOr<Module> ReadV2(std::string_view bytes) { return Reader(bytes).Read(); }
+StatusOr<Module> ReadV2(std::string_view bytes) { return Reader(bytes, 2, nullptr, false).Read(); }
+StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
+                        bool verify_tensor_data) {
+  return Reader(bytes, 3, std::move(keepalive), verify_tensor_data).Read();
+}
 
 }  // namespace plir::internal::binary
 
 namespace plir {
 
-StatusOr<Module> LoadBinary(std::string_view bytes) {
+StatusOr<Module> LoadBinary(std::string_view bytes) { return LoadBinary(bytes, {}); }
+
+Status VerifyBinaryTensorData(std::string_view bytes) {
+  BinaryLoadOptions o;
+  o.keepalive = std::make_shared<int>(0);  // views into `bytes`, dropped before returning
+  o.verify_tensor_data = true;
+  return LoadBinary(bytes, o).status();
+}
+
+StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& options) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kBinaryMagic, 8) != 0)
     return InvalidArgument("not a PLIR binary module (bad magic)");
   if (bytes.size() < 12) return InvalidArgument("corrupt binary module: truncated header");
   uint32_t version;
   std::memcpy(&version, bytes.data() + 8, 4);
-  if (version < kOldestBinaryFormatVersion || version > kBinaryFormatVersion)
-    return InvalidArgument(
-        "binary module format version " + std::to_string(version) + "; this PLIR reads versions " +
-        std::to_string(kOldestBinaryFormatVersion) + " to " + std::to_string(kBinaryFormatVersion));
-  size_t header = version == 1 ? 32 : internal::binary::kPreambleSize;
+  if (version < kOldestBinaryFormatVersion || version > kNewestBinaryFormatVersion)
+    return InvalidArgument("binary module format version " + std::to_string(version) +
+                           "; this PLIR reads versions " +
+                           std::to_string(kOldestBinaryFormatVersion) + " to " +
+                           std::to_string(kNewestBinaryFormatVersion));
+  size_t header = version == 1   ? 32
+                  : version == 2 ? internal::binary::kPreambleSize
+                                 : internal::binary::kV3PreambleSize;
   if (bytes.size() < header)
     return InvalidArgument("corrupt binary module: truncated header (" +
                            std::to_string(bytes.size()) + " bytes; version " +
@@ -711,6 +806,8 @@ StatusOr<Module> LoadBinary(std::string_view bytes) {
   if (version == 1) {
     return internal::binary::ReadV1(payload, checksum);
   }
+  if (version == 3)  // checksums: see ReadTensorDataEntry
+    return internal::binary::ReadV3(bytes, options.keepalive, options.verify_tensor_data);
   uint64_t sum = Fnv1a64(payload);
   if (sum != checksum) return InvalidArgument("corrupt binary module: checksum mismatch");
   return internal::binary::ReadV2(bytes);

@@ -1,4 +1,4 @@
-// Version 2 of the binary format: the writer (layout: binary_internal.h).
+// Versions 2 and 3 of the binary format: the writer (layout: binary_internal.h).
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -9,6 +9,7 @@
 #include "ir/serialize/binary_internal.h"
 #include "ir/serialize/node_table.h"
 #include "ir/serialize/serialize.h"
+#include "ir/support/crc32c.h"
 #include "ir/support/fnv.h"
 #include "ir/var_map.h"
 
@@ -71,6 +72,8 @@ namespace {
 
 class Writer {
  public:
+  explicit Writer(int version) : version_(version) {}
+
   std::string Save(const Module& m) {
     for (const Item& item : m.items()) {
       item_vars_.Clear();
@@ -80,10 +83,11 @@ class Writer {
       // A variable shared by two items (an ill-formed module): write again,
       // keeping every variable in the module-wide table, so that its
       // identity survives the round trip.
-      Writer exact;
+      Writer exact(version_);
       exact.exact_vars_ = true;
       return exact.Save(m);
     }
+    if (version_ >= 3) return AssembleV3(m);
     // Assemble: header, section table, sections.
     size_t string_bytes = 4 * string_ends_.size() + blob_.size();
     const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes,
@@ -98,7 +102,7 @@ class Writer {
     file.reserve(total);
     Out h;
     h.Raw(kBinaryMagic, 8);
-    h.U32(kBinaryFormatVersion);
+    h.U32(2);
     h.U32(0);  // flags
     h.U64(total - kHeaderSize);
     h.U64(0);  // checksum, filled in below
@@ -116,6 +120,64 @@ class Writer {
   }
 
  private:
+  // Version 3: header, section table, tensor-data entry, the structure
+  // sections, zeros up to a multiple of 64, the tensor data.
+  std::string AssembleV3(const Module& m) {
+    size_t string_bytes = 4 * string_ends_.size() + blob_.size();
+    const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes,
+                                                 &nodes_.bytes, &items_.bytes};
+    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_,
+                                     m.items().size()};
+    uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(),
+                                    nodes_.bytes.size(), items_.bytes.size()};
+    size_t structure_end = kV3PreambleSize;
+    for (uint64_t s : sizes) structure_end += s;
+    size_t data_offset = data_size_ ? AlignTensor(structure_end) : structure_end;
+    size_t total = data_offset + data_size_;
+    std::string file;
+    file.reserve(total);
+    Out h;
+    h.Raw(kBinaryMagic, 8);
+    h.U32(3);
+    h.U32(0);  // flags
+    h.U64(total - kHeaderSize);
+    h.U64(0);  // structure checksum, filled in below
+    for (int s = 0; s < kNumSections; ++s) {
+      h.U64(counts[s]);
+      h.U64(sizes[s]);
+    }
+    h.U64(tensors_.size());
+    h.U64(data_offset);
+    h.U64(data_size_);
+    h.U64(0);  // tensor-data checksum, filled in below
+    file.append(h.bytes);
+    file.append(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size());
+    file.append(blob_);
+    for (int s = 1; s < kNumSections; ++s) file.append(*sections[s]);
+    file.resize(data_offset, '\0');
+    for (const TensorBytes* t : tensors_) {
+      file.resize(AlignTensor(file.size()), '\0');
+      file.append(t->view());
+    }
+    uint64_t data_sum = Crc32c(std::string_view(file).substr(data_offset));
+    std::memcpy(&file[kV3DataChecksumAt], &data_sum, 8);
+    uint64_t sum = Crc32c(std::string_view(file).substr(kHeaderSize, data_offset - kHeaderSize));
+    std::memcpy(&file[24], &sum, 8);
+    return file;
+  }
+
+  // Version 3: the offset of `t` in the tensor data (each distinct tensor
+  // once, at a multiple of kTensorAlignment).
+  uint64_t TensorOffset(const TensorBytes& t) {
+    if (t.empty()) return 0;
+    if (const uint64_t* off = tensor_offset_.Find(&t)) return *off;
+    uint64_t off = AlignTensor(data_size_);
+    data_size_ = off + t.size();
+    tensors_.push_back(&t);
+    tensor_offset_.Insert(&t, off);
+    return off;
+  }
+
   // Returns the index of `s` in the string table, adding it if new. `s`
   // must outlive the writer (it points into the module or the interner).
   uint32_t Str(std::string_view s) {
@@ -388,6 +450,11 @@ class Writer {
       case NodeKind::kConstant: {
         auto* c = static_cast<const ConstantNode*>(n);
         type(c->type());
+        if (version_ >= 3) {  // the bytes live in the tensor data
+          o.Var(TensorOffset(c->data()));
+          o.Var(c->data().size());
+          break;
+        }
         o.Var(c->data().size());
         o.bytes.append(c->data().view());
         break;
@@ -470,6 +537,12 @@ class Writer {
   VarMap<uint32_t> item_vars_;                // the current item's variables
   std::vector<const VarNode*> emitted_vars_;  // every variable record, in order
   bool exact_vars_ = false;                   // variables in node_ptr_ too (a variable spans items)
+  int version_;
+  // Version 3: the distinct tensors in file order, their offsets, the
+  // data's size so far.
+  std::vector<const TensorBytes*> tensors_;
+  internal::PointerMap<uint64_t> tensor_offset_;
+  uint64_t data_size_ = 0;
 
   // The id of `c` if it was already written and may be shared, else null.
   const uint32_t* SharedId(const Node* c) {
@@ -501,12 +574,18 @@ class Writer {
 
 }  // namespace
 
-std::string WriteV2(const Module& m) { return Writer().Save(m); }
+std::string WriteV2(const Module& m) { return Writer(2).Save(m); }
+std::string WriteV3(const Module& m) { return Writer(3).Save(m); }
 
 }  // namespace plir::internal::binary
 
 namespace plir {
 
-std::string SaveBinary(const Module& m) { return internal::binary::WriteV2(m); }
+std::string SaveBinary(const Module& m) { return SaveBinary(m, BinarySaveOptions{}); }
+
+std::string SaveBinary(const Module& m, const BinarySaveOptions& options) {
+  if (options.version == 2) return internal::binary::WriteV2(m);
+  return internal::binary::WriteV3(m);
+}
 
 }  // namespace plir

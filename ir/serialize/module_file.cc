@@ -59,6 +59,7 @@ ModuleFile& ModuleFile::operator=(ModuleFile&& o) noexcept {
   Release();
   mapped_ = o.mapped_;
   map_size_ = o.map_size_;
+  mapping_ = std::move(o.mapping_);
   size_ = o.size_;
   padding_ = o.padding_;
   buffer_ = std::move(o.buffer_);
@@ -72,7 +73,7 @@ ModuleFile& ModuleFile::operator=(ModuleFile&& o) noexcept {
 ModuleFile::~ModuleFile() { Release(); }
 
 void ModuleFile::Release() {
-  if (mapped_) munmap(const_cast<char*>(data_), map_size_);
+  mapping_.reset();  // unmaps, unless a loaded module's constants still borrow from it
   mapped_ = false;
   data_ = nullptr;
   size_ = padding_ = map_size_ = 0;
@@ -120,10 +121,23 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
       size_t size = static_cast<size_t>(st.st_size);
-      void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      // Every format is read whole, and is mapped with its pages read in
+      // up front, except binary version 3: its constants keep viewing the
+      // mapping, and their pages are read when first used.
+      char head[12] = {};
+      bool lazy = false;
+      if (pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
+          std::memcmp(head, kBinaryMagic, 8) == 0) {
+        uint32_t version;
+        std::memcpy(&version, head + 8, 4);
+        lazy = version >= 3;
+      }
+      void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
       if (p != MAP_FAILED) {
         close(fd);
         long page = sysconf(_SC_PAGESIZE);
+        f.mapping_ = std::shared_ptr<const void>(
+            p, [size](const void* q) { munmap(const_cast<void*>(q), size); });
         f.data_ = static_cast<const char*>(p);
         f.size_ = f.map_size_ = size;
         f.mapped_ = true;
@@ -182,6 +196,13 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
 }
 
 StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
+  if (DetectFormat(file) == ModuleFormat::kBinary && file.keepalive()) {
+    BinaryLoadOptions o;
+    o.keepalive = file.keepalive();  // version 3 constants view the mapping
+    auto m = LoadBinary(file.contents(), o);
+    if (!m.ok()) return m.status().WithPrefix(name);
+    return m;
+  }
   if (DetectFormat(file) == ModuleFormat::kJson && file.padding() >= simdjson::SIMDJSON_PADDING) {
     auto m = internal::LoadJsonText(file.contents(), /*padded=*/true);  // in place, no copy
     if (!m.ok()) return m.status().WithPrefix(name);

@@ -7,6 +7,7 @@
 #define PLIR_IR_SERIALIZE_MODULE_FILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -45,9 +46,16 @@ class ModuleFile {
   std::string_view contents() const { return {data_, size_}; }
   operator std::string_view() const { return contents(); }  // NOLINT: implicit
   // Unmaps or frees the contents early (contents() is empty afterwards).
-  // Loaded modules do not refer to them.
+  // Loaded modules do not depend on it: the constants of a binary version
+  // 3 module loaded from the mapping hold it (keepalive()), and it is
+  // unmapped when the last of them goes.
   void Close() { Release(); }
   bool mapped() const { return mapped_; }
+  // The mapping's owner (null when the contents were read into memory):
+  // what a loader that views the contents in place holds on to. A mapped
+  // file must not be truncated or rewritten in place while this lives
+  // (writing a new file and renaming it over, as PLIR's tools do, is fine).
+  const std::shared_ptr<const void>& keepalive() const { return mapping_; }
   // Readable, zero bytes that follow contents() in memory (the rest of the
   // mapping's last page, or the padding of the buffer); JSON parses in place
   // when there are at least 64.
@@ -61,7 +69,8 @@ class ModuleFile {
   size_t padding_ = 0;
   bool mapped_ = false;
   size_t map_size_ = 0;
-  std::string buffer_;  // when not mapped
+  std::shared_ptr<const void> mapping_;  // unmaps when the last holder goes
+  std::string buffer_;                   // when not mapped
 };
 
 // Loads a module in any format from `file` (a JSON file parses in place

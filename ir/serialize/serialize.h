@@ -10,6 +10,7 @@
 #define PLIR_IR_SERIALIZE_SERIALIZE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,8 +21,10 @@
 namespace plir {
 
 inline constexpr int kJsonFormatVersion = 1;
-// SaveBinary writes this version; LoadBinary reads it and version 1.
-inline constexpr int kBinaryFormatVersion = 2;
+// SaveBinary writes this version by default; LoadBinary reads versions
+// kOldestBinaryFormatVersion to kNewestBinaryFormatVersion.
+inline constexpr int kBinaryFormatVersion = 3;
+inline constexpr int kNewestBinaryFormatVersion = 3;
 inline constexpr int kOldestBinaryFormatVersion = 1;
 // The first 8 bytes of every binary module.
 inline constexpr char kBinaryMagic[8] = {'\x89', 'P', 'L', 'I', 'R', '\r', '\n', '\x1a'};
@@ -29,11 +32,35 @@ inline constexpr char kBinaryMagic[8] = {'\x89', 'P', 'L', 'I', 'R', '\r', '\n',
 std::string SaveJson(const Module& m);
 StatusOr<Module> LoadJson(std::string_view text);
 
+struct BinarySaveOptions {
+  // 2 or 3 (3: tensor data aligned in a section of its own, for loading in
+  // place; docs/serialization.md).
+  int version = kBinaryFormatVersion;
+};
 std::string SaveBinary(const Module& m);
-StatusOr<Module> LoadBinary(std::string_view bytes);
+std::string SaveBinary(const Module& m, const BinarySaveOptions& options);
 
-// The binary format's checksum is Fnv1a64 (ir/support/fnv.h). Reading a file
-// in any format: ir/serialize/module_file.h.
+struct BinaryLoadOptions {
+  // Version 3: when set, constants borrow their bytes from the input instead
+  // of copying them, and hold this object, which must keep the input's
+  // bytes valid and unchanged for as long as it lives (a file mapping, a
+  // sealed memfd's mapping). Null: the bytes are copied.
+  std::shared_ptr<const void> keepalive;
+  // Version 3: also check the tensor data's own checksum (reads every byte
+  // of it; off by default, so that the data pages in only when used).
+  // Versions 1 and 2 always check their one checksum, which covers it.
+  bool verify_tensor_data = false;
+};
+StatusOr<Module> LoadBinary(std::string_view bytes);
+StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& options);
+// Checks the checksum of a version 3 file's tensor data (and that the file
+// is a well-formed binary module, as LoadBinary would); version 1 and 2
+// files: the same as loading them.
+Status VerifyBinaryTensorData(std::string_view bytes);
+
+// The binary format's checksum is CRC-32C (ir/support/crc32c.h) from version
+// 3, Fnv1a64 (ir/support/fnv.h) before. Reading a file in any format:
+// ir/serialize/module_file.h.
 
 }  // namespace plir
 

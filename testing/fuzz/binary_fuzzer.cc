@@ -3,7 +3,7 @@
 //
 // Random mutations almost never keep the checksum right, so each input is
 // also loaded with its header resealed (magic, payload length and checksum
-// made to agree with the bytes, as version 1 or 2 wrote them): that is what
+// made to agree with the bytes, as version 1, 2 or 3 wrote them): that is what
 // lets the fuzzer reach the sections behind the header.
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +14,7 @@
 
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
+#include "ir/support/crc32c.h"
 
 namespace {
 
@@ -37,10 +38,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(&sealed[0], plir::kBinaryMagic, 8);
   uint32_t version;
   std::memcpy(&version, &sealed[8], 4);
-  version = version == 1 ? 1 : 2;
+  version = version == 1 || version == 3 ? version : 2;
   std::memcpy(&sealed[8], &version, 4);
   uint64_t len = size - 32;
   std::memcpy(&sealed[16], &len, 8);
+  if (version == 3) {  // CRC-32C of the tensor data, and of bytes 32 to it
+    uint64_t off = 0;
+    if (size >= 144) std::memcpy(&off, &sealed[120], 8);
+    if (off < 32 || off > size) return 0;
+    uint64_t data = plir::Crc32c(std::string_view(sealed).substr(off));
+    uint64_t sum = plir::Crc32c(std::string_view(sealed).substr(32, off - 32));
+    std::memcpy(&sealed[136], &data, 8);
+    std::memcpy(&sealed[24], &sum, 8);
+    LoadAndRoundTrip(sealed);
+    return 0;
+  }
   // Version 1 files carry FNV-1a-64 with the offset basis PLIR used for them.
   uint64_t h =
       version == 1 ? 1469598103934665603ull : plir::Fnv1a64(std::string_view(sealed).substr(32));

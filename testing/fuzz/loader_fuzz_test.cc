@@ -1,6 +1,6 @@
 // Replays deterministic corruptions of saved modules (byte flips,
 // truncations, insertions, length fields set huge) into the binary (versions
-// 2 and 1) and JSON loaders: every input gives a module or a clean error.
+// 3, 2 and 1) and JSON loaders: every input gives a module or a clean error.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,6 +9,7 @@
 #include "ir/serialize/node_table.h"
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
+#include "ir/support/crc32c.h"
 #include "ir/text/parser.h"
 #include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"
@@ -17,6 +18,17 @@
 namespace plir {
 namespace {
 
+std::string SaveV2(const Module& m) {
+  BinarySaveOptions o;
+  o.version = 2;
+  return SaveBinary(m, o);
+}
+std::string SaveV3(const Module& m) {
+  BinarySaveOptions o;
+  o.version = 3;
+  return SaveBinary(m, o);
+}
+
 std::vector<std::string> Seeds(std::string (*save)(const Module&)) {
   std::vector<std::string> out;
   for (const auto& f : testing::ListTestFiles("examples/spec", ".plir"))
@@ -24,6 +36,12 @@ std::vector<std::string> Seeds(std::string (*save)(const Module&)) {
   testing::RandomModuleOptions o;
   o.num_bindings = 60;
   out.push_back(save(testing::GenerateRandomModule(o)));
+  // Constants, two sharing their bytes (version 3 stores them once).
+  out.push_back(
+      save(testing::ParseOrFail("def @f() {\n  %a = const<Tensor[(4,), uint8]>x\"deadbeef\";\n"
+                                "  %b = const<Tensor[(2, 3), "
+                                "float32]>x\"000000000000803f0000004000004040000080400000a040\";\n"
+                                "  (%a, %b, const<Tensor[(1,), int8]>x\"7f\")\n}\n")));
   return out;
 }
 
@@ -37,6 +55,17 @@ void Reseal(std::string* s, uint32_t version) {
   std::memcpy(&(*s)[0], kBinaryMagic, 8);
   std::memcpy(&(*s)[8], &version, 4);
   std::memset(&(*s)[12], 0, 4);
+  if (version == 3) {  // CRC-32C of the tensor data, and of bytes 32 to it
+    if (s->size() < 144) return;
+    uint64_t off;
+    std::memcpy(&off, &(*s)[120], 8);
+    if (off < 32 || off > s->size()) return;
+    uint64_t data = Crc32c(std::string_view(*s).substr(off));
+    uint64_t sum = Crc32c(std::string_view(*s).substr(32, off - 32));
+    std::memcpy(&(*s)[136], &data, 8);
+    std::memcpy(&(*s)[24], &sum, 8);
+    return;
+  }
   uint64_t h = version == 1 ? 1469598103934665603ull : 0xcbf29ce484222325ull;
   for (size_t i = 32; i < s->size(); ++i)
     h = (h ^ static_cast<unsigned char>((*s)[i])) * 0x100000001b3ull;
@@ -72,8 +101,24 @@ void LoadsCleanly(const std::string& bytes, int* loaded) {
   }
 }
 
+TEST(LoaderFuzzTest, CorruptVersion3BinaryNeverCrashes) {
+  auto seeds = Seeds(&SaveV3);
+  std::mt19937_64 rng(17);
+  int loaded = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = Corrupt(seeds[i % seeds.size()], rng, i % 4 != 0, 3);
+    LoadsCleanly(s, &loaded);
+    if (::testing::Test::HasFatalFailure()) return;
+    BinaryLoadOptions o;
+    o.verify_tensor_data = true;
+    o.keepalive = std::make_shared<int>(0);  // constants view `s`
+    (void)LoadBinary(s, o);
+  }
+  std::printf("%d of 20000 corrupted version 3 binaries still loaded\n", loaded);
+}
+
 TEST(LoaderFuzzTest, CorruptBinaryNeverCrashes) {
-  auto seeds = Seeds(&SaveBinary);
+  auto seeds = Seeds(&SaveV2);
   std::mt19937_64 rng(11);
   int loaded = 0;
   for (int i = 0; i < 20000; ++i) {
@@ -94,21 +139,24 @@ TEST(LoaderFuzzTest, CorruptVersion1BinaryNeverCrashes) {
   std::printf("%d of 5000 corrupted version 1 binaries still loaded\n", loaded);
 }
 
-// Every field of the version 2 section table set to boundary values.
+// Every field of the version 2 and 3 section tables (and version 3's
+// tensor-data entry) set to boundary values.
 TEST(LoaderFuzzTest, LyingSectionTableNeverCrashes) {
   int loaded = 0;
-  for (const std::string& seed : Seeds(&SaveBinary)) {
-    for (size_t field = 0; field < 10; ++field) {
-      uint64_t old;
-      std::memcpy(&old, &seed[32 + 8 * field], 8);
-      for (uint64_t v :
-           {uint64_t{0}, uint64_t{1}, old - 1, old + 1, old * 2, old / 2, uint64_t{1} << 32,
-            (uint64_t{1} << 32) - 1, uint64_t{1} << 62, ~uint64_t{0}, seed.size() - 112}) {
-        std::string s = seed;
-        std::memcpy(&s[32 + 8 * field], &v, 8);
-        Reseal(&s, 2);
-        LoadsCleanly(s, &loaded);
-        if (::testing::Test::HasFatalFailure()) return;
+  for (uint32_t version : {2, 3}) {
+    for (const std::string& seed : Seeds(version == 2 ? &SaveV2 : &SaveV3)) {
+      for (size_t field = 0; field < (version == 2 ? 10u : 13u); ++field) {
+        uint64_t old;
+        std::memcpy(&old, &seed[32 + 8 * field], 8);
+        for (uint64_t v :
+             {uint64_t{0}, uint64_t{1}, old - 1, old + 1, old * 2, old / 2, uint64_t{1} << 32,
+              (uint64_t{1} << 32) - 1, uint64_t{1} << 62, ~uint64_t{0}, seed.size() - 112}) {
+          std::string s = seed;
+          std::memcpy(&s[32 + 8 * field], &v, 8);
+          Reseal(&s, version);
+          LoadsCleanly(s, &loaded);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
       }
     }
   }
@@ -132,8 +180,7 @@ TEST(LoaderFuzzTest, CorruptJsonNeverCrashes) {
 }
 
 TEST(LoaderFuzzTest, HugeCountsAreRejectedBeforeAllocating) {
-  std::string b =
-      SaveBinary(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
+  std::string b = SaveV2(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
   // Claim 2^40 nodes: more than the node section's bytes can hold.
   std::string evil = b;
   uint64_t count = uint64_t{1} << 40;

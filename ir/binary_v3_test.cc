@@ -1,0 +1,270 @@
+// Binary format version 3: tensor data aligned in a section of its own and
+// viewed in place from the mapping, CRC-32C checksums (the structure on
+// every load, the data on request), bounds-checked offsets.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "ir/serialize/module_file.h"
+#include "ir/serialize/serialize.h"
+#include "ir/structural.h"
+#include "ir/support/crc32c.h"
+#include "ir/text/printer.h"
+#include "testing/ir_test_util.h"
+
+namespace plir {
+namespace {
+
+constexpr size_t kV3PreambleSize = 144;  // header, section table, tensor-data entry
+
+std::string SaveV3(const Module& m) {
+  BinarySaveOptions o;
+  o.version = 3;
+  return SaveBinary(m, o);
+}
+uint64_t U64At(const std::string& b, size_t at) {
+  uint64_t v;
+  std::memcpy(&v, b.data() + at, 8);
+  return v;
+}
+void PutU64(std::string* b, size_t at, uint64_t v) { std::memcpy(&(*b)[at], &v, 8); }
+// Recomputes a version 3 file's length and both checksums after an edit.
+void Reseal(std::string* b) {
+  PutU64(b, 16, b->size() - 32);
+  uint64_t off = U64At(*b, 120);
+  if (off > b->size() || off < 32) return;
+  PutU64(b, 136, Crc32c(std::string_view(*b).substr(off)));
+  PutU64(b, 24, Crc32c(std::string_view(*b).substr(32, off - 32)));
+}
+// Three constants, two of them sharing their bytes, one of 1000 bytes.
+Module Weights() {
+  auto bytes = [](size_t n, char c) { return std::string(n, c); };
+  auto a = CopyTensorBytes(bytes(1000, 'a'));
+  auto type = [](int64_t n) { return TensorTypeNode::Make({Dim::Const(n)}, DataType::kUInt8); };
+  Expr c1 = *ConstantNode::Make(type(1000), a);
+  Expr c2 = *ConstantNode::Make(type(1000), a);
+  Expr c3 = *ConstantNode::Make(type(3), CopyTensorBytes("xyz"));
+  Expr t = TupleNode::Make({c1, c2, c3});
+  return *Module::Make({FunctionNode::Make("f", {}, t->type(), SeqExprNode::Make({}, t))});
+}
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+// `bytes` copied to a 64-aligned buffer, which the returned keepalive owns.
+std::pair<std::string_view, std::shared_ptr<const void>> Aligned(const std::string& bytes) {
+  std::shared_ptr<char> p(static_cast<char*>(std::aligned_alloc(64, bytes.size() + 64)),
+                          &std::free);
+  std::memcpy(p.get(), bytes.data(), bytes.size());
+  return {std::string_view(p.get(), bytes.size()), p};
+}
+const ConstantNode* ConstantField(const Module& m, size_t i) {
+  auto* f = static_cast<const FunctionNode*>(m.items()[0].get());
+  auto* t = static_cast<const TupleNode*>(f->body()->result().get());
+  return static_cast<const ConstantNode*>(t->fields()[i].get());
+}
+
+TEST(Crc32cTest, PublishedVectorsAndBothImplementationsAgree) {
+  EXPECT_EQ(Crc32c(""), 0u);
+  EXPECT_EQ(Crc32c("123456789"), 0xe3069283u);
+  EXPECT_EQ(Crc32cPortable("123456789"), 0xe3069283u);
+  EXPECT_EQ(Crc32c(std::string(32, '\0')), 0x8a9136aau);  // RFC 3720 B.4
+  std::mt19937_64 rng(7);
+  std::string s(4099, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  for (size_t start : {0, 1, 3, 8}) {
+    for (size_t n : {0, 1, 7, 31, 64, 1000, 4000}) {
+      std::string_view v = std::string_view(s).substr(start, n);
+      EXPECT_EQ(Crc32c(v), Crc32cPortable(v)) << start << " " << n;
+      EXPECT_EQ(Crc32c(v.substr(n / 2), Crc32c(v.substr(0, n / 2))), Crc32c(v));
+    }
+  }
+}
+
+TEST(BinaryV3Test, RoundTripsSpecExamplesAndWeights) {
+  for (const auto& f : testing::ListTestFiles("examples/spec", ".plir")) {
+    Module m = testing::ParseOrFail(testing::ReadTestFile(f));
+    std::string b = SaveV3(m);
+    auto r = LoadBinary(b);
+    ASSERT_TRUE(r.ok()) << f << ": " << r.status().message();
+    EXPECT_TRUE(StructuralEqual(*r, m, /*map_free_vars=*/true)) << f;
+    EXPECT_EQ(SaveV3(*r), b) << f;  // deterministic
+  }
+  Module w = Weights();
+  auto r = LoadBinary(SaveV3(w));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(StructuralEqual(*r, w));
+}
+
+TEST(BinaryV3Test, Layout) {
+  std::string b = SaveV3(Weights());
+  EXPECT_EQ(b[8], 3);
+  uint64_t count = U64At(b, 112), off = U64At(b, 120), size = U64At(b, 128);
+  EXPECT_EQ(count, 2u);  // the shared bytes are stored once
+  EXPECT_EQ(off % 64, 0u);
+  EXPECT_EQ(off + size, b.size());
+  EXPECT_EQ(size, 1024u + 3);  // 1000 bytes, padding to 64, 3 bytes
+  EXPECT_EQ(b.substr(off, 1000), std::string(1000, 'a'));
+  EXPECT_EQ(b.substr(off + 1024, 3), "xyz");
+  EXPECT_EQ(U64At(b, 136), Crc32c(std::string_view(b).substr(off)));
+  EXPECT_EQ(U64At(b, 24), Crc32c(std::string_view(b).substr(32, off - 32)));
+  // No tensors: no padding either.
+  Module m = testing::ParseOrFail("def @f(%x: Tensor[(2,), float32]) { %x }");
+  std::string e = SaveV3(m);
+  EXPECT_EQ(U64At(e, 128), 0u);
+  EXPECT_EQ(U64At(e, 120), e.size());
+  // Version 2 on request.
+  BinarySaveOptions v2;
+  v2.version = 2;
+  EXPECT_EQ(SaveBinary(m, v2)[8], 2);
+}
+
+TEST(BinaryV3Test, ConstantsBorrowWithAKeepaliveAndCopyWithout) {
+  std::string b = SaveV3(Weights());
+  auto [view, keep] = Aligned(b);
+  BinaryLoadOptions o;
+  o.keepalive = keep;
+  auto r = LoadBinary(view, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  uint64_t off = U64At(b, 120);
+  for (size_t i = 0; i < 3; ++i) {
+    const TensorBytes& d = ConstantField(*r, i)->data();
+    EXPECT_TRUE(d.borrowed()) << i;
+    EXPECT_EQ(d.data(), view.data() + off + (i == 2 ? 1024 : 0)) << i;
+  }
+  long uses = keep.use_count();
+  EXPECT_GE(uses, 4);  // each constant holds the buffer
+  r = Module();
+  EXPECT_EQ(keep.use_count(), 2);  // `keep` and `o`
+  // Without a keepalive: copies.
+  auto c = LoadBinary(view);
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(ConstantField(*c, 0)->data().borrowed());
+  // Memory not aligned as the file is: copies too.
+  std::string shifted = " " + b;
+  auto s = LoadBinary(std::string_view(shifted).substr(1), o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(ConstantField(*s, 0)->data().borrowed());
+}
+
+TEST(BinaryV3Test, FilesLoadInPlaceAndOutliveTheirModuleFile) {
+  Module w = Weights();
+  std::string b = SaveV3(w);
+  std::string path = TempPath("w.plirb");
+  std::ofstream(path, std::ios::binary) << b;
+  Module loaded;
+  {
+    auto f = ModuleFile::Open(path);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE(f->mapped());
+    auto r = LoadModule(*f, path);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const TensorBytes& d = ConstantField(*r, 0)->data();
+    EXPECT_TRUE(d.borrowed());
+    EXPECT_EQ(d.data(), f->contents().data() + U64At(b, 120));
+    f->Close();  // the constants keep the mapping
+    loaded = *r;
+  }
+  EXPECT_EQ(ConstantField(loaded, 0)->data().view(), std::string(1000, 'a'));
+  EXPECT_EQ(ConstantField(loaded, 2)->data().view(), "xyz");
+  EXPECT_TRUE(StructuralEqual(loaded, w));
+  auto again = LoadModuleFile(path);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(ConstantField(*again, 1)->data().borrowed());
+}
+
+TEST(BinaryV3Test, StructureChecksumAlwaysDataChecksumOnRequest) {
+  std::string b = SaveV3(Weights());
+  uint64_t off = U64At(b, 120);
+  std::string data_flip = b;
+  data_flip[off + 5] ^= 1;
+  EXPECT_TRUE(LoadBinary(data_flip).ok());  // lazy: the data is not read
+  BinaryLoadOptions verify;
+  verify.verify_tensor_data = true;
+  auto r = LoadBinary(data_flip, verify);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("tensor data checksum mismatch (bytes " +
+                                      std::to_string(off) + " to "),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(VerifyBinaryTensorData(data_flip).ok());
+  EXPECT_TRUE(VerifyBinaryTensorData(b).ok());
+  EXPECT_TRUE(LoadBinary(b, verify).ok());
+  std::string structure_flip = b;
+  structure_flip[kV3PreambleSize + 2] ^= 1;
+  r = LoadBinary(structure_flip);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("checksum mismatch (bytes 32 to " + std::to_string(off)),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(BinaryV3Test, OffsetsAreBoundsChecked) {
+  std::string b = SaveV3(Weights());
+  uint64_t off = U64At(b, 120);
+  // The data entry: offset and size inconsistent with the file.
+  for (auto [at, v] : std::vector<std::pair<size_t, uint64_t>>{
+           {120, b.size() + 64}, {120, 0}, {120, off - 64}, {128, 1}, {128, ~0ull}, {112, ~0ull}}) {
+    std::string e = b;
+    PutU64(&e, at, v);
+    Reseal(&e);
+    auto r = LoadBinary(e);
+    ASSERT_FALSE(r.ok()) << at << " " << v;
+    EXPECT_NE(r.status().message().find("corrupt binary module"), std::string::npos);
+  }
+  // A constant pointing past the data: its record's offset varint edited.
+  // The last constant's record ends with offset 1024 (varint 0x80 0x08)
+  // and size 3.
+  std::string e = b;
+  size_t at = e.rfind(std::string("\x80\x08\x03", 3), off);
+  ASSERT_NE(at, std::string::npos);
+  e[at + 1] = 0x09;  // offset 1152: past the 1027 bytes
+  Reseal(&e);
+  auto r = LoadBinary(e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("run past the tensor data (1027 bytes from byte " +
+                                      std::to_string(off) + ")"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("(at byte "), std::string::npos);
+  // The first constant's record ends with offset 0 and size 1000 (varint
+  // 0xe8 0x07): offset 1 is inside the data but not aligned.
+  e = b;
+  at = e.find(std::string("\x00\xe8\x07", 3), 144);
+  ASSERT_NE(at, std::string::npos);
+  e[at] = 1;
+  Reseal(&e);
+  r = LoadBinary(e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a multiple of 64"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(BinaryV3Test, EveryTruncationAndByteFlipIsACleanError) {
+  std::string b = SaveV3(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
+  std::string w = SaveV3(Weights());
+  for (const std::string* f : {&b, &w}) {
+    for (size_t n = 0; n < f->size(); ++n) {
+      std::string cut = f->substr(0, n);
+      EXPECT_FALSE(LoadBinary(cut).ok()) << n;
+      Reseal(&cut);
+      (void)LoadBinary(cut);  // no crash
+    }
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 3000; ++i) {
+      std::string e = *f;
+      e[rng() % e.size()] ^= static_cast<char>(1 << (rng() % 8));
+      if (rng() % 2) Reseal(&e);
+      auto r = LoadBinary(e);
+      if (r.ok()) {
+        EXPECT_TRUE(LoadBinary(SaveV3(*r)).ok());
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace plir
