@@ -87,42 +87,15 @@ class Writer {
       exact.exact_vars_ = true;
       return exact.Save(m);
     }
-    if (version_ >= 3) return AssembleV3(m);
-    // Assemble: header, section table, sections.
-    size_t string_bytes = 4 * string_ends_.size() + blob_.size();
-    const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes,
-                                                 &nodes_.bytes, &items_.bytes};
-    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_,
-                                     m.items().size()};
-    uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(),
-                                    nodes_.bytes.size(), items_.bytes.size()};
-    size_t total = kPreambleSize;
-    for (uint64_t s : sizes) total += s;
-    std::string file;
-    file.reserve(total);
-    Out h;
-    h.Raw(kBinaryMagic, 8);
-    h.U32(2);
-    h.U32(0);  // flags
-    h.U64(total - kHeaderSize);
-    h.U64(0);  // checksum, filled in below
-    for (int s = 0; s < kNumSections; ++s) {
-      h.U64(counts[s]);
-      h.U64(sizes[s]);
-    }
-    file.append(h.bytes);
-    file.append(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size());
-    file.append(blob_);
-    for (int s = 1; s < kNumSections; ++s) file.append(*sections[s]);
-    uint64_t sum = Fnv1a64(std::string_view(file).substr(kHeaderSize));
-    std::memcpy(&file[24], &sum, 8);
-    return file;
+    return Assemble(m);
   }
 
  private:
-  // Version 3: header, section table, tensor-data entry, the structure
-  // sections, zeros up to a multiple of 64, the tensor data.
-  std::string AssembleV3(const Module& m) {
+  // The file: header, section table, (version 3: the tensor-data entry,)
+  // the structure sections, and for version 3 zeros up to a multiple of 64
+  // and the tensor data.
+  std::string Assemble(const Module& m) {
+    const bool v3 = version_ >= 3;
     size_t string_bytes = 4 * string_ends_.size() + blob_.size();
     const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes,
                                                  &nodes_.bytes, &items_.bytes};
@@ -130,30 +103,37 @@ class Writer {
                                      m.items().size()};
     uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(),
                                     nodes_.bytes.size(), items_.bytes.size()};
-    size_t structure_end = kV3PreambleSize;
+    size_t structure_end = v3 ? kV3PreambleSize : kPreambleSize;
     for (uint64_t s : sizes) structure_end += s;
-    size_t data_offset = data_size_ ? AlignTensor(structure_end) : structure_end;
-    size_t total = data_offset + data_size_;
+    size_t data_offset = v3 && data_size_ ? AlignTensor(structure_end) : structure_end;
+    size_t total = data_offset + (v3 ? data_size_ : 0);
     std::string file;
     file.reserve(total);
     Out h;
     h.Raw(kBinaryMagic, 8);
-    h.U32(3);
+    h.U32(v3 ? 3 : 2);
     h.U32(0);  // flags
     h.U64(total - kHeaderSize);
-    h.U64(0);  // structure checksum, filled in below
+    h.U64(0);  // (structure) checksum, filled in below
     for (int s = 0; s < kNumSections; ++s) {
       h.U64(counts[s]);
       h.U64(sizes[s]);
     }
-    h.U64(tensors_.size());
-    h.U64(data_offset);
-    h.U64(data_size_);
-    h.U64(0);  // tensor-data checksum, filled in below
+    if (v3) {
+      h.U64(tensors_.size());
+      h.U64(data_offset);
+      h.U64(data_size_);
+      h.U64(0);  // tensor-data checksum, filled in below
+    }
     file.append(h.bytes);
     file.append(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size());
     file.append(blob_);
     for (int s = 1; s < kNumSections; ++s) file.append(*sections[s]);
+    if (!v3) {
+      uint64_t sum = Fnv1a64(std::string_view(file).substr(kHeaderSize));
+      std::memcpy(&file[24], &sum, 8);
+      return file;
+    }
     file.resize(data_offset, '\0');
     for (const TensorBytes* t : tensors_) {
       file.resize(AlignTensor(file.size()), '\0');

@@ -118,7 +118,7 @@ int ScribbleOnEveryFd(const char* text) {
 std::atomic<bool> g_spin_at_exit{false};
 struct SpinAtExit {
   ~SpinAtExit() {
-    for (volatile unsigned spins = 0; g_spin_at_exit.load(); spins = spins + 1u) {
+    while (g_spin_at_exit.load()) {  // an atomic load each time: never optimized out
     }
   }
 } g_spin_at_exit_object;
@@ -346,8 +346,7 @@ void Attack(const std::string& mode) {
         usleep(10 * 1000);
       }
     }).detach();
-    for (volatile unsigned spins = 0;; spins = spins + 1u) {
-    }
+    for (;;) asm volatile("" ::: "memory");  // spins; the asm keeps the loop
   } else if (mode == "segfault") {
     Segfault();
   } else if (mode == "exit-hang") {

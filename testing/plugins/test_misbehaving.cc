@@ -1,7 +1,9 @@
 // Passes that break the rules: one throws, two mutate their input through a
 // const_cast (a call's arguments, a constant's bytes), one returns an
 // ill-formed module.
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "ir/op.h"
 #include "ir/visitor.h"
@@ -11,30 +13,22 @@ namespace {
 
 using namespace plir;
 
-// Finds the first call with two or more arguments.
-class FirstCall : public IRVisitor {
+// Finds the first node of type T that `want` accepts.
+template <typename T>
+class FindFirst : public IRVisitor {
  public:
-  const CallNode* found = nullptr;
+  explicit FindFirst(std::function<bool(const T&)> want) : want_(std::move(want)) {}
+  const T* found = nullptr;
 
  protected:
   bool Enter(const Node* n, bool) override {
     if (found) return false;
-    if (auto* c = As<CallNode>(n); c && c->args().size() >= 2) found = c;
+    if (auto* x = As<T>(n); x && want_(*x)) found = x;
     return !found;
   }
-};
 
-// Finds the first constant with at least one byte.
-class FirstConstant : public IRVisitor {
- public:
-  const ConstantNode* found = nullptr;
-
- protected:
-  bool Enter(const Node* n, bool) override {
-    if (found) return false;
-    if (auto* c = As<ConstantNode>(n); c && !c->data().empty()) found = c;
-    return !found;
-  }
+ private:
+  std::function<bool(const T&)> want_;
 };
 
 Status Register(PluginHost& host) {
@@ -50,7 +44,7 @@ Status Register(PluginHost& host) {
   mutator.info.name = "TestMutatesInput";
   mutator.info.description = "swaps the arguments of a call in its input, in place";
   mutator.module_fn = [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-    FirstCall finder;
+    FindFirst<CallNode> finder([](const CallNode& c) { return c.args().size() >= 2; });
     finder.WalkModule(m);
     if (finder.found) {
       Expr* args = const_cast<Expr*>(finder.found->args().data());
@@ -66,7 +60,7 @@ Status Register(PluginHost& host) {
   byte_writer.info.name = "TestMutatesConstant";
   byte_writer.info.description = "flips a byte of the first constant of its input, in place";
   byte_writer.module_fn = [](const Module& m, const PassCallContext&) -> StatusOr<Module> {
-    FirstConstant finder;
+    FindFirst<ConstantNode> finder([](const ConstantNode& c) { return !c.data().empty(); });
     finder.WalkModule(m);
     if (finder.found) const_cast<char*>(finder.found->data().data())[0] ^= 1;
     return m;
