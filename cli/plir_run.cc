@@ -85,6 +85,7 @@
 #include "ir/serialize/module_file.h"
 #include "ir/support/fnv.h"
 #include "ir/text/parser.h"
+#include "kernels/op_kernels.h"
 
 namespace plir {
 namespace {
@@ -915,6 +916,7 @@ int ParseAndRun(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   plir::GuardStandardFds();
+  plir::TakeOverBlasThreads();  // OpenBLAS's idle workers off the cores
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
     return plir::FinishStdout("plir-run", ParseAndRun(argc, argv));

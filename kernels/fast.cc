@@ -83,6 +83,9 @@ namespace plir {
 void SetBlasThreadsOwned(bool owned) {
   internal::blas_threads_owned.store(owned, std::memory_order_relaxed);
 }
+void TakeOverBlasThreads() {
+  if (internal::BlasThreadsOwned()) internal::SingleThreadedBlas();
+}
 }  // namespace plir
 
 namespace plir::internal {

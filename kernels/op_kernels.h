@@ -30,6 +30,12 @@ namespace plir {
 // and torch) calls SetBlasThreadsOwned(false) before any kernel runs: each
 // product then goes to OpenBLAS whole, threaded as OpenBLAS is set up.
 void SetBlasThreadsOwned(bool owned);
+// Does now what the first matrix product would (while the kernels own the
+// BLAS threads): one OpenBLAS thread, its workers stopped. OpenBLAS starts
+// its workers when it loads, and they spin in sched_yield until stopped, on
+// the cores a short run needs for parsing and reading weights: a tool calls
+// this first (plir-run does).
+void TakeOverBlasThreads();
 
 // How to compute one op: `eval` computes a call; `work` (optional) counts
 // its multiply-adds from the argument shapes and output size.
