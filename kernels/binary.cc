@@ -9,7 +9,10 @@
 // shape, scalar, row or channel broadcast), and the rows run a vectorized
 // loop (32-byte vectors where the CPU has AVX2, chosen at run time). It
 // computes in the dtype; for these ops that rounds exactly as the
-// reference's double-then-round does.
+// reference's double-then-round does. power by one exponent of 2, 0.5 or 1
+// takes the same loops (FastPow).
+#include <limits>
+
 #include "kernels/internal/elements.h"
 #include "kernels/internal/fast.h"
 #include "kernels/op_kernels.h"
@@ -354,6 +357,27 @@ void FastBinaryOp(BinOp kind, const Tensor& a, const Tensor& b, Tensor& out) {
 
 bool FastBinaryKind(BinOp k) { return k <= BinOp::kMin; }
 
+// power with one exponent for all elements, where it is 2 (LayerNorm's
+// square, as ONNX exports it), 0.5 or 1: loops without pow. For float32,
+// x * x is exactly the reference's pow(x, 2) rounded (a float's square is
+// exact in double); for float64 it is within an ulp. sqrt is correctly
+// rounded, as pow(x, 0.5) is, except at -0 and -inf, kept here.
+bool FastPowExponent(BinOp k, const Tensor& b, double* e) {
+  if (k != BinOp::kPow || b.NumElements() != 1) return false;
+  *e = b.GetDouble(0);
+  return *e == 2 || *e == 0.5 || *e == 1;
+}
+
+template <typename T>
+void FastPow(double e, const Tensor& a, const Tensor& b, Tensor& out) {
+  constexpr T kInf = std::numeric_limits<T>::infinity();
+  if (e == 2) return FastBinary<T>(a, b, out, [](T x, T) { return x * x; });
+  if (e == 1) return FastBinary<T>(a, b, out, [](T x, T) { return x; });
+  FastBinary<T>(a, b, out, [](T x, T) {
+    return x == T(0) ? T(0) : x == -kInf ? kInf : std::sqrt(x);
+  });
+}
+
 OpEvalFn BinaryKernel(std::string op, BinOp kind) {
   return [op, kind](const std::vector<Tensor>& args, const Attrs&) -> StatusOr<Tensor> {
     PLIR_RETURN_IF_ERROR(CheckArgs(op, args, 2));
@@ -366,11 +390,18 @@ OpEvalFn BinaryKernel(std::string op, BinOp kind) {
     if (!shape_or.ok()) return InvalidArgument(op + ": shapes do not broadcast");
     std::vector<int64_t> shape = *shape_or;
     PLIR_RETURN_IF_ERROR(CheckResult(op, a.dtype, shape));
-    if (FastKernelsEnabled() && FastFloat(a) && FastBinaryKind(kind)) {
+    double e = 0;
+    bool pow = FastFloat(a) && FastPowExponent(kind, b, &e);
+    if (FastKernelsEnabled() && FastFloat(a) && (FastBinaryKind(kind) || pow)) {
       NoteFastPath();
       Tensor out = NewTensorForOverwrite(a.dtype, shape);  // every element is written
       if (out.NumElements() > 0) {
-        if (a.dtype == DataType::kFloat32)
+        bool f32 = a.dtype == DataType::kFloat32;
+        if (pow && f32)
+          FastPow<float>(e, a, b, out);
+        else if (pow)
+          FastPow<double>(e, a, b, out);
+        else if (f32)
           FastBinaryOp<float>(kind, a, b, out);
         else
           FastBinaryOp<double>(kind, a, b, out);

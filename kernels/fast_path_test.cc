@@ -253,6 +253,38 @@ TEST(FastPathTest, BinaryBroadcasting) {
   SetDefaultThreads(0);
 }
 
+// power with a scalar exponent of 2, 0.5 or 1 has loops of its own; other
+// exponents stay on the reference.
+TEST(FastPathTest, PowerByAScalar) {
+  for (DataType dt : kFloats) {
+    Tensor x = Random(dt, {3, 7, 5}, -3, 3);
+    for (double e : {2.0, 0.5, 1.0}) {
+      Tensor ex = MakeTensor(dt, {}, [&](int64_t) { return e; });
+      EXPECT_TRUE(Agree("power", {x, ex}, Attrs())) << e;
+      Tensor row = MakeTensor(dt, {1, 1, 1}, [&](int64_t) { return e; });
+      EXPECT_TRUE(Agree("power", {x, row}, Attrs())) << e;
+    }
+    // The edges of sqrt against pow(x, 0.5): -0 is +0, -inf is +inf.
+    Tensor edges = MakeTensor(dt, {6}, [](int64_t i) {
+      const double v[] = {-0.0, 0.0, -INFINITY, INFINITY, NAN, -4};
+      return v[i];
+    });
+    Tensor half = MakeTensor(dt, {}, [](int64_t) { return 0.5; });
+    EXPECT_TRUE(Agree("power", {edges, half}, Attrs()));
+    auto got = EvalOp("power", {edges, half}, Attrs());
+    ASSERT_TRUE(got.ok());
+    EXPECT_FALSE(std::signbit(got->GetDouble(0)));
+    EXPECT_EQ(got->GetDouble(2), INFINITY);
+    EXPECT_TRUE(Agree("power", {edges, MakeTensor(dt, {}, [](int64_t) { return 2.0; })}, Attrs()));
+  }
+  uint64_t before = internal::FastPathCalls();
+  Tensor x = Random(DataType::kFloat32, {4}, 0.5, 2);
+  ASSERT_TRUE(
+      EvalOp("power", {x, MakeTensor(DataType::kFloat32, {}, [](int64_t) { return 3.0; })}, Attrs())
+          .ok());
+  EXPECT_EQ(internal::FastPathCalls(), before);  // pow(x, 3): the reference
+}
+
 TEST(FastPathTest, Unary) {
   const char* ops[] = {"nn.relu", "abs",   "negative", "square", "sqrt",    "rsqrt",   "ceil",
                        "floor",   "trunc", "exp",      "tanh",   "sigmoid", "nn.gelu", "nn.silu"};
