@@ -56,8 +56,9 @@ std::string TempPath(const std::string& name) {
 }
 // `bytes` copied to a 64-aligned buffer, which the returned keepalive owns.
 std::pair<std::string_view, std::shared_ptr<const void>> Aligned(const std::string& bytes) {
-  std::shared_ptr<char> p(static_cast<char*>(std::aligned_alloc(64, bytes.size() + 64)),
-                          &std::free);
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  size_t size = (bytes.size() + 64) / 64 * 64;
+  std::shared_ptr<char> p(static_cast<char*>(std::aligned_alloc(64, size)), &std::free);
   std::memcpy(p.get(), bytes.data(), bytes.size());
   return {std::string_view(p.get(), bytes.size()), p};
 }
