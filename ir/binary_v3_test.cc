@@ -33,6 +33,7 @@ uint64_t U64At(const std::string& b, size_t at) {
 void PutU64(std::string* b, size_t at, uint64_t v) { std::memcpy(&(*b)[at], &v, 8); }
 // Recomputes a version 3 file's length and both checksums after an edit.
 void Reseal(std::string* b) {
+  if (b->size() < 144) return;  // too short for the header fields written below
   PutU64(b, 16, b->size() - 32);
   uint64_t off = U64At(*b, 120);
   if (off > b->size() || off < 32) return;
