@@ -32,6 +32,23 @@ T At(const Tensor& t, int64_t i) {
   return v;
 }
 
+// A tensor of `shape` whose bytes are random.
+Tensor RandomBytes(DataType dt, std::vector<int64_t> shape, std::mt19937& rng) {
+  Tensor a;
+  a.dtype = dt;
+  a.shape = std::move(shape);
+  std::string bytes(static_cast<size_t>(a.NumElements()) * DataTypeSize(dt), '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  a.data = std::make_shared<const TensorBytes>(std::move(bytes));
+  return a;
+}
+
+StatusOr<Tensor> Permute(const Tensor& a, const std::vector<int64_t>& axes) {
+  std::vector<AttrValue> ax;
+  for (int64_t x : axes) ax.push_back(AttrValue::Int(x));
+  return EvalOp("permute_dims", {a}, Attrs().With(Symbol("axes"), AttrValue::List(ax)));
+}
+
 TEST(TensorKernelTest, Int64ArithmeticIsExactAbove2To53) {
   const int64_t big = (int64_t{1} << 53) + 1;  // not representable as a double
   Tensor a = Of<int64_t>(DataType::kInt64, {big, big, -big});
@@ -139,16 +156,9 @@ TEST(TensorKernelTest, PermuteMatchesTheDefinition) {
     std::vector<int64_t> axes(nd);
     for (size_t i = 0; i < nd; ++i) axes[i] = static_cast<int64_t>(i);
     std::shuffle(axes.begin(), axes.end(), rng);
-    Tensor a;
-    a.dtype = dt;
-    a.shape = shape;
+    Tensor a = RandomBytes(dt, shape, rng);
     size_t size = DataTypeSize(dt);
-    std::string bytes(static_cast<size_t>(a.NumElements()) * size, '\0');
-    for (char& c : bytes) c = static_cast<char>(rng());
-    a.data = std::make_shared<const TensorBytes>(std::move(bytes));
-    std::vector<AttrValue> ax;
-    for (int64_t x : axes) ax.push_back(AttrValue::Int(x));
-    auto r = EvalOp("permute_dims", {a}, Attrs().With(Symbol("axes"), AttrValue::List(ax)));
+    auto r = Permute(a, axes);
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_EQ(r->NumBytes(), a.NumBytes());
     std::vector<int64_t> in_strides(nd, 1);
@@ -175,19 +185,12 @@ TEST(TensorKernelTest, PermuteTransposeTiles) {
   for (DataType dt : {DataType::kFloat32, DataType::kInt64})
     for (const auto& shape : shapes) {
       size_t nd = shape.size();
-      Tensor a;
-      a.dtype = dt;
-      a.shape = shape;
+      Tensor a = RandomBytes(dt, shape, rng);
       size_t size = DataTypeSize(dt);
-      std::string bytes(static_cast<size_t>(a.NumElements()) * size, '\0');
-      for (char& c : bytes) c = static_cast<char>(rng());
-      a.data = std::make_shared<const TensorBytes>(std::move(bytes));
-      std::vector<AttrValue> ax;
-      for (size_t i = 0; i < nd; ++i)
-        ax.push_back(AttrValue::Int(static_cast<int64_t>(i + 2 == nd   ? nd - 1
-                                                         : i + 1 == nd ? nd - 2
-                                                                       : i)));
-      auto r = EvalOp("permute_dims", {a}, Attrs().With(Symbol("axes"), AttrValue::List(ax)));
+      std::vector<int64_t> axes(nd);  // the last two swapped
+      for (size_t i = 0; i < nd; ++i) axes[i] = static_cast<int64_t>(i);
+      std::swap(axes[nd - 2], axes[nd - 1]);
+      auto r = Permute(a, axes);
       ASSERT_TRUE(r.ok()) << r.status().message();
       int64_t rows = shape[nd - 2], cols = shape[nd - 1];
       ASSERT_EQ(r->shape[nd - 2], cols);
