@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,82 @@ TEST(ParallelTextTest, PrintingIsByteIdenticalToSerial) {
   std::string a = PrintModule(m, serial);
   ASSERT_GT(a.size(), 1u << 20);
   EXPECT_EQ(a, PrintModule(m, parallel));
+}
+
+// PrintModuleTo hands over PrintModule's text in order, in pieces (a large
+// function in pieces of about a megabyte), serially and in windows of
+// items printed in parallel; a failing sink stops it with its error.
+TEST(ParallelTextTest, PrintModuleToStreamsTheSameText) {
+  Module many = ManyFunctions();
+  testing::RandomModuleOptions big;
+  big.seed = 3;
+  big.num_bindings = 40000;
+  big.bindings_per_function = 40000;  // one function of several MB
+  Module one = testing::GenerateRandomModule(big);
+  for (const Module* m : {&many, &one})
+    for (int threads : {1, 4}) {
+      PrintOptions po;
+      po.threads = threads;
+      std::string joined;
+      size_t pieces = 0, largest = 0;
+      Status s = PrintModuleTo(
+          *m,
+          [&](std::string_view piece) {
+            joined.append(piece);
+            ++pieces;
+            largest = std::max(largest, piece.size());
+            return Status::Ok();
+          },
+          po);
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(joined, PrintModule(*m, po));
+      EXPECT_GT(pieces, 2u);
+      // Serially, a large function comes in pieces; in parallel windows,
+      // each function whole.
+      if (threads == 1) EXPECT_LT(largest, 2u << 20) << "a piece of " << largest << " bytes";
+    }
+  size_t calls = 0;
+  Status s = PrintModuleTo(one, [&](std::string_view) {
+    ++calls;
+    return calls == 2 ? InvalidArgument("disk full") : Status::Ok();
+  });
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "disk full");
+  EXPECT_EQ(calls, 2u);  // nothing more after the error
+}
+
+// ParseOptions::done_with hands over ranges of the text behind the parser,
+// disjoint and in order within a function, that together cover the bodies;
+// the module is the one parsed without it.
+TEST(ParallelTextTest, DoneWithCoversTheBodiesWithoutChangingTheParse) {
+  testing::RandomModuleOptions big;
+  big.seed = 3;
+  big.num_bindings = 60000;
+  big.bindings_per_function = 60000;
+  PrintOptions po;
+  po.threads = 1;
+  std::string text = PrintModule(testing::GenerateRandomModule(big), po);
+  std::mutex mu;
+  std::vector<std::pair<size_t, size_t>> ranges;
+  ParseOptions with;
+  with.threads = 1;
+  with.done_with = [&](size_t b, size_t e) {
+    std::lock_guard<std::mutex> lock(mu);
+    ranges.emplace_back(b, e);
+  };
+  StatusOr<Module> a = ParseModule(text, with);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(PrintModule(*a, po), text);
+  ASSERT_GT(ranges.size(), 2u);  // within the large function, not only at its end
+  std::sort(ranges.begin(), ranges.end());
+  size_t covered = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    EXPECT_LT(ranges[i].first, ranges[i].second);
+    EXPECT_LE(ranges[i].second, text.size());
+    if (i) EXPECT_GE(ranges[i].first, ranges[i - 1].second);  // disjoint
+    covered += ranges[i].second - ranges[i].first;
+  }
+  EXPECT_GT(covered, text.size() * 9 / 10);
 }
 
 TEST(ParallelTextTest, ParsingGivesTheSerialModule) {

@@ -208,6 +208,21 @@ StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
     if (!m.ok()) return m.status().WithPrefix(name);
     return m;
   }
+  if (DetectFormat(file) == ModuleFormat::kText && file.mapped()) {
+    // The text's pages go back as the parser finishes with them (a private
+    // read-only mapping: touched again, they read back from the file): at
+    // the end of a large parse, the input is no longer part of the peak.
+    const char* base = file.contents().data();
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    ParseOptions o;
+    o.filename = name;
+    o.done_with = [base, page](size_t begin, size_t end) {
+      uintptr_t b = (reinterpret_cast<uintptr_t>(base) + begin + page - 1) & ~(page - 1);
+      uintptr_t e = (reinterpret_cast<uintptr_t>(base) + end) & ~(page - 1);
+      if (page > 1 && e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+    };
+    return ParseModule(file.contents(), o);
+  }
   return LoadModule(file.contents(), name);
 }
 

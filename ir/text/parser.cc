@@ -276,7 +276,9 @@ void TextParser::ParseItemBody(ItemInfo& item) {
     Define(item.params[i], item.params[i]->hint(), item.param_locs[i]);
   ctx.next_index = static_cast<uint32_t>(item.params.size());
   Loc body_loc = Here();
+  ctx.done_from = c_.lex.offset();
   SeqExpr body = ParseBody(1);
+  DoneWithTextBehind(/*whole_body=*/true);
   if (item.declared_ret && !TypeCompatible(item.declared_ret, body->type()))
     Fail("@" + item.name + " returns " + TypeToString(body->type()) +
              ", which does not match its declared return type " + TypeToString(item.declared_ret),
@@ -297,7 +299,26 @@ void TextParser::CheckNotVisible(const NameHint& name, Loc loc) {
          loc);
 }
 
+void TextParser::DoneWithTextBehind(bool whole_body) {
+  if (!done_with_) return;
+  // Within the body, what lies a margin behind the lexer's offset is behind
+  // the current token and any token read ahead; at its end, the text up to
+  // the current token (the one after the closing brace).
+  constexpr size_t kMargin = 1 << 16;
+  size_t end = c_.lex.offset();
+  const char* cur = c_.cur.text.data();
+  if (!whole_body || c_.peek || cur < src_.data() || cur > src_.data() + src_.size())
+    end = end > kMargin ? end - kMargin : 0;
+  else
+    end = static_cast<size_t>(cur - src_.data());
+  if (end > ctx_->done_from) {
+    (*done_with_)(ctx_->done_from, end);
+    ctx_->done_from = end;
+  }
+}
+
 void TextParser::Define(const Var& v, const NameHint& name, Loc loc) {
+  if (done_with_ && ++ctx_->defines % kDoneEvery == 0) DoneWithTextBehind(false);
   auto [entry, inserted] = ctx_->names.Insert(name, LocalName{v, loc});
   if (!inserted) {
     if (entry->state == LocalName::kVisible)
@@ -475,6 +496,7 @@ using text_internal::TextParser;
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options) {
   try {
     TextParser p(text, options.filename);
+    if (options.done_with) p.SetDoneWith(&options.done_with);
     return p.ParseModuleText(options.threads);
   } catch (const ParseFailure& f) {
     return FormatError(text, options.filename, f);

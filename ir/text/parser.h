@@ -7,6 +7,7 @@
 #ifndef PLIR_IR_TEXT_PARSER_H_
 #define PLIR_IR_TEXT_PARSER_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,12 @@ struct ParseOptions {
   // Threads for parsing function bodies (0: DefaultThreads()). The result
   // does not depend on it.
   int threads = 0;
+  // When set, called with byte ranges [begin, end) of the text that the
+  // parser is done with: it reads them again only to quote a line in an
+  // error message. Called from the parsing threads, possibly at once. A
+  // caller whose text is a private file mapping gives the pages back
+  // (MADV_DONTNEED: they read back from the file if touched again).
+  std::function<void(size_t begin, size_t end)> done_with;
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options = {});

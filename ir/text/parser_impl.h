@@ -104,6 +104,7 @@ class TextParser {
   // A worker that parses bodies of `main`'s items on another thread.
   explicit TextParser(const TextParser& main)
       : src_(main.src_),
+        done_with_(main.done_with_),
         filename_(main.filename_),
         c_{Lexer(main.src_), Token(), std::nullopt},
         module_(main.module_),
@@ -116,6 +117,7 @@ class TextParser {
   // others, on up to `threads` threads (each body only reads the now-known
   // signatures). The result and the error reported (the first step's first,
   // else that of the earliest failing function) do not depend on `threads`.
+  void SetDoneWith(const std::function<void(size_t, size_t)>* f) { done_with_ = f; }
   Module ParseModuleText(int threads);
 
   Type ParseStandaloneType();
@@ -188,7 +190,13 @@ class TextParser {
     std::vector<NameHint> scope_names;  // names defined, innermost scope last
     std::vector<size_t> scope_marks;    // scope_names size at each scope's start
     uint32_t next_index = 0;            // the next variable's dense index
+    size_t done_from = 0;               // the body's text not yet handed to done_with
+    uint32_t defines = 0;
   };
+  // Hands the current item's text behind the lexer to done_with_ (every
+  // kDoneEvery definitions, less a margin; the rest when the body ends).
+  static constexpr uint32_t kDoneEvery = 1 << 14;
+  void DoneWithTextBehind(bool whole_body);
 
   void ParseItemBody(ItemInfo& item);
 
@@ -293,6 +301,7 @@ class TextParser {
   Type ParseTypeAt(int depth);
 
   std::string_view src_;
+  const std::function<void(size_t, size_t)>* done_with_ = nullptr;  // ParseOptions::done_with
   std::string filename_;
   Cursor c_;
   std::shared_ptr<ModuleItems> module_;

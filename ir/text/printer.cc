@@ -112,6 +112,13 @@ class TextPrinter {
   explicit TextPrinter(const PrintOptions& o) : opts_(o) {}
 
   std::string TakeOutput() { return std::move(out_); }
+  // Hands the text printed so far to `flush` at a line end once it holds
+  // about kFlushBytes (the text after it is unchanged: nothing looks back).
+  static constexpr size_t kFlushBytes = 1 << 20;
+  void SetFlush(std::function<void(std::string&)> flush) {
+    flush_ = std::move(flush);
+    out_.reserve(kFlushBytes + (kFlushBytes >> 2));
+  }
   void AppendRaw(std::string_view s) { out_.append(s); }
 
   void PrintItem(const ItemNode* item) {
@@ -205,6 +212,10 @@ class TextPrinter {
   static constexpr int kMaxIndent = 32;
 
   void Newline() {
+    if (flush_ && out_.size() >= kFlushBytes) {
+      flush_(out_);
+      out_.clear();  // the capacity stays
+    }
     out_.push_back('\n');
     out_.append(static_cast<size_t>(std::min(indent_, kMaxIndent)) * 2, ' ');
   }
@@ -507,6 +518,7 @@ class TextPrinter {
 
   const PrintOptions& opts_;
   std::string out_;
+  std::function<void(std::string&)> flush_;
   int indent_ = 0;
   std::vector<Work> stack_;
   // Per item: printed names by variable, the names taken, the next suffix
@@ -534,6 +546,46 @@ std::vector<std::string> PrintModuleParts(const Module& m, const PrintOptions& o
     parts[i + 1] = p.TakeOutput();
   });
   return parts;
+}
+
+Status PrintModuleTo(const Module& m, const std::function<Status(std::string_view)>& sink,
+                     const PrintOptions& options) {
+  Status status = Status::Ok();
+  auto put = [&](std::string_view piece) {
+    if (status.ok() && !piece.empty()) status = sink(piece);
+  };
+  if (options.version_header) put("#[version = \"1\"]\n");
+  const ItemList& items = m.items();
+  const int threads = options.threads > 0 ? options.threads : DefaultThreads();
+  if (items.size() < 2 || threads < 2) {
+    // One item at a time on this thread, each streamed as it prints.
+    for (size_t i = 0; i < items.size() && status.ok(); ++i) {
+      TextPrinter p(options);
+      p.SetFlush([&](std::string& text) { put(text); });
+      if (i) p.AppendRaw("\n");
+      p.PrintItem(items[i].get());
+      p.AppendRaw("\n");
+      put(p.TakeOutput());
+    }
+    return status;
+  }
+  // Windows of items printed in parallel (as PrintModuleParts does), handed
+  // over in order before the next window: at most one window's text held.
+  const size_t window = static_cast<size_t>(threads) * 16;
+  std::vector<std::string> parts;
+  for (size_t first = 0; first < items.size() && status.ok(); first += window) {
+    const size_t n = std::min(window, items.size() - first);
+    parts.assign(n, std::string());
+    ParallelFor(n, threads, [&](size_t k, size_t) {
+      TextPrinter p(options);
+      if (first + k) p.AppendRaw("\n");
+      p.PrintItem(items[first + k].get());
+      p.AppendRaw("\n");
+      parts[k] = p.TakeOutput();
+    });
+    for (std::string& part : parts) put(part);
+  }
+  return status;
 }
 
 std::string PrintModule(const Module& m, const PrintOptions& options) {

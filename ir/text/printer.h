@@ -6,11 +6,14 @@
 #ifndef PLIR_IR_TEXT_PRINTER_H_
 #define PLIR_IR_TEXT_PRINTER_H_
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/expr.h"
 #include "ir/module.h"
+#include "ir/status.h"
 
 namespace plir {
 
@@ -25,6 +28,13 @@ struct PrintOptions {
 };
 
 std::string PrintModule(const Module& m, const PrintOptions& options = {});
+// The text of PrintModule(m), handed to `sink` in order, piece by piece, as
+// it is printed: a module of one item (or with one thread) an item at a
+// time, a large one in pieces of about a megabyte; others in windows of
+// items printed in parallel, each item whole. So a whole module's text is
+// never held at once. The first error `sink` returns stops the printing and is returned.
+Status PrintModuleTo(const Module& m, const std::function<Status(std::string_view)>& sink,
+                     const PrintOptions& options = {});
 // The text of PrintModule(m) in pieces (one per item, with its separators),
 // so that a large module can be written out without one concatenated copy.
 std::vector<std::string> PrintModuleParts(const Module& m, const PrintOptions& options = {});
