@@ -168,9 +168,27 @@ class Reader {
       where += std::string(" (") + NodeKindName(static_cast<NodeKind>(kind_)) + ")";
     return Corrupt(where + ": " + error_ + " (at byte " + std::to_string(p_ - base_) + ")");
   }
-  bool Fail(std::string what) {
+  __attribute__((noinline, cold)) bool Fail(std::string what) {
     error_ = std::move(what);
     return false;
+  }
+  // The error paths of the inline readers below, out of line so that the
+  // readers stay small enough to inline.
+  __attribute__((noinline, cold)) bool FailIndex(const char* what, uint64_t i) {
+    return Fail(std::string(what) + " " + std::to_string(i) + " out of range");
+  }
+  __attribute__((noinline, cold)) bool FailFlag(uint8_t b) {
+    return Fail("flag byte " + std::to_string(b) + " is neither 0 nor 1");
+  }
+  __attribute__((noinline, cold)) bool FailCount(const char* what, uint64_t n) {
+    return Fail(std::string(what) + " count " + std::to_string(n) + " exceeds the section");
+  }
+  __attribute__((noinline, cold)) bool FailBack(uint64_t back) {
+    return Fail("node reference " + std::to_string(back) + " back is out of range");
+  }
+  __attribute__((noinline, cold)) bool FailMisfit(uint64_t at, NodeKind k, const char* want) {
+    return Fail(std::string("node ") + std::to_string(at) + " is a " + NodeKindName(k) +
+                ", which does not fit where " + want + " is needed");
   }
 
   // --- bytes --------------------------------------------------------------
@@ -185,27 +203,34 @@ class Reader {
                    kSectionNames[where_] + " section");
   }
   size_t Remaining() const { return static_cast<size_t>(end_ - p_); }
-  bool Truncated() {
+  __attribute__((noinline, cold)) bool Truncated() {
     return Fail(std::string("the record runs past the end of the ") + kSectionNames[where_] +
                 " section");
   }
   bool Byte(uint8_t* b) {
-    if (p_ == end_) return Truncated();
+    if (p_ == end_) [[unlikely]]
+      return Truncated();
     *b = *p_++;
     return true;
   }
   bool Flag(bool* f) {
     uint8_t b = 0;
     if (!Byte(&b)) return false;
-    if (b > 1) return Fail("flag byte " + std::to_string(b) + " is neither 0 nor 1");
+    if (b > 1) [[unlikely]]
+      return FailFlag(b);
     *f = b != 0;
     return true;
   }
-  bool Var(uint64_t* v) {
-    if (p_ != end_ && *p_ < 0x80) {
+  // The one-byte case (most references and counts) inline; longer ones in
+  // VarLong, which checks every byte against the section's end.
+  __attribute__((always_inline)) bool Var(uint64_t* v) {
+    if (p_ != end_ && *p_ < 0x80) [[likely]] {
       *v = *p_++;
       return true;
     }
+    return VarLong(v);
+  }
+  __attribute__((noinline)) bool VarLong(uint64_t* v) {
     uint64_t x = 0;
     for (int shift = 0; shift <= 63; shift += 7) {
       if (p_ == end_) return Truncated();
@@ -235,8 +260,8 @@ class Reader {
   // against the bytes left in the section before anything is reserved.
   bool Count(uint64_t* n, const char* what, size_t min_bytes = 1) {
     if (!Var(n)) return false;
-    if (*n > Remaining() / min_bytes)
-      return Fail(std::string(what) + " count " + std::to_string(*n) + " exceeds the section");
+    if (*n > Remaining() / min_bytes) [[unlikely]]
+      return FailCount(what, *n);
     return true;
   }
   bool DType(DataType* dt) {
@@ -256,7 +281,8 @@ class Reader {
   bool Str(std::string_view* s) {
     uint64_t i;
     if (!Var(&i)) return false;
-    if (i >= n_strings_) return Fail("string index " + std::to_string(i) + " out of range");
+    if (i >= n_strings_) [[unlikely]]
+      return FailIndex("string index", i);
     uint32_t b = i ? End(i - 1) : 0;
     *s = std::string_view(blob_ + b, End(i) - b);
     return true;
@@ -264,7 +290,8 @@ class Reader {
   bool TypeRef(Type* t) {
     uint64_t i;
     if (!Var(&i)) return false;
-    if (i >= types_.size()) return Fail("type index " + std::to_string(i) + " out of range");
+    if (i >= types_.size()) [[unlikely]]
+      return FailIndex("type index", i);
     *t = types_[i];
     return true;
   }
@@ -272,7 +299,8 @@ class Reader {
     uint64_t i;
     if (!Var(&i)) return false;
     if (i == 0) return true;
-    if (i > attr_sets_.size()) return Fail("attribute set " + std::to_string(i) + " out of range");
+    if (i > attr_sets_.size()) [[unlikely]]
+      return FailIndex("attribute set", i);
     *a = attr_sets_[i - 1];
     return true;
   }
@@ -281,22 +309,21 @@ class Reader {
   bool NodeRef(uint32_t id, Ref<T>* out) {
     uint64_t back;
     if (!Var(&back)) return false;
-    if (back == 0 || back > id)
-      return Fail("node reference " + std::to_string(back) + " back is out of range");
+    if (back == 0 || back > id) [[unlikely]]
+      return FailBack(back);
     const Node* n = nodes_[id - back].get();
     bool ok;
     if constexpr (std::is_same_v<T, ExprNode>)
       ok = IsExprKind(n->kind());
     else
       ok = n->kind() == T::kKind;
-    if (!ok) {
+    if (!ok) [[unlikely]] {
       const char* want;
       if constexpr (std::is_same_v<T, ExprNode>)
         want = "an expression";
       else
         want = NodeKindName(T::kKind);
-      return Fail(std::string("node ") + std::to_string(id - back) + " is a " +
-                  NodeKindName(n->kind()) + ", which does not fit where " + want + " is needed");
+      return FailMisfit(id - back, n->kind(), want);
     }
     *out = Ref<T>(static_cast<const T*>(n));
     return true;
