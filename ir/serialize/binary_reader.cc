@@ -231,6 +231,24 @@ class Reader {
     return VarLong(v);
   }
   __attribute__((noinline)) bool VarLong(uint64_t* v) {
+    if (Remaining() >= 10) {
+      // A varint ends within 10 bytes: none of them needs an end check.
+      const uint8_t* p = p_;
+      uint64_t x = 0;
+      for (int i = 0; i < 9; ++i) {
+        uint8_t b = p[i];
+        x |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+          p_ = p + i + 1;
+          *v = x;
+          return true;
+        }
+      }
+      p_ = p + 10;
+      if (p[9] > 1) return Fail("varint overflows 64 bits");
+      *v = x | static_cast<uint64_t>(p[9]) << 63;
+      return true;
+    }
     uint64_t x = 0;
     for (int shift = 0; shift <= 63; shift += 7) {
       if (p_ == end_) return Truncated();
