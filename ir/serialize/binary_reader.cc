@@ -431,7 +431,7 @@ class Reader {
     std::vector<Dim> dims;
     switch (static_cast<NodeKind>(k)) {
       case NodeKind::kTensorType: {
-        DataType dt;
+        DataType dt = DataType::kUnknown;
         if (!DType(&dt) || !Shape(&known, &ndim, &dims)) return false;
         types_.push_back(known ? TensorTypeNode::Make(std::move(dims), dt)
                                : TensorTypeNode::MakeRank(ndim, dt));
@@ -448,7 +448,7 @@ class Reader {
       case NodeKind::kFuncType: {  // parameter types, return type, purity
         std::vector<Type> fields;
         uint32_t size;
-        bool pure;
+        bool pure = false;
         if (!TypeList(&fields, &size) || !Flag(&pure)) return false;
         if (fields.empty()) return Fail("a Callable type needs a return type");
         Type ret = fields.back();
@@ -504,7 +504,7 @@ class Reader {
         return true;
       }
       case AttrValue::Kind::kBool: {
-        bool b;
+        bool b = false;
         if (!Flag(&b)) return false;
         *out = AttrValue::Bool(b);
         return true;
@@ -585,7 +585,7 @@ class Reader {
     uint64_t n;
     switch (static_cast<NodeKind>(k)) {
       case NodeKind::kVar: {
-        bool df;
+        bool df = false;
         uint64_t number;
         if (!Str(&s) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
         if (number > uint64_t{NameHint::kNoNumber})
@@ -621,14 +621,14 @@ class Reader {
         return true;
       }
       case NodeKind::kPrimValue: {
-        DataType dt;
+        DataType dt = DataType::kUnknown;
         if (!DType(&dt)) return false;
         if (dt == DataType::kFloat64) {
           double d;
           if (!F64(&d)) return false;
           nodes_.push_back(PrimValueNode::Float(d));
         } else if (dt == DataType::kBool) {
-          bool b;
+          bool b = false;
           if (!Flag(&b)) return false;
           nodes_.push_back(PrimValueNode::Bool(b));
         } else if (dt == DataType::kInt64) {
@@ -736,7 +736,7 @@ class Reader {
         return true;
       }
       case NodeKind::kBindingBlock: {
-        bool df;
+        bool df = false;
         std::vector<Binding> bindings;
         if (!Flag(&df) || !Count(&n, "binding") || !NodeRefs(id, n, &bindings)) return false;
         nodes_.push_back(BindingBlockNode::Make(std::move(bindings), df));
