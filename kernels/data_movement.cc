@@ -181,11 +181,16 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
   int64_t total = out.NumElements();
   std::vector<int64_t> idx(nd, 0);
   char* dst = MutableData(out);
-  for (int64_t e = 0; e < total; ++e) {
+  // With step 1 on the last axis, each output row is one contiguous run of
+  // the input: one memcpy per row (an attention block's q/k/v slices),
+  // not one per element.
+  const int64_t row = nd > 0 && step[nd - 1] == 1 ? shape[nd - 1] : 1;
+  const size_t outer_dims = row > 1 ? nd - 1 : nd;
+  for (int64_t e = 0; e < total; e += row) {
     int64_t off = 0;
     for (size_t k = 0; k < nd; ++k) off += (start[k] + idx[k] * step[k]) * in_strides[k];
-    std::memcpy(dst + e * size, x.data->data() + off * size, size);
-    for (size_t k = nd; k-- > 0;) {
+    std::memcpy(dst + e * size, x.data->data() + off * size, row * size);
+    for (size_t k = outer_dims; k-- > 0;) {
       if (++idx[k] < shape[k]) break;
       idx[k] = 0;
     }
