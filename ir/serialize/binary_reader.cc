@@ -305,6 +305,25 @@ class Reader {
     *s = std::string_view(blob_ + b, End(i) - b);
     return true;
   }
+  // A string table entry as an interned symbol (a variable's name prefix:
+  // the same few come back on every variable), interned once per entry.
+  bool SymbolRef(Symbol* out) {
+    uint64_t i;
+    if (!Var(&i)) return false;
+    if (i >= n_strings_) [[unlikely]]
+      return FailIndex("string index", i);
+    if (symbols_.empty()) {
+      symbols_.resize(n_strings_);
+      have_symbol_.resize(n_strings_);
+    }
+    if (!have_symbol_[i]) {
+      uint32_t b = i ? End(i - 1) : 0;
+      symbols_[i] = Symbol(std::string_view(blob_ + b, End(i) - b));
+      have_symbol_[i] = 1;
+    }
+    *out = symbols_[i];
+    return true;
+  }
   bool TypeRef(Type* t) {
     uint64_t i;
     if (!Var(&i)) return false;
@@ -587,11 +606,12 @@ class Reader {
       case NodeKind::kVar: {
         bool df = false;
         uint64_t number;
-        if (!Str(&s) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
+        Symbol prefix;
+        if (!SymbolRef(&prefix) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
         if (number > uint64_t{NameHint::kNoNumber})
           return Fail("variable name number out of range");
         NameHint name = NameHint::FromParts(
-            Symbol(s), number == 0 ? NameHint::kNoNumber : static_cast<uint32_t>(number - 1));
+            prefix, number == 0 ? NameHint::kNoNumber : static_cast<uint32_t>(number - 1));
         // Variables are numbered densely per item, in table (definition) order.
         nodes_.push_back(VarNode::Make(name, std::move(type), df, next_var_index_++));
         return true;
@@ -788,6 +808,8 @@ class Reader {
   std::vector<uint32_t> type_sizes_;  // tree sizes of types_
   std::vector<uint32_t> scratch_sizes_;
   std::vector<Attrs> attr_sets_;
+  std::vector<Symbol> symbols_;       // by string index, once interned
+  std::vector<uint8_t> have_symbol_;  // 1 where symbols_ is filled
   std::vector<Ref<Node>> nodes_;
   uint32_t next_var_index_ = 0;  // dense variable numbers, per item
   // Where an error was found: the section, the record's index, its kind.
