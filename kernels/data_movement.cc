@@ -130,7 +130,7 @@ StatusOr<Tensor> Concat(const std::vector<Tensor>& args, const Attrs& attrs) {
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= shape[i];
   for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
-  Tensor out = NewTensor(first.dtype, shape);
+  Tensor out = NewTensorForOverwrite(first.dtype, shape);  // the parts fill it
   size_t size = DataTypeSize(first.dtype);
   char* dst = MutableData(out);
   for (int64_t o = 0; o < outer; ++o)
@@ -175,7 +175,7 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
     shape[ax] =
         st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
   }
-  Tensor out = NewTensor(x.dtype, shape);
+  Tensor out = NewTensorForOverwrite(x.dtype, shape);  // every element copied in
   size_t size = DataTypeSize(x.dtype);
   auto in_strides = Strides(x.shape);
   int64_t total = out.NumElements();

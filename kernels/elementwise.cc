@@ -28,7 +28,7 @@ void MapLoop(const Tensor& a, Tensor& out, F f) {
 template <typename F>
 Tensor FastMap(const Tensor& a, F f) {
   NoteFastPath();
-  Tensor out = NewTensor(a.dtype, a.shape);
+  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);
   if (a.dtype == DataType::kFloat32)
     MapLoop<float>(a, out, f);
   else
@@ -39,7 +39,7 @@ Tensor FastMap(const Tensor& a, F f) {
 // y = f(x) through libmvec (VecMath), split across threads.
 Tensor FastVecMath(const Tensor& a, VecFn f) {
   NoteFastPath();
-  Tensor out = NewTensor(a.dtype, a.shape);
+  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);
   ForFloat(a, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* x = DataOf<T>(a);

@@ -16,7 +16,7 @@ namespace {
 // softmax along an axis of length `len` whose elements are `inner` apart.
 Tensor FastSoftmax(const Tensor& a, int64_t len, int64_t inner, bool log) {
   NoteFastPath();
-  Tensor out = NewTensor(a.dtype, a.shape);
+  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);  // every row written
   int64_t rows = a.NumElements() / (len * inner);
   ForFloat(a, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
