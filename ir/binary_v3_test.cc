@@ -245,6 +245,73 @@ TEST(BinaryV3Test, OffsetsAreBoundsChecked) {
       << r.status().message();
 }
 
+// Twelve empty functions: an item section of twelve one-byte node ids, the
+// last section of a file without tensor data.
+Module TwelveItems() {
+  std::vector<Item> items;
+  for (int i = 0; i < 12; ++i) {
+    Expr t = TupleNode::Make({});
+    items.push_back(
+        FunctionNode::Make("f" + std::to_string(i), {}, t->type(), SeqExprNode::Make({}, t)));
+  }
+  return *Module::Make(std::move(items));
+}
+// `b` with item `i`'s id (one byte) written as the `len` bytes `bytes`; the
+// section table, the data offset, the length and the checksums follow.
+std::string WithItemVarint(const std::string& b, size_t i, const std::string& bytes) {
+  uint64_t start = kV3PreambleSize;
+  for (int s = 0; s < 4; ++s) start += U64At(b, 32 + 16 * s + 8);
+  std::string e = b;
+  e.replace(start + i, 1, bytes);
+  size_t grow = bytes.size() - 1;
+  PutU64(&e, 32 + 16 * 4 + 8, U64At(b, 32 + 16 * 4 + 8) + grow);
+  PutU64(&e, 120, U64At(b, 120) + grow);
+  Reseal(&e);
+  return e;
+}
+
+TEST(BinaryV3Test, VarintsOfEveryLengthReadAlikeFarFromAndNearTheSectionEnd) {
+  // Item 0 has 11 more bytes after it (the reader's unchecked path), item
+  // 11 only its own (the byte-by-byte path, until it is 10 bytes long).
+  std::string b = SaveV3(TwelveItems());
+  uint64_t items_at = kV3PreambleSize;
+  for (int s = 0; s < 4; ++s) items_at += U64At(b, 32 + 16 * s + 8);
+  ASSERT_EQ(U64At(b, 32 + 16 * 4 + 8), 12u);
+  for (size_t i : {size_t{0}, size_t{11}}) {
+    uint8_t id = static_cast<uint8_t>(b[items_at + i]);
+    ASSERT_LT(id, 0x80);
+    for (size_t len = 2; len <= 10; ++len) {
+      // The same id, padded with continuation bytes of zero bits.
+      std::string v(1, static_cast<char>(id | 0x80));
+      v.append(len - 2, '\x80');
+      v.push_back('\0');
+      auto r = LoadBinary(WithItemVarint(b, i, v));
+      ASSERT_TRUE(r.ok()) << i << " " << len << ": " << r.status().message();
+      EXPECT_EQ(SaveV3(*r), b) << i << " " << len;
+    }
+    // A 10th byte above 1, and an 11th byte: past 64 bits, at the same byte.
+    std::string at = "(at byte " + std::to_string(items_at + i + 10) + ")";
+    for (const std::string& tail : {std::string("\x02"), std::string("\x80\x00", 2)}) {
+      std::string v(1, static_cast<char>(id | 0x80));
+      v.append(8, '\x80');
+      v += tail;
+      auto r = LoadBinary(WithItemVarint(b, i, v));
+      ASSERT_FALSE(r.ok()) << i;
+      EXPECT_NE(r.status().message().find("item " + std::to_string(i) +
+                                          ": varint overflows 64 bits " + at),
+                std::string::npos)
+          << r.status().message();
+    }
+  }
+  // The last item's varint cut off by the section's end.
+  std::string v = std::string(1, '\x81') + std::string(3, '\x80');
+  auto r = LoadBinary(WithItemVarint(b, 11, v));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the record runs past the end of the item section"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(BinaryV3Test, EveryTruncationAndByteFlipIsACleanError) {
   std::string b = SaveV3(testing::ParseOrFail(testing::ReadTestFile("examples/spec/conv2d.plir")));
   std::string w = SaveV3(Weights());

@@ -168,9 +168,27 @@ class Reader {
       where += std::string(" (") + NodeKindName(static_cast<NodeKind>(kind_)) + ")";
     return Corrupt(where + ": " + error_ + " (at byte " + std::to_string(p_ - base_) + ")");
   }
-  bool Fail(std::string what) {
+  __attribute__((noinline, cold)) bool Fail(std::string what) {
     error_ = std::move(what);
     return false;
+  }
+  // The error paths of the inline readers below, out of line so that the
+  // readers stay small enough to inline.
+  __attribute__((noinline, cold)) bool FailIndex(const char* what, uint64_t i) {
+    return Fail(std::string(what) + " " + std::to_string(i) + " out of range");
+  }
+  __attribute__((noinline, cold)) bool FailFlag(uint8_t b) {
+    return Fail("flag byte " + std::to_string(b) + " is neither 0 nor 1");
+  }
+  __attribute__((noinline, cold)) bool FailCount(const char* what, uint64_t n) {
+    return Fail(std::string(what) + " count " + std::to_string(n) + " exceeds the section");
+  }
+  __attribute__((noinline, cold)) bool FailBack(uint64_t back) {
+    return Fail("node reference " + std::to_string(back) + " back is out of range");
+  }
+  __attribute__((noinline, cold)) bool FailMisfit(uint64_t at, NodeKind k, const char* want) {
+    return Fail(std::string("node ") + std::to_string(at) + " is a " + NodeKindName(k) +
+                ", which does not fit where " + want + " is needed");
   }
 
   // --- bytes --------------------------------------------------------------
@@ -185,25 +203,50 @@ class Reader {
                    kSectionNames[where_] + " section");
   }
   size_t Remaining() const { return static_cast<size_t>(end_ - p_); }
-  bool Truncated() {
+  __attribute__((noinline, cold)) bool Truncated() {
     return Fail(std::string("the record runs past the end of the ") + kSectionNames[where_] +
                 " section");
   }
   bool Byte(uint8_t* b) {
-    if (p_ == end_) return Truncated();
+    if (p_ == end_) [[unlikely]]
+      return Truncated();
     *b = *p_++;
     return true;
   }
   bool Flag(bool* f) {
     uint8_t b = 0;
     if (!Byte(&b)) return false;
-    if (b > 1) return Fail("flag byte " + std::to_string(b) + " is neither 0 nor 1");
+    if (b > 1) [[unlikely]]
+      return FailFlag(b);
     *f = b != 0;
     return true;
   }
-  bool Var(uint64_t* v) {
-    if (p_ != end_ && *p_ < 0x80) {
+  // The one-byte case (most references and counts) inline; longer ones in
+  // VarLong, which checks every byte against the section's end.
+  __attribute__((always_inline)) bool Var(uint64_t* v) {
+    if (p_ != end_ && *p_ < 0x80) [[likely]] {
       *v = *p_++;
+      return true;
+    }
+    return VarLong(v);
+  }
+  __attribute__((noinline)) bool VarLong(uint64_t* v) {
+    if (Remaining() >= 10) {
+      // A varint ends within 10 bytes: none of them needs an end check.
+      const uint8_t* p = p_;
+      uint64_t x = 0;
+      for (int i = 0; i < 9; ++i) {
+        uint8_t b = p[i];
+        x |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+          p_ = p + i + 1;
+          *v = x;
+          return true;
+        }
+      }
+      p_ = p + 10;
+      if (p[9] > 1) return Fail("varint overflows 64 bits");
+      *v = x | static_cast<uint64_t>(p[9]) << 63;
       return true;
     }
     uint64_t x = 0;
@@ -235,8 +278,8 @@ class Reader {
   // against the bytes left in the section before anything is reserved.
   bool Count(uint64_t* n, const char* what, size_t min_bytes = 1) {
     if (!Var(n)) return false;
-    if (*n > Remaining() / min_bytes)
-      return Fail(std::string(what) + " count " + std::to_string(*n) + " exceeds the section");
+    if (*n > Remaining() / min_bytes) [[unlikely]]
+      return FailCount(what, *n);
     return true;
   }
   bool DType(DataType* dt) {
@@ -256,15 +299,36 @@ class Reader {
   bool Str(std::string_view* s) {
     uint64_t i;
     if (!Var(&i)) return false;
-    if (i >= n_strings_) return Fail("string index " + std::to_string(i) + " out of range");
+    if (i >= n_strings_) [[unlikely]]
+      return FailIndex("string index", i);
     uint32_t b = i ? End(i - 1) : 0;
     *s = std::string_view(blob_ + b, End(i) - b);
+    return true;
+  }
+  // A string table entry as an interned symbol (a variable's name prefix:
+  // the same few come back on every variable), interned once per entry.
+  bool SymbolRef(Symbol* out) {
+    uint64_t i;
+    if (!Var(&i)) return false;
+    if (i >= n_strings_) [[unlikely]]
+      return FailIndex("string index", i);
+    if (symbols_.empty()) {
+      symbols_.resize(n_strings_);
+      have_symbol_.resize(n_strings_);
+    }
+    if (!have_symbol_[i]) {
+      uint32_t b = i ? End(i - 1) : 0;
+      symbols_[i] = Symbol(std::string_view(blob_ + b, End(i) - b));
+      have_symbol_[i] = 1;
+    }
+    *out = symbols_[i];
     return true;
   }
   bool TypeRef(Type* t) {
     uint64_t i;
     if (!Var(&i)) return false;
-    if (i >= types_.size()) return Fail("type index " + std::to_string(i) + " out of range");
+    if (i >= types_.size()) [[unlikely]]
+      return FailIndex("type index", i);
     *t = types_[i];
     return true;
   }
@@ -272,7 +336,8 @@ class Reader {
     uint64_t i;
     if (!Var(&i)) return false;
     if (i == 0) return true;
-    if (i > attr_sets_.size()) return Fail("attribute set " + std::to_string(i) + " out of range");
+    if (i > attr_sets_.size()) [[unlikely]]
+      return FailIndex("attribute set", i);
     *a = attr_sets_[i - 1];
     return true;
   }
@@ -281,22 +346,21 @@ class Reader {
   bool NodeRef(uint32_t id, Ref<T>* out) {
     uint64_t back;
     if (!Var(&back)) return false;
-    if (back == 0 || back > id)
-      return Fail("node reference " + std::to_string(back) + " back is out of range");
+    if (back == 0 || back > id) [[unlikely]]
+      return FailBack(back);
     const Node* n = nodes_[id - back].get();
     bool ok;
     if constexpr (std::is_same_v<T, ExprNode>)
       ok = IsExprKind(n->kind());
     else
       ok = n->kind() == T::kKind;
-    if (!ok) {
+    if (!ok) [[unlikely]] {
       const char* want;
       if constexpr (std::is_same_v<T, ExprNode>)
         want = "an expression";
       else
         want = NodeKindName(T::kKind);
-      return Fail(std::string("node ") + std::to_string(id - back) + " is a " +
-                  NodeKindName(n->kind()) + ", which does not fit where " + want + " is needed");
+      return FailMisfit(id - back, n->kind(), want);
     }
     *out = Ref<T>(static_cast<const T*>(n));
     return true;
@@ -386,7 +450,7 @@ class Reader {
     std::vector<Dim> dims;
     switch (static_cast<NodeKind>(k)) {
       case NodeKind::kTensorType: {
-        DataType dt;
+        DataType dt = DataType::kUnknown;
         if (!DType(&dt) || !Shape(&known, &ndim, &dims)) return false;
         types_.push_back(known ? TensorTypeNode::Make(std::move(dims), dt)
                                : TensorTypeNode::MakeRank(ndim, dt));
@@ -403,7 +467,7 @@ class Reader {
       case NodeKind::kFuncType: {  // parameter types, return type, purity
         std::vector<Type> fields;
         uint32_t size;
-        bool pure;
+        bool pure = false;
         if (!TypeList(&fields, &size) || !Flag(&pure)) return false;
         if (fields.empty()) return Fail("a Callable type needs a return type");
         Type ret = fields.back();
@@ -459,7 +523,7 @@ class Reader {
         return true;
       }
       case AttrValue::Kind::kBool: {
-        bool b;
+        bool b = false;
         if (!Flag(&b)) return false;
         *out = AttrValue::Bool(b);
         return true;
@@ -540,13 +604,14 @@ class Reader {
     uint64_t n;
     switch (static_cast<NodeKind>(k)) {
       case NodeKind::kVar: {
-        bool df;
+        bool df = false;
         uint64_t number;
-        if (!Str(&s) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
+        Symbol prefix;
+        if (!SymbolRef(&prefix) || !Var(&number) || !TypeRef(&type) || !Flag(&df)) return false;
         if (number > uint64_t{NameHint::kNoNumber})
           return Fail("variable name number out of range");
         NameHint name = NameHint::FromParts(
-            Symbol(s), number == 0 ? NameHint::kNoNumber : static_cast<uint32_t>(number - 1));
+            prefix, number == 0 ? NameHint::kNoNumber : static_cast<uint32_t>(number - 1));
         // Variables are numbered densely per item, in table (definition) order.
         nodes_.push_back(VarNode::Make(name, std::move(type), df, next_var_index_++));
         return true;
@@ -576,14 +641,14 @@ class Reader {
         return true;
       }
       case NodeKind::kPrimValue: {
-        DataType dt;
+        DataType dt = DataType::kUnknown;
         if (!DType(&dt)) return false;
         if (dt == DataType::kFloat64) {
           double d;
           if (!F64(&d)) return false;
           nodes_.push_back(PrimValueNode::Float(d));
         } else if (dt == DataType::kBool) {
-          bool b;
+          bool b = false;
           if (!Flag(&b)) return false;
           nodes_.push_back(PrimValueNode::Bool(b));
         } else if (dt == DataType::kInt64) {
@@ -691,7 +756,7 @@ class Reader {
         return true;
       }
       case NodeKind::kBindingBlock: {
-        bool df;
+        bool df = false;
         std::vector<Binding> bindings;
         if (!Flag(&df) || !Count(&n, "binding") || !NodeRefs(id, n, &bindings)) return false;
         nodes_.push_back(BindingBlockNode::Make(std::move(bindings), df));
@@ -743,6 +808,8 @@ class Reader {
   std::vector<uint32_t> type_sizes_;  // tree sizes of types_
   std::vector<uint32_t> scratch_sizes_;
   std::vector<Attrs> attr_sets_;
+  std::vector<Symbol> symbols_;       // by string index, once interned
+  std::vector<uint8_t> have_symbol_;  // 1 where symbols_ is filled
   std::vector<Ref<Node>> nodes_;
   uint32_t next_var_index_ = 0;  // dense variable numbers, per item
   // Where an error was found: the section, the record's index, its kind.
