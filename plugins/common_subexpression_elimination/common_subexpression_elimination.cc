@@ -281,7 +281,12 @@ class Eliminator : public BindingMutator {
   }
 
   StatusOr<Binding> VisitBinding(const Binding& b) override {
-    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(b->value()));
+    Expr value;
+    if (const CallNode* c = SimpleCall(b->value()); c && depth() + 2 <= kMaxDepth) {
+      value = RemapArguments(b->value(), *c);
+    } else {
+      PLIR_ASSIGN_OR_RETURN(value, Mutate(b->value()));
+    }
     const Var& var = b->var();
     if ((!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value)) {
       const CallNode* simple = SimpleCall(value);
@@ -350,6 +355,30 @@ class Eliminator : public BindingMutator {
   }
 
  private:
+  // What Mutate(call) gives a SimpleCall (this pass's VisitExpr and
+  // VisitVarUse are the SDK's for its arguments): each argument read
+  // through its replacement, the call rebuilt only if one was replaced.
+  // Without the generic walk's calls and status values per argument, as
+  // most values are such calls.
+  Expr RemapArguments(const Expr& value, const CallNode& c) {
+    ExprSpan old = c.args();
+    std::vector<Expr> args;  // empty while every argument is unchanged
+    for (size_t i = 0; i < old.size(); ++i) {
+      const Expr* to = Remapped(static_cast<const VarNode*>(old[i].get()));
+      if (!to || to->get() == old[i].get()) {
+        if (!args.empty()) args.push_back(old[i]);
+        continue;
+      }
+      if (args.empty()) {
+        args.reserve(old.size());
+        args.assign(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      args.push_back(*to);
+    }
+    if (args.empty()) return value;
+    return RebuildCall(c, c.callee(), std::move(args));
+  }
+
   struct SavedVars {
     uint32_t entry;
     VarList vars;
