@@ -1,5 +1,6 @@
 #include "driver/file_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <signal.h>
@@ -213,6 +214,48 @@ void RemoveCleanup(int slot) {
   if (slot >= 0) g_cleanup_used[slot].store(false);
 }
 
+// TARGET.tmp.PID.: the temporary files of one process, for one target.
+std::string TemporaryPrefix(const std::string& target) {
+  return target + ".tmp." + std::to_string(getpid()) + ".";
+}
+
+// Removes TARGET.tmp.PID.X files whose process is gone (a SIGKILL between the
+// link and the rename of Commit), if they are regular files of this user.
+// Another live process's temporary file is left alone, and so is anything
+// else in the directory.
+void SweepDeadTemporaries(const std::string& target) {
+  size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : target.substr(0, slash);
+  const std::string prefix =
+      (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp.";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  const pid_t self = getpid();
+  while (const dirent* e = readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+    std::string_view rest = name.substr(prefix.size());
+    size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string_view::npos || dot > 9 || dot + 1 == rest.size()) continue;
+    long pid = 0;
+    bool digits = true;
+    for (char c : rest.substr(0, dot)) {
+      if (c < '0' || c > '9') digits = false;
+      pid = pid * 10 + (c - '0');
+    }
+    if (!digits || pid <= 0 || pid == self) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;  // alive, or not ours to judge
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+    unlinkat(dirfd(d), e->d_name, 0);
+  }
+  closedir(d);
+}
+
 }  // namespace
 
 StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
@@ -251,7 +294,7 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
   out.fd_ = open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
   out.anonymous_ = out.fd_ >= 0;
   if (!out.anonymous_) {
-    std::string tmpl = out.path_ + ".tmp.XXXXXX";
+    std::string tmpl = TemporaryPrefix(out.path_) + "XXXXXX";
     std::vector<char> name(tmpl.begin(), tmpl.end());
     name.push_back('\0');
     out.fd_ = mkstemp(name.data());
@@ -319,15 +362,21 @@ Status AtomicOutput::Commit() {
     return Status::Ok();
   }
   if (fsync(fd_) != 0) return Fail("fsync failed");
+  // The data is on disk: from here to the rename, the file has a name, so
+  // link and rename come one right after the other (the close waits), and a
+  // SIGKILL in between is the only way a TARGET.tmp.PID.X is left behind. The
+  // next write of the same target removes it (SweepDeadTemporaries).
   if (anonymous_) PLIR_RETURN_IF_ERROR(LinkAnonymous());
-  int rc = close(fd_);
-  fd_ = -1;
-  if (rc != 0) return Fail("close failed");
   if (rename(tmp_.c_str(), path_.c_str()) != 0)
     return Fail("cannot rename the temporary file into place");
   RemoveCleanup(slot_);
   slot_ = -1;
   tmp_.clear();
+  int rc = close(fd_);
+  fd_ = -1;
+  // After fsync, a failing close cannot lose data that is already in place.
+  (void)rc;
+  SweepDeadTemporaries(path_);
   return Status::Ok();
 }
 
@@ -339,7 +388,7 @@ Status AtomicOutput::LinkAnonymous() {
   const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
   static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   for (int attempt = 0; attempt < 100 && tmp_.empty(); ++attempt) {
-    std::string name = path_ + ".tmp.";
+    std::string name = TemporaryPrefix(path_);
     unsigned char random[6];
     if (getentropy(random, sizeof random) != 0) return Fail("getentropy failed");
     for (unsigned char r : random) name.push_back(kChars[r % (sizeof kChars - 1)]);

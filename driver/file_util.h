@@ -52,9 +52,13 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents);
 // temporary file beside the target, which Commit() renames into place and
 // Abort() (or the destructor) removes. Where the file system allows it
 // (O_TMPFILE: ext4, xfs, btrfs, tmpfs) the temporary file has no name until
-// Commit() links it in, so that even SIGKILL leaves nothing behind;
-// elsewhere it is named TARGET.tmp.XXXXXX and removed if SIGINT, SIGTERM or
-// SIGHUP ends the process first. When root replaces another user's file,
+// Commit() links it in and at once renames it over the target, so that
+// SIGKILL leaves nothing behind unless it lands between those two calls;
+// elsewhere it is named TARGET.tmp.PID.XXXXXX from the start and removed if
+// SIGINT, SIGTERM or SIGHUP ends the process first. Either way, a
+// TARGET.tmp.PID.X that a killed process left is removed by the next
+// Commit() to the same target (if the process is gone and the file is this
+// user's). When root replaces another user's file,
 // the file keeps its owner and group (and its mode, as always).
 class AtomicOutput {
  public:

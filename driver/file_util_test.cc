@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -118,6 +119,33 @@ TEST(FileUtilTest, RootReplacingAnotherUsersFileKeepsItsOwner) {
   EXPECT_EQ(st.st_uid, 65534u);
   EXPECT_EQ(st.st_gid, 65534u);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
+// A SIGKILL between Commit()'s link and rename leaves TARGET.tmp.PID.X; the
+// next commit to the same target removes it when that process is gone, and
+// leaves a live process's file and other targets' files alone.
+TEST(FileUtilTest, TheNextCommitRemovesADeadProcesssTemporaryFile) {
+  std::string dir = TmpDir() + "/stale";
+  std::filesystem::create_directories(dir);
+  pid_t dead = fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) _exit(0);
+  int status = 0;
+  ASSERT_EQ(waitpid(dead, &status, 0), dead);
+  const std::string stale = dir + "/out.plir.tmp." + std::to_string(dead) + ".aB3xYz";
+  const std::string live = dir + "/out.plir.tmp.1.aB3xYz";  // init is alive
+  const std::string other = dir + "/other.plir.tmp." + std::to_string(dead) + ".aB3xYz";
+  const std::string odd = dir + "/out.plir.tmp.notapid";
+  for (const std::string& p : {stale, live, other, odd})
+    ASSERT_TRUE(WriteFileAtomically(p, "x").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/out.plir", "data").ok());
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_TRUE(std::filesystem::exists(odd));
+  auto text = ReadFileToString(dir + "/out.plir");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "data");
 }
 
 }  // namespace

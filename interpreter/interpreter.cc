@@ -139,6 +139,27 @@ std::shared_ptr<WritableTensorBytes> MemoryTracker::Allocate(size_t bytes, bool 
       s.release(), [state = state_](WritableTensorBytes* p) { state->Release(p); });
 }
 
+std::shared_ptr<const TensorBytes> MemoryTracker::Count(std::shared_ptr<const TensorBytes> bytes) {
+  State& st = *state_;
+  const size_t n = bytes->size();
+  size_t now = st.live += n;
+  size_t peak = st.peak.load();
+  while (now > peak && !st.peak.compare_exchange_weak(peak, now)) {
+  }
+  const TensorBytes* raw = bytes.get();
+  struct Counted {
+    Counted(std::shared_ptr<State> s, std::shared_ptr<const TensorBytes> b)
+        : state(std::move(s)), bytes(std::move(b)) {}
+    Counted(const Counted&) = delete;
+    Counted& operator=(const Counted&) = delete;
+    ~Counted() { state->live -= bytes->size(); }
+    std::shared_ptr<State> state;
+    std::shared_ptr<const TensorBytes> bytes;
+  };
+  auto holder = std::make_shared<Counted>(state_, std::move(bytes));
+  return std::shared_ptr<const TensorBytes>(std::move(holder), raw);  // aliasing
+}
+
 struct Interpreter::Frame {
   std::unordered_map<const VarNode*, ValueRef> env;
   std::string function;

@@ -66,6 +66,10 @@ class MemoryTracker {
   MemoryTracker();
   // `bytes` zero bytes; with `zero` false, contents the caller overwrites.
   std::shared_ptr<WritableTensorBytes> Allocate(size_t bytes, bool zero = true);
+  // Counts `bytes` (memory the tracker did not allocate, such as a weights
+  // file's mapping) as live until the last reference to what it returns
+  // goes; the bytes are the same, never pooled for reuse.
+  std::shared_ptr<const TensorBytes> Count(std::shared_ptr<const TensorBytes> bytes);
   size_t live() const;
   size_t peak() const;
   // Bytes of freed buffers kept for reuse.

@@ -516,6 +516,28 @@ def @main(%x: Tensor[(1,), int64]) -> Tensor[(1,), int64] {
 // A freed buffer is reused, zeroed, by the next allocation of its size; the
 // kept bytes never take live + kept above the peak; a buffer may outlive
 // the tracker.
+TEST(MemoryTrackerTest, CountsBorrowedBytesUntilTheLastReferenceGoes) {
+  auto keepalive = std::make_shared<std::string>(5000, 'x');
+  std::weak_ptr<std::string> watch = keepalive;
+  MemoryTracker m;
+  auto held = m.Allocate(1000);
+  auto counted = m.Count(std::make_shared<const TensorBytes>(keepalive->data(), keepalive->size(),
+                                                             std::move(keepalive)));
+  EXPECT_EQ(m.live(), 6000u);
+  EXPECT_EQ(m.peak(), 6000u);
+  EXPECT_TRUE(counted->borrowed());
+  EXPECT_EQ(counted->size(), 5000u);
+  auto copy = counted;
+  counted.reset();
+  EXPECT_EQ(m.live(), 6000u);  // a copy still holds it
+  EXPECT_FALSE(watch.expired());
+  copy.reset();
+  EXPECT_EQ(m.live(), 1000u);
+  EXPECT_TRUE(watch.expired());  // the borrowed memory is released with it
+  EXPECT_EQ(m.kept(), 0u);       // and never pooled
+  EXPECT_EQ(m.peak(), 6000u);
+}
+
 TEST(MemoryTrackerTest, ReusesFreedBuffersWithinThePeak) {
   constexpr size_t kBig = 1 << 20;
   std::shared_ptr<WritableTensorBytes> survivor;

@@ -353,6 +353,30 @@ StatusOr<Tensor> SafetensorsReader::Read(size_t i) const {
   return t;
 }
 
+StatusOr<Tensor> SafetensorsReader::ReadMapped(size_t i) const {
+  if (i >= header_.entries.size()) return Read(i);  // the error
+  const SafetensorsEntry& e = header_.entries[i];
+  const uint64_t offset = header_.data_start + e.begin;
+  const size_t align = std::max<size_t>(1, DataTypeSize(e.dtype));
+  const long page = sysconf(_SC_PAGESIZE);
+  if (e.size() < kMapBytes || page <= 0 || offset % align != 0 ||
+      e.size() > static_cast<uint64_t>(MaxTensorBytes()))
+    return Read(i);
+  const uint64_t start = offset - offset % static_cast<uint64_t>(page);
+  const size_t length = static_cast<size_t>(offset + e.size() - start);
+  void* p =
+      mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(start));
+  if (p == MAP_FAILED) return Read(i);
+  std::shared_ptr<const void> mapping(
+      p, [length](const void* q) { munmap(const_cast<void*>(q), length); });
+  Tensor t;
+  t.dtype = e.dtype;
+  t.shape = e.shape;
+  t.data = std::make_shared<const TensorBytes>(static_cast<const char*>(p) + (offset - start),
+                                               e.size(), std::move(mapping));
+  return t;
+}
+
 StatusOr<std::unique_ptr<SafetensorsWriter>> SafetensorsWriter::Create(const std::string& path) {
   std::string dir = ".";
   if (size_t slash = path.rfind('/'); slash != std::string::npos)

@@ -79,6 +79,15 @@ class SafetensorsReader {
   // MaxTensorBytes() (plir-run's --max-tensor-bytes) is ResourceExhausted,
   // naming the file and the tensor, before anything is allocated.
   StatusOr<Tensor> Read(size_t i) const;
+  // Entry i viewing the file in place when it is at least kMapBytes and its
+  // offset keeps the dtype's alignment: a private read-only mapping of its
+  // pages, read in up front and unmapped when the last reference to the
+  // tensor goes (its bytes are borrowed, not allocated: a tracker counts
+  // them with MemoryTracker::Count). Otherwise, and where mmap fails, it is
+  // Read(i). The file must not be rewritten in place while such a tensor
+  // lives (reading past a truncation is SIGBUS, as with any mapping).
+  static constexpr uint64_t kMapBytes = 64 << 10;
+  StatusOr<Tensor> ReadMapped(size_t i) const;
 
  private:
   SafetensorsReader(std::string path, int fd, SafetensorsHeader header)

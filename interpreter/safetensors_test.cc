@@ -66,6 +66,49 @@ TEST(SafetensorsTest, WritesAndReadsBack) {
   EXPECT_FALSE((*r)->Read(4).ok());
 }
 
+// ReadMapped views large, aligned tensors in the file's mapping; small ones
+// and ones whose offset breaks the dtype's alignment are copies, as Read's.
+TEST(SafetensorsTest, ReadMappedViewsLargeAlignedTensorsInPlace) {
+  std::string path = TmpPath("mapped.safetensors");
+  const int64_t big = SafetensorsReader::kMapBytes / 4 + 1000;  // floats, not a page multiple
+  Tensor odd = Iota(DataType::kUInt8, {3});                     // shifts what follows by 3
+  Tensor a = Iota(DataType::kFloat32, {big});
+  Tensor small = Iota(DataType::kFloat32, {7});
+  Tensor b = Iota(DataType::kUInt8, {static_cast<int64_t>(SafetensorsReader::kMapBytes) + 5});
+  ASSERT_TRUE(
+      WriteSafetensors(path, {{"a", a}, {"small", small}, {"odd", odd}, {"c", a}, {"b", b}}).ok());
+  std::string before = Slurp(path);
+  auto r = SafetensorsReader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (size_t i = 0; i < (*r)->entries().size(); ++i) {
+    const SafetensorsEntry& e = (*r)->entries()[i];
+    auto copy = (*r)->Read(i);
+    auto mapped = (*r)->ReadMapped(i);
+    ASSERT_TRUE(copy.ok() && mapped.ok()) << e.name;
+    EXPECT_EQ(*mapped->data, *copy->data) << e.name;
+    EXPECT_EQ(mapped->shape, copy->shape);
+    EXPECT_EQ(mapped->dtype, copy->dtype);
+    EXPECT_FALSE(copy->data->borrowed());
+    const uint64_t offset = (*r)->header().data_start + e.begin;
+    const bool aligned = offset % DataTypeSize(e.dtype) == 0;
+    EXPECT_EQ(mapped->data->borrowed(), e.size() >= SafetensorsReader::kMapBytes && aligned)
+        << e.name << " at " << offset;
+    if (mapped->data->borrowed())
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(mapped->data->data()) % DataTypeSize(e.dtype), 0u);
+  }
+  // "a" comes first (aligned) and "b" is bytes: both mapped; "c", floats
+  // 3 bytes off after "odd", is a copy.
+  EXPECT_TRUE((*r)->ReadMapped(0)->data->borrowed());
+  EXPECT_FALSE((*r)->ReadMapped(3)->data->borrowed());
+  EXPECT_TRUE((*r)->ReadMapped(4)->data->borrowed());
+  EXPECT_FALSE((*r)->ReadMapped(5).ok());
+  // The mapping outlives the reader, and the file is not changed.
+  auto keep = (*r)->ReadMapped(0);
+  r->reset();
+  EXPECT_EQ(*keep->data, *a.data);
+  EXPECT_EQ(Slurp(path), before);
+}
+
 TEST(SafetensorsTest, BytesDoNotDependOnArrivalOrder) {
   std::string p1 = TmpPath("o1.safetensors"), p2 = TmpPath("o2.safetensors");
   Tensor x = Iota(DataType::kFloat32, {5}), y = Iota(DataType::kFloat16, {2, 2});

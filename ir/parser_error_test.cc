@@ -179,6 +179,27 @@ TEST(ParseErrorTest, ConstantHexLength) {
   ExpectError("def @f() {\n  const<Tensor[(2,), int32]>x\"0102\"\n}\n", 2, 29,
               "the hex payload has 2 bytes; Tensor[(2,), int32] needs 8");
 }
+// Malformed hex payloads: the position of the pair holding the bad byte
+// (or of the payload, when it has no closing quote on its line), as the
+// byte-at-a-time lexer reported them before the payload was decoded in one
+// scan (checked against that build's messages).
+TEST(ParseErrorTest, MalformedHexPayloads) {
+  auto text = [](const std::string& payload) {
+    return "def @f() {\n  const<Tensor[(2,), int8]>" + payload + "\n}\n";
+  };
+  const char* kPairs = "invalid hex payload: expected pairs of hex digits";
+  ExpectError(text("x\"0102030"), 2, 36, kPairs);  // odd, then the end of the line
+  ExpectError(text("x\"01020g04\""), 2, 34, kPairs);
+  ExpectError(text("x\"010203"), 2, 28, "unterminated hex payload");
+  ExpectError(text("x\"0102\n03\""), 2, 28, "unterminated hex payload");
+  ExpectError(text("x\"zz\""), 2, 30, kPairs);
+  ExpectError(text("x\"a\""), 2, 30, kPairs);  // one digit before the quote
+  ExpectError(text("x\"01 02\""), 2, 32, kPairs);
+  ExpectError(text("x\"\xc3\xbf\xc3\xbf\""), 2, 30, kPairs);  // UTF-8, not hex
+  ExpectError(text("x\"\""), 2, 28, "the hex payload has 0 bytes");
+  ExpectError("def @f() {\n  const<Tensor[(2,), int8]>x\"010", 2, 32, kPairs);  // end of input
+  ExpectError("def @f() {\n  const<Tensor[(2,), int8]>x\"0102", 2, 28, "unterminated hex payload");
+}
 TEST(ParseErrorTest, ConstantElementOutOfRange) {
   ExpectError("def @f() {\n  const<Tensor[(2,), int8]>[1, 300]\n}\n", 2, 32,
               "element 300 does not fit in int8");

@@ -130,7 +130,7 @@ StatusOr<Tensor> Concat(const std::vector<Tensor>& args, const Attrs& attrs) {
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= shape[i];
   for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
-  Tensor out = NewTensor(first.dtype, shape);
+  Tensor out = NewTensorForOverwrite(first.dtype, shape);  // the parts fill it
   size_t size = DataTypeSize(first.dtype);
   char* dst = MutableData(out);
   for (int64_t o = 0; o < outer; ++o)
@@ -175,17 +175,22 @@ StatusOr<Tensor> StridedSlice(const std::vector<Tensor>& args, const Attrs&) {
     shape[ax] =
         st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
   }
-  Tensor out = NewTensor(x.dtype, shape);
+  Tensor out = NewTensorForOverwrite(x.dtype, shape);  // every element copied in
   size_t size = DataTypeSize(x.dtype);
   auto in_strides = Strides(x.shape);
   int64_t total = out.NumElements();
   std::vector<int64_t> idx(nd, 0);
   char* dst = MutableData(out);
-  for (int64_t e = 0; e < total; ++e) {
+  // With step 1 on the last axis, each output row is one contiguous run of
+  // the input: one memcpy per row (an attention block's q/k/v slices),
+  // not one per element.
+  const int64_t row = nd > 0 && step[nd - 1] == 1 ? shape[nd - 1] : 1;
+  const size_t outer_dims = row > 1 ? nd - 1 : nd;
+  for (int64_t e = 0; e < total; e += row) {
     int64_t off = 0;
     for (size_t k = 0; k < nd; ++k) off += (start[k] + idx[k] * step[k]) * in_strides[k];
-    std::memcpy(dst + e * size, x.data->data() + off * size, size);
-    for (size_t k = nd; k-- > 0;) {
+    std::memcpy(dst + e * size, x.data->data() + off * size, row * size);
+    for (size_t k = outer_dims; k-- > 0;) {
       if (++idx[k] < shape[k]) break;
       idx[k] = 0;
     }

@@ -179,5 +179,66 @@ TEST(DataMovementKernelTest, Pad) {
   EXPECT_FALSE(Error("nn.pad", {F32({1, 2})}, A("pad_width", L({int64_t{1} << 40, 0}))).empty());
 }
 
+// strided_slice against index arithmetic done here, element by element:
+// rows copied whole (step 1 on the last axis) and not (other steps, the
+// last axis sliced or not, negative steps, empty results, a scalar-like 1-D).
+TEST(DataMovementKernelTest, StridedSliceMatchesIndexArithmetic) {
+  struct Case {
+    std::vector<int64_t> shape, axes, begin, end, strides;
+  };
+  const Case cases[] = {
+      {{4, 6, 5}, {2}, {1}, {4}, {1}},  // the last axis, contiguous runs
+      {{4, 6, 5}, {1}, {2}, {6}, {1}},  // rows whole
+      {{4, 6, 5}, {0, 2}, {3, 4}, {0, 0}, {-1, -2}},
+      {{4, 6, 5}, {1, 2}, {0, 1}, {6, 5}, {2, 1}},
+      {{4, 6, 5}, {2}, {3}, {3}, {1}},  // empty
+      {{7}, {0}, {-5}, {100}, {1}},
+      {{3, 1, 8}, {0, 2}, {-1, 2}, {-4, 8}, {-1, 3}},
+  };
+  for (const Case& c : cases) {
+    int64_t n = 1;
+    for (int64_t d : c.shape) n *= d;
+    std::vector<double> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
+    Tensor x = F32(v, c.shape);
+    auto vec = [](const std::vector<int64_t>& a) {
+      return Shape(std::vector<double>(a.begin(), a.end()));
+    };
+    Tensor y = Eval("strided_slice", {x, vec(c.axes), vec(c.begin), vec(c.end), vec(c.strides)});
+    // Expected: per axis, the list of input indices it takes.
+    std::vector<std::vector<int64_t>> take(c.shape.size());
+    for (size_t a = 0; a < c.shape.size(); ++a)
+      for (int64_t i = 0; i < c.shape[a]; ++i) take[a].push_back(i);
+    for (size_t j = 0; j < c.axes.size(); ++j) {
+      int64_t ax = c.axes[j], len = c.shape[ax], st = c.strides[j];
+      auto clamp = [&](int64_t k) {
+        if (k < 0) k += len;
+        return st > 0 ? std::clamp<int64_t>(k, 0, len) : std::clamp<int64_t>(k, -1, len - 1);
+      };
+      take[ax].clear();
+      for (int64_t i = clamp(c.begin[j]); st > 0 ? i < clamp(c.end[j]) : i > clamp(c.end[j]);
+           i += st)
+        take[ax].push_back(i);
+    }
+    std::vector<int64_t> want_shape;
+    for (const auto& t : take) want_shape.push_back(static_cast<int64_t>(t.size()));
+    ASSERT_EQ(y.shape, want_shape);
+    std::vector<double> want;
+    std::vector<size_t> idx(c.shape.size(), 0);
+    int64_t total = 1;
+    for (int64_t d : want_shape) total *= d;
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t off = 0;
+      for (size_t a = 0; a < c.shape.size(); ++a) off = off * c.shape[a] + take[a][idx[a]];
+      want.push_back(v[off]);
+      for (size_t a = c.shape.size(); a-- > 0;) {
+        if (++idx[a] < take[a].size()) break;
+        idx[a] = 0;
+      }
+    }
+    EXPECT_EQ(Values(y), want);
+  }
+}
+
 }  // namespace
 }  // namespace plir

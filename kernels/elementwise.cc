@@ -28,7 +28,7 @@ void MapLoop(const Tensor& a, Tensor& out, F f) {
 template <typename F>
 Tensor FastMap(const Tensor& a, F f) {
   NoteFastPath();
-  Tensor out = NewTensor(a.dtype, a.shape);
+  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);
   if (a.dtype == DataType::kFloat32)
     MapLoop<float>(a, out, f);
   else
@@ -36,10 +36,30 @@ Tensor FastMap(const Tensor& a, F f) {
   return out;
 }
 
-// The unary ops whose function vectorizes (no libm call), by name; false
-// if `op` is not one of them.
+// y = f(x) through libmvec (VecMath), split across threads.
+Tensor FastVecMath(const Tensor& a, VecFn f) {
+  NoteFastPath();
+  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);
+  ForFloat(a, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* x = DataOf<T>(a);
+    T* y = MutableDataOf<T>(out);
+    ParallelRange(a.NumElements(), 1 << 14,
+                  [&](int64_t lo, int64_t hi) { VecMath(f, x + lo, y + lo, hi - lo); });
+  });
+  return out;
+}
+
+// The unary ops whose function vectorizes (no scalar libm call), by name;
+// false if `op` is not one of them.
 bool FastUnaryLoop(const std::string& op, const Tensor& a, Tensor* out) {
-  if (op == "abs") {
+  if (op == "exp") {
+    *out = FastVecMath(a, VecFn::kExp);
+  } else if (op == "erf") {
+    *out = FastVecMath(a, VecFn::kErf);
+  } else if (op == "tanh") {
+    *out = FastVecMath(a, VecFn::kTanh);
+  } else if (op == "abs") {
     *out = FastMap(a, [](double x) { return std::fabs(x); });
   } else if (op == "negative") {
     *out = FastMap(a, [](double x) { return -x; });

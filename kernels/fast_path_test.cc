@@ -286,8 +286,9 @@ TEST(FastPathTest, PowerByAScalar) {
 }
 
 TEST(FastPathTest, Unary) {
-  const char* ops[] = {"nn.relu", "abs",   "negative", "square", "sqrt",    "rsqrt",   "ceil",
-                       "floor",   "trunc", "exp",      "tanh",   "sigmoid", "nn.gelu", "nn.silu"};
+  const char* ops[] = {"nn.relu", "abs",  "negative", "square",  "sqrt",
+                       "rsqrt",   "ceil", "erf",      "floor",   "trunc",
+                       "exp",     "tanh", "sigmoid",  "nn.gelu", "nn.silu"};
   for (DataType dt : kFloats)
     for (const char* op : ops) {
       bool positive = std::string(op) == "sqrt" || std::string(op) == "rsqrt";
@@ -295,6 +296,60 @@ TEST(FastPathTest, Unary) {
       EXPECT_TRUE(Agree(op, {x}, Attrs())) << op;
     }
   EXPECT_TRUE(Agree("nn.relu", {F32({NAN, -0.0, -1, 2}, {4})}, Attrs()));
+}
+
+// libmvec's exp, erf and tanh (VecMath), with AVX2 and without, against
+// the scalar libm call: special values exactly, every length's tail, and
+// finite values within 4 ulp of double (float32: the same after rounding
+// but for a last-bit tie).
+TEST(FastPathTest, VecMathAgainstLibm) {
+  const double specials[] = {0.0,    -0.0,  1.0,  -1.0, 0.5,      -2.5,      20.0, -20.0,
+                             1000.0, -1000, 1e-8, -745, INFINITY, -INFINITY, NAN};
+  std::vector<double> xs(std::begin(specials), std::end(specials));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-6, 6);
+  for (int i = 0; i < 997; ++i) xs.push_back(u(rng));
+  for (bool avx2 : {true, false}) {
+    internal::SetAvx2Enabled(avx2);
+    for (internal::VecFn f :
+         {internal::VecFn::kExp, internal::VecFn::kErf, internal::VecFn::kTanh}) {
+      auto ref = [f](double x) {
+        return f == internal::VecFn::kExp   ? std::exp(x)
+               : f == internal::VecFn::kErf ? std::erf(x)
+                                            : std::tanh(x);
+      };
+      for (size_t n = 0; n <= xs.size(); n += n < 9 ? 1 : 250) {  // every tail length
+        std::vector<double> y(n);
+        internal::VecMath(f, xs.data(), y.data(), static_cast<int64_t>(n));
+        std::vector<float> xf(n), yf(n);
+        for (size_t i = 0; i < n; ++i) xf[i] = static_cast<float>(xs[i]);
+        internal::VecMath(f, xf.data(), yf.data(), static_cast<int64_t>(n));
+        for (size_t i = 0; i < n; ++i) {
+          double want = ref(xs[i]);
+          if (std::isnan(want) || std::isinf(want) || want == 0) {
+            EXPECT_TRUE(std::isnan(want) ? std::isnan(y[i])
+                                         : y[i] == want && std::signbit(y[i]) == std::signbit(want))
+                << "f" << static_cast<int>(f) << "(" << xs[i] << ") = " << y[i] << ", libm "
+                << want;
+          } else {
+            EXPECT_LE(std::fabs(y[i] - want), 4 * std::fabs(want) * 2.220446049250313e-16)
+                << "f" << static_cast<int>(f) << "(" << xs[i] << ") = " << y[i] << ", libm "
+                << want;
+          }
+          float wf = static_cast<float>(ref(static_cast<double>(xf[i])));
+          if (std::isnan(wf))
+            EXPECT_TRUE(std::isnan(yf[i]));
+          else if (std::isinf(wf) || wf == 0)
+            EXPECT_EQ(yf[i], wf) << "f" << static_cast<int>(f) << "(" << xf[i] << "f)";
+          else
+            EXPECT_LE(std::fabs(yf[i] - wf), std::fabs(wf) * 1.2e-7f)
+                << "f" << static_cast<int>(f) << "(" << xf[i] << "f) = " << yf[i] << ", libm "
+                << wf;
+        }
+      }
+    }
+  }
+  internal::SetAvx2Enabled(true);
 }
 
 TEST(FastPathTest, Reductions) {

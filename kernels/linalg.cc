@@ -72,7 +72,8 @@ StatusOr<Tensor> Matmul(const std::vector<Tensor>& args, const Attrs&) {
       m < INT_MAX) {
     PLIR_RETURN_IF_ERROR(CheckResult("matmul", a.dtype, shape));
     NoteFastPath();
-    Tensor r = NewTensor(a.dtype, shape);
+    // FastMatmul writes every element (sgemm with beta 0; zeros for k == 0).
+    Tensor r = NewTensorForOverwrite(a.dtype, shape);
     if (a.dtype == DataType::kFloat32)
       FastMatmul(DataOf<float>(a), DataOf<float>(b), MutableDataOf<float>(r), n, k, m, batch, ba,
                  bb);

@@ -13,41 +13,31 @@
 namespace plir::internal {
 namespace {
 
-// Calls body(tag) with a null pointer of the tensor's element type.
-template <typename F>
-void ForFloat(const Tensor& t, F body) {
-  if (t.dtype == DataType::kFloat32)
-    body(static_cast<float*>(nullptr));
-  else
-    body(static_cast<double*>(nullptr));
-}
-
 // softmax along an axis of length `len` whose elements are `inner` apart.
 Tensor FastSoftmax(const Tensor& a, int64_t len, int64_t inner, bool log) {
   NoteFastPath();
-  Tensor out = NewTensor(a.dtype, a.shape);
+  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);  // every row written
   int64_t rows = a.NumElements() / (len * inner);
   ForFloat(a, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* x = DataOf<T>(a);
     T* y = MutableDataOf<T>(out);
     ParallelRange(rows * inner, std::max<int64_t>(1, 4096 / len), [&](int64_t lo, int64_t hi) {
-      std::vector<double> e(len);
+      std::vector<double> e(len), ex(len);
       for (int64_t r = lo; r < hi; ++r) {
         const T* p = x + (r / inner) * len * inner + r % inner;
         T* q = y + (p - x);
         double mx = -INFINITY;
         for (int64_t k = 0; k < len; ++k) mx = std::max(mx, static_cast<double>(p[k * inner]));
+        for (int64_t k = 0; k < len; ++k) e[k] = static_cast<double>(p[k * inner]) - mx;
+        VecMath(VecFn::kExp, e.data(), ex.data(), len);  // once per element, vectorized
         double sum = 0;
-        for (int64_t k = 0; k < len; ++k) {
-          e[k] = static_cast<double>(p[k * inner]) - mx;
-          sum += std::exp(e[k]);
-        }
+        for (int64_t k = 0; k < len; ++k) sum += ex[k];
         if (log) {
           double ls = std::log(sum);
           for (int64_t k = 0; k < len; ++k) q[k * inner] = static_cast<T>(e[k] - ls);
         } else {
-          for (int64_t k = 0; k < len; ++k) q[k * inner] = static_cast<T>(std::exp(e[k]) / sum);
+          for (int64_t k = 0; k < len; ++k) q[k * inner] = static_cast<T>(ex[k] / sum);
         }
       }
     });

@@ -1,6 +1,7 @@
 #include "ir/text/lexer.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -161,7 +162,12 @@ bool Lexer::SkipBracedBody() {
       case '}':
         if (--depth == 0) found = true;
         break;
-      case '"':  // a string: to its closing quote (escapes skipped), or the line's end
+      case '"': {  // a string: to its closing quote (escapes skipped), or the line's end
+        // Most strings (hex payloads of megabytes among them) hold neither a
+        // newline nor a backslash before their quote: memchr finds it.
+        const void* q = std::memchr(s + p, '"', n - p);
+        const size_t stop = q ? static_cast<const char*>(q) - s : n;
+        if (!std::memchr(s + p, '\n', stop - p) && !std::memchr(s + p, '\\', stop - p)) p = stop;
         while (p < n && s[p] != '"' && s[p] != '\n') {
           if (s[p] == '\\' && p + 1 < n) {
             if (s[p + 1] == '\n') {  // an escaped newline is still a line
@@ -175,6 +181,7 @@ bool Lexer::SkipBracedBody() {
         }
         if (p < n && s[p] == '"') ++p;
         break;
+      }
       case '/':
         if (p < n && s[p] == '/')
           while (p < n && s[p] != '\n') ++p;
@@ -377,20 +384,32 @@ Token Lexer::Next() {
   }
   if (c == 'x' && Peek(1) == '"') {
     Advance(2);
-    std::string bytes;
-    while (true) {
-      char h = Peek();
-      if (h == '"') break;
-      if (pos_ >= src_.size() || h == '\n') return Error("unterminated hex payload", line, col);
-      int hi = HexDigit(h), lo = HexDigit(Peek(1));
-      if (hi < 0 || lo < 0) {
-        int64_t l = line_, cc = col_;
-        return Error("invalid hex payload: expected pairs of hex digits", l, cc);
-      }
-      bytes.push_back(static_cast<char>(hi * 16 + lo));
-      Advance(2);
+    // The digits run to the first byte that is not one (no newline among
+    // them: the column advances by their count); then pairs are decoded
+    // from a table, without a per-byte Advance.
+    static const std::array<int8_t, 256> kDigit = [] {
+      std::array<int8_t, 256> d;
+      for (int i = 0; i < 256; ++i) d[i] = static_cast<int8_t>(HexDigit(static_cast<char>(i)));
+      return d;
+    }();
+    const char* s = src_.data();
+    const size_t from = pos_, n = src_.size();
+    size_t q = from;
+    while (q < n && kDigit[static_cast<unsigned char>(s[q])] >= 0) ++q;
+    const size_t digits = q - from;
+    if (digits % 2 == 0 && (q >= n || s[q] == '\n'))
+      return Error("unterminated hex payload", line, col);
+    if (digits % 2 != 0 || s[q] != '"') {  // the pair holding the bad byte
+      size_t bad_pair = from + (digits & ~size_t{1});
+      int64_t l = line_, cc = col_ + static_cast<int64_t>(bad_pair - from);
+      return Error("invalid hex payload: expected pairs of hex digits", l, cc);
     }
-    Advance();
+    std::string bytes(digits / 2, '\0');
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<char>(kDigit[static_cast<unsigned char>(s[from + 2 * i])] * 16 +
+                                   kDigit[static_cast<unsigned char>(s[from + 2 * i + 1])]);
+    pos_ = q + 1;  // past the closing quote
+    col_ += static_cast<int64_t>(digits + 1);
     Token t = Make(Tok::kHexString, start, line, col);
     t.value = decoded_->emplace_back(std::move(bytes));
     return t;

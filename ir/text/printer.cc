@@ -350,9 +350,12 @@ class TextPrinter {
     }
     static const char* kHex = "0123456789abcdef";
     out_.append("x\"");
+    size_t at = out_.size();
+    out_.resize(at + 2 * data.size());  // written in place, two digits a byte
+    char* w = out_.data() + at;
     for (unsigned char byte : data) {
-      out_.push_back(kHex[byte >> 4]);
-      out_.push_back(kHex[byte & 15]);
+      *w++ = kHex[byte >> 4];
+      *w++ = kHex[byte & 15];
     }
     out_.push_back('"');
   }
