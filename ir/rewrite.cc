@@ -98,8 +98,8 @@ StatusOr<Expr> BindingMutator::VisitExpr(const Expr& e) {
 
 Expr BindingMutator::VisitVarUse(const Expr& var) {
   if (remap_.empty()) return var;
-  auto it = remap_.find(static_cast<const VarNode*>(var.get()));
-  return it == remap_.end() ? var : it->second;
+  const Expr* to = remap_.Find(static_cast<const VarNode*>(var.get()));
+  return to && *to ? *to : var;
 }
 
 StatusOr<Expr> BindingMutator::VisitChildren(const Expr& e) {

@@ -39,6 +39,7 @@
 #include "ir/module.h"
 #include "ir/op.h"
 #include "ir/status.h"
+#include "ir/var_map.h"
 
 namespace plir {
 
@@ -225,15 +226,24 @@ class BindingMutator {
   static Binding Rebind(const Binding& binding, Var var, Expr value);
 
   // Makes every later use of `from` (VisitVarUse) read `to`; UnmapVar undoes
-  // it. Remapped(v): the replacement, or null.
-  void RemapVar(const VarNode* from, Expr to) { remap_[from] = std::move(to); }
-  void UnmapVar(const VarNode* from) { remap_.erase(from); }
-  const Expr* Remapped(const VarNode* v) const {
-    auto it = remap_.find(v);
-    return it == remap_.end() ? nullptr : &it->second;
+  // it. Remapped(v): the replacement, or null. (The replacements are a
+  // VarMap, indexed by the variables' numbers: a use reads a slot near the
+  // ones the walk just wrote, where a hash table of pointers missed the
+  // cache on every use of a large function.)
+  void RemapVar(const VarNode* from, Expr to) { remap_.Set(from, std::move(to)); }
+  void UnmapVar(const VarNode* from) {
+    if (Expr* to = remap_.Find(from)) *to = Expr();
   }
-  // Reserves room for `n` replacements.
-  void ReserveRemaps(size_t n) { remap_.reserve(n); }
+  const Expr* Remapped(const VarNode* v) const {
+    const Expr* to = remap_.Find(v);
+    return to && *to ? to : nullptr;
+  }
+  // Sizes the replacements for a function of about `n` variables (before
+  // the first RemapVar; without it, variables numbered past 65,536 go to
+  // the map's slower table).
+  void ReserveRemaps(size_t n) {
+    if (remap_.empty()) remap_ = VarMap<Expr>(n);
+  }
 
   // How deep the walk is: 0 in the function's body, one more per Mutate and
   // MutateBody. A helper mutator run on a nested body (a local function
@@ -247,7 +257,7 @@ class BindingMutator {
   std::string pass_name_;
   int max_depth_;
   int depth_ = -1;
-  std::unordered_map<const VarNode*, Expr> remap_;
+  VarMap<Expr> remap_;  // a null value: unmapped
 };
 
 // ---------------------------------------------------------------------------

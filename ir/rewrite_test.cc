@@ -689,6 +689,58 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   EXPECT_EQ(deep.status().message(), "CopyPropagation: expressions nest deeper than 1 levels");
 }
 
+// The replacements are keyed by the variable itself: a variable of another
+// function with the same number, and one a pass made (no number), each
+// have their own; UnmapVar undoes one, and it can be remapped again.
+class RemapProbe : public BindingMutator {
+ public:
+  RemapProbe() : BindingMutator("RemapProbe") {}
+  using BindingMutator::Remapped;
+  using BindingMutator::RemapVar;
+  using BindingMutator::ReserveRemaps;
+  using BindingMutator::UnmapVar;
+  Expr Use(const Expr& v) { return VisitVarUse(v); }
+};
+
+TEST(BindingMutatorTest, RemapIsKeyedByTheVariable) {
+  Module m = ParseOrFail(R"(
+def @f(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %a = add(%x, %y);
+  %a
+}
+def @g(%p: Tensor[(2,), float32], %q: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %b = add(%p, %q);
+  %b
+}
+)");
+  Var x = m.LookupFunction("f")->params()[0];
+  Var y = m.LookupFunction("f")->params()[1];
+  Var p = m.LookupFunction("g")->params()[0];
+  ASSERT_EQ(x->index(), p->index());  // numbered per function
+  Var made = VarNode::Make("made", x->type());
+  ASSERT_EQ(made->index(), VarNode::kNoIndex);
+  RemapProbe probe;
+  probe.ReserveRemaps(4);
+  EXPECT_EQ(probe.Remapped(x.get()), nullptr);
+  EXPECT_EQ(probe.Use(x).get(), x.get());
+  probe.RemapVar(x.get(), y);
+  probe.RemapVar(p.get(), x);
+  probe.RemapVar(made.get(), p);
+  EXPECT_EQ(probe.Use(x).get(), y.get());
+  EXPECT_EQ(probe.Use(p).get(), x.get());
+  EXPECT_EQ(probe.Use(made).get(), p.get());
+  EXPECT_EQ(probe.Use(y).get(), y.get());
+  probe.UnmapVar(x.get());
+  EXPECT_EQ(probe.Remapped(x.get()), nullptr);
+  EXPECT_EQ(probe.Use(x).get(), x.get());
+  ASSERT_NE(probe.Remapped(p.get()), nullptr);
+  EXPECT_EQ(probe.Remapped(p.get())->get(), x.get());
+  probe.UnmapVar(y.get());  // never mapped: nothing to undo
+  EXPECT_EQ(probe.Remapped(y.get()), nullptr);
+  probe.RemapVar(x.get(), p);
+  EXPECT_EQ(probe.Use(x).get(), p.get());
+}
+
 TEST(OutlineTest, OutlinesBindingsIntoAFunctionAndCallsIt) {
   Module m = ParseOrFail(R"(
 def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,), float32], Tensor[(2,), float32]) {

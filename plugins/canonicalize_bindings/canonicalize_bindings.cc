@@ -542,37 +542,44 @@ class Applier : public BindingMutator {
   std::unordered_map<const VarNode*, Var> retyped_;
 };
 
-// True if a match_cast is called anywhere under `e` (nested bodies too).
-bool HasMatchCast(const ExprNode* e, int depth) {
+// True if `match_cast` (the registered op, or null) is called anywhere
+// under `e` (nested bodies too). The op is compared by pointer, not by
+// name, and variable operands are skipped without a call: this scan ran
+// over every binding of every function and cost a fifth of the pass's
+// instructions on a function that has no match_cast.
+bool HasMatchCast(const ExprNode* e, const OpNode* match_cast, int depth) {
   if (depth > kMaxDepth) return true;  // the rewrite then reports the depth
   switch (e->kind()) {
     case NodeKind::kCall: {
       auto* c = static_cast<const CallNode*>(e);
-      if (auto* op = As<OpNode>(c->callee()); op && op->name() == "match_cast") return true;
-      for (const Expr& a : c->args())
-        if (HasMatchCast(a.get(), depth + 1)) return true;
+      if (c->callee().get() == match_cast) return true;
+      for (const Expr& a : c->args()) {
+        if (a->kind() == NodeKind::kVar && depth < kMaxDepth) continue;  // a leaf
+        if (HasMatchCast(a.get(), match_cast, depth + 1)) return true;
+      }
       return false;
     }
     case NodeKind::kTuple:
       for (const Expr& f : static_cast<const TupleNode*>(e)->fields())
-        if (HasMatchCast(f.get(), depth + 1)) return true;
+        if (HasMatchCast(f.get(), match_cast, depth + 1)) return true;
       return false;
     case NodeKind::kTupleGetItem:
-      return HasMatchCast(static_cast<const TupleGetItemNode*>(e)->tuple().get(), depth + 1);
+      return HasMatchCast(static_cast<const TupleGetItemNode*>(e)->tuple().get(), match_cast,
+                          depth + 1);
     case NodeKind::kIf: {
       auto* i = static_cast<const IfNode*>(e);
-      return HasMatchCast(i->cond().get(), depth + 1) ||
-             HasMatchCast(i->then_body().get(), depth + 1) ||
-             HasMatchCast(i->else_body().get(), depth + 1);
+      return HasMatchCast(i->cond().get(), match_cast, depth + 1) ||
+             HasMatchCast(i->then_body().get(), match_cast, depth + 1) ||
+             HasMatchCast(i->else_body().get(), match_cast, depth + 1);
     }
     case NodeKind::kLocalFn:
-      return HasMatchCast(static_cast<const LocalFnNode*>(e)->body().get(), depth + 1);
+      return HasMatchCast(static_cast<const LocalFnNode*>(e)->body().get(), match_cast, depth + 1);
     case NodeKind::kSeqExpr: {
       auto* seq = static_cast<const SeqExprNode*>(e);
       for (const Block& b : seq->blocks())
         for (const Binding& x : b->bindings())
-          if (HasMatchCast(x->value().get(), depth + 1)) return true;
-      return HasMatchCast(seq->result().get(), depth + 1);
+          if (HasMatchCast(x->value().get(), match_cast, depth + 1)) return true;
+      return HasMatchCast(seq->result().get(), match_cast, depth + 1);
     }
     default:
       return false;
@@ -581,7 +588,8 @@ bool HasMatchCast(const ExprNode* e, int depth) {
 
 StatusOr<Function> Canonicalize(const Function& input) {
   Function f = input;
-  if (HasMatchCast(input->body().get(), 0)) {
+  const Op match_cast = OpRegistry::Global().Lookup("match_cast");
+  if (HasMatchCast(input->body().get(), match_cast.get(), 0)) {
     PLIR_ASSIGN_OR_RETURN(f, SymbolCanonicalizer().Run(input));
   }
   size_t expected = f->params().size() + 64;

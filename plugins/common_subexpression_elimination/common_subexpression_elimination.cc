@@ -18,11 +18,12 @@
 // with a clean scope, as TVM does; calls of a variable whose Callable type is
 // pure (a pure local function, a pure callback) are values like any other.
 //
-// Cost: one walk (the SDK's BindingMutator); a hash table keyed by the
-// structural hash of each value (variables by identity), confirmed by
-// structural equality; an `if` branch undoes what it changed when it ends.
-// Nested expressions recurse; nesting deeper than kMaxDepth is reported as
-// an error.
+// Cost: one walk (the SDK's BindingMutator); a table of values keyed by
+// the structural hash of each value (variables by identity), confirmed by
+// structural equality, where a call of an op on variables is found under
+// its first argument (ValueTable); an `if` branch undoes what it changed
+// when it ends. Nested expressions recurse; nesting deeper than kMaxDepth
+// is reported as an error.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "ir/op.h"
 #include "ir/rewrite.h"
 #include "ir/structural.h"
+#include "ir/var_map.h"
 #include "passes/plugin.h"
 
 namespace {
@@ -103,36 +105,58 @@ class VarList {
   std::vector<Var> rest_;
 };
 
-// The value table: entries in insertion order, found through an
-// open-addressing index (linear probing) over their hashes. Entries are
-// never removed except by Truncate, which undoes the latest insertions in
-// reverse order (what leaving an `if` branch needs); undoing the latest
-// insertion of a linear-probing table restores it exactly.
+// The value table: entries in insertion order, found in one of two ways.
 //
-// Why not std::unordered_multimap (measured, bench/RESULTS.md): on one
-// function of a million ops, its node chasing in equal_range and its
-// per-node frees were most of the pass's time.
+// A call of an op on variables (SimpleCall, most values) is chained under
+// its first argument: a VarMap (indexed by the variable's number) holds the
+// latest such entry, each entry the one before it. The argument was defined
+// shortly before its uses, so the lookup reads memory the walk touched
+// recently. A chain holds at most kMaxChain entries; the values of a
+// variable used first by more calls than that go to the index below, so a
+// lookup never walks more than kMaxChain entries.
+//
+// Every other value is found through an open-addressing index (linear
+// probing) over the hashes. On one function of a million ops, that index
+// missed the cache on nearly every lookup (most of the pass's own time,
+// bench/RESULTS.md); std::unordered_multimap was slower still.
+//
+// Entries are never removed except by Truncate, which undoes the latest
+// insertions in reverse order (what leaving an `if` branch needs): the
+// latest entry heads its chain, and undoing the latest insertion of a
+// linear-probing table restores it exactly. So an argument's values are in
+// the index only while its chain is full.
 class ValueTable {
  public:
   struct Entry {
     uint64_t hash;
     Expr value;
     VarList vars;
-    uint32_t stamp = 0;  // the branch scope that last saved `vars` (see Eliminator)
+    uint32_t stamp = 0;              // the branch scope that last saved `vars` (see Eliminator)
+    const VarNode* chain = nullptr;  // the first argument it is chained under, or null
+    uint32_t previous = 0;           // the chain's entry before it: index + 1; 0 = none
   };
 
   void Reserve(size_t n) {
     entries_.reserve(n);
-    size_t cap = 16;
-    while (cap < 2 * n) cap *= 2;
-    if (cap > slots_.size()) Rehash(cap);
+    chains_ = ChainMap(n);
   }
   size_t size() const { return entries_.size(); }
   Entry& at(uint32_t i) { return entries_[i]; }
 
   // The index of the entry with `hash` whose value `eq` accepts, or -1.
+  // `first_arg`: the value's first argument if it is a SimpleCall with
+  // arguments, else null.
   template <typename Eq>
-  int64_t Find(uint64_t hash, Eq eq) const {
+  int64_t Find(uint64_t hash, const VarNode* first_arg, Eq eq) const {
+    if (first_arg) {
+      const Chain* c = chains_.Find(first_arg);
+      if (!c) return -1;
+      for (uint32_t i = c->latest; i != 0; i = entries_[i - 1].previous) {
+        const Entry& e = entries_[i - 1];
+        if (e.hash == hash && eq(e.value)) return i - 1;
+      }
+      if (c->length < kMaxChain) return -1;  // all of first_arg's values are chained
+    }
     if (slots_.empty()) return -1;
     for (size_t i = Home(hash);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
@@ -142,25 +166,52 @@ class ValueTable {
     }
   }
 
-  uint32_t Insert(uint64_t hash, Expr value) {
-    if (2 * (entries_.size() + 1) > slots_.size()) Rehash(std::max<size_t>(16, 2 * slots_.size()));
-    entries_.push_back(Entry{hash, std::move(value), {}, 0});
-    Place(static_cast<uint32_t>(entries_.size()));
-    return static_cast<uint32_t>(entries_.size() - 1);
+  uint32_t Insert(uint64_t hash, const VarNode* first_arg, Expr value) {
+    const uint32_t index = static_cast<uint32_t>(entries_.size());
+    if (first_arg) {
+      Chain* c = chains_.Insert(first_arg, Chain{}).first;
+      if (c->length < kMaxChain) {
+        entries_.push_back(Entry{hash, std::move(value), {}, 0, first_arg, c->latest});
+        c->latest = index + 1;
+        ++c->length;
+        return index;
+      }
+    }
+    if (2 * (indexed_ + 1) > slots_.size()) Rehash(std::max<size_t>(16, 2 * slots_.size()));
+    entries_.push_back(Entry{hash, std::move(value), {}, 0, nullptr, 0});
+    Place(index + 1);
+    ++indexed_;
+    return index;
   }
 
   // Removes the entries from index `n` on, latest first.
   void Truncate(size_t n) {
     while (entries_.size() > n) {
-      uint32_t index = static_cast<uint32_t>(entries_.size());
-      size_t i = Home(entries_.back().hash);
-      while (slots_[i].index != index) i = (i + 1) & mask_;
-      slots_[i] = Slot{};
+      const Entry& e = entries_.back();
+      if (e.chain) {
+        Chain* c = chains_.Find(e.chain);
+        c->latest = e.previous;
+        --c->length;
+      } else {
+        uint32_t index = static_cast<uint32_t>(entries_.size());
+        size_t i = Home(e.hash);
+        while (slots_[i].index != index) i = (i + 1) & mask_;
+        slots_[i] = Slot{};
+        --indexed_;
+      }
       entries_.pop_back();
     }
   }
 
  private:
+  static constexpr uint32_t kMaxChain = 8;
+
+  struct Chain {
+    uint32_t latest = 0;  // entry index + 1; 0 = none
+    uint32_t length = 0;
+  };
+  using ChainMap = VarMap<Chain>;
+
   struct Slot {
     uint32_t index = 0;  // entry index + 1; 0 = empty
     uint32_t tag = 0;    // low bits of the hash: most mismatches skip the entry
@@ -180,11 +231,14 @@ class ValueTable {
     mask_ = cap - 1;
     shift_ = 64;
     for (size_t c = cap; c > 1; c >>= 1) --shift_;
-    for (uint32_t i = 1; i <= entries_.size(); ++i) Place(i);
+    for (uint32_t i = 1; i <= entries_.size(); ++i)
+      if (!entries_[i - 1].chain) Place(i);
   }
 
   std::vector<Entry> entries_;
+  ChainMap chains_;
   std::vector<Slot> slots_;
+  size_t indexed_ = 0;  // entries in slots_
   size_t mask_ = 0;
   int shift_ = 64;
 };
@@ -202,7 +256,7 @@ class Eliminator : public BindingMutator {
     size_t n = 0;
     for (const Block& b : f->body()->blocks()) n += b->bindings().size();
     table_.Reserve(n);
-    ReserveRemaps(n / 4);
+    ReserveRemaps(n + f->params().size());
     return MutateFunction(f);
   }
 
@@ -227,12 +281,23 @@ class Eliminator : public BindingMutator {
   }
 
   StatusOr<Binding> VisitBinding(const Binding& b) override {
-    PLIR_ASSIGN_OR_RETURN(Expr value, Mutate(b->value()));
+    Expr value;
+    if (const CallNode* c = SimpleCall(b->value()); c && depth() + 2 <= kMaxDepth) {
+      value = RemapArguments(b->value(), *c);
+    } else {
+      PLIR_ASSIGN_OR_RETURN(value, Mutate(b->value()));
+    }
     const Var& var = b->var();
     if ((!call_only_ || value->kind() == NodeKind::kCall) && IsPure(value)) {
-      uint64_t h = ValueKey(value, SimpleCall(value));
-      int64_t found = table_.Find(h, [&](const Expr& v) { return ValueEqual(v, value); });
-      uint32_t index = found >= 0 ? static_cast<uint32_t>(found) : table_.Insert(h, value);
+      const CallNode* simple = SimpleCall(value);
+      const VarNode* first_arg = simple && !simple->args().empty()
+                                     ? static_cast<const VarNode*>(simple->args()[0].get())
+                                     : nullptr;
+      uint64_t h = ValueKey(value, simple);
+      int64_t found =
+          table_.Find(h, first_arg, [&](const Expr& v) { return ValueEqual(v, value); });
+      uint32_t index =
+          found >= 0 ? static_cast<uint32_t>(found) : table_.Insert(h, first_arg, value);
       if (var->is_dataflow()) touched_.push_back(index);
       VarList& vars = VarsForUpdate(index);
       if (!vars.empty()) {
@@ -290,6 +355,30 @@ class Eliminator : public BindingMutator {
   }
 
  private:
+  // What Mutate(call) gives a SimpleCall (this pass's VisitExpr and
+  // VisitVarUse are the SDK's for its arguments): each argument read
+  // through its replacement, the call rebuilt only if one was replaced.
+  // Without the generic walk's calls and status values per argument, as
+  // most values are such calls.
+  Expr RemapArguments(const Expr& value, const CallNode& c) {
+    ExprSpan old = c.args();
+    std::vector<Expr> args;  // empty while every argument is unchanged
+    for (size_t i = 0; i < old.size(); ++i) {
+      const Expr* to = Remapped(static_cast<const VarNode*>(old[i].get()));
+      if (!to || to->get() == old[i].get()) {
+        if (!args.empty()) args.push_back(old[i]);
+        continue;
+      }
+      if (args.empty()) {
+        args.reserve(old.size());
+        args.assign(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      args.push_back(*to);
+    }
+    if (args.empty()) return value;
+    return RebuildCall(c, c.callee(), std::move(args));
+  }
+
   struct SavedVars {
     uint32_t entry;
     VarList vars;
