@@ -87,6 +87,14 @@ class ChildResult {
   // The mapping's owner: a module loaded from the payload may keep viewing
   // it (the file is sealed) after this result is gone.
   const std::shared_ptr<const void>& mapping() const { return mapping_; }
+  // Drops this result's hold on the mapping and its views (what a module
+  // loaded from it keeps viewing stays mapped).
+  void ReleaseMapping() {
+    mapping_.reset();
+    map_ = nullptr;
+    map_size_ = 0;
+    payload_ = {};
+  }
 
  private:
   friend StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
@@ -111,7 +119,10 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
 // parent's own code. The op names that are not registered get stand-ins
 // (registered for the life of the process) whose calls keep their
 // recorded type; every other call is re-inferred as usual.
-StatusOr<Module> LoadResultModule(const ChildResult& r);
+// The module is built before it is verified; when none of its constants
+// views the mapping, `r` lets it go then (its payload reads empty after),
+// so the verify does not add to a peak that still holds the file.
+StatusOr<Module> LoadResultModule(ChildResult& r);
 
 }  // namespace plir
 

@@ -61,9 +61,14 @@ TEST(ChildResultTest, AModuleRoundTripsAndIsVerifiedInTheReader) {
   ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kModule, {}, SaveBinary(*m)).ok());
   StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
   ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->payload().empty());
   StatusOr<Module> back = LoadResultModule(*r);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(PrintModule(*back), PrintModule(*m));
+  // No constant views the file: the result let the mapping go before the
+  // verify.
+  EXPECT_FALSE(r->mapping());
+  EXPECT_TRUE(r->payload().empty());
   // Sealed: nobody writes it any more.
   EXPECT_EQ(pwrite(fd, "x", 1, 0), -1);
   close(fd);
@@ -189,6 +194,7 @@ TEST(ChildResultTest, ModuleConstantsViewTheMapping) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>(payload) % 64, 0u);
       StatusOr<Module> loaded = LoadResultModule(*r);
       ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+      EXPECT_TRUE(r->mapping());  // the constant views it: kept
       back = *loaded;
     }
     auto* f = static_cast<const FunctionNode*>(back.items()[0].get());
