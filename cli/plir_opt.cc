@@ -143,6 +143,16 @@ Status WriteOutput(Output& out, std::span<const std::string> parts) {
   return Status::Ok();
 }
 
+// In the child: the module as the result, written piece by piece (no
+// file-sized string next to the module).
+Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const Module& m) {
+  const BinaryParts parts = SaveBinaryParts(m);
+  PLIR_ASSIGN_OR_RETURN(ChildResultWriter w,
+                        ChildResultWriter::Start(fd, ChildResultKind::kModule, op_names));
+  for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(w.Append(piece));
+  return w.Finish();
+}
+
 // The same for text that `print` hands over piece by piece.
 Status WriteOutputAsPrinted(
     Output& out,
@@ -167,9 +177,15 @@ Status WriteModule(const Flags& f, const Module& m, Output& out) {
     emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
   std::vector<std::string> printed;
   if (emit == "binary") {
+    // In pieces: the sections as the writer built them, the tensor data
+    // straight from the constants (no file-sized string).
     BinarySaveOptions o;
     o.version = f.binary_version;
-    printed.push_back(SaveBinary(m, o));
+    const BinaryParts parts = SaveBinaryParts(m, o);
+    return WriteOutputAsPrinted(out, [&](const std::function<Status(std::string_view)>& sink) {
+      for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink(piece));
+      return Status::Ok();
+    });
   } else if (emit == "json") {
     printed.push_back(SaveJson(m));
   } else {
@@ -308,8 +324,7 @@ int Main(Flags f) {
       if (rc == 0) {
         state->Enter(RunPhase::kWritingOutput, f.output);
         Status s = result.module
-                       ? WriteChildResult(child_result_fd, ChildResultKind::kModule,
-                                          result.plugin_ops, SaveBinary(*result.module))
+                       ? WriteModuleResult(child_result_fd, result.plugin_ops, *result.module)
                        : WriteChildResult(child_result_fd, ChildResultKind::kText, {}, result.text);
         if (!s.ok()) rc = Error("plir-opt: " + s.message());
       }

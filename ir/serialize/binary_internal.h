@@ -33,6 +33,10 @@
 #include "ir/module.h"
 #include "ir/status.h"
 
+namespace plir {
+struct BinaryParts;
+}  // namespace plir
+
 namespace plir::internal::binary {
 
 constexpr size_t kHeaderSize = 32;        // magic, version, flags, length, checksum
@@ -86,6 +90,7 @@ StatusOr<Module> ReadV2(std::string_view bytes);
 // structure checksum; constants borrow their bytes from `bytes` holding
 // `keepalive` when it is set, else copy them.
 std::string WriteV3(const Module& m);
+BinaryParts WriteParts(const Module& m, int version);
 StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
                         bool verify_tensor_data);
 // Version 1: the payload after the 32-byte header.

@@ -74,7 +74,7 @@ class Writer {
  public:
   explicit Writer(int version) : version_(version) {}
 
-  std::string Save(const Module& m) {
+  BinaryParts Save(const Module& m) {
     for (const Item& item : m.items()) {
       item_vars_.Clear();
       items_.Var(Flatten(item.get()));
@@ -87,28 +87,25 @@ class Writer {
       exact.exact_vars_ = true;
       return exact.Save(m);
     }
-    return Assemble(m);
+    return AssembleParts(m);
   }
 
  private:
-  // The file: header, section table, (version 3: the tensor-data entry,)
-  // the structure sections, and for version 3 zeros up to a multiple of 64
-  // and the tensor data.
-  std::string Assemble(const Module& m) {
+  // The file as pieces: the header (patched with the checksums), the string
+  // table and the sections moved out of the writer, and for version 3 zeros
+  // up to a multiple of 64 and each tensor's bytes viewed in place.
+  BinaryParts AssembleParts(const Module& m) {
     const bool v3 = version_ >= 3;
-    size_t string_bytes = 4 * string_ends_.size() + blob_.size();
-    const std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes,
-                                                 &nodes_.bytes, &items_.bytes};
     uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_,
                                      m.items().size()};
-    uint64_t sizes[kNumSections] = {string_bytes, types_.bytes.size(), attrs_.bytes.size(),
-                                    nodes_.bytes.size(), items_.bytes.size()};
+    std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes, &nodes_.bytes,
+                                           &items_.bytes};
+    uint64_t sizes[kNumSections] = {4 * string_ends_.size() + blob_.size(), types_.bytes.size(),
+                                    attrs_.bytes.size(), nodes_.bytes.size(), items_.bytes.size()};
     size_t structure_end = v3 ? kV3PreambleSize : kPreambleSize;
-    for (uint64_t s : sizes) structure_end += s;
+    for (uint64_t sz : sizes) structure_end += sz;
     size_t data_offset = v3 && data_size_ ? AlignTensor(structure_end) : structure_end;
     size_t total = data_offset + (v3 ? data_size_ : 0);
-    std::string file;
-    file.reserve(total);
     Out h;
     h.Raw(kBinaryMagic, 8);
     h.U32(v3 ? 3 : 2);
@@ -125,25 +122,59 @@ class Writer {
       h.U64(data_size_);
       h.U64(0);  // tensor-data checksum, filled in below
     }
-    file.append(h.bytes);
-    file.append(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size());
-    file.append(blob_);
-    for (int s = 1; s < kNumSections; ++s) file.append(*sections[s]);
+    BinaryParts p;
+    std::string& head = p.owned.emplace_back(std::move(h.bytes));
+    p.pieces.push_back(head);
+    // Version 3's tensor-data checksum is in the header, which the
+    // structure checksum covers: it comes first. The zeros that align each
+    // tensor are part of the data.
+    static const std::string kZeros(kTensorAlignment, '\0');
+    if (v3) {
+      uint32_t data_crc = 0;
+      size_t at = data_offset;
+      for (const TensorBytes* t : tensors_) {
+        size_t pad = AlignTensor(at) - at;
+        data_crc = Crc32c(std::string_view(kZeros).substr(0, pad), data_crc);
+        data_crc = Crc32c(t->view(), data_crc);
+        at += pad + t->size();
+      }
+      uint64_t data_sum = data_crc;
+      std::memcpy(&head[kV3DataChecksumAt], &data_sum, 8);
+    }
+    // Version 2's FNV-1a covers everything after the header; version 3's
+    // CRC-32C the structure, and a second one the tensor data.
+    uint32_t crc = 0;
+    uint64_t fnv = kFnv64OffsetBasis;
+    auto sum = [&](std::string_view bytes) {
+      if (v3)
+        crc = Crc32c(bytes, crc);
+      else
+        fnv = Fnv1a64(bytes, fnv);
+    };
+    sum(std::string_view(head).substr(kHeaderSize));
+    auto structure = [&](std::string&& bytes) {
+      sum(bytes);
+      p.pieces.push_back(p.owned.emplace_back(std::move(bytes)));
+    };
+    structure(
+        std::string(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size()));
+    structure(std::move(blob_));
+    for (int s = 1; s < kNumSections; ++s) structure(std::move(*sections[s]));
     if (!v3) {
-      uint64_t sum = Fnv1a64(std::string_view(file).substr(kHeaderSize));
-      std::memcpy(&file[24], &sum, 8);
-      return file;
+      std::memcpy(&head[24], &fnv, 8);
+      return p;
     }
-    file.resize(data_offset, '\0');
+    if (data_offset > structure_end) structure(std::string(data_offset - structure_end, '\0'));
+    uint64_t structure_sum = crc;
+    std::memcpy(&head[24], &structure_sum, 8);
+    size_t at = data_offset;
     for (const TensorBytes* t : tensors_) {
-      file.resize(AlignTensor(file.size()), '\0');
-      file.append(t->view());
+      size_t pad = AlignTensor(at) - at;
+      if (pad) p.pieces.push_back(std::string_view(kZeros).substr(0, pad));
+      p.pieces.push_back(t->view());
+      at += pad + t->size();
     }
-    uint64_t data_sum = Crc32c(std::string_view(file).substr(data_offset));
-    std::memcpy(&file[kV3DataChecksumAt], &data_sum, 8);
-    uint64_t sum = Crc32c(std::string_view(file).substr(kHeaderSize, data_offset - kHeaderSize));
-    std::memcpy(&file[24], &sum, 8);
-    return file;
+    return p;
   }
 
   // Version 3: the offset of `t` in the tensor data (each distinct tensor
@@ -554,8 +585,18 @@ class Writer {
 
 }  // namespace
 
-std::string WriteV2(const Module& m) { return Writer(2).Save(m); }
-std::string WriteV3(const Module& m) { return Writer(3).Save(m); }
+namespace {
+std::string Concatenate(const BinaryParts& p) {
+  std::string file;
+  file.reserve(p.size());
+  for (std::string_view piece : p.pieces) file.append(piece);
+  return file;
+}
+}  // namespace
+
+std::string WriteV2(const Module& m) { return Concatenate(Writer(2).Save(m)); }
+std::string WriteV3(const Module& m) { return Concatenate(Writer(3).Save(m)); }
+BinaryParts WriteParts(const Module& m, int version) { return Writer(version).Save(m); }
 
 }  // namespace plir::internal::binary
 
@@ -566,6 +607,16 @@ std::string SaveBinary(const Module& m) { return SaveBinary(m, BinarySaveOptions
 std::string SaveBinary(const Module& m, const BinarySaveOptions& options) {
   if (options.version == 2) return internal::binary::WriteV2(m);
   return internal::binary::WriteV3(m);
+}
+
+size_t BinaryParts::size() const {
+  size_t n = 0;
+  for (std::string_view piece : pieces) n += piece.size();
+  return n;
+}
+
+BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options) {
+  return internal::binary::WriteParts(m, options.version == 2 ? 2 : 3);
 }
 
 }  // namespace plir

@@ -10,9 +10,11 @@
 #define PLIR_IR_SERIALIZE_SERIALIZE_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/module.h"
 #include "ir/status.h"
@@ -39,6 +41,17 @@ struct BinarySaveOptions {
 };
 std::string SaveBinary(const Module& m);
 std::string SaveBinary(const Module& m, const BinarySaveOptions& options);
+// SaveBinary's bytes in pieces, in file order, for writing out without the
+// whole file in one string: the header and the sections (owned), and for
+// version 3 each tensor's bytes viewed where the module's constants hold
+// them (valid while the module lives). Concatenated, the pieces are
+// SaveBinary(m, options).
+struct BinaryParts {
+  std::deque<std::string> owned;  // a deque: the pieces' views stay valid
+  std::vector<std::string_view> pieces;
+  size_t size() const;
+};
+BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options = {});
 
 struct BinaryLoadOptions {
   // Version 3: when set, constants borrow their bytes from the input instead
