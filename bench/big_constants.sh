@@ -21,14 +21,8 @@ if [ -z "${BIG_CONSTANTS:-}" ]; then
 fi
 "$BIG_CONSTANTS" gen "$work/w3.plirb" --mb "$MB" --version 3
 "$BIG_CONSTANTS" gen "$work/w2.plirb" --mb "$MB" --version 2
-ms() {  # wall ms of a command, output discarded
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" > /dev/null
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000))
-}
-median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'; }
+# shellcheck source=bench/timing.sh
+. bench/timing.sh
 declare -A t
 cases="cat v3 v3_touch v3_verify v2"
 for c in $cases; do t[$c]=""; done

@@ -34,14 +34,8 @@ fi
 /usr/bin/python3 bench/big_constants_peer.py "$work/w.plir" "$work/w.mlir" > /dev/null
 "$MLIR_OPT" "$work/w.mlir" --emit-bytecode -o "$work/w.mlirbc"
 
-ms() {  # wall ms of a command
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" > /dev/null
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000))
-}
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'; }
+# shellcheck source=bench/timing.sh
+. bench/timing.sh
 declare -A t
 cases="plir_text mlir_text plir_bin mlir_bin cat_plir_text cat_mlir_text cat_plirb cat_mlirbc cp_plirb"
 for c in $cases; do t[$c]=""; done
