@@ -57,6 +57,15 @@ struct MemoryTracker::State {
   std::atomic<size_t> live{0};
   std::atomic<size_t> peak{0};
   std::mutex mu;
+
+  // Counts `n` more live bytes, raising the peak; returns the live bytes.
+  size_t AddLive(size_t n) {
+    size_t now = live += n;
+    size_t p = peak.load();
+    while (now > p && !peak.compare_exchange_weak(p, now)) {
+    }
+    return now;
+  }
   // Kept buffers, oldest first; a few dozen at most, so a scan is cheap
   // next to the allocation it saves.
   std::vector<std::unique_ptr<WritableTensorBytes>> free;  // guarded by mu
@@ -124,10 +133,7 @@ void MemoryTracker::ResetPeak() {
 
 std::shared_ptr<WritableTensorBytes> MemoryTracker::Allocate(size_t bytes, bool zero) {
   State& st = *state_;
-  size_t now = st.live += bytes;
-  size_t peak = st.peak.load();
-  while (now > peak && !st.peak.compare_exchange_weak(peak, now)) {
-  }
+  size_t now = st.AddLive(bytes);
   std::unique_ptr<WritableTensorBytes> s = st.Reuse(bytes, now);
   if (!s)
     s = std::make_unique<WritableTensorBytes>(zero ? std::string(bytes, '\0')
@@ -140,12 +146,7 @@ std::shared_ptr<WritableTensorBytes> MemoryTracker::Allocate(size_t bytes, bool 
 }
 
 std::shared_ptr<const TensorBytes> MemoryTracker::Count(std::shared_ptr<const TensorBytes> bytes) {
-  State& st = *state_;
-  const size_t n = bytes->size();
-  size_t now = st.live += n;
-  size_t peak = st.peak.load();
-  while (now > peak && !st.peak.compare_exchange_weak(peak, now)) {
-  }
+  state_->AddLive(bytes->size());
   const TensorBytes* raw = bytes.get();
   struct Counted {
     Counted(std::shared_ptr<State> s, std::shared_ptr<const TensorBytes> b)
