@@ -125,19 +125,23 @@ class Writer {
     BinaryParts p;
     std::string& head = p.owned.emplace_back(std::move(h.bytes));
     p.pieces.push_back(head);
-    // Version 3's tensor-data checksum is in the header, which the
-    // structure checksum covers: it comes first. The zeros that align each
-    // tensor are part of the data.
+    // Version 3's tensor data: each tensor's bytes in place, after the
+    // zeros that align it. Its checksum is in the header, which the
+    // structure checksum covers: it comes first.
     static const std::string kZeros(kTensorAlignment, '\0');
+    std::vector<std::string_view> data;
     if (v3) {
       uint32_t data_crc = 0;
       size_t at = data_offset;
       for (const TensorBytes* t : tensors_) {
-        size_t pad = AlignTensor(at) - at;
-        data_crc = Crc32c(std::string_view(kZeros).substr(0, pad), data_crc);
-        data_crc = Crc32c(t->view(), data_crc);
-        at += pad + t->size();
+        if (size_t pad = AlignTensor(at) - at) {
+          data.push_back(std::string_view(kZeros).substr(0, pad));
+          at += pad;
+        }
+        data.push_back(t->view());
+        at += t->size();
       }
+      for (std::string_view piece : data) data_crc = Crc32c(piece, data_crc);
       uint64_t data_sum = data_crc;
       std::memcpy(&head[kV3DataChecksumAt], &data_sum, 8);
     }
@@ -167,13 +171,7 @@ class Writer {
     if (data_offset > structure_end) structure(std::string(data_offset - structure_end, '\0'));
     uint64_t structure_sum = crc;
     std::memcpy(&head[24], &structure_sum, 8);
-    size_t at = data_offset;
-    for (const TensorBytes* t : tensors_) {
-      size_t pad = AlignTensor(at) - at;
-      if (pad) p.pieces.push_back(std::string_view(kZeros).substr(0, pad));
-      p.pieces.push_back(t->view());
-      at += pad + t->size();
-    }
+    p.pieces.insert(p.pieces.end(), data.begin(), data.end());
     return p;
   }
 
