@@ -127,20 +127,30 @@ StatusOr<Output> PrepareOutput(const Flags& f) {
   return out;
 }
 
-Status WriteOutput(Output& out, std::span<const std::string> parts) {
+using Sink = std::function<Status(std::string_view)>;
+
+// Writes what `produce` hands its sink, in order: to the temporary file
+// beside -o (renamed into place at the end, removed on an error), or to
+// standard output.
+Status WriteOutput(Output& out, const std::function<Status(const Sink&)>& produce) {
   if (out.file) {
-    for (const std::string& part : parts)
-      if (Status s = out.file->Write(part); !s.ok()) {
-        out.file->Abort();
-        return Internal("error writing the output: " + s.message());
-      }
+    Status s = produce([&](std::string_view piece) { return out.file->Write(piece); });
+    if (!s.ok()) {
+      out.file->Abort();
+      return Internal("error writing the output: " + s.message());
+    }
     return out.file->Commit();
   }
   std::cout.flush();
   std::fflush(stdout);
-  for (const std::string& part : parts)
-    PLIR_RETURN_IF_ERROR(WriteAllToFd(1, part, "standard output"));
-  return Status::Ok();
+  return produce([](std::string_view piece) { return WriteAllToFd(1, piece, "standard output"); });
+}
+
+Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
+  return WriteOutput(out, [&](const Sink& sink) {
+    for (std::string_view piece : pieces) PLIR_RETURN_IF_ERROR(sink(piece));
+    return Status::Ok();
+  });
 }
 
 // In the child: the module as the result, written piece by piece (no
@@ -153,57 +163,35 @@ Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const
   return w.Finish();
 }
 
-// The same for text that `print` hands over piece by piece.
-Status WriteOutputAsPrinted(
-    Output& out,
-    const std::function<Status(const std::function<Status(std::string_view)>&)>& print) {
-  if (out.file) {
-    Status s = print([&](std::string_view piece) { return out.file->Write(piece); });
-    if (!s.ok()) {
-      out.file->Abort();
-      return Internal("error writing the output: " + s.message());
-    }
-    return out.file->Commit();
-  }
-  std::cout.flush();
-  std::fflush(stdout);
-  return print([](std::string_view piece) { return WriteAllToFd(1, piece, "standard output"); });
-}
-
 // Prints `m` as -o's extension or --emit says and writes it.
 Status WriteModule(const Flags& f, const Module& m, Output& out) {
   std::string emit = f.emit;
   if (emit.empty())
     emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
-  std::vector<std::string> printed;
   if (emit == "binary") {
     // In pieces: the sections as the writer built them, the tensor data
     // straight from the constants (no file-sized string).
     BinarySaveOptions o;
     o.version = f.binary_version;
     const BinaryParts parts = SaveBinaryParts(m, o);
-    return WriteOutputAsPrinted(out, [&](const std::function<Status(std::string_view)>& sink) {
-      for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink(piece));
-      return Status::Ok();
-    });
-  } else if (emit == "json") {
-    printed.push_back(SaveJson(m));
-  } else {
-    // Text is written as it prints, a piece at a time: the whole text is
-    // never held (at 1M ops it was the largest block of the parent's peak
-    // RSS, doubled while its string grew).
-    return WriteOutputAsPrinted(out, [&](const std::function<Status(std::string_view)>& sink) {
-      return PrintModuleTo(m, sink);
-    });
+    return WriteOutput(out, parts.pieces);
   }
-  return WriteOutput(out, printed);
+  if (emit == "json") {
+    const std::string json = SaveJson(m);
+    const std::string_view piece = json;
+    return WriteOutput(out, std::span<const std::string_view>(&piece, 1));
+  }
+  // Text is written as it prints, a piece at a time: the whole text is
+  // never held (at 1M ops it was the largest block of the parent's peak
+  // RSS, doubled while its string grew).
+  return WriteOutput(out, [&](const Sink& sink) { return PrintModuleTo(m, sink); });
 }
 
 // Writes what the program produced: the module, or its text.
 Status CommitResult(const Flags& f, const ProgramResult& r, Output& out) {
   if (r.module) return WriteModule(f, *r.module, out);
-  std::string text = r.text;
-  return WriteOutput(out, std::span<const std::string>(&text, 1));
+  const std::string_view text = r.text;
+  return WriteOutput(out, std::span<const std::string_view>(&text, 1));
 }
 
 // In the parent: the child's result, checked by the parent's own code. A
