@@ -224,6 +224,10 @@ SandboxPolicy BuildSandboxPolicy(const Flags& f, const Input& in) {
   if (in.fd < 0) add(in.path);
   for (const std::string& plugin : f.plugins) AddPluginReadPath(plugin, &p);
   for (const std::string& d : f.plugin_dirs) add(d);
+  // The in-tree plugins' directories as the child scans them (a runfiles
+  // link farm under bazel test: AddReadPath follows its links).
+  if (!f.hermetic_plugins)
+    for (const std::string& d : DefaultPluginDirs()) add(d);
   if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && !f.hermetic_plugins)
     for (const std::string& d : SplitList(env, ':')) add(d);
   if (!f.pipeline.empty()) AddYamlReferencedPaths(f.pipeline, &p);

@@ -1,6 +1,7 @@
 #include "driver/plugin_loader.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -459,12 +460,10 @@ Status PluginLoader::LoadAll() {
   return Status::Ok();
 }
 
-std::vector<std::string> DefaultPluginDirs() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  buf[n] = '\0';
-  std::filesystem::path exe_dir = std::filesystem::path(buf).parent_path();
+namespace {
+
+// EXE_DIR/../plugins and EXE_DIR/../lib/plir/plugins, those that exist.
+std::vector<std::string> PluginDirsBeside(const std::filesystem::path& exe_dir) {
   std::vector<std::string> dirs;
   for (auto rel : {"../plugins", "../lib/plir/plugins"}) {
     std::error_code ec;
@@ -472,6 +471,27 @@ std::vector<std::string> DefaultPluginDirs() {
     if (!ec && std::filesystem::is_directory(p, ec)) dirs.push_back(p.string());
   }
   return dirs;
+}
+
+}  // namespace
+
+std::vector<std::string> DefaultPluginDirs() {
+  // The directory the program was started from comes first, taken as
+  // written (symlinks not followed): under `bazel test` that is the
+  // runfiles tree, which holds exactly the plugins the test declares, not
+  // whatever else (a stale or sanitizer-built plugin) sits in bazel-bin.
+  // An installed copy reached through a symlink on PATH has no plugins
+  // beside its link, so the executable's real directory is next.
+  std::string argv0 = program_invocation_name ? program_invocation_name : "";
+  if (argv0.find('/') != std::string::npos) {
+    auto dirs = PluginDirsBeside(std::filesystem::path(argv0).parent_path());
+    if (!dirs.empty()) return dirs;
+  }
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  buf[n] = '\0';
+  return PluginDirsBeside(std::filesystem::path(buf).parent_path());
 }
 
 }  // namespace plir

@@ -152,8 +152,10 @@ class PluginLoader {
 };
 
 // The directories holding the in-tree plugins, relative to the running
-// executable: EXE_DIR/../plugins (bazel-bin layout) and
-// EXE_DIR/../lib/plir/plugins (an installed copy).
+// executable: EXE_DIR/../plugins (bazel-bin and runfiles layout) and
+// EXE_DIR/../lib/plir/plugins (an installed copy). EXE_DIR is argv[0]'s
+// directory as written when plugins are beside it, else the executable's
+// real directory (/proc/self/exe).
 std::vector<std::string> DefaultPluginDirs();
 
 // The conventional plugin name of a pass: DeadCodeElimination ->

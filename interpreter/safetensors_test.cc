@@ -93,8 +93,9 @@ TEST(SafetensorsTest, ReadMappedViewsLargeAlignedTensorsInPlace) {
     const bool aligned = offset % DataTypeSize(e.dtype) == 0;
     EXPECT_EQ(mapped->data->borrowed(), e.size() >= SafetensorsReader::kMapBytes && aligned)
         << e.name << " at " << offset;
-    if (mapped->data->borrowed())
+    if (mapped->data->borrowed()) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>(mapped->data->data()) % DataTypeSize(e.dtype), 0u);
+    }
   }
   // "a" comes first (aligned) and "b" is bytes: both mapped; "c", floats
   // 3 bytes off after "odd", is a copy.
