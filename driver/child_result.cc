@@ -1,7 +1,7 @@
 #include "driver/child_result.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <sys/mman.h>  // memfd_create
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 
 #include "ir/op.h"
 #include "ir/serialize/serialize.h"
+#include "ir/support/mapping.h"
 #include "ir/verifier.h"
 
 namespace plir {
@@ -118,12 +119,10 @@ ChildResult::ChildResult(ChildResult&& o) noexcept { *this = std::move(o); }
 ChildResult& ChildResult::operator=(ChildResult&& o) noexcept {
   if (this != &o) {
     mapping_ = std::move(o.mapping_);
-    map_ = o.map_;
     map_size_ = o.map_size_;
     kind_ = o.kind_;
     op_names_ = std::move(o.op_names_);
     payload_ = o.payload_;
-    o.map_ = nullptr;
     o.map_size_ = 0;
     o.payload_ = {};
   }
@@ -149,14 +148,10 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_vi
                              ")");
   ChildResult r;
   r.map_size_ = static_cast<size_t>(size);
-  r.map_ = mmap(nullptr, r.map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (r.map_ == MAP_FAILED) {
-    r.map_ = nullptr;
+  r.mapping_ = MapReadOnly(fd, r.map_size_);
+  if (!r.mapping_)
     return Internal(std::string("mapping the child's result: ") + std::strerror(errno));
-  }
-  r.mapping_ = std::shared_ptr<const void>(
-      r.map_, [n = r.map_size_](const void* q) { munmap(const_cast<void*>(q), n); });
-  const auto* p = static_cast<const unsigned char*>(r.map_);
+  const auto* p = static_cast<const unsigned char*>(r.mapping_.get());
   if (std::memcmp(p, kMagic, sizeof kMagic) != 0)
     return FailedPrecondition("the child's result has no valid header");
   uint32_t kind = GetU32(p + 8);

@@ -91,7 +91,6 @@ class ChildResult {
   // loaded from it keeps viewing stays mapped).
   void ReleaseMapping() {
     mapping_.reset();
-    map_ = nullptr;
     map_size_ = 0;
     payload_ = {};
   }
@@ -99,8 +98,7 @@ class ChildResult {
  private:
   friend StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
                                                std::string_view limit_flag);
-  void* map_ = nullptr;
-  std::shared_ptr<const void> mapping_;  // unmaps map_ when the last holder goes
+  std::shared_ptr<const void> mapping_;  // unmaps when the last holder goes
   size_t map_size_ = 0;
   ChildResultKind kind_ = ChildResultKind::kText;
   std::vector<std::string> op_names_;

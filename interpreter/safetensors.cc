@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <simdjson.h>
-#include <sys/mman.h>
+#include <sys/mman.h>  // memfd_create
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <unordered_set>
+
+#include "ir/support/mapping.h"
 
 namespace plir {
 namespace {
@@ -364,11 +366,9 @@ StatusOr<Tensor> SafetensorsReader::ReadMapped(size_t i) const {
     return Read(i);
   const uint64_t start = offset - offset % static_cast<uint64_t>(page);
   const size_t length = static_cast<size_t>(offset + e.size() - start);
-  void* p =
-      mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(start));
-  if (p == MAP_FAILED) return Read(i);
-  std::shared_ptr<const void> mapping(
-      p, [length](const void* q) { munmap(const_cast<void*>(q), length); });
+  std::shared_ptr<const void> mapping = MapReadOnly(fd_, length, start, /*populate=*/true);
+  if (!mapping) return Read(i);
+  const void* p = mapping.get();
   Tensor t;
   t.dtype = e.dtype;
   t.shape = e.shape;

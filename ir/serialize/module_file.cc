@@ -16,6 +16,7 @@
 
 #include "ir/serialize/internal.h"
 #include "ir/serialize/serialize.h"
+#include "ir/support/mapping.h"
 #include "ir/text/parser.h"
 
 namespace plir {
@@ -132,13 +133,11 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
         std::memcpy(&version, head + 8, 4);
         lazy = version >= 3;
       }
-      void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
-      if (p != MAP_FAILED) {
+      if (auto mapping = MapReadOnly(fd, size, 0, /*populate=*/!lazy)) {
         close(fd);
         long page = sysconf(_SC_PAGESIZE);
-        f.mapping_ = std::shared_ptr<const void>(
-            p, [size](const void* q) { munmap(const_cast<void*>(q), size); });
-        f.data_ = static_cast<const char*>(p);
+        f.mapping_ = std::move(mapping);
+        f.data_ = static_cast<const char*>(f.mapping_.get());
         f.size_ = f.map_size_ = size;
         f.mapped_ = true;
         // The rest of the last page reads as zeros.
