@@ -50,17 +50,22 @@ for m in "${models[@]}"; do
   times=()
   rss=0
   for ((i = 0; i < runs; i++)); do
-    /usr/bin/time -f "%e %M" -o "$d.time" "$run" "$d/model.plir" "${threads[@]}" \
+    # Wall time from bash's microsecond clock around the process
+    # (/usr/bin/time's %e has 10 ms steps, coarse against a 10 ms forward);
+    # peak RSS from /usr/bin/time.
+    start=$EPOCHREALTIME
+    /usr/bin/time -f "%M" -o "$d.time" "$run" "$d/model.plir" "${threads[@]}" \
       --inputs-file "$d/input.safetensors" --params "$d/weights.safetensors" \
       --save-outputs "$d/got.safetensors" > "$d.run.log" 2>&1 || { cat "$d.run.log"; exit 1; }
-    read -r t r < "$d.time"
-    times+=("$t")
+    end=$EPOCHREALTIME
+    read -r r < "$d.time"
+    times+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", e - s }')")
     rss=$r
   done
   plir=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   torch=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['forward_seconds_median'])" "$d/torch_time.json")
   err=$( ("$cmpo" "$d/got.safetensors" "$d/expected.safetensors" || true) | sed -n 's/.*max abs err \([^,]*\),.*/\1/p' | head -1)
   awk -v m="$m" -v p="$plir" -v t="$torch" -v r="$rss" -v e="$err" \
-    'BEGIN { printf "| %s | %.2f | %.4f | %.2f | %.1f | %s |\n", m, p, t, p / t, r / 1024, e }'
+    'BEGIN { printf "| %s | %.4f | %.4f | %.2f | %.1f | %s |\n", m, p, t, p / t, r / 1024, e }'
   rm -rf "$d"
 done

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,9 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ir/structural.h"
@@ -72,6 +75,75 @@ TEST(ParallelForTest, FallsBackToFewerThreadsWhenThreadsCannotBeCreated) {
       if (h.load() != 1) _exit(5);
     // Fewer than the 256 asked for were created: the fallback did run.
     _exit(max_worker.load() < 255 ? 0 : 6);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// The helpers are kept between calls: 200 calls on 3 threads run on a few
+// kernel threads (the caller and the pool's helpers, of which earlier tests
+// may have started more: any of them may take a call), not a new pair per
+// call (kernel thread ids are not reused that soon).
+TEST(ParallelForTest, HelpersAreKeptBetweenCalls) {
+  std::mutex mu;
+  std::set<long> tids;
+  for (int call = 0; call < 200; ++call)
+    ParallelFor(64, 3, [&](size_t, size_t) {
+      long tid = syscall(SYS_gettid);
+      std::lock_guard<std::mutex> lock(mu);
+      tids.insert(tid);
+    });
+  EXPECT_LE(tids.size(), 16u);
+  EXPECT_GE(tids.size(), 1u);
+}
+
+// A ParallelFor from inside fn (nested), and calls from two threads at once
+// (one of them gets the pool, the other starts its own threads), each run
+// every index once with worker ids in range.
+TEST(ParallelForTest, NestedAndConcurrentCallsRunEveryIndexOnce) {
+  auto check = [](int threads) {
+    std::vector<std::atomic<int>> hits(200 * 50);
+    std::atomic<bool> bad_worker{false};
+    ParallelFor(200, threads, [&](size_t i, size_t w) {
+      if (w >= ParallelThreads(200, threads)) bad_worker = true;
+      ParallelFor(50, threads, [&](size_t j, size_t w2) {
+        if (w2 >= ParallelThreads(50, threads)) bad_worker = true;
+        hits[i * 50 + j].fetch_add(1);
+      });
+    });
+    int wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    return wrong == 0 && !bad_worker;
+  };
+  std::atomic<int> ok{0};
+  std::thread a([&] { ok += check(2); });
+  std::thread b([&] { ok += check(3); });
+  a.join();
+  b.join();
+  EXPECT_EQ(ok.load(), 2);
+}
+
+// A forked child (which has none of the parent's helpers) still runs
+// ParallelFor on several threads, and every index once.
+TEST(ParallelForTest, WorksInAForkedChild) {
+  ParallelFor(100, 2, [](size_t, size_t) {});  // the parent has a pool
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<std::atomic<int>> hits(1000);
+    std::atomic<size_t> max_worker{0};
+    for (int call = 0; call < 20; ++call)
+      ParallelFor(hits.size(), 2, [&](size_t i, size_t w) {
+        hits[i].fetch_add(1);
+        size_t m = max_worker.load();
+        while (w > m && !max_worker.compare_exchange_weak(m, w)) {
+        }
+      });
+    for (auto& h : hits)
+      if (h.load() != 20) _exit(5);
+    _exit(max_worker.load() < 2 ? 0 : 6);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
