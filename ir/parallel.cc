@@ -187,7 +187,13 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t, size_t)
     for (size_t i = 0; i < n; ++i) fn(i, 0);
     return;
   }
-  if (!in_pool && GetPool()->Run(n, t, fn)) return;
+  // The pool keeps at most as many helpers as the machine has cores (4 at
+  // least): kept threads keep their stacks and malloc arenas, so a request
+  // for many more (--threads 300) starts and joins its threads as before,
+  // and an address-space limit still leaves room after it.
+  static const size_t max_pooled =
+      std::max<size_t>(4, static_cast<size_t>(std::thread::hardware_concurrency()));
+  if (!in_pool && t <= max_pooled && GetPool()->Run(n, t, fn)) return;
   ParallelForSpawned(n, t, fn);
 }
 

@@ -21,9 +21,10 @@ void SetDefaultThreads(int n);
 // the calling thread, for per-thread state. Items are handed out in order,
 // one at a time; when a thread cannot be created, fewer are used (down to
 // the caller's alone). With one thread (or n <= 1) everything runs on the caller's
-// thread. The helper threads are kept for later calls (started on first
-// use); a call made while another thread's call holds them, or from inside
-// fn, starts threads of its own. fn must not throw.
+// thread. Up to as many helper threads as the machine has cores are kept
+// for later calls (started on first use); a call for more threads, one made
+// while another thread's call holds them, or one from inside fn starts
+// threads of its own. fn must not throw.
 void ParallelFor(size_t n, int threads, const std::function<void(size_t i, size_t worker)>& fn);
 
 // The number of threads ParallelFor(n, threads, ...) uses at most.
