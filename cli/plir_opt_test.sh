@@ -85,6 +85,11 @@ PLIR_PLUGIN_PATH="/nonexistent:testing/plugins" "$opt" examples/spec/conv2d.plir
 check "PLIR_PLUGIN_PATH finds plugins by name" '[ $rc -eq 0 ] && grep -q "%result" "$tmp/env.plir"'
 "$opt" examples/spec/conv2d.plir --plugin-path testing/plugins --passes TestBindResult > /dev/null; rc=$?
 check "--plugin-path finds plugins by name" '[ $rc -eq 0 ]'
+# A plugin directory that cannot be read (here a symlink loop: root reads
+# through permissions) is said, not taken for an empty one.
+ln -s loop "$tmp/loop"
+"$opt" --list-passes --plugin-path "$tmp/loop" > /dev/null 2> "$tmp/err"; rc=$?
+check "an unreadable plugin directory is named (rc=$rc)" '[ $rc -eq 0 ] && grep -q "cannot read the plugin directory .*loop" "$tmp/err"'
 
 # verify: none means no verifier in the pipeline (with --no-isolate, none at
 # all); the supervisor still verifies the result it takes from the child.

@@ -421,7 +421,12 @@ Status PluginLoader::LoadAll() {
   std::vector<std::string> files;
   for (const std::string& dir : search_dirs_) {
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::filesystem::directory_iterator it(dir, ec);
+    // A directory that is there but cannot be read (permissions, a
+    // sandbox's rules) is said, not taken for an empty one.
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+      warnings_.push_back("cannot read the plugin directory " + dir + ": " + ec.message());
+    for (const auto& entry : it) {
       if (is_plugin(entry.path())) {
         files.push_back(entry.path().string());
       } else if (entry.is_directory(ec)) {
