@@ -30,13 +30,17 @@ size_t ParallelThreads(size_t n, int threads) {
 
 namespace {
 
+// One worker's share: the items it takes from `next`, in order.
+void RunItems(const std::function<void(size_t, size_t)>& fn, std::atomic<size_t>& next, size_t n,
+              size_t worker) {
+  for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i, worker);
+}
+
 // fn over [0, n) on t threads started for this call (the caller is worker
 // 0): for calls the pool below cannot take.
 void ParallelForSpawned(size_t n, size_t t, const std::function<void(size_t, size_t)>& fn) {
   std::atomic<size_t> next{0};
-  auto run = [&](size_t worker) {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i, worker);
-  };
+  auto run = [&](size_t worker) { RunItems(fn, next, n, worker); };
   std::vector<std::thread> pool;
   pool.reserve(t - 1);
   for (size_t w = 1; w < t; ++w) {
@@ -100,15 +104,9 @@ class Pool {
     return true;
   }
 
- public:
   Pool* next_abandoned = nullptr;  // see GetPool
 
  private:
-  static void RunItems(const std::function<void(size_t, size_t)>& fn, std::atomic<size_t>& next,
-                       size_t n, size_t worker) {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i, worker);
-  }
-
   // Starts helpers until there are `want` (or no more can be started).
   size_t Grow(size_t want) {
     while (threads_ < want) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -25,18 +26,41 @@
 namespace plir {
 namespace {
 
-TEST(ParallelForTest, RunsEveryIndexOnceWithValidWorkerIds) {
-  for (int threads : {1, 2, 7}) {
-    std::vector<std::atomic<int>> hits(1000);
-    std::atomic<size_t> max_worker{0};
-    ParallelFor(hits.size(), threads, [&](size_t i, size_t w) {
+// Runs ParallelFor(n, threads, ...) `calls` times. True iff every index ran
+// once per call; *max_worker is the highest worker id seen.
+bool EveryIndexOncePerCall(size_t n, int threads, int calls, size_t* max_worker) {
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<size_t> highest{0};
+  for (int call = 0; call < calls; ++call)
+    ParallelFor(n, threads, [&](size_t i, size_t w) {
       hits[i].fetch_add(1);
-      size_t m = max_worker.load();
-      while (w > m && !max_worker.compare_exchange_weak(m, w)) {
+      size_t m = highest.load();
+      while (w > m && !highest.compare_exchange_weak(m, w)) {
       }
     });
-    for (auto& h : hits) EXPECT_EQ(h.load(), 1);
-    EXPECT_LT(max_worker.load(), ParallelThreads(hits.size(), threads));
+  *max_worker = highest.load();
+  for (auto& h : hits)
+    if (h.load() != calls) return false;
+  return true;
+}
+
+// Runs body() in a forked child, whose exit status is what body returns;
+// expects the child to exit with 0.
+void ExpectChildSucceeds(const std::function<int()>& body) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) _exit(body());
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(ParallelForTest, RunsEveryIndexOnceWithValidWorkerIds) {
+  for (int threads : {1, 2, 7}) {
+    size_t max_worker = 0;
+    EXPECT_TRUE(EveryIndexOncePerCall(1000, threads, 1, &max_worker)) << threads;
+    EXPECT_LT(max_worker, ParallelThreads(1000, threads));
   }
 }
 
@@ -52,34 +76,20 @@ TEST(ParallelForTest, FallsBackToFewerThreadsWhenThreadsCannotBeCreated) {
   GTEST_SKIP() << "a sanitizer's shadow memory needs more address space than the limit leaves";
 #endif
 #endif
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  ExpectChildSucceeds([] {
     long pages = 0;
     FILE* f = std::fopen("/proc/self/statm", "r");
-    if (f == nullptr || std::fscanf(f, "%ld", &pages) != 1) _exit(3);
+    if (f == nullptr || std::fscanf(f, "%ld", &pages) != 1) return 3;
     std::fclose(f);
     // Room for a few 8 MiB thread stacks at most, not for 256.
     rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (48u << 20);
     struct rlimit rl = {limit, limit};
-    if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
-    std::vector<std::atomic<int>> hits(10000);
-    std::atomic<size_t> max_worker{0};
-    ParallelFor(hits.size(), 256, [&](size_t i, size_t w) {
-      hits[i].fetch_add(1);
-      size_t m = max_worker.load();
-      while (w > m && !max_worker.compare_exchange_weak(m, w)) {
-      }
-    });
-    for (auto& h : hits)
-      if (h.load() != 1) _exit(5);
+    if (setrlimit(RLIMIT_AS, &rl) != 0) return 4;
+    size_t max_worker = 0;
+    if (!EveryIndexOncePerCall(10000, 256, 1, &max_worker)) return 5;
     // Fewer than the 256 asked for were created: the fallback did run.
-    _exit(max_worker.load() < 255 ? 0 : 6);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    return max_worker < 255 ? 0 : 6;
+  });
 }
 
 // The helpers are kept between calls: 200 calls on 3 threads run on a few
@@ -129,26 +139,11 @@ TEST(ParallelForTest, NestedAndConcurrentCallsRunEveryIndexOnce) {
 // ParallelFor on several threads, and every index once.
 TEST(ParallelForTest, WorksInAForkedChild) {
   ParallelFor(100, 2, [](size_t, size_t) {});  // the parent has a pool
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::vector<std::atomic<int>> hits(1000);
-    std::atomic<size_t> max_worker{0};
-    for (int call = 0; call < 20; ++call)
-      ParallelFor(hits.size(), 2, [&](size_t i, size_t w) {
-        hits[i].fetch_add(1);
-        size_t m = max_worker.load();
-        while (w > m && !max_worker.compare_exchange_weak(m, w)) {
-        }
-      });
-    for (auto& h : hits)
-      if (h.load() != 20) _exit(5);
-    _exit(max_worker.load() < 2 ? 0 : 6);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ExpectChildSucceeds([] {
+    size_t max_worker = 0;
+    if (!EveryIndexOncePerCall(1000, 2, 20, &max_worker)) return 5;
+    return max_worker < 2 ? 0 : 6;
+  });
 }
 
 TEST(ParallelForTest, DefaultThreadsCanBeSetAndRestored) {
