@@ -921,10 +921,9 @@ int main(int argc, char** argv) {
   // malloc keeps 32 MiB past the top of its heap when it grows and trims:
   // activations are freed and allocated again all through a run, and
   // without the pad their pages went back to the kernel and faulted in
-  // again (mobilenet_v2: 10k page faults a run -> 5.6k, 44.6 -> 36.7 ms
-  // wall; the lazy vit_b_16 transform's peak RSS unchanged, 37.3 -> 37.2
-  // MiB: the pad keeps pages that were in use, it does not add any;
-  // bench/RESULTS.md).
+  // again (mobilenet_v2: 10k page faults a run -> 5.5k, 46.2 -> 37.9 ms
+  // wall; the lazy vit_b_16 transform's peak RSS 37.3 -> 37.5 MiB: the pad
+  // keeps pages that were in use, it does not add any; bench/RESULTS.md).
   mallopt(M_TOP_PAD, 32 << 20);
   plir::GuardStandardFds();
   plir::TakeOverBlasThreads();  // OpenBLAS's idle workers off the cores

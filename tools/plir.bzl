@@ -33,10 +33,10 @@ def plir_cc_test(name, copts = [], deps = [], **kwargs):
 # relocations were half of plir-run's start-up (perf: about 3 ms of CPU in
 # ld.so per process, in each of plir-opt's two processes). Ahead of the
 # -lopenblas of //kernels on the link line, the archive resolves the BLAS
-# symbols; --as-needed then drops the shared library (and any other one
-# the binary does not use). A binary that links no kernels pulls nothing
-# from the archive.
-BLAS_STATIC_LINKOPTS = ["-l:libopenblas.a", "-lgfortran", "-Wl,--as-needed"]
+# symbols; --as-needed drops the shared library (and libgfortran, and any
+# other one the binary does not use). A binary that links no kernels pulls
+# nothing from the archive.
+BLAS_STATIC_LINKOPTS = ["-Wl,--as-needed", "-l:libopenblas.a", "-lgfortran"]
 
 def plir_cc_binary(name, copts = [], linkopts = [], **kwargs):
     """A host binary that exports the IR core's symbols to plugins.
