@@ -150,7 +150,9 @@ def commands(case, tool, plir, mlir, d, before=None):
         exe, o = (plir, "") if tool == "plir" else (before, "_before")
         return {
             "text": [exe, j("in.plir"), "-o", j(f"out{o}.plir")],
-            "binary": [exe, j("in.plirb"), "-o", j(f"out{o}.plirb")],
+            # Each build round-trips a binary file it wrote itself: an
+            # earlier build may not read the current format version.
+            "binary": [exe, j(f"in{o}.plirb"), "-o", j(f"out{o}.plirb")],
             "cleanup": [exe, j("in.plir"), "--passes", PASSES, "-o", j(f"clean{o}.plir")],
         }[case]
     return {
@@ -188,6 +190,9 @@ def cmd_run(a):
                          "plir-opt text -> binary")
                     must([a.mlir_opt, os.path.join(d, "in.mlir"), "--emit-bytecode", "-o",
                           os.path.join(d, "in.mlirbc")], "mlir-opt text -> bytecode")
+                    if a.plir_opt_before:
+                        must([a.plir_opt_before, os.path.join(d, "in.plir"), "-o",
+                              os.path.join(d, "in_before.plirb")], "plir-opt (before) text -> binary")
             except ToolFailure as e:
                 log(f"error: {shape}/{size}: {e}")
                 failures.append(f"{shape}/{size}: preparation: {str(e).splitlines()[0]}")

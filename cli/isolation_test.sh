@@ -262,6 +262,37 @@ else
   echo "SKIP: the full-disk reproducer check needs to mount a tmpfs (root)"
 fi
 
+# A run that loads no plugin (no --plugin, --pipeline or --passes): its
+# child writes -o's temporary file itself, and the parent renames it into
+# place after the child's exit 0. The same bytes as the checked hand-over
+# (standard output) and as --no-isolate, in every format; a failure while it
+# writes (a full disk) leaves the old target and no temporary file.
+awk 'BEGIN { print "#[version = \"1\"]"; print "def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {";
+             print "  %a0 = add(%x, %x);"; for (i = 1; i <= 60000; i++) printf "  %%a%d = add(%%a%d, %%x);\n", i, i - 1;
+             print "  %a60000"; print "}" }' > "$tmp/rt.plir"
+for emit in text binary json; do
+  rc=0
+  "$opt" "$tmp/rt.plir" --emit $emit -o "$tmp/rt_file.$emit" 2> "$tmp/err" || rc=1
+  "$opt" "$tmp/rt.plir" --emit $emit > "$tmp/rt_stdout.$emit" 2>> "$tmp/err" || rc=1
+  "$opt" "$tmp/rt.plir" --emit $emit --no-isolate -o "$tmp/rt_noiso.$emit" 2>> "$tmp/err" || rc=1
+  check "no plugin, --emit $emit: the child's own write equals the checked hand-over and --no-isolate (rc=$rc)" \
+    '[ $rc -eq 0 ] && [ -s "$tmp/rt_file.$emit" ] && cmp -s "$tmp/rt_file.$emit" "$tmp/rt_stdout.$emit" && cmp -s "$tmp/rt_file.$emit" "$tmp/rt_noiso.$emit"'
+done
+"$opt" "$tmp/rt_file.binary" -o "$tmp/rt_back.plir" 2> "$tmp/err"; rc=$?
+check "no plugin: binary back to text gives the text (rc=$rc)" '[ $rc -eq 0 ] && cmp -s "$tmp/rt_back.plir" "$tmp/rt_file.text"'
+mkdir -p "$tmp/full2"
+if mount -t tmpfs -o size=1m tmpfs "$tmp/full2" 2> /dev/null; then
+  trap 'umount "$tmp/full2" 2> /dev/null' EXIT
+  echo "OLD OUTPUT" > "$tmp/full2/out.plir"
+  "$opt" "$tmp/rt.plir" -o "$tmp/full2/out.plir" 2> "$tmp/err"; rc=$?
+  check "no plugin, the child's write fails on a full disk: exit 1, said so, old output intact, nothing else left (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "No space left on device" "$tmp/err" && [ "$(cat "$tmp/full2/out.plir")" = "OLD OUTPUT" ] && [ "$(ls -A "$tmp/full2")" = out.plir ]'
+  umount "$tmp/full2"
+  trap - EXIT
+else
+  echo "SKIP: the full-disk output check needs to mount a tmpfs (root)"
+fi
+
 { echo "version: 1"; echo "passes:"; for i in $(seq 10000); do echo "  - DeadCodeElimination"; done; } > "$tmp/p10k.yaml"
 start=$(date +%s%N)
 "$opt" "$tmp/in.plir" --pipeline "$tmp/p10k.yaml" -o /dev/null 2> "$tmp/err"; rc=$?

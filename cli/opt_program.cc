@@ -394,8 +394,10 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
   if (!result.ok())
     return fail_pass("plir-opt: " + result.status().message(), result.status().code());
   KeepUntilExit(*result);
-  // verify: none means none; "end" (and the default) checks the result.
-  if (setup.verify == VerifyMode::kEnd) {
+  // verify: none means none; "end" (and the default) checks the result,
+  // unless it is the input itself (no pass changed it), which LoadInput
+  // verified.
+  if (setup.verify == VerifyMode::kEnd && !result->same_as(module)) {
     if (Status s = Verify(*result); !s.ok())
       return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message(),
                        StatusCode::kInternal);

@@ -163,8 +163,8 @@ Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const
   return w.Finish();
 }
 
-// Prints `m` as -o's extension or --emit says and writes it.
-Status WriteModule(const Flags& f, const Module& m, Output& out) {
+// Hands `m` to `sink`, printed as -o's extension or --emit says.
+Status ProduceModule(const Flags& f, const Module& m, const Sink& sink) {
   std::string emit = f.emit;
   if (emit.empty())
     emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
@@ -174,17 +174,37 @@ Status WriteModule(const Flags& f, const Module& m, Output& out) {
     BinarySaveOptions o;
     o.version = f.binary_version;
     const BinaryParts parts = SaveBinaryParts(m, o);
-    return WriteOutput(out, parts.pieces);
+    for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink(piece));
+    return Status::Ok();
   }
-  if (emit == "json") {
-    const std::string json = SaveJson(m);
-    const std::string_view piece = json;
-    return WriteOutput(out, std::span<const std::string_view>(&piece, 1));
-  }
+  if (emit == "json") return sink(SaveJson(m));
   // Text is written as it prints, a piece at a time: the whole text is
   // never held (at 1M ops it was the largest block of the parent's peak
   // RSS, doubled while its string grew).
-  return WriteOutput(out, [&](const Sink& sink) { return PrintModuleTo(m, sink); });
+  return PrintModuleTo(m, sink);
+}
+
+// Prints `m` and writes it.
+Status WriteModule(const Flags& f, const Module& m, Output& out) {
+  return WriteOutput(out, [&](const Sink& sink) { return ProduceModule(f, m, sink); });
+}
+
+// A run that names no plugin, no pipeline, no pass and no --print-after
+// loads no plugin code (a format conversion, a round trip): its child runs
+// PLIR's own code only, so there is no plugin's result for the parent to
+// check. Such a child writes the output itself, into the parent's
+// temporary file beside -o, which the parent renames into place only after
+// the child has exited 0: a crash, a limit or an error still leaves the
+// target untouched, and the child keeps its sandbox, limits and crash
+// report. What is saved is the hand-over of the module (the child's binary
+// save, the parent's load and verify: about 1 CPU s at 1M ops,
+// bench/RESULTS.md). The parent decides this from the command line, never
+// from what the child says; a device, pipe or standard output (written
+// where it is, so not undone by an abort) still gets the checked hand-over.
+bool ChildWritesOutput(const Flags& f, const Output& out) {
+  return out.file && !out.file->in_place() && f.plugins.empty() && f.pipeline.empty() &&
+         f.passes.empty() && f.extends.empty() && f.print_after.empty() && !f.list_passes &&
+         !f.list_ops && !f.emit_pipeline;
 }
 
 // Writes what the program produced: the module, or its text.
@@ -300,6 +320,8 @@ int Main(Flags f) {
   setup.limits = SupervisorLimits(f.timeout_s, f.load_timeout_s);
   setup.fds = {*result_fd};
   if (in.fd >= 0) setup.fds.push_back(in.fd);
+  const bool child_writes = ChildWritesOutput(f, out);
+  if (child_writes) setup.fds.push_back(out.file->fd());
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -308,12 +330,26 @@ int Main(Flags f) {
       state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);
     if (ftruncate(*result_fd, 0) != 0) return Error("plir-opt: cannot reset the result file");
+    if (child_writes &&
+        (ftruncate(out.file->fd(), 0) != 0 || lseek(out.file->fd(), 0, SEEK_SET) != 0))
+      return Error("plir-opt: cannot reset the output's temporary file");
     StatusOr<ChildEnd> end = RunInSupervisedChild(setup, state, [&](const std::vector<int>& fds) {
       const int child_result_fd = fds[0];
       std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(fds[1]) : in.path;
       ProgramResult result;
       int rc = RunPipeline(f, input_path, in.name, state, &result);
-      if (rc == 0) {
+      if (rc == 0 && child_writes) {
+        state->Enter(RunPhase::kWritingOutput, f.output);
+        // RunPipeline records every plugin it loaded in the page; a run
+        // that names none has loaded none.
+        if (!state->PluginsText().empty() || !result.module)
+          return Error("plir-opt: internal error: a plugin was loaded in a run that names none");
+        const int out_fd = fds.back();
+        Status s = ProduceModule(f, *result.module, [&](std::string_view piece) {
+          return WriteAllToFd(out_fd, piece, Printable(f.output));
+        });
+        if (!s.ok()) rc = Error("plir-opt: " + s.message());
+      } else if (rc == 0) {
         state->Enter(RunPhase::kWritingOutput, f.output);
         Status s = result.module
                        ? WriteModuleResult(child_result_fd, result.plugin_ops, *result.module)
@@ -330,6 +366,11 @@ int Main(Flags f) {
       if (o.exit_code != 0) {
         if (state->PassFailureWantsReproducer()) WriteBundle(f, in, *state, state->FailureText());
         return 1;
+      }
+      if (child_writes) {
+        if (Status s = out.file->Commit(); !s.ok())
+          return Error("plir-opt: " + Printable(s.message()));
+        return 0;
       }
       StatusOr<ProgramResult> result = TakeChildResult(f, *result_fd);
       if (!result.ok()) return Error("plir-opt: " + Printable(result.status().message()));

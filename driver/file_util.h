@@ -68,6 +68,9 @@ class AtomicOutput {
   ~AtomicOutput();
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
+  // A device, pipe or FIFO, written where it is: what is written there
+  // cannot be taken back by Abort().
+  bool in_place() const { return tmp_.empty() && !anonymous_; }
   Status Write(std::string_view data);
   Status Commit();
   void Abort();
