@@ -338,22 +338,24 @@ int Main(Flags f) {
       std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(fds[1]) : in.path;
       ProgramResult result;
       int rc = RunPipeline(f, input_path, in.name, state, &result);
-      if (rc == 0 && child_writes) {
+      if (rc == 0) {
         state->Enter(RunPhase::kWritingOutput, f.output);
-        // RunPipeline records every plugin it loaded in the page; a run
-        // that names none has loaded none.
-        if (!state->PluginsText().empty() || !result.module)
-          return Error("plir-opt: internal error: a plugin was loaded in a run that names none");
-        const int out_fd = fds.back();
-        Status s = ProduceModule(f, *result.module, [&](std::string_view piece) {
-          return WriteAllToFd(out_fd, piece, Printable(f.output));
-        });
-        if (!s.ok()) rc = Error("plir-opt: " + s.message());
-      } else if (rc == 0) {
-        state->Enter(RunPhase::kWritingOutput, f.output);
-        Status s = result.module
-                       ? WriteModuleResult(child_result_fd, result.plugin_ops, *result.module)
-                       : WriteChildResult(child_result_fd, ChildResultKind::kText, {}, result.text);
+        Status s;
+        if (child_writes) {
+          // RunPipeline records every plugin it loaded in the page; a run
+          // that names none has loaded none.
+          if (!state->PluginsText().empty() || !result.module)
+            return Error("plir-opt: internal error: a plugin was loaded in a run that names none");
+          const int out_fd = fds.back();
+          const std::string what = Printable(f.output);
+          s = ProduceModule(f, *result.module, [&](std::string_view piece) {
+            return WriteAllToFd(out_fd, piece, what);
+          });
+        } else {
+          s = result.module
+                  ? WriteModuleResult(child_result_fd, result.plugin_ops, *result.module)
+                  : WriteChildResult(child_result_fd, ChildResultKind::kText, {}, result.text);
+        }
         if (!s.ok()) rc = Error("plir-opt: " + s.message());
       }
       return rc;
