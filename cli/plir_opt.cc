@@ -16,6 +16,7 @@
 // atomically; on any error nothing is written. Exit status: 0 success,
 // 1 input or pipeline error, 2 usage error.
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -588,6 +589,13 @@ int ParseAndRun(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   plir::GuardStandardFds();
+  // glibc raises its mmap threshold to the size of each large block freed
+  // (up to 32 MB), so after the first growing table is freed, later large
+  // blocks come from the heap, and the holes they leave stay resident.
+  // Fixed at glibc's initial 128 KiB, blocks that large are mapped and
+  // unmapped: the text round trip of a 1M-binding function peaks at 168
+  // instead of 210 MB, in the same time (bench/RESULTS.md).
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
     return plir::FinishStdout("plir-opt", plir::ParseAndRun(argc, argv));

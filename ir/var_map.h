@@ -83,6 +83,10 @@ class VarMap {
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Sizes the dense array for about `expected_vars` variables when it next
+  // grows (a table grown by doubling holds the old array and the new one
+  // at once).
+  void Expect(size_t expected_vars) { expected_ = std::max(expected_, expected_vars); }
   // Empties the map in O(1) (the table of unindexed variables, usually
   // empty, is dropped).
   void Clear() {
@@ -137,6 +141,22 @@ class VarMap {
   size_t sparse_size_ = 0;
   size_t mask_ = 0;
 };
+
+// A bound for the variable indices of `f` (parsed functions number their
+// variables in text order, nested ones included): past the last top-level
+// binding's index, within reason. A VarMap sized by it holds f's variables
+// in its dense array; any beyond go to its hashed overflow.
+inline size_t VarIndexBound(const FunctionNode& f) {
+  size_t n = f.params().size();
+  for (const Block& b : f.body()->blocks()) n += b->bindings().size();
+  size_t bound = n;
+  for (const Block& b : f.body()->blocks()) {
+    if (b->bindings().empty()) continue;
+    uint32_t i = b->bindings().back()->var()->index();
+    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
+  }
+  return bound + 64;
+}
 
 }  // namespace plir
 

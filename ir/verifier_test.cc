@@ -162,6 +162,23 @@ TEST(VerifierTest, VariableBoundInTwoOfManyFunctions) {
                  "variable %shared is bound more than once (also in @f10)");
 }
 
+TEST(VerifierTest, VariableBoundInTwoOfMoreItemsThanPackedRecordsHold) {
+  // Past 65,536 items the (variable, item) records cannot pack the item into
+  // the address's top bits: the check takes 16-byte pairs, same message.
+  Var shared = VarNode::Make("shared", T2());
+  std::vector<Item> items;
+  const int n = (1 << 16) + 10;
+  for (int f = 0; f < n; ++f) {
+    Var x = VarNode::Make("x", T2());
+    Var v = (f == 3 || f == n - 2) ? shared : VarNode::Make("v", T2());
+    items.push_back(FunctionNode::Make("f" + std::to_string(f), {x}, nullptr,
+                                       SeqExprNode::Make({Ordinary({Bind(v, Add(x, x))})}, v)));
+  }
+  ExpectOneError(
+      items, "@f" + std::to_string(n - 2) + ", body, block 0, binding 0 (%shared), bound variable",
+      "variable %shared is bound more than once (also in @f3)");
+}
+
 TEST(VerifierTest, VariableOfAnotherFunction) {
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
   auto f =

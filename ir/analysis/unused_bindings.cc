@@ -127,22 +127,6 @@ class UseScanner {
   std::vector<const Node*> stack_;
 };
 
-// A bound for the variable indices of `f` (parsed functions number their
-// variables in text order, nested ones included): past the last top-level
-// binding's index, within reason. Variables beyond it go to the live set's
-// hashed overflow.
-size_t IndexBound(const Function& f) {
-  size_t n = f->params().size();
-  for (const Block& b : f->body()->blocks()) n += b->bindings().size();
-  size_t bound = n;
-  for (const Block& b : f->body()->blocks()) {
-    if (b->bindings().empty()) continue;
-    uint32_t i = b->bindings().back()->var()->index();
-    if (i != VarNode::kNoIndex && i < 4 * n + 1024) bound = std::max<size_t>(bound, i + 1);
-  }
-  return bound + 64;
-}
-
 }  // namespace
 
 // Removes the unused bindings of one body whose nested bodies are already
@@ -357,7 +341,7 @@ UnusedBindingRemover::~UnusedBindingRemover() = default;
 Item UnusedBindingRemover::Remove(const Item& item) {
   if (item->kind() != NodeKind::kFunction) return item;  // an extern holds no binding
   const Function f = Downcast<FunctionNode>(item);
-  impl_->Reset(IndexBound(f), candidates_);
+  impl_->Reset(VarIndexBound(*f), candidates_);
   // A function whose values hold no nested body is cleaned directly; one
   // with nested bodies bottom-up, by a walk that recurses up to 64 levels
   // and an ExprMutator past them.

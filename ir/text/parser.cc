@@ -294,8 +294,8 @@ void TextParser::ParseItemBody(ItemInfo& item) {
 void TextParser::CheckNotVisible(const NameHint& name, Loc loc) {
   const LocalName* n = ctx_->names.Find(name);
   if (n && n->state == LocalName::kVisible)
-    Fail("%" + name.str() + " is already defined at " + std::to_string(n->loc.line) + ":" +
-             std::to_string(n->loc.col),
+    Fail("%" + name.str() + " is already defined at " + std::to_string(n->loc().line) + ":" +
+             std::to_string(n->loc().col),
          loc);
 }
 
@@ -322,12 +322,15 @@ void TextParser::Define(const Var& v, const NameHint& name, Loc loc) {
   auto [entry, inserted] = ctx_->names.Insert(name, LocalName{v, loc});
   if (!inserted) {
     if (entry->state == LocalName::kVisible)
-      Fail("%" + name.str() + " is already defined at " + std::to_string(entry->loc.line) + ":" +
-               std::to_string(entry->loc.col),
+      Fail("%" + name.str() + " is already defined at " + std::to_string(entry->loc().line) + ":" +
+               std::to_string(entry->loc().col),
            loc);
     *entry = LocalName{v, loc};
   }
-  ctx_->scope_names.push_back(name);
+  // The item's own scopes (its parameters' and its body's) end with the
+  // item, and its table with them: only names of nested scopes are recorded
+  // to be put out of scope (at a million bindings, 16 MB not held).
+  if (ctx_->scope_marks.size() > FuncCtx::kItemScopes) ctx_->scope_names.push_back(name);
 }
 
 Var TextParser::LookupLocal(const Token& t) {
@@ -335,13 +338,13 @@ Var TextParser::LookupLocal(const Token& t) {
   if (n && n->state == LocalName::kVisible) return n->var;
   std::string name(t.text);
   if (n && n->state == LocalName::kDeadDataflow)
-    Fail("%" + name + " is a dataflow variable of the block at " + std::to_string(n->loc.line) +
-             ":" + std::to_string(n->loc.col) +
+    Fail("%" + name + " is a dataflow variable of the block at " + std::to_string(n->loc().line) +
+             ":" + std::to_string(n->loc().col) +
              " and is not visible outside it (list it in the block's output line)",
          LocOf(t));
   if (n)
-    Fail("%" + name + " (defined at " + std::to_string(n->loc.line) + ":" +
-             std::to_string(n->loc.col) +
+    Fail("%" + name + " (defined at " + std::to_string(n->loc().line) + ":" +
+             std::to_string(n->loc().col) +
              ") is not visible here: it is local to an if branch or a local function",
          LocOf(t));
   Fail("undefined variable %" + name, LocOf(t));

@@ -123,6 +123,7 @@ class TextPrinter {
 
   void PrintItem(const ItemNode* item) {
     names_.Clear();
+    if (auto* f = As<FunctionNode>(item)) names_.Expect(VarIndexBound(*f));
     used_.Clear();
     next_suffix_.Clear();
     bool is_def = item->kind() == NodeKind::kFunction;
