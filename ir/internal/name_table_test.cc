@@ -28,10 +28,16 @@ void AgreesWithMap(Make make) {
   for (int step = 0; step < 200000; ++step) {
     std::string name = prefixes[rng() % 4];
     switch (rng() % 8) {
-      case 0: break;                                              // no number
-      case 1: name += std::to_string(rng() % 100000000); break;   // far: the sparse map
-      case 2: name += "0" + std::to_string(rng() % 10); break;    // leading zero: no number
-      default: name += std::to_string(rng() % 300000);            // dense
+      case 0:
+        break;  // no number
+      case 1:
+        name += std::to_string(rng() % 100000000);
+        break;  // far: the sparse map
+      case 2:
+        name += "0" + std::to_string(rng() % 10);
+        break;  // leading zero: no number
+      default:
+        name += std::to_string(rng() % 300000);  // dense
     }
     NameHint n(name);
     int value = step;
