@@ -765,10 +765,6 @@ class SymbolicDimChecker {
   std::vector<Symbol> reported_;
 };
 
-}  // namespace
-
-namespace {
-
 // A (variable, item) record in 8 bytes: the item's number in the address's
 // unused top 16 bits. User-space addresses have 47 bits on x86-64 and 48 on
 // AArch64 (5-level paging gives more only to mappings asked for above

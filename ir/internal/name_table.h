@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -61,7 +61,7 @@ class NameTable {
     prefix_index_ = PointerMap<uint32_t>();
     last_ = nullptr;
     sparse_.Clear();
-    store_.Clear();
+    store_.clear();
     size_ = 0;
   }
 
@@ -76,27 +76,9 @@ class NameTable {
   // store are a third of that. Smaller values stay in the array itself.
   static constexpr bool kInline = sizeof(V) <= sizeof(uint32_t);
 
-  // Chunked, so that growing never copies the values already stored and
-  // pointers to them stay valid.
-  class Store {
-   public:
-    V& operator[](uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
-    uint32_t Add(V value) {
-      if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<V[]>(kChunk));
-      (*this)[size_] = std::move(value);
-      return size_++;
-    }
-    void Clear() {
-      chunks_.clear();
-      size_ = 0;
-    }
-
-   private:
-    static constexpr uint32_t kChunkBits = 12;
-    static constexpr uint32_t kChunk = uint32_t{1} << kChunkBits;
-    std::vector<std::unique_ptr<V[]>> chunks_;
-    uint32_t size_ = 0;
-  };
+  // A deque: growing never copies the values already stored, and pointers
+  // to them stay valid.
+  using Store = std::deque<V>;
 
   struct PrefixSlot {
     const void* prefix;
@@ -126,9 +108,9 @@ class NameTable {
         slots[num] = std::move(value);
         return &slots[num];
       } else {
-        uint32_t at = store.Add(std::move(value));
-        slots[num] = at + 1;
-        return &store[at];
+        store.push_back(std::move(value));
+        slots[num] = static_cast<uint32_t>(store.size());
+        return &store.back();
       }
     }
   };

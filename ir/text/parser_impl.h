@@ -73,9 +73,9 @@ struct ItemInfo {
 };
 
 // What a local name means at the current point of a function body: the
-// variable it names now, or why it is no longer visible.
-// 24 bytes, not Loc's 16 plus the rest (32): a million-binding function
-// holds a million of these while it is parsed.
+// variable it names now, or why it is no longer visible. 24 bytes (a Loc
+// would make it 32): a million-binding function holds a million of these
+// while it is parsed.
 struct LocalName {
   enum State : uint8_t { kVisible, kDeadDataflow, kOutOfScope };
   LocalName() = default;
