@@ -54,6 +54,7 @@
 // debuggers). Exit status: 0 success, 1 error, 2 usage error.
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,6 +64,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -636,10 +638,6 @@ Status WriteResults(const Options& o, const FunctionNode& f, const ValueRef& res
 
 int Run(const Options& o, const std::string& module_path, const std::string& module_name,
         RunState* state, const RunSinks& sinks) {
-  // Large tensors come from mmap and go back to the system when freed, so
-  // the process's RSS follows the live tensors (glibc would otherwise raise
-  // the threshold after the first free and keep freed weights in the heap).
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   PluginLoader loader;
   if (Status s = LoadPlugins(o, state, loader); !s.ok()) return Fail(s);
   const std::string running = "@" + o.entry, loaded_plugins = LoadedPlugins(loader);
@@ -915,16 +913,46 @@ int ParseAndRun(int argc, char** argv) {
   return plir::Main(o);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Where a run's memory comes from (glibc's malloc), set before anything
+// large is allocated. Each choice is measured in bench/RESULTS.md.
+void SetUpMemory() {
   // malloc keeps 32 MiB past the top of its heap when it grows and trims:
   // activations are freed and allocated again all through a run, and
   // without the pad their pages went back to the kernel and faulted in
   // again (mobilenet_v2: 10k page faults a run -> 5.5k, 46.2 -> 37.9 ms
   // wall; the lazy vit_b_16 transform's peak RSS 37.3 -> 37.5 MiB: the pad
-  // keeps pages that were in use, it does not add any; bench/RESULTS.md).
+  // keeps pages that were in use, it does not add any).
   mallopt(M_TOP_PAD, 32 << 20);
+  // Blocks of 1 MiB or more come from mmap and go back to the system when
+  // freed, so the process's RSS follows the live tensors (glibc would
+  // otherwise raise the threshold after the first free and keep freed
+  // weights in the heap). A fixed threshold also makes every tensor buffer
+  // of 2 MiB or more a mapping of its own, which may then have transparent
+  // huge pages (kernels/tensor.h).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  plir::SetHugePageTensorBuffers(true);
+  // The heap, grown by the pad now, gets huge pages too: the smaller
+  // activations live there, and its pages fault in 2 MiB at a time instead
+  // of 4 KiB (mobilenet_v2: page faults 5.8k -> 1.2k a run, CPU 53 -> 42
+  // ms). This is what glibc's glibc.malloc.hugetlb=1 tunable does, which a
+  // program cannot set for itself. The advice covers the heap as it is
+  // here (brk extends it later as a mapping without the advice); where the
+  // kernel has no THP, or /proc is not mounted, nothing changes.
+  void* volatile grow = malloc(256 << 10);  // volatile: the pair is not elided
+  free(grow);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (!line.ends_with("[heap]")) continue;
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && hi > lo)
+      madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SetUpMemory();
   plir::GuardStandardFds();
   plir::TakeOverBlasThreads();  // OpenBLAS's idle workers off the cores
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.

@@ -136,8 +136,7 @@ std::shared_ptr<WritableTensorBytes> MemoryTracker::Allocate(size_t bytes, bool 
   size_t now = st.AddLive(bytes);
   std::unique_ptr<WritableTensorBytes> s = st.Reuse(bytes, now);
   if (!s)
-    s = std::make_unique<WritableTensorBytes>(zero ? std::string(bytes, '\0')
-                                                   : internal::NewStringForOverwrite(bytes));
+    s = std::make_unique<WritableTensorBytes>(internal::NewTensorString(bytes, zero));
   else if (zero)
     std::memset(s->mutable_data(), 0, bytes);
   // The deleter holds the state: a buffer may outlive its tracker.

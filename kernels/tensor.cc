@@ -52,13 +52,15 @@ Status CheckTensorSize(const Type& type, const std::string& what) {
 
 std::shared_ptr<WritableTensorBytes> AllocateTensorBuffer(size_t bytes) {
   if (current_allocator) return (*current_allocator)(bytes, /*zero=*/true);
-  return std::make_shared<WritableTensorBytes>(std::string(bytes, '\0'));
+  return std::make_shared<WritableTensorBytes>(NewTensorString(bytes, /*zero=*/true));
 }
 
 std::shared_ptr<WritableTensorBytes> AllocateTensorBufferForOverwrite(size_t bytes) {
   if (current_allocator) return (*current_allocator)(bytes, /*zero=*/false);
-  return std::make_shared<WritableTensorBytes>(NewStringForOverwrite(bytes));
+  return std::make_shared<WritableTensorBytes>(NewTensorString(bytes, /*zero=*/false));
 }
+
+void SetHugePageTensorBuffers(bool on) { internal::SetHugePageTensors(on); }
 
 int64_t Tensor::NumElements() const { return Product(shape); }
 double Tensor::GetDouble(int64_t i) const {

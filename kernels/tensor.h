@@ -56,6 +56,12 @@ std::shared_ptr<WritableTensorBytes> AllocateTensorBuffer(size_t bytes);
 // tensor read from a file): it is not zeroed first.
 std::shared_ptr<WritableTensorBytes> AllocateTensorBufferForOverwrite(size_t bytes);
 
+// Tensor buffers of 2 MiB or more get transparent huge pages (madvise
+// before their first touch; kernels/internal/uninitialized.h). Off by
+// default: turn it on only where every such block is a mapping of its own,
+// as in plir-run, which fixes glibc's mmap threshold at 1 MiB.
+void SetHugePageTensorBuffers(bool on);
+
 // The largest tensor the interpreter and plir-run create (default 16 GiB;
 // plir-run --max-tensor-bytes). CheckTensorSize fails (ResourceExhausted,
 // naming `what` and the type) if a static tensor in `type` (tuples

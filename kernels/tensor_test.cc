@@ -1,9 +1,13 @@
 // The SDK's reference kernels: exact integer arithmetic with checked
 // overflow, kernels carried by ops, and the extern kernel registry.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <random>
 
@@ -339,6 +343,52 @@ TEST(TensorTest, BuffersForOverwrite) {
   AllocateTensorBufferForOverwrite(8);
   SetThreadTensorAllocator(prev);
   EXPECT_EQ(asked, (std::vector<bool>{true, false}));
+}
+
+// The VmFlags of the mapping that holds `p`, from /proc/self/smaps ("" if
+// none is found).
+std::string VmFlagsOf(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < 16) {
+      inside = at >= lo && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+// With huge pages on (plir-run's setting, under its fixed mmap threshold),
+// large tensor buffers, zeroed or not, are advised for transparent huge
+// pages before their first touch (kernels/internal/uninitialized.h); small
+// ones, which malloc serves from its heap, are left alone, and so is every
+// buffer with the setting off (the default). The advice shows as the "hg"
+// flag of the mapping (proc(5)), whatever the kernel's THP setting.
+TEST(TensorTest, LargeBuffersAreAdvisedForHugePages) {
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);  // as plir-run: large blocks are mappings
+  {
+    std::shared_ptr<WritableTensorBytes> off = AllocateTensorBufferForOverwrite(size_t{6} << 20);
+    EXPECT_EQ(VmFlagsOf(off->data()).find(" hg"), std::string::npos);
+  }
+  SetHugePageTensorBuffers(true);
+  for (bool zero : {false, true}) {
+    const size_t n = size_t{6} << 20;
+    std::shared_ptr<WritableTensorBytes> big =
+        zero ? AllocateTensorBuffer(n) : AllocateTensorBufferForOverwrite(n);
+    ASSERT_EQ(big->size(), n);
+    const std::string flags = VmFlagsOf(big->data());
+    ASSERT_FALSE(flags.empty()) << "no mapping holds the buffer";
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+    EXPECT_NE(VmFlagsOf(big->data() + n - 1).find(" hg"), std::string::npos);
+    if (zero) EXPECT_EQ(big->view().find_first_not_of('\0'), std::string::npos);
+  }
+  std::shared_ptr<WritableTensorBytes> small = AllocateTensorBufferForOverwrite(4096);
+  EXPECT_EQ(VmFlagsOf(small->data()).find(" hg"), std::string::npos);
+  SetHugePageTensorBuffers(false);
 }
 
 }  // namespace
