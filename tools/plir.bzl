@@ -36,7 +36,23 @@ def plir_cc_test(name, copts = [], deps = [], **kwargs):
 # symbols; --as-needed drops the shared library (and libgfortran, and any
 # other one the binary does not use). A binary that links no kernels pulls
 # nothing from the archive.
-BLAS_STATIC_LINKOPTS = ["-Wl,--as-needed", "-l:libopenblas.a", "-lgfortran"]
+#
+# The same holds for the other Debian libraries that ship an archive and
+# that plugins do not link themselves: OpenSSL's libcrypto (SHA-256 only,
+# a 4.7 MB library), RE2, yaml-cpp and libseccomp. Each shared library is
+# a file to open and map and a scope to search for every symbol; static,
+# `plir-run --help` went from 6.2 to 5.0 ms wall (perf stat -r 30,
+# bench/RESULTS.md). With -rdynamic their symbols stay visible to plugins
+# as the rest of the host's are. libstdc++ stays shared: plugins link it.
+STATIC_LINKOPTS = [
+    "-Wl,--as-needed",
+    "-l:libopenblas.a",
+    "-lgfortran",
+    "-l:libcrypto.a",
+    "-l:libre2.a",
+    "-l:libyaml-cpp.a",
+    "-l:libseccomp.a",
+]
 
 def plir_cc_binary(name, copts = [], linkopts = [], **kwargs):
     """A host binary that exports the IR core's symbols to plugins.
@@ -50,7 +66,7 @@ def plir_cc_binary(name, copts = [], linkopts = [], **kwargs):
     native.cc_binary(
         name = name,
         copts = PLIR_COPTS + copts,
-        linkopts = linkopts + ["-rdynamic", "-ldl"] + BLAS_STATIC_LINKOPTS,
+        linkopts = linkopts + ["-rdynamic", "-ldl"] + STATIC_LINKOPTS,
         **kwargs
     )
 
