@@ -284,7 +284,11 @@ void TextParser::ParseItemBody(ItemInfo& item) {
              ", which does not match its declared return type " + TypeToString(item.declared_ret),
          body_loc);
   item.result = FunctionNode::Make(item.name, item.params, item.declared_ret, body, item.attrs);
-  item.ret = item.result->ret_type();
+  // A declared return type is item.ret from the header on, and calls parsed
+  // on other threads read it meanwhile (ParseGlobalRef): it is not written
+  // again (ThreadSanitizer saw the rewrite of the same value race with
+  // those reads).
+  if (!item.declared_ret) item.ret = item.result->ret_type();
   item.state = ItemInfo::kDone;
   ctx_ = saved_ctx;
   c_ = std::move(saved);
