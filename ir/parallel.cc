@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
@@ -58,6 +59,22 @@ void ParallelForSpawned(size_t n, size_t t, const std::function<void(size_t, siz
   for (std::thread& th : pool) th.join();
 }
 
+// Spins (with the CPU's pause hint) until `done()` or `ns` nanoseconds have
+// passed; returns done().
+template <typename F>
+bool SpinFor(int64_t ns, F done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  for (unsigned i = 1;; ++i) {
+    if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return done();
+  }
+}
+
 // True on the pool's helpers, and on a caller while the pool runs its call:
 // a ParallelFor from there is nested and does not wait for the pool.
 thread_local bool in_pool = false;
@@ -72,6 +89,17 @@ thread_local bool in_pool = false;
 // or a nested one (from fn) starts threads of its own as before. The pool
 // is never destroyed (its helpers would have to be joined at exit); a
 // forked child, which has only the forking thread, makes a new one.
+//
+// Between calls a helper spins for kHelperSpinNs before it sleeps on the
+// condition variable, and the caller spins for kCallerSpinNs for the
+// helpers still working before it sleeps: an interpreter runs one kernel
+// after another, microseconds apart, and a sleeping helper took tens of
+// microseconds to wake (a futex wake, a context switch), so that in a
+// kernel of a fraction of a millisecond the caller had often done every
+// part itself before the helper arrived. Nobody is woken who is not asleep
+// (no futex call then). The same budget as OpenMP runtimes' spin-wait
+// (KMP_BLOCKTIME), smaller: a spinning helper takes a core from nobody but
+// a process that has more threads than cores.
 class Pool {
  public:
   // Runs fn over [0, n) on the caller and up to t - 1 helpers. False if the
@@ -82,6 +110,7 @@ class Pool {
     in_pool = true;
     size_t helpers = Grow(t - 1);
     std::atomic<size_t> next{0};
+    bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &fn;
@@ -90,14 +119,22 @@ class Pool {
       wanted_ = helpers;
       claimed_ = 0;
       active_ = 0;
-      ++generation_;
+      generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+      wake = sleeping_ > 0;
     }
-    work_.notify_all();
+    if (wake) work_.notify_all();
     RunItems(fn, next, n, 0);
-    // Helpers that have not woken yet are not waited for: no more join.
+    // Helpers that have not joined yet are not waited for: no more join.
     std::unique_lock<std::mutex> lock(mu_);
     wanted_ = claimed_;
-    done_.wait(lock, [&] { return active_ == 0; });
+    if (active_.load(std::memory_order_relaxed) != 0) {
+      lock.unlock();
+      SpinFor(kCallerSpinNs, [&] { return active_.load(std::memory_order_acquire) == 0; });
+      lock.lock();
+      caller_waiting_ = true;
+      done_.wait(lock, [&] { return active_.load(std::memory_order_relaxed) == 0; });
+      caller_waiting_ = false;
+    }
     fn_ = nullptr;
     next_ = nullptr;
     in_pool = false;
@@ -120,22 +157,46 @@ class Pool {
     return std::min(want, threads_);
   }
 
+  static constexpr int64_t kHelperSpinNs = 200'000;
+  static constexpr int64_t kCallerSpinNs = 50'000;
+
   void Helper() {
     in_pool = true;
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      work_.wait(lock, [&] { return generation_ != seen && claimed_ < wanted_; });
-      seen = generation_;
+      // Wait for a call this helper may join (under the lock, as the caller
+      // sets one up): spinning first, then asleep.
+      for (;;) {
+        const uint64_t g = generation_.load(std::memory_order_relaxed);
+        if (g != seen && claimed_ < wanted_) break;
+        if (g != seen) {  // a call that needs no more helpers: not this one
+          seen = g;
+          continue;
+        }
+        lock.unlock();
+        const bool called = SpinFor(
+            kHelperSpinNs, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        lock.lock();
+        if (called || generation_.load(std::memory_order_relaxed) != seen) continue;
+        // The caller reads sleeping_ under the lock after it has moved
+        // generation_: either it sees this helper asleep and wakes it, or
+        // the helper sees the new generation above.
+        ++sleeping_;
+        work_.wait(lock);
+        --sleeping_;
+      }
+      seen = generation_.load(std::memory_order_relaxed);
       size_t worker = ++claimed_;
-      ++active_;
+      active_.fetch_add(1, std::memory_order_relaxed);
       const std::function<void(size_t, size_t)>& fn = *fn_;
       std::atomic<size_t>& next = *next_;
       size_t n = n_;
       lock.unlock();
       RunItems(fn, next, n, worker);
       lock.lock();
-      if (--active_ == 0) done_.notify_one();
+      if (active_.fetch_sub(1, std::memory_order_release) == 1 && caller_waiting_)
+        done_.notify_one();
     }
   }
 
@@ -146,10 +207,12 @@ class Pool {
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
   std::atomic<size_t>* next_ = nullptr;
   size_t n_ = 0;
-  size_t wanted_ = 0;   // helpers this call may use
-  size_t claimed_ = 0;  // helpers that joined it
-  size_t active_ = 0;   // helpers still in it
-  uint64_t generation_ = 0;
+  size_t wanted_ = 0;                    // helpers this call may use
+  size_t claimed_ = 0;                   // helpers that joined it
+  std::atomic<size_t> active_{0};        // helpers still in it (changed under mu_)
+  std::atomic<uint64_t> generation_{0};  // calls so far (changed under mu_)
+  size_t sleeping_ = 0;                  // helpers waiting on work_
+  bool caller_waiting_ = false;          // the caller waits on done_
 };
 
 std::atomic<Pool*> the_pool{nullptr};
