@@ -54,7 +54,6 @@
 // debuggers). Exit status: 0 success, 1 error, 2 usage error.
 #include <fcntl.h>
 #include <malloc.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,6 +85,7 @@
 #include "ir/serialize/module_file.h"
 #include "ir/support/fnv.h"
 #include "ir/text/parser.h"
+#include "kernels/internal/uninitialized.h"
 #include "kernels/op_kernels.h"
 
 namespace plir {
@@ -941,10 +941,8 @@ void SetUpMemory() {
   void* volatile grow = malloc(256 << 10);  // volatile: the pair is not elided
   free(grow);
   char* const top = static_cast<char*>(sbrk(0));
-  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(old_top) & ~(page - 1);
   if (old_top != reinterpret_cast<char*>(-1) && top > old_top)
-    madvise(reinterpret_cast<void*>(lo), reinterpret_cast<uintptr_t>(top) - lo, MADV_HUGEPAGE);
+    plir::internal::AdviseHugePages(old_top, static_cast<size_t>(top - old_top));
 }
 
 }  // namespace

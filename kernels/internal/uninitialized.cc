@@ -17,26 +17,22 @@ std::atomic<bool> huge_page_tensors{false};
 }  // namespace
 
 void SetHugePageTensors(bool on) { huge_page_tensors.store(on, std::memory_order_relaxed); }
-bool HugePageTensors() { return huge_page_tensors.load(std::memory_order_relaxed); }
 
-std::string NewStringForOverwrite(size_t n) {
-  std::string s;
-  // Return n itself: libstdc++ 12 passes the capacity, not n, to the callback.
-  s.resize_and_overwrite(n, [n](char*, size_t) { return n; });
-  return s;
+void AdviseHugePages(const void* p, size_t n) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t start = at & ~(page - 1);
+  madvise(reinterpret_cast<void*>(start), at + n - start, MADV_HUGEPAGE);
 }
 
 std::string NewTensorString(size_t n, bool zero) {
-  std::string s = NewStringForOverwrite(n);
-  if (n >= kHugePageBytes && HugePageTensors()) {
-    // The block is a mapping of its own (see the header): advise its pages
-    // (from the page that holds the first byte) before anything touches
-    // them. Advice is only advice: a failure changes nothing.
-    static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto at = reinterpret_cast<uintptr_t>(s.data());
-    const uintptr_t start = at & ~(page - 1);
-    madvise(reinterpret_cast<void*>(start), at + n - start, MADV_HUGEPAGE);
-  }
+  std::string s;
+  // Return n itself: libstdc++ 12 passes the capacity, not n, to the callback.
+  s.resize_and_overwrite(n, [n](char*, size_t) { return n; });
+  // The block is a mapping of its own (see the header): advised before
+  // anything touches its pages.
+  if (n >= kHugePageBytes && huge_page_tensors.load(std::memory_order_relaxed))
+    AdviseHugePages(s.data(), n);
   if (zero) std::memset(s.data(), 0, n);
   return s;
 }

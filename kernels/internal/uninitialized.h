@@ -1,13 +1,11 @@
 // Tensor buffers as strings, sized without being written first.
 //
-// NewStringForOverwrite: n bytes whose contents are left as the allocator
-// gave them, for buffers that the caller overwrites in full (a kernel's
-// output, a tensor read from a file). std::string(n, '\0') writes every byte
-// first, which for a fresh large buffer also faults every page in one pass
-// more than the kernel's own.
-//
-// NewTensorString: the buffer every tensor allocation gets (zeroed on
-// request). After SetHugePageTensors(true), buffers of kHugePageBytes or
+// NewTensorString: the buffer every tensor allocation gets. With `zero`
+// false its contents are left as the allocator gave them, for buffers that
+// the caller overwrites in full (a kernel's output, a tensor read from a
+// file): std::string(n, '\0') writes every byte first, which for a fresh
+// large buffer also faults every page in one pass more than the kernel's
+// own. After SetHugePageTensors(true), buffers of kHugePageBytes or
 // more are marked for transparent huge pages before their first touch
 // (madvise MADV_HUGEPAGE, what glibc's glibc.malloc.hugetlb=1 tunable does
 // for every mmapped chunk), so that a fresh 5 MB activation faults in 2 MiB
@@ -29,10 +27,13 @@ namespace plir::internal {
 
 constexpr size_t kHugePageBytes = size_t{2} << 20;
 
-std::string NewStringForOverwrite(size_t n);
 std::string NewTensorString(size_t n, bool zero);
 void SetHugePageTensors(bool on);
-bool HugePageTensors();
+
+// Advises the pages that hold [p, p + n) for transparent huge pages
+// (madvise MADV_HUGEPAGE from the page of the first byte). Advice only: a
+// failure, or a kernel without THP, changes nothing.
+void AdviseHugePages(const void* p, size_t n);
 
 }  // namespace plir::internal
 
