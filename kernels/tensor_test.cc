@@ -353,7 +353,8 @@ std::string VmFlagsOf(const void* p) {
   bool inside = false;
   for (std::string line; std::getline(smaps, line);) {
     unsigned long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < 16) {
+    // A mapping's header line ("lo-hi perms ..."); no field line parses so.
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2) {
       inside = at >= lo && at < hi;
     } else if (inside && line.rfind("VmFlags:", 0) == 0) {
       return line;
