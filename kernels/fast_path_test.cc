@@ -296,6 +296,24 @@ TEST(FastPathTest, Unary) {
       EXPECT_TRUE(Agree(op, {x}, Attrs())) << op;
     }
   EXPECT_TRUE(Agree("nn.relu", {F32({NAN, -0.0, -1, 2}, {4})}, Attrs()));
+  // clip by scalar bounds (ReLU6 and others), hi winning when lo > hi; NaN
+  // and -0 stay.
+  const double bounds[][2] = {{0, 6}, {-1, 1}, {0.5, -0.5}, {-INFINITY, 0}, {0, 0}};
+  for (DataType dt : kFloats)
+    for (const auto& b : bounds) {
+      Tensor lo = MakeTensor(dt, {}, [&](int64_t) { return b[0]; });
+      Tensor hi = MakeTensor(dt, {}, [&](int64_t) { return b[1]; });
+      EXPECT_TRUE(Agree("clip", {Random(dt, {5, 9, 13}, -8, 8), lo, hi}, Attrs()))
+          << b[0] << " " << b[1];
+      EXPECT_TRUE(Agree("clip",
+                        {MakeTensor(dt, {4},
+                                    [](int64_t i) {
+                                      const double v[] = {NAN, -0.0, -7, 7};
+                                      return v[i];
+                                    }),
+                         lo, hi},
+                        Attrs()));
+    }
 }
 
 // libmvec's exp, erf and tanh (VecMath), with AVX2 and without, against

@@ -271,11 +271,18 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   });
   t.Add("IsInf", 10, {"isinf"}, IsInf);
 
-  // Clip: max(min(x, hi), lo) with maximum and minimum (exact); bounds from
+  // Clip: one clip op when both bounds are 0-d (the op's form: one pass
+  // over the data), else maximum and/or minimum; the same values either way
+  // (min(max(x, lo), hi): hi wins when lo > hi, NaN stays). Bounds from
   // attributes before opset 11, optional inputs since.
   auto clip = [](ConvertContext& c, std::optional<Expr> lo,
                  std::optional<Expr> hi) -> StatusOr<Outputs> {
     PLIR_ASSIGN_OR_RETURN(Expr y, c.Input(0));
+    auto scalar = [](const std::optional<Expr>& e) {
+      auto* t = *e ? As<TensorTypeNode>((*e)->type()) : nullptr;
+      return t && t->ndim() == 0;
+    };
+    if (lo && hi && scalar(lo) && scalar(hi)) return c.One("clip", {y, *lo, *hi});
     if (lo) {
       PLIR_ASSIGN_OR_RETURN(y, c.Call("maximum", {y, *lo}));
     }
@@ -284,13 +291,13 @@ void RegisterElementwiseConverters(ConverterTable& t) {
     }
     return Outputs{y};
   };
-  t.Add("Clip", 6, {"maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
+  t.Add("Clip", 6, {"clip", "maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
     DataType dt = c.InputDtype(0);
     PLIR_ASSIGN_OR_RETURN(Expr lo, c.Scalar(c.AttrFloat("min", -3.402823466e+38f), dt));
     PLIR_ASSIGN_OR_RETURN(Expr hi, c.Scalar(c.AttrFloat("max", 3.402823466e+38f), dt));
     return clip(c, lo, hi);
   });
-  t.Add("Clip", 11, {"maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
+  t.Add("Clip", 11, {"clip", "maximum", "minimum"}, [clip](ConvertContext& c) -> StatusOr<Outputs> {
     std::optional<Expr> lo, hi;
     if (c.HasInput(1)) {
       PLIR_ASSIGN_OR_RETURN(Expr e, c.Input(1));

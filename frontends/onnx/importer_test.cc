@@ -256,6 +256,26 @@ TEST(ImporterTest, ConstantInputBindsTheShape) {
       << PrintModule(r->module);
 }
 
+// Clip with both bounds 0-d is one clip op (one pass over the data); with
+// one bound, maximum or minimum alone.
+TEST(ImporterTest, ClipWithScalarBoundsIsOneOp) {
+  for (bool both : {true, false}) {
+    onnx::ModelProto m = NewModel();
+    onnx::GraphProto* g = m.mutable_graph();
+    AddInput(g, "x", {2, 3});
+    AddInit(g, "lo", {}, {0});
+    AddInit(g, "hi", {}, {6});
+    AddNode(g, "Clip", {"x", "lo", both ? "hi" : ""}, {"y"});
+    AddInput(g, "y", {2, 3}, onnx::TensorProto::FLOAT, /*output=*/true);
+    auto r = ImportModel(m, "clip.onnx", ImportOptions());
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    std::string text = PrintModule(r->module);
+    EXPECT_EQ(text.find("clip(") != std::string::npos, both) << text;
+    EXPECT_EQ(text.find("maximum(") != std::string::npos, !both) << text;
+    EXPECT_EQ(text.find("minimum("), std::string::npos) << text;
+  }
+}
+
 // Shape -> Gather -> Unsqueeze -> Concat -> Reshape on a static input folds
 // to one reshape with a constant shape.
 TEST(ImporterTest, StaticShapeChainsFold) {
