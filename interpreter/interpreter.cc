@@ -166,6 +166,10 @@ struct Interpreter::Frame {
   // Values of the symbolic dimensions bound so far (by the parameters'
   // types and by match_cast), for shape values such as `shape[(n,)]`.
   std::unordered_map<Symbol, int64_t> dims;
+  // Variables of a permute_dims the body left uncomputed (TransposePlan):
+  // each holds the untransposed 2-D tensor, for its one use, matmul's right
+  // operand.
+  std::unordered_set<const VarNode*> transposed;
 };
 
 namespace {
@@ -259,11 +263,72 @@ const std::vector<std::vector<const VarNode*>>& Interpreter::ReleasePlan(const S
   return plans_.emplace(&body, std::move(plan)).first->second;
 }
 
+namespace {
+bool IsOpCall(const Expr& e, const char* op) {
+  auto* c = As<CallNode>(e);
+  auto* o = c ? As<OpNode>(c->callee()) : nullptr;
+  return o && o->name() == op;
+}
+}  // namespace
+
+// For each binding of `body`: 1 if it is a permute_dims swapping the two
+// axes of a 2-D tensor whose variable has one use, as the right operand of
+// a later matmul binding of this body (`y = matmul(x, permute_dims(w))`, a
+// Linear layer as ONNX exports it). EvalBody then binds the variable to w
+// untransposed and EvalCall computes the matmul with MatmulOfTransposed:
+// no transposed copy of the weight is made.
+const std::vector<char>& Interpreter::TransposePlan(const SeqExprNode& body) {
+  auto it = transpose_plans_.find(&body);
+  if (it != transpose_plans_.end()) return it->second;
+  std::vector<const VarBindingNode*> bindings;
+  for (const Block& b : body.blocks())
+    for (const Binding& x : b->bindings()) bindings.push_back(x.get());
+  std::unordered_map<const VarNode*, std::pair<int, size_t>> uses;  // count, last user
+  for (size_t i = 0; i < bindings.size(); ++i)
+    for (const VarNode* v : CollectVarUses(bindings[i]->value().get())) {
+      auto& u = uses[v];
+      ++u.first;
+      u.second = i;
+    }
+  for (const VarNode* v : CollectVarUses(body.result().get())) uses[v].first += 2;
+  std::vector<char> plan(bindings.size());
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const Expr& value = bindings[i]->value();
+    if (!IsOpCall(value, "permute_dims")) continue;
+    auto* c = As<CallNode>(value);
+    auto* t = c->args().size() == 1 ? As<TensorTypeNode>(c->args()[0]->type()) : nullptr;
+    std::vector<int64_t> axes;
+    const AttrValue* a = c->attrs().Get("axes");
+    if (!t || t->ndim() != 2 ||
+        (a && (!a->GetIntList(&axes) || axes != std::vector<int64_t>{1, 0})))
+      continue;
+    const VarNode* v = bindings[i]->var().get();
+    auto u = uses.find(v);
+    if (u == uses.end() || u->second.first != 1) continue;
+    const Expr& user = bindings[u->second.second]->value();
+    plan[i] = IsOpCall(user, "matmul") && As<CallNode>(user)->args().size() == 2 &&
+              As<CallNode>(user)->args()[1].get() == v;
+  }
+  return transpose_plans_.emplace(&body, std::move(plan)).first->second;
+}
+
 StatusOr<ValueRef> Interpreter::EvalBody(const SeqExprNode& body, Frame& frame, int depth) {
   const auto& plan = ReleasePlan(body);
+  // Not with an observer, which is shown every binding's value.
+  const std::vector<char>* transpose = observer_ ? nullptr : &TransposePlan(body);
   size_t k = 0;
   for (const Block& b : body.blocks()) {
     for (const Binding& x : b->bindings()) {
+      if (transpose && (*transpose)[k]) {
+        auto w = Eval(As<CallNode>(x->value())->args()[0], frame, depth + 1);
+        if (w.ok() && (*w)->kind == Value::Kind::kTensor && (*w)->tensor.shape.size() == 2) {
+          frame.env[x->var().get()] = *w;
+          frame.transposed.insert(x->var().get());
+          for (const VarNode* dead : plan[k]) frame.env.erase(dead);
+          ++k;
+          continue;
+        }
+      }
       auto v = Eval(x->value(), frame, depth + 1);
       if (!v.ok()) return v.status().WithPrefix("binding %" + x->var()->name_hint());
       frame.env[x->var().get()] = *v;
@@ -528,6 +593,12 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     PLIR_ASSIGN_OR_RETURN(Tensor out, fn(in, c.type()));
     return Value::OfTensor(std::move(out));
   }
+  if (!frame.transposed.empty() && name == "matmul" && args.size() == 2 &&
+      args[0]->kind == Value::Kind::kTensor)
+    if (auto* v = As<VarNode>(c.args()[1]); v && frame.transposed.count(v)) {
+      PLIR_ASSIGN_OR_RETURN(Tensor out, MatmulOfTransposed(args[0]->tensor, args[1]->tensor));
+      return Value::OfTensor(std::move(out));
+    }
   OpEvalFn eval = FindOpKernel(*op);
   if (!eval) return Unimplemented("op " + name + " has no evaluation kernel");
   // Kernels take tensors: a shape value goes as a 1-D int64 tensor, and a

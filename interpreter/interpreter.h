@@ -134,6 +134,7 @@ class Interpreter {
   StatusOr<ValueRef> CallValue(const ValueRef& callee, const std::vector<ValueRef>& args,
                                int depth);
   const std::vector<std::vector<const VarNode*>>& ReleasePlan(const SeqExprNode& body);
+  const std::vector<char>& TransposePlan(const SeqExprNode& body);
 
   Module module_;
   MemoryTracker memory_;
@@ -145,6 +146,7 @@ class Interpreter {
   BindingObserver observer_;
   std::map<int64_t, Tensor> outputs_;
   std::unordered_map<const SeqExprNode*, std::vector<std::vector<const VarNode*>>> plans_;
+  std::unordered_map<const SeqExprNode*, std::vector<char>> transpose_plans_;
   std::unordered_map<const LocalFnNode*, std::vector<Var>>
       captures_;  // free variables per local function
 };

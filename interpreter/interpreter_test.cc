@@ -123,6 +123,50 @@ def @main(%x: Tensor[(1024,), float32]) -> Tensor[(1024,), float32] {
   EXPECT_EQ(in.memory().peak(), 3u * 4096);
 }
 
+// matmul(x, permute_dims(w)) with the transpose used once: the product
+// reads w transposed (MatmulOfTransposed) and no transposed copy is live;
+// the same value as the two kernels. With an observer (shown every
+// binding) or a second use, the transpose is computed.
+TEST(InterpreterTest, MatmulOfATransposeUsedOnceMakesNoCopy) {
+  const char* once = R"(
+def @main(%x: Tensor[(3, 32), float32], %w: Tensor[(16, 32), float32]) -> Tensor[(3, 16), float32] {
+  %t = permute_dims(%w, axes=[1, 0]);
+  %y = matmul(%x, %t);
+  %y
+}
+)";
+  const char* twice = R"(
+def @main(%x: Tensor[(3, 32), float32], %w: Tensor[(16, 32), float32]) -> Tensor[(3, 16), float32] {
+  %t = permute_dims(%w, axes=[1, 0]);
+  %y = matmul(%x, %t);
+  %s = sum(%t, axis=[0, 1]);
+  %z = add(%y, %s);
+  %z
+}
+)";
+  Tensor x = MakeTensor(DataType::kFloat32, {3, 32}, [](int64_t i) { return (i % 7) - 3.0; });
+  Tensor w = MakeTensor(DataType::kFloat32, {16, 32}, [](int64_t i) { return (i % 5) * 0.5; });
+  auto wt = EvalOp("permute_dims", {w}, Attrs());
+  ASSERT_TRUE(wt.ok());
+  auto expected = EvalOp("matmul", {x, *wt}, Attrs());
+  ASSERT_TRUE(expected.ok());
+  const size_t inputs = (3 * 32 + 16 * 32) * 4, y = 3 * 16 * 4, copy = 16 * 32 * 4;
+  for (bool observed : {false, true}) {
+    Interpreter in(testing::ParseOrFail(once));
+    if (observed) in.SetBindingObserver([](const std::string&, const VarNode&, const ValueRef&) {});
+    auto r = in.Call("main", {Value::OfTensor(in.Track(x)), Value::OfTensor(in.Track(w))});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ((*r)->tensor.shape, expected->shape);
+    for (int64_t i = 0; i < expected->NumElements(); ++i)
+      EXPECT_EQ((*r)->tensor.GetDouble(i), expected->GetDouble(i)) << i;
+    EXPECT_EQ(in.memory().peak(), inputs + y + (observed ? copy : 0)) << observed;
+  }
+  Interpreter in(testing::ParseOrFail(twice));
+  auto r = in.Call("main", {Value::OfTensor(in.Track(x)), Value::OfTensor(in.Track(w))});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GE(in.memory().peak(), inputs + y + copy);
+}
+
 TEST(InterpreterTest, LazyProtocol) {
   Module m = testing::ParseOrFail(R"(
 def @transform_params() -> (Object,) {

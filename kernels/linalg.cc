@@ -224,6 +224,34 @@ StatusOr<Tensor> Einsum(const std::vector<Tensor>& args, const Attrs& attrs) {
 
 }  // namespace
 
+// a (..., k) x w^T, w (m, k): one GEMM with w read transposed.
+StatusOr<Tensor> MatmulTransposedB(const Tensor& a, const Tensor& w) {
+  bool fast = FastKernelsEnabled() && FastFloat(a) && a.dtype == w.dtype && w.shape.size() == 2 &&
+              !a.shape.empty() && a.shape.back() == w.shape[1] && w.shape[0] < INT_MAX &&
+              w.shape[1] < INT_MAX;
+  int64_t m = fast ? w.shape[0] : 0, k = fast ? w.shape[1] : 0;
+  auto rows = CheckedMul(Product(std::vector<int64_t>(a.shape.begin(), a.shape.end() - 1)), 1);
+  if (!fast || !rows || *rows >= INT_MAX) {
+    PLIR_ASSIGN_OR_RETURN(Tensor wt, EvalOp("permute_dims", {w}, Attrs()));
+    return Matmul({a, wt}, Attrs());
+  }
+  std::vector<int64_t> shape(a.shape.begin(), a.shape.end() - 1);
+  shape.push_back(m);
+  PLIR_RETURN_IF_ERROR(CheckResult("matmul", a.dtype, shape));
+  NoteFastPath();
+  Tensor r = NewTensorForOverwrite(a.dtype, shape);
+  if (*rows == 0 || m == 0) return r;
+  ForFloat(a, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* out = MutableDataOf<T>(r);
+    if (k == 0)  // every element is written
+      std::fill(out, out + *rows * m, T(0));
+    else
+      Gemm(false, true, *rows, m, k, T(1), DataOf<T>(a), k, DataOf<T>(w), k, T(0), out, m);
+  });
+  return r;
+}
+
 void RegisterLinalgKernels(OpKernelTable& t) {
   Set(t, "einsum", Einsum);
   Set(t, "matmul", Matmul, [](const std::vector<Tensor>& args, int64_t out) {
@@ -232,3 +260,9 @@ void RegisterLinalgKernels(OpKernelTable& t) {
 }
 
 }  // namespace plir::internal
+
+namespace plir {
+StatusOr<Tensor> MatmulOfTransposed(const Tensor& a, const Tensor& w) {
+  return internal::MatmulTransposedB(a, w);
+}
+}  // namespace plir

@@ -72,6 +72,13 @@ OpEvalFn FindOpKernel(const OpNode& op);
 StatusOr<Tensor> EvalOp(const std::string& op, const std::vector<Tensor>& args, const Attrs& attrs);
 // The same for an op already looked up.
 StatusOr<Tensor> EvalOp(const OpNode& op, const std::vector<Tensor>& args, const Attrs& attrs);
+// matmul(a, permute_dims(w)) for a 2-D `w`, without the transposed copy
+// where the fast path takes it (float32 / float64: one GEMM reading w
+// through BLAS's transpose flag); otherwise permute_dims and matmul through
+// their kernels, with their errors. The interpreter computes a permute_dims
+// whose only use is a matmul's right operand (a Linear layer's weight, as
+// ONNX exports it) this way.
+StatusOr<Tensor> MatmulOfTransposed(const Tensor& a, const Tensor& w);
 // Former name of EvalOp, kept for source compatibility.
 inline StatusOr<Tensor> EvalCoreOp(const std::string& op, const std::vector<Tensor>& args,
                                    const Attrs& attrs) {
