@@ -229,13 +229,14 @@ StatusOr<Tensor> MatmulTransposedB(const Tensor& a, const Tensor& w) {
   bool fast = FastKernelsEnabled() && FastFloat(a) && a.dtype == w.dtype && w.shape.size() == 2 &&
               !a.shape.empty() && a.shape.back() == w.shape[1] && w.shape[0] < INT_MAX &&
               w.shape[1] < INT_MAX;
-  int64_t m = fast ? w.shape[0] : 0, k = fast ? w.shape[1] : 0;
-  auto rows = CheckedMul(Product(std::vector<int64_t>(a.shape.begin(), a.shape.end() - 1)), 1);
+  // a's leading dimensions (only when a has one: a 0-d a is matmul's error).
+  std::vector<int64_t> shape(a.shape.begin(), fast ? a.shape.end() - 1 : a.shape.begin());
+  auto rows = CheckedMul(Product(shape), 1);
   if (!fast || !rows || *rows >= INT_MAX) {
     PLIR_ASSIGN_OR_RETURN(Tensor wt, EvalOp("permute_dims", {w}, Attrs()));
     return Matmul({a, wt}, Attrs());
   }
-  std::vector<int64_t> shape(a.shape.begin(), a.shape.end() - 1);
+  int64_t m = w.shape[0], k = w.shape[1];
   shape.push_back(m);
   PLIR_RETURN_IF_ERROR(CheckResult("matmul", a.dtype, shape));
   NoteFastPath();
