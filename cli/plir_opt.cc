@@ -154,14 +154,11 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
   });
 }
 
-// In the child: the module as the result, written piece by piece (no
-// file-sized string next to the module).
+// In the child: the module as the result, in one shard per thread (saved
+// and, by the parent, loaded in parallel; driver/child_result.h), written
+// piece by piece (no file-sized string next to the module).
 Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const Module& m) {
-  const BinaryParts parts = SaveBinaryParts(m);
-  PLIR_ASSIGN_OR_RETURN(ChildResultWriter w,
-                        ChildResultWriter::Start(fd, ChildResultKind::kModule, op_names));
-  for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(w.Append(piece));
-  return w.Finish();
+  return WriteModuleShardsResult(fd, op_names, m, ParallelThreads(m.size(), 0));
 }
 
 // Hands `m` to `sink`, printed as -o's extension or --emit says.

@@ -74,6 +74,93 @@ TEST(ChildResultTest, AModuleRoundTripsAndIsVerifiedInTheReader) {
   close(fd);
 }
 
+// Items that call one another across any split, and a constant.
+const char kManyItems[] = R"(#[version = "1"]
+def @f0(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = add(%x, %x);
+  %a
+}
+def @f1(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = @f0(%x);
+  %b = multiply(%a, const<Tensor[(), float32]>[0.5]);
+  %b
+}
+def @f2(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = @f1(%x);
+  %a
+}
+def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  %a = @f2(%x);
+  %b = @f0(%a);
+  %b
+}
+)";
+
+TEST(ChildResultTest, AModuleInShardsRoundTripsWhateverTheSplit) {
+  StatusOr<Module> m = ParseModule(kManyItems);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  for (size_t shards : {1, 2, 3, 4, 9}) {
+    int fd = NewFile();
+    ASSERT_TRUE(WriteModuleShardsResult(fd, {}, *m, shards).ok());
+    StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->kind(), ChildResultKind::kModuleShards);
+    // The table gives min(shards, items) shards.
+    uint64_t n = 0;
+    std::memcpy(&n, r->payload().data(), 8);
+    EXPECT_EQ(n, std::min<size_t>(shards, 4)) << shards;
+    StatusOr<Module> back = LoadResultModule(*r);
+    ASSERT_TRUE(back.ok()) << shards << ": " << back.status().message();
+    EXPECT_EQ(PrintModule(*back), PrintModule(*m)) << shards;
+    close(fd);
+  }
+}
+
+// A kind-4 result as a hostile child may write it: the shard table and
+// shards as given (the op-name table is empty, padded to 64).
+std::string ShardLoadError(const std::string& payload) {
+  int fd = FileWith(Header(4, 32, payload.size()) + std::string(32, '\0') + payload);
+  StatusOr<ChildResult> r = ReadChildResult(fd, kMax);
+  close(fd);
+  if (!r.ok()) return "read: " + r.status().message();
+  StatusOr<Module> m = LoadResultModule(*r);
+  return m.ok() ? "" : m.status().message();
+}
+
+std::string U64(uint64_t v) {
+  std::string s;
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
+  return s;
+}
+
+std::string Pad64(std::string s) { return s + std::string((64 - s.size() % 64) % 64, '\0'); }
+
+TEST(ChildResultTest, AHostileShardTableIsRefused) {
+  StatusOr<Module> m = ParseModule(kModule);
+  ASSERT_TRUE(m.ok());
+  const std::string good = SaveBinary(*m);
+  auto expect = [](const std::string& payload, const std::string& what) {
+    std::string e = ShardLoadError(payload);
+    EXPECT_NE(e.find(what), std::string::npos) << "wanted '" << what << "', got '" << e << "'";
+  };
+  // The well-formed one loads: the checks below are the table's.
+  EXPECT_EQ(ShardLoadError(Pad64(U64(1) + U64(good.size())) + Pad64(good)), "");
+  expect("", "no shard table");
+  expect(Pad64(U64(0)), "0 shards");
+  expect(Pad64(U64(5000)), "5000 shards");
+  expect(Pad64(U64(~uint64_t{0})), "shards (1 to 1024)");
+  expect(U64(3) + U64(1), "shorter than its shard table");
+  expect(Pad64(U64(1) + U64(~uint64_t{0})) + Pad64(good), "past its end");
+  expect(Pad64(U64(1) + U64(good.size() + 64)) + Pad64(good), "past its end");
+  expect(Pad64(U64(1) + U64(good.size())) + Pad64(good) + std::string(64, '\0'),
+         "bytes after its last shard");
+  expect(Pad64(U64(1) + U64(good.size())) + good, "ends inside a shard's padding");
+  // A shard that does not load is named; two shards defining one item fail.
+  expect(Pad64(U64(2) + U64(good.size()) + U64(8)) + Pad64(good) + Pad64("junkjunk"), "shard 1");
+  expect(Pad64(U64(2) + U64(good.size()) + U64(good.size())) + Pad64(good) + Pad64(good),
+         "defined twice");
+}
+
 TEST(ChildResultTest, TextRoundTrips) {
   int fd = NewFile();
   ASSERT_TRUE(WriteChildResult(fd, ChildResultKind::kText, {}, "Pass  [plugin p]\n").ok());
