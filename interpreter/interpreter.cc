@@ -130,6 +130,7 @@ void MemoryTracker::ResetPeak() {
   state_->Drop();
   state_->peak = state_->live.load();
 }
+void MemoryTracker::ReleaseKept() { state_->Drop(); }
 
 std::shared_ptr<WritableTensorBytes> MemoryTracker::Allocate(size_t bytes, bool zero) {
   State& st = *state_;

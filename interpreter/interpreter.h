@@ -77,6 +77,10 @@ class MemoryTracker {
   // Makes the current live bytes the peak; drops the kept buffers (which
   // the new bound no longer allows).
   void ResetPeak();
+  // Frees the kept buffers and keeps the peak: for when the run is over and
+  // memory that no tensor will reuse would otherwise stay resident (plir-run
+  // before it writes the outputs, whose copy buffer would sit on top).
+  void ReleaseKept();
 
  private:
   struct State;

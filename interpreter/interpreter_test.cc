@@ -617,6 +617,14 @@ TEST(MemoryTrackerTest, ReusesFreedBuffersWithinThePeak) {
     EXPECT_EQ(m.peak(), 3 * kBig);
     EXPECT_LE(m.live() + m.kept(), m.peak());
     e.reset();
+    // ReleaseKept frees what is kept and leaves the peak as it was.
+    EXPECT_EQ(m.kept(), 3 * kBig);
+    m.ReleaseKept();
+    EXPECT_EQ(m.kept(), 0u);
+    EXPECT_EQ(m.peak(), 3 * kBig);
+    auto f = m.Allocate(kBig);  // new memory again, and kept again once freed
+    f.reset();
+    EXPECT_EQ(m.kept(), kBig);
     // ResetPeak makes live the peak: nothing may be kept then.
     m.ResetPeak();
     EXPECT_EQ(m.kept(), 0u);
