@@ -1,7 +1,8 @@
 // The SDK's rewriting helpers: the binding mutator, replacing uses, the
 // block rewriter, unused-binding removal, op-call matching and type
 // inference from types, the greedy pattern driver (use counts, visibility,
-// operand matching, erasure, diagnostics, trace) and outlining.
+// operand matching, erasure, diagnostics, trace) and outlining. The value
+// table that CSE uses: value_table_test.cc.
 #include "ir/rewrite.h"
 
 #include <gtest/gtest.h>
@@ -13,21 +14,14 @@
 #include "ir/analysis/unused_bindings.h"
 #include "ir/structural.h"
 #include "ir/text/printer.h"
-#include "ir/value_table.h"
 #include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 
 namespace plir {
 namespace {
 
+using testing::FindBinding;
 using testing::ParseOrFail;
-
-const VarBindingNode* Binding(const Function& f, const std::string& name) {
-  for (const Block& b : f->body()->blocks())
-    for (const auto& x : b->bindings())
-      if (x->var()->name_hint() == name) return x.get();
-  return nullptr;
-}
 
 // Compares `f` with the function @name of `expected_text`, structurally.
 void ExpectFunction(const Function& f, const std::string& expected_text) {
@@ -215,23 +209,23 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
 }
 )");
   Function f = m.LookupFunction("main");
-  const Expr& a = Binding(f, "a")->value();
+  const Expr& a = FindBinding(f, "a")->value();
   EXPECT_TRUE(MatchOpCall(a, "add"));
   EXPECT_TRUE(MatchOpCall(a, "add", 2));
   EXPECT_FALSE(MatchOpCall(a, "add", 1));
   EXPECT_FALSE(MatchOpCall(a, "multiply"));
   EXPECT_TRUE(MatchOpCallWithPattern(a, OpPattern::kBroadcast));
-  EXPECT_FALSE(MatchOpCallWithPattern(Binding(f, "r")->value(), OpPattern::kBroadcast));
-  EXPECT_TRUE(MatchOpCallWithPattern(Binding(f, "r")->value(), OpPattern::kInjective));
-  EXPECT_FALSE(MatchOpCallWithPattern(Binding(f, "m")->value(), OpPattern::kInjective));
+  EXPECT_FALSE(MatchOpCallWithPattern(FindBinding(f, "r")->value(), OpPattern::kBroadcast));
+  EXPECT_TRUE(MatchOpCallWithPattern(FindBinding(f, "r")->value(), OpPattern::kInjective));
+  EXPECT_FALSE(MatchOpCallWithPattern(FindBinding(f, "m")->value(), OpPattern::kInjective));
   CallTirMatch ct;
   EXPECT_FALSE(MatchCallTir(a, &ct));
-  ASSERT_TRUE(MatchCallTir(Binding(f, "t")->value(), &ct));
+  ASSERT_TRUE(MatchCallTir(FindBinding(f, "t")->value(), &ct));
   EXPECT_EQ(ct.kernel->name(), "k");
   ASSERT_EQ(ct.args.size(), 1u);
-  EXPECT_EQ(ct.args[0].get(), Binding(f, "a")->var().get());
+  EXPECT_EQ(ct.args[0].get(), FindBinding(f, "a")->var().get());
   EXPECT_EQ(ct.tir_vars, nullptr);
-  ASSERT_TRUE(MatchCallTir(Binding(f, "v")->value(), &ct));  // with tir_vars
+  ASSERT_TRUE(MatchCallTir(FindBinding(f, "v")->value(), &ct));  // with tir_vars
   ASSERT_NE(ct.tir_vars, nullptr);
   EXPECT_EQ(ct.tir_vars->kind(), NodeKind::kShapeExpr);
   EXPECT_EQ(KernelPattern(*m.Lookup("k")), OpPattern::kElemWise);
@@ -396,7 +390,7 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
   Function f = m.LookupFunction("main");
   ReluIdempotent relu;  // rewrites %b = relu(%a) into relu(%x): %a loses a use
   Probe probe;
-  probe.watch = Binding(f, "a")->var().get();
+  probe.watch = FindBinding(f, "a")->var().get();
   const RewritePattern* patterns[] = {&relu, &probe};
   GreedyRewriteOptions one;
   one.max_iterations = 1;
@@ -420,8 +414,8 @@ def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
 }
 )");
   Function f = m.LookupFunction("main");
-  Expr lv = Binding(f, "lv")->var();
-  Expr a = Binding(f, "a")->var();
+  Expr lv = FindBinding(f, "lv")->var();
+  Expr a = FindBinding(f, "a")->var();
   Probe probe;
   probe.probes = {{"a", lv}, {"b", lv}, {"b", a}, {"lv", a}, {"b", f->params()[0]}};
   const RewritePattern* patterns[] = {&probe};
@@ -516,7 +510,7 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 4), float32]) -> Tensor[(3
   const RewritePattern* patterns[] = {&check};
   Function f = m.LookupFunction("main");
   ApplyPatternsGreedily(f, patterns);
-  EXPECT_EQ(check.found, Binding(f, "t")->value().get());
+  EXPECT_EQ(check.found, FindBinding(f, "t")->value().get());
   EXPECT_EQ(check.wrong_op, nullptr);
   EXPECT_EQ(check.param, nullptr);
   EXPECT_EQ(check.out_of_range, nullptr);
@@ -630,7 +624,7 @@ def @main(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float
 }
 )");
   // The unchanged binding is shared.
-  EXPECT_EQ(Binding(*out, "m"), Binding(f, "m"));
+  EXPECT_EQ(FindBinding(*out, "m"), FindBinding(f, "m"));
   // Nothing to do: the function itself.
   StatusOr<Function> again = AddToSubtract().MutateFunction(*out);
   ASSERT_TRUE(again.ok());
@@ -758,7 +752,8 @@ def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,),
 }
 )");
   Function f = m.LookupFunction("main");
-  std::vector<const VarBindingNode*> group{Binding(f, "a"), Binding(f, "b"), Binding(f, "c")};
+  std::vector<const VarBindingNode*> group{FindBinding(f, "a"), FindBinding(f, "b"),
+                                           FindBinding(f, "c")};
   OutlineOptions opts;
   opts.name = "fused";
   opts.attrs = *Attrs::Make({{Symbol("Primitive"), AttrValue::Bool(true)}});
@@ -804,12 +799,12 @@ def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> (Tensor[(2,),
   EXPECT_TRUE(Verify(out).ok()) << Verify(out).message();
 
   // One output: the call binds the output's own variable.
-  std::vector<const VarBindingNode*> tail{Binding(f, "c"), Binding(f, "d")};
+  std::vector<const VarBindingNode*> tail{FindBinding(f, "c"), FindBinding(f, "d")};
   OutlineOptions o2;
   o2.name = "tail";
   auto r2 = OutlineBindings(f, tail, o2);
   ASSERT_TRUE(r2.ok()) << r2.status().message();
-  EXPECT_EQ(Binding(r2->first, "d")->var().get(), Binding(f, "d")->var().get());
+  EXPECT_EQ(FindBinding(r2->first, "d")->var().get(), FindBinding(f, "d")->var().get());
   EXPECT_EQ(r2->second->params().size(), 2u);  // %b, %a
 }
 
@@ -817,7 +812,7 @@ TEST(OutlineTest, Errors) {
   Module m = ParseOrFail(kChain);
   Function f = m.LookupFunction("main");
   // %b, between %a and %c, uses %a.
-  std::vector<const VarBindingNode*> gap{Binding(f, "a"), Binding(f, "c")};
+  std::vector<const VarBindingNode*> gap{FindBinding(f, "a"), FindBinding(f, "c")};
   OutlineOptions o;
   o.name = "g";
   auto r = OutlineBindings(f, gap, o);
@@ -825,93 +820,11 @@ TEST(OutlineTest, Errors) {
   EXPECT_NE(r.status().message().find("%b, between the outlined bindings, uses %a"),
             std::string::npos)
       << r.status().message();
-  std::vector<const VarBindingNode*> reversed{Binding(f, "b"), Binding(f, "a")};
+  std::vector<const VarBindingNode*> reversed{FindBinding(f, "b"), FindBinding(f, "a")};
   EXPECT_FALSE(OutlineBindings(f, reversed, o).ok());
   o.outputs = {f->params()[0].get()};
-  std::vector<const VarBindingNode*> one{Binding(f, "a")};
+  std::vector<const VarBindingNode*> one{FindBinding(f, "a")};
   EXPECT_FALSE(OutlineFunction(one, o).ok());
-}
-
-// ScopedValueTable: values equal by structure (variables by identity) are
-// one entry; a scope removes what it inserted and restores the payloads it
-// changed, also across nested scopes.
-TEST(ScopedValueTableTest, FindsEqualValuesAndUndoesScopes) {
-  Module m = ParseOrFail(R"(
-def @main(%x: Tensor[(2,), float32], %y: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
-  %a = add(%x, %y);
-  %b = add(%x, %y);
-  %c = add(%y, %x);
-  %d = (%x, %y);
-  %e = (%x, %y);
-  %f = nn.relu(%x);
-  %g = multiply(%x, %y);
-  %g
-}
-)");
-  Function f = m.LookupFunction("main");
-  ASSERT_TRUE(f);
-  auto value = [&](const std::string& name) { return Binding(f, name)->value(); };
-  ScopedValueTable<int> t;
-  auto [a, a_new] = t.FindOrInsert(value("a"));
-  EXPECT_TRUE(a_new);
-  EXPECT_EQ(t.FindOrInsert(value("b")), std::make_pair(a, false));  // same op, same variables
-  EXPECT_TRUE(t.FindOrInsert(value("c")).second);                   // the arguments swapped
-  auto [d, d_new] = t.FindOrInsert(value("d"));                     // not a call: StructuralHash
-  EXPECT_TRUE(d_new);
-  EXPECT_EQ(t.FindOrInsert(value("e")), std::make_pair(d, false));
-  t.Update(a) = 1;
-  EXPECT_EQ(t.size(), 3u);
-
-  t.PushScope();
-  t.Update(a) = 2;                               // saved, then changed
-  auto [g, g_new] = t.FindOrInsert(value("f"));  // added in the scope
-  EXPECT_TRUE(g_new);
-  t.Update(g) = 7;
-  t.PushScope();
-  t.Update(a) = 3;
-  EXPECT_TRUE(t.FindOrInsert(value("g")).second);
-  EXPECT_EQ(t.size(), 5u);
-  t.PopScope();
-  EXPECT_EQ(t.size(), 4u);
-  EXPECT_EQ(t.payload(a), 2);
-  EXPECT_EQ(t.payload(g), 7);
-  EXPECT_EQ(t.FindOrInsert(value("f")), std::make_pair(g, false));
-  t.PopScope();
-  EXPECT_EQ(t.size(), 3u);
-  EXPECT_EQ(t.payload(a), 1);
-  EXPECT_TRUE(t.FindOrInsert(value("f")).second);  // gone with its scope
-  t.Update(a) = 4;                                 // outside any scope: nothing saved
-  EXPECT_EQ(t.payload(a), 4);
-}
-
-// More values under one first argument than a chain holds still find
-// their entries, and a scope undoes insertions past the chain's limit.
-TEST(ScopedValueTableTest, ManyValuesOfOneVariable) {
-  std::string text =
-      "def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n  %v0 = nn.relu(%x);\n";
-  for (int i = 1; i <= 40; ++i)
-    text += "  %v" + std::to_string(i) + " = add(%x, %v" + std::to_string(i - 1) + ");\n";
-  text += "  %v40\n}\n";
-  Module m = ParseOrFail(text);
-  Function f = m.LookupFunction("main");
-  ASSERT_TRUE(f);
-  ScopedValueTable<int> t;
-  std::vector<uint32_t> index;
-  for (int i = 0; i <= 20; ++i) {
-    auto [k, inserted] = t.FindOrInsert(Binding(f, "v" + std::to_string(i))->value());
-    EXPECT_TRUE(inserted) << i;
-    index.push_back(k);
-  }
-  t.PushScope();
-  for (int i = 21; i <= 40; ++i)
-    EXPECT_TRUE(t.FindOrInsert(Binding(f, "v" + std::to_string(i))->value()).second) << i;
-  t.PopScope();
-  for (int i = 0; i <= 20; ++i)
-    EXPECT_EQ(t.FindOrInsert(Binding(f, "v" + std::to_string(i))->value()),
-              std::make_pair(index[i], false))
-        << i;
-  for (int i = 21; i <= 40; ++i)
-    EXPECT_TRUE(t.FindOrInsert(Binding(f, "v" + std::to_string(i))->value()).second) << i;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "ir/internal/name_table.h"
 #include "ir/internal/pointer_map.h"
 #include "ir/internal/radix_sort.h"
+#include "ir/internal/verify_dims.h"
 #include "ir/op.h"
 #include "ir/parallel.h"
 #include "ir/text_rules.h"
@@ -589,182 +590,6 @@ std::string DefinitionPath(const ItemNode* item, const VarNode* v) {
   return finder.path;
 }
 
-// Symbolic dimensions: a dimension name used in a function body (in a
-// variable's type or a call's sinfo_args) must be bound where it is used:
-// by a parameter's type, or by an earlier `match_cast` (whose target type
-// binds the names it introduces) in the same or an enclosing body, as in
-// Relax. The return type may name what the body binds (the parser infers it
-// from the body). A shape value (`shape[(n,)]`) uses its names. Extern kernels are signatures whose
-// names are per call, and are not checked.
-class SymbolicDimChecker {
- public:
-  SymbolicDimChecker(const FunctionNode* f, std::vector<VerifyError>* errors, size_t max_errors)
-      : f_(f), errors_(errors), max_errors_(max_errors) {}
-
-  void Run() {
-    for (const Var& p : f_->params()) Bind(p->type());
-    Walk(f_->body().get(), "@" + f_->name() + ", body", 0);
-  }
-
- private:
-  static constexpr int kMaxDepth = 1000;
-
-  // The names `t` uses (`defs_only`: those it can bind, which are the
-  // dimensions that are a bare name; a name inside an expression such as
-  // `m * n` is only a use, as in Relax).
-  static void Collect(const Type& t, std::vector<Symbol>* out, bool defs_only = false) {
-    if (!t) return;
-    auto dim = [&](const Dim& d) {
-      if (d.is_const()) return;
-      if (!defs_only)
-        DimNames(d, out);
-      else if (!DimIsExpr(d))
-        out->push_back(d.sym);
-    };
-    switch (t->kind()) {
-      case NodeKind::kTensorType:
-        for (const Dim& d : static_cast<const TensorTypeNode*>(t.get())->shape()) dim(d);
-        break;
-      case NodeKind::kShapeType:
-        for (const Dim& d : static_cast<const ShapeTypeNode*>(t.get())->values()) dim(d);
-        break;
-      case NodeKind::kPrimType:
-        if (static_cast<const PrimTypeNode*>(t.get())->has_value())
-          dim(static_cast<const PrimTypeNode*>(t.get())->value());
-        break;
-      case NodeKind::kTupleType:
-        for (const Type& f : static_cast<const TupleTypeNode*>(t.get())->fields())
-          Collect(f, out, defs_only);
-        break;
-      default:
-        break;
-    }
-  }
-  bool IsBound(Symbol s) const {
-    return std::find(bound_.begin(), bound_.end(), s) != bound_.end();
-  }
-  void Bind(const Type& t) {
-    std::vector<Symbol> syms;
-    Collect(t, &syms, /*defs_only=*/true);
-    for (Symbol s : syms)
-      if (!IsBound(s)) bound_.push_back(s);
-  }
-  void Check(const Type& t, const std::string& path) {
-    std::vector<Symbol> syms;
-    Collect(t, &syms);
-    for (Symbol s : syms) {
-      if (IsBound(s) || errors_->size() >= max_errors_) continue;
-      // Report each name once.
-      if (std::find(reported_.begin(), reported_.end(), s) != reported_.end()) continue;
-      reported_.push_back(s);
-      errors_->push_back({path, "symbolic dimension " + s.str() +
-                                    " is not bound here (bind it with a parameter's type or a "
-                                    "match_cast before its use)"});
-    }
-  }
-  static bool IsMatchCast(const ExprNode* e) {
-    if (e->kind() != NodeKind::kCall) return false;
-    auto* op = As<OpNode>(static_cast<const CallNode*>(e)->callee());
-    return op && op->name() == "match_cast";
-  }
-  void Walk(const SeqExprNode* seq, const std::string& path, int depth) {
-    if (depth > kMaxDepth) return;
-    size_t mark = bound_.size();
-    const auto& blocks = seq->blocks();
-    for (size_t bi = 0; bi < blocks.size(); ++bi) {
-      const auto& bindings = blocks[bi]->bindings();
-      for (size_t j = 0; j < bindings.size(); ++j) {
-        const VarBindingNode* b = bindings[j].get();
-        auto where = [&] {
-          return path + ", block " + std::to_string(bi) + ", binding " + std::to_string(j) + " (" +
-                 VarName(b->var().get()) + ")";
-        };
-        if (IsMatchCast(b->value().get())) {
-          auto* c = static_cast<const CallNode*>(b->value().get());
-          for (const Expr& a : c->args()) Value(a.get(), where, depth + 1);
-          for (const Type& t : c->sinfo_args()) Bind(t);
-        } else {
-          Value(b->value().get(), where, depth + 1);
-        }
-        if (b->var()->type()) {
-          std::vector<Symbol> syms;
-          Collect(b->var()->type(), &syms);
-          bool all = true;
-          for (Symbol s : syms) all = all && IsBound(s);
-          if (!all) Check(b->var()->type(), where() + ", type");
-        }
-      }
-    }
-    Value(
-        seq->result().get(), [&] { return path + ", result"; }, depth + 1);
-    bound_.resize(mark);
-  }
-  template <typename Where>
-  void Value(const ExprNode* e, const Where& where, int depth) {
-    if (depth > kMaxDepth) return;
-    switch (e->kind()) {
-      case NodeKind::kCall: {
-        auto* c = static_cast<const CallNode*>(e);
-        for (const Type& t : c->sinfo_args()) {
-          std::vector<Symbol> syms;
-          Collect(t, &syms);
-          bool all = true;
-          for (Symbol s : syms) all = all && IsBound(s);
-          if (!all) Check(t, where() + ", sinfo_args");
-        }
-        for (const Expr& a : c->args()) Value(a.get(), where, depth + 1);
-        break;
-      }
-      case NodeKind::kTuple:
-        for (const Expr& f : static_cast<const TupleNode*>(e)->fields())
-          Value(f.get(), where, depth + 1);
-        break;
-      case NodeKind::kTupleGetItem:
-        Value(static_cast<const TupleGetItemNode*>(e)->tuple().get(), where, depth + 1);
-        break;
-      case NodeKind::kIf: {
-        auto* n = static_cast<const IfNode*>(e);
-        Value(n->cond().get(), where, depth + 1);
-        Walk(n->then_body().get(), where() + ", value, then", depth + 1);
-        Walk(n->else_body().get(), where() + ", value, else", depth + 1);
-        break;
-      }
-      case NodeKind::kSeqExpr:
-        Walk(static_cast<const SeqExprNode*>(e), where(), depth + 1);
-        break;
-      case NodeKind::kShapeExpr:
-      case NodeKind::kPrimExpr: {
-        std::vector<Symbol> syms;
-        Collect(e->type(), &syms);
-        bool all = true;
-        for (Symbol s : syms) all = all && IsBound(s);
-        if (!all)
-          Check(e->type(),
-                where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value"));
-        break;
-      }
-      case NodeKind::kLocalFn: {
-        // A local function binds the names of its parameters' types, as a
-        // function does, for its body only.
-        auto* f = static_cast<const LocalFnNode*>(e);
-        size_t mark = bound_.size();
-        for (const Var& p : f->params()) Bind(p->type());
-        Walk(f->body().get(), where() + ", value, fn body", depth + 1);
-        bound_.resize(mark);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  const FunctionNode* f_;
-  std::vector<VerifyError>* errors_;
-  size_t max_errors_;
-  std::vector<Symbol> bound_;
-  std::vector<Symbol> reported_;
-};
-
 // A (variable, item) record in 8 bytes: the item's number in the address's
 // unused top 16 bits. User-space addresses have 47 bits on x86-64 and 48 on
 // AArch64 (5-level paging gives more only to mappings asked for above
@@ -857,7 +682,7 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
   ParallelFor(items.size(), 0, [&](size_t i, size_t) {
     reports[i] = Verifier(m, options).Run(items[i].get());
     if (auto* f = As<FunctionNode>(items[i]))
-      SymbolicDimChecker(f, &reports[i].errors, max_errors).Run();
+      internal::CheckSymbolicDims(f, &reports[i].errors, max_errors);
   });
 
   // A use that no scope of its item explains is "used outside the scope

@@ -17,6 +17,22 @@ Module ParseOrFail(const std::string& text) {
   return m.ok() ? *m : Module();
 }
 
+const VarBindingNode* FindBinding(const SeqExprNode& body, const std::string& name) {
+  for (const Block& b : body.blocks())
+    for (const Binding& x : b->bindings()) {
+      if (x->var()->name_hint() == name) return x.get();
+      if (auto* i = As<IfNode>(x->value())) {
+        if (auto* r = FindBinding(*i->then_body(), name)) return r;
+        if (auto* r = FindBinding(*i->else_body(), name)) return r;
+      }
+    }
+  return nullptr;
+}
+
+const VarBindingNode* FindBinding(const Function& f, const std::string& name) {
+  return FindBinding(*f->body(), name);
+}
+
 std::string ReadTestFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "cannot open " << path;

@@ -11,21 +11,8 @@
 namespace plir {
 namespace {
 
+using testing::FindBinding;
 using testing::ParseOrFail;
-
-// The binding of `%name` among the top-level bindings of `f` (and in its if
-// branches), or null.
-const VarBindingNode* FindBinding(const SeqExprNode& body, const std::string& name) {
-  for (const Block& b : body.blocks())
-    for (const Binding& x : b->bindings()) {
-      if (x->var()->name_hint() == name) return x.get();
-      if (auto* i = As<IfNode>(x->value())) {
-        if (auto* r = FindBinding(*i->then_body(), name)) return r;
-        if (auto* r = FindBinding(*i->else_body(), name)) return r;
-      }
-    }
-  return nullptr;
-}
 
 std::vector<std::string> Names(const std::vector<Var>& vs) {
   std::vector<std::string> out;
