@@ -155,6 +155,19 @@ def save_safetensors(path, tensors):
     os.replace(tmp, path)
 
 
+def seeded_model(name):
+    """The model NAME with its seeded random weights, in eval mode, and its
+    seeded input: what main() exports (bench/torch_interleaved.py builds the
+    same model to time it)."""
+    torch.set_num_threads(2)
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    model, shape = build(name)
+    randomize(model, name, shape, gen)
+    x = make_input(name, shape, torch.Generator().manual_seed(SEED + 1))
+    return model, x
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, choices=MODELS)
@@ -162,14 +175,8 @@ def main():
     ap.add_argument("--time-runs", type=int, default=0,
                     help="time this many forward passes after 2 warm-ups (torch_time.json)")
     args = ap.parse_args()
-    torch.set_num_threads(2)
-    torch.manual_seed(SEED)
-    gen = torch.Generator().manual_seed(SEED)
     os.makedirs(args.out, exist_ok=True)
-
-    model, shape = build(args.model)
-    randomize(model, args.model, shape, gen)
-    x = make_input(args.model, shape, torch.Generator().manual_seed(SEED + 1))
+    model, x = seeded_model(args.model)
     with torch.no_grad():
         y = model(x)
     if not torch.isfinite(y).all() or float(y.std()) < 1e-3:
