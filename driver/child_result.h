@@ -135,12 +135,14 @@ class ChildResult {
 StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes,
                                       std::string_view limit_flag = "--max-input-bytes");
 
-// In the parent: the module of a kind-1 or kind-4 result, loaded (a kind-4
-// result's shards in parallel) and verified by the parent's own code. The op names that are not
-// registered get stand-ins (registered for the life of the process) whose calls keep their recorded
-// type; every other call is re-inferred as usual. The module is built before it is verified; when
-// none of its constants views the mapping, `r` lets it go then (its payload reads empty after), so
-// the verify does not add to a peak that still holds the file.
+// In the parent: the module of a kind-1 or kind-4 result, loaded (a
+// kind-4 result's shards in parallel) and verified by the parent's own
+// code. The op names that are not registered get stand-ins (registered for
+// the life of the process) whose calls keep their recorded type; every
+// other call is re-inferred as usual. The module is built before it is
+// verified; when none of its constants views the mapping, `r` lets it go
+// then (its payload reads empty after), so the verify does not add to a
+// peak that still holds the file.
 StatusOr<Module> LoadResultModule(ChildResult& r);
 
 }  // namespace plir

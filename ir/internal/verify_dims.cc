@@ -83,6 +83,15 @@ class SymbolicDimChecker {
                                     "match_cast before its use)"});
     }
   }
+  // Checks `t` when it names a dimension that is not bound; the path is
+  // built only then.
+  template <typename Path>
+  void CheckUnbound(const Type& t, const Path& path) {
+    std::vector<Symbol> syms;
+    Collect(t, &syms);
+    for (Symbol s : syms)
+      if (!IsBound(s)) return Check(t, path());
+  }
   static bool IsMatchCast(const ExprNode* e) {
     if (e->kind() != NodeKind::kCall) return false;
     auto* op = As<OpNode>(static_cast<const CallNode*>(e)->callee());
@@ -97,8 +106,8 @@ class SymbolicDimChecker {
       for (size_t j = 0; j < bindings.size(); ++j) {
         const VarBindingNode* b = bindings[j].get();
         auto where = [&] {
-          return path + ", block " + std::to_string(bi) + ", binding " + std::to_string(j) + " (" +
-                 "%" + b->var()->name_hint() + ")";
+          return path + ", block " + std::to_string(bi) + ", binding " + std::to_string(j) + " (%" +
+                 b->var()->name_hint() + ")";
         };
         if (IsMatchCast(b->value().get())) {
           auto* c = static_cast<const CallNode*>(b->value().get());
@@ -107,13 +116,7 @@ class SymbolicDimChecker {
         } else {
           Value(b->value().get(), where, depth + 1);
         }
-        if (b->var()->type()) {
-          std::vector<Symbol> syms;
-          Collect(b->var()->type(), &syms);
-          bool all = true;
-          for (Symbol s : syms) all = all && IsBound(s);
-          if (!all) Check(b->var()->type(), where() + ", type");
-        }
+        if (b->var()->type()) CheckUnbound(b->var()->type(), [&] { return where() + ", type"; });
       }
     }
     Value(
@@ -126,13 +129,8 @@ class SymbolicDimChecker {
     switch (e->kind()) {
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e);
-        for (const Type& t : c->sinfo_args()) {
-          std::vector<Symbol> syms;
-          Collect(t, &syms);
-          bool all = true;
-          for (Symbol s : syms) all = all && IsBound(s);
-          if (!all) Check(t, where() + ", sinfo_args");
-        }
+        for (const Type& t : c->sinfo_args())
+          CheckUnbound(t, [&] { return where() + ", sinfo_args"; });
         for (const Expr& a : c->args()) Value(a.get(), where, depth + 1);
         break;
       }
@@ -154,16 +152,11 @@ class SymbolicDimChecker {
         Walk(static_cast<const SeqExprNode*>(e), where(), depth + 1);
         break;
       case NodeKind::kShapeExpr:
-      case NodeKind::kPrimExpr: {
-        std::vector<Symbol> syms;
-        Collect(e->type(), &syms);
-        bool all = true;
-        for (Symbol s : syms) all = all && IsBound(s);
-        if (!all)
-          Check(e->type(),
-                where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value"));
+      case NodeKind::kPrimExpr:
+        CheckUnbound(e->type(), [&] {
+          return where() + (e->kind() == NodeKind::kShapeExpr ? ", shape value" : ", value");
+        });
         break;
-      }
       case NodeKind::kLocalFn: {
         // A local function binds the names of its parameters' types, as a
         // function does, for its body only.
