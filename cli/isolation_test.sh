@@ -297,6 +297,43 @@ else
   echo "SKIP: the full-disk output check needs to mount a tmpfs (root)"
 fi
 
+# Only PLIR's bundled plugins can run (--passes, a pipeline naming plugins
+# by name): the child writes -o itself, as with no plugin, and verifies its
+# result. The bytes equal the checked hand-over's (--check-result) and
+# --no-isolate's. Anything that lets other code in (a --plugin, a plugin
+# directory, $PLIR_PLUGIN_PATH, a pipeline's plugin_path or Python file,
+# also through an include) gets the parent's load and verify.
+who() {  # who NAME child|parent [plir-opt arguments]: -v says which side writes
+  local name="$1" side="$2"; shift 2
+  "$opt" "$tmp/rt.plir" -v -o "$tmp/who.plir" "$@" 2> "$tmp/err"
+  if [ "$side" = child ]; then
+    check "$name: the child writes the output" 'grep -q "the child writes the output" "$tmp/err"'
+  else
+    check "$name: the parent loads and verifies the child's result" \
+      'grep -q "the parent loads and verifies" "$tmp/err"'
+  fi
+}
+clean="DeadCodeElimination,CommonSubexpressionElimination,CanonicalizeBindings"
+rc=0
+"$opt" "$tmp/rt.plir" --passes "$clean" -o "$tmp/b_child.plir" 2> "$tmp/err" || rc=1
+"$opt" "$tmp/rt.plir" --passes "$clean" --check-result -o "$tmp/b_check.plir" 2>> "$tmp/err" || rc=1
+"$opt" "$tmp/rt.plir" --passes "$clean" --no-isolate -o "$tmp/b_noiso.plir" 2>> "$tmp/err" || rc=1
+check "bundled passes: the child's own write equals --check-result and --no-isolate (rc=$rc)" \
+  '[ $rc -eq 0 ] && [ -s "$tmp/b_child.plir" ] && cmp -s "$tmp/b_child.plir" "$tmp/b_check.plir" && cmp -s "$tmp/b_child.plir" "$tmp/b_noiso.plir"'
+printf 'version: 1\nplugins: [dead_code_elimination]\npasses: [DeadCodeElimination]\n' > "$tmp/by_name.yaml"
+printf 'version: 1\nplugin_path: [%s]\npasses: [DeadCodeElimination]\n' "$PWD/testing/plugins" > "$tmp/with_dir.yaml"
+printf 'version: 1\ninclude: with_dir.yaml\n' > "$tmp/includes_dir.yaml"
+printf 'version: 1\npython: [passes.py]\npasses: [DeadCodeElimination]\n' > "$tmp/with_python.yaml"
+who "--passes of bundled plugins" child --passes "$clean"
+who "a pipeline naming a bundled plugin" child --pipeline "$tmp/by_name.yaml"
+who "--check-result" parent --passes "$clean" --check-result
+who "--plugin" parent --plugin "$noop" --passes DeadCodeElimination
+who "--plugin-path" parent --plugin-path "$PWD/testing/plugins" --passes DeadCodeElimination
+PLIR_PLUGIN_PATH="$PWD/testing/plugins" who "\$PLIR_PLUGIN_PATH" parent --passes DeadCodeElimination
+who "a pipeline's plugin_path" parent --pipeline "$tmp/with_dir.yaml"
+who "an included pipeline's plugin_path" parent --pipeline "$tmp/includes_dir.yaml"
+who "a pipeline's Python file" parent --pipeline "$tmp/with_python.yaml"
+
 { echo "version: 1"; echo "passes:"; for i in $(seq 10000); do echo "  - DeadCodeElimination"; done; } > "$tmp/p10k.yaml"
 start=$(date +%s%N)
 "$opt" "$tmp/in.plir" --pipeline "$tmp/p10k.yaml" -o /dev/null 2> "$tmp/err"; rc=$?

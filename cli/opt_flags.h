@@ -47,7 +47,14 @@ struct Flags : ToolFlags {  // input, -o, --pipeline, --passes, --plugin, --plug
   bool allow_changed_plugins = false;
   // --reproduce: the bundle's plugins by path, with the sha256 they had.
   std::vector<std::pair<std::string, std::string>> pinned_plugins;
-  bool hermetic_plugins = false;          // only --plugin and --plugin-path (build actions)
+  bool hermetic_plugins = false;  // only --plugin and --plugin-path (build actions)
+  // --check-result: the parent loads and verifies the child's result even
+  // when only bundled plugins can run (see ChildWritesOutput).
+  bool check_result = false;
+  // Set by the supervisor before the fork: only PLIR's own code can run in
+  // the child, which writes the output itself (its loader then refuses any
+  // plugin but the bundled ones, and it verifies the result).
+  bool child_writes_output = false;
   std::string sandbox = "auto";           // --sandbox=require|auto|off
   std::vector<std::string> sandbox_read;  // --sandbox-read PATH
   uint64_t max_input_bytes = ModuleFile::kDefaultMaxBytes;

@@ -117,6 +117,7 @@ Status Reword(const Status& s, std::string message) { return Status(s.code(), st
 // kernel in `state`, and the search path.
 std::vector<std::string> ConfigureLoader(const Flags& f, RunState* state, PluginLoader& loader) {
   loader.set_allow_insecure(f.allow_insecure_plugins);
+  loader.set_bundled_only(f.child_writes_output);
   if (!f.no_isolate && f.sandbox != "off")
     loader.set_permission_hint(
         "the plugin sandbox lets plugins read only the files plir-opt knows they need; "
@@ -307,7 +308,8 @@ struct PassSetup {
   PassContext ctx;
   std::shared_ptr<BisectGate> gate;
   std::unique_ptr<PassRegistry> gated_registry;
-  VerifyMode verify = VerifyMode::kEnd;
+  // Verify the result at the end (unless it is the verified input).
+  bool verify_result = true;
 };
 
 Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& module,
@@ -336,7 +338,10 @@ Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& 
   if (f.print_before_all) opts.print_before.push_back("all");
   if (f.print_after_all) opts.print_after.push_back("all");
   for (const std::string& p : f.print_after) opts.print_after.push_back(p);
-  setup->verify = opts.verify;
+  // verify: none means none, except in a child that writes the output
+  // itself: no parent checks its result, so it does (as the parent would).
+  setup->verify_result = opts.verify == VerifyMode::kEnd ||
+                         (opts.verify == VerifyMode::kNone && f.child_writes_output);
   ctx.instruments.push_back(std::move(phases));
   AddInstruments(opts, &std::cerr, ctx);
   if (!f.dump_ir_dir.empty()) {
@@ -394,10 +399,9 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
   if (!result.ok())
     return fail_pass("plir-opt: " + result.status().message(), result.status().code());
   KeepUntilExit(*result);
-  // verify: none means none; "end" (and the default) checks the result,
-  // unless it is the input itself (no pass changed it), which LoadInput
-  // verified.
-  if (setup.verify == VerifyMode::kEnd && !result->same_as(module)) {
+  // "end" (and the default) checks the result, unless it is the input
+  // itself (no pass changed it), which LoadInput verified.
+  if (setup.verify_result && !result->same_as(module)) {
     if (Status s = Verify(*result); !s.ok())
       return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message(),
                        StatusCode::kInternal);

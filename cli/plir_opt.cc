@@ -187,22 +187,47 @@ Status WriteModule(const Flags& f, const Module& m, Output& out) {
   return WriteOutput(out, [&](const Sink& sink) { return ProduceModule(f, m, sink); });
 }
 
-// A run that names no plugin, no pipeline, no pass and no --print-after
-// loads no plugin code (a format conversion, a round trip): its child runs
-// PLIR's own code only, so there is no plugin's result for the parent to
-// check. Such a child writes the output itself, into the parent's
-// temporary file beside -o, which the parent renames into place only after
-// the child has exited 0: a crash, a limit or an error still leaves the
-// target untouched, and the child keeps its sandbox, limits and crash
-// report. What is saved is the hand-over of the module (the child's binary
-// save, the parent's load and verify: about 1 CPU s at 1M ops,
-// bench/RESULTS.md). The parent decides this from the command line, never
-// from what the child says; a device, pipe or standard output (written
-// where it is, so not undone by an abort) still gets the checked hand-over.
+// Whether only PLIR's own code can run in the child: the plugins it can load
+// are the bundled ones (beside this executable) and nothing else. That holds
+// when nothing adds a plugin or a directory to the search: no --plugin,
+// --plugin-path, $PLIR_PLUGIN_PATH, --extend or --reproduce, and a
+// pipeline (its includes and extends expanded, read here by the parent)
+// that names plugins only by name, no plugin_path and no Python file. The
+// bundled plugins are built and installed with plir-opt, so trusting them is
+// trusting plir-opt; a third party's plugin (or Python pass) is never
+// trusted. Decided from the parent's own command line, environment and
+// files, never from the child's word; the child's loader enforces it again
+// (set_bundled_only), before any file is opened.
+bool OnlyBundledPluginsCanRun(const Flags& f) {
+  if (!f.plugins.empty() || !f.plugin_dirs.empty() || !f.extends.empty() || !f.reproduce.empty())
+    return false;
+  if (const char* env = std::getenv("PLIR_PLUGIN_PATH"); env && *env && !f.hermetic_plugins)
+    return false;
+  if (f.pipeline.empty()) return true;
+  StatusOr<PipelineSpec> spec = ParsePipelineFile(f.pipeline);
+  if (!spec.ok() || !spec->python.empty() || !spec->plugin_path.empty()) return false;
+  for (const PluginSourceSpec& s : spec->plugin_sources)
+    if (s.kind == PluginSourceSpec::Kind::kSearchDir ||
+        (s.kind == PluginSourceSpec::Kind::kPlugin && s.is_path))
+      return false;
+  return true;
+}
+
+// A run in which only PLIR's own code can run (no plugin at all, or only the
+// bundled ones: OnlyBundledPluginsCanRun) has no third party's result for
+// the parent to check. Its child writes the output itself, into the
+// parent's temporary file beside -o, which the parent renames into place
+// only after the child has exited 0: a crash, a limit or an error still
+// leaves the target untouched, and the child keeps its sandbox, limits and
+// crash report. It verifies its result as the parent would have (also
+// under `verify: none`). What is saved is the hand-over of the module (the
+// child's binary save, the parent's load and verify: about 1 CPU s at 1M
+// ops, bench/RESULTS.md). A device, pipe or standard output (written where
+// it is, so not undone by an abort) still gets the checked hand-over, and
+// so does --check-result.
 bool ChildWritesOutput(const Flags& f, const Output& out) {
-  return out.file && !out.file->in_place() && f.plugins.empty() && f.pipeline.empty() &&
-         f.passes.empty() && f.extends.empty() && f.print_after.empty() && !f.list_passes &&
-         !f.list_ops && !f.emit_pipeline;
+  return out.file && !out.file->in_place() && !f.check_result && !f.list_passes && !f.list_ops &&
+         !f.emit_pipeline && OnlyBundledPluginsCanRun(f);
 }
 
 // Writes what the program produced: the module, or its text.
@@ -319,7 +344,11 @@ int Main(Flags f) {
   setup.fds = {*result_fd};
   if (in.fd >= 0) setup.fds.push_back(in.fd);
   const bool child_writes = ChildWritesOutput(f, out);
+  f.child_writes_output = child_writes;
   if (child_writes) setup.fds.push_back(out.file->fd());
+  if (f.verbose)
+    std::cerr << (child_writes ? "note: only PLIR's own code can run: the child writes the output\n"
+                               : "note: the parent loads and verifies the child's result\n");
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
@@ -340,10 +369,8 @@ int Main(Flags f) {
         state->Enter(RunPhase::kWritingOutput, f.output);
         Status s;
         if (child_writes) {
-          // RunPipeline records every plugin it loaded in the page; a run
-          // that names none has loaded none.
-          if (!state->PluginsText().empty() || !result.module)
-            return Error("plir-opt: internal error: a plugin was loaded in a run that names none");
+          // Its loader refused every plugin but the bundled ones.
+          if (!result.module) return Error("plir-opt: internal error: no module to write");
           const int out_fd = fds.back();
           const std::string what = Printable(f.output);
           s = ProduceModule(f, *result.module, [&](std::string_view piece) {
@@ -481,7 +508,9 @@ int ParseAndRun(int argc, char** argv) {
   app.add_flag("--list-passes", f.list_passes,
                "list registered passes (with --verbose: options, paths)");
   app.add_flag("--list-ops", f.list_ops, "list registered ops with arity and attributes");
-  app.add_flag("-v,--verbose", f.verbose, "more detail in --list-passes and --list-ops");
+  app.add_flag("-v,--verbose", f.verbose,
+               "more detail in --list-passes and --list-ops; say whether the child or the "
+               "supervisor writes the module");
   app.add_flag("--emit-pipeline", f.emit_pipeline, "print the loaded pipeline as canonical YAML");
   app.add_option("--extend", f.extends, "apply an extension fragment to the pipeline (repeatable)")
       ->allow_extra_args(false);
@@ -499,6 +528,9 @@ int ParseAndRun(int argc, char** argv) {
   app.add_flag("--verify-tensor-data", f.verify_tensor_data,
                "also check a binary (version 3) input's tensor-data checksum, which loading "
                "skips so that weights page in only when used");
+  app.add_flag("--check-result", f.check_result,
+               "hand the module to the supervisor, which loads and verifies it, also when only "
+               "the bundled plugins can run (then the child writes -o itself)");
   app.add_flag("--no-isolate", f.no_isolate,
                "run plugins in this process (for debuggers): no crash report, no --pass-timeout");
   app.add_option("--pass-timeout", f.pass_timeout_s,

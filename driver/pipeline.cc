@@ -197,6 +197,12 @@ StatusOr<Pipeline> ResolvePipeline(const PipelineSpec& spec, PluginLoader& loade
   p.plugin_path = spec.plugin_path;
   PLIR_RETURN_IF_ERROR(r.Plugins(spec.plugin_sources, &p.plugins));
   for (const NameSpec& f : spec.python) {
+    // A Python file is the user's code: a loader that trusts only the
+    // bundled plugins (plir-opt's child that writes its own output) runs none.
+    if (loader.bundled_only())
+      return ErrorAt(f.loc, "python: " + f.name +
+                                ": this run trusts only PLIR's bundled plugins; --check-result "
+                                "lifts that");
     PythonFileRunner run;
     {
       std::lock_guard<std::mutex> l(python_mu);

@@ -401,6 +401,31 @@ instruments: {verify: none, print_after: [NoSuchPass]}
   EXPECT_EQ(r.status().message().rfind(path + ":3:11: ", 0), 0u) << r.status().message();
 }
 
+// A loader that trusts only the bundled plugins (plir-opt's child that
+// writes its own output) runs no Python file: the runner is never called.
+TEST_F(PipelineTest, BundledOnlyLoaderRunsNoPythonFile) {
+  int calls = 0;
+  SetPythonFileRunner([&](const std::string&, PluginLoader&) {
+    ++calls;
+    return Status::Ok();
+  });
+  const std::string path = dir_ + "/py.yaml";
+  auto spec = ParsePipelineText(path, "version: 1\npython: [passes.py]\npasses: []\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  loader_.set_bundled_only(true);
+  auto r = ResolvePipeline(*spec, loader_);
+  loader_.set_bundled_only(false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("trusts only PLIR's bundled plugins"), std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(r.status().message().rfind(path + ":2:", 0), 0u) << r.status().message();
+  EXPECT_EQ(calls, 0);
+  // The same pipeline with an ordinary loader runs the file.
+  EXPECT_TRUE(ResolvePipeline(*spec, loader_).ok());
+  EXPECT_EQ(calls, 1);
+  SetPythonFileRunner(nullptr);
+}
+
 TEST_F(PipelineTest, ParseErrorsAreStatusValuesWithPositions) {
   auto r =
       ParsePipelineText(dir_ + "/t.yaml", "version: 1\npasses: [A, {name: B, min_opt_level: 9}]\n");

@@ -102,9 +102,7 @@ bool PluginLoader::IsBundled(const std::string& canonical) const {
   return bundled_dirs_.count(dir.string()) || bundled_dirs_.count(dir.parent_path().string());
 }
 
-void PluginLoader::LoadBundledPlugins() {
-  if (bundled_loaded_) return;
-  bundled_loaded_ = true;
+std::vector<std::string> PluginLoader::BundledFiles() const {
   std::vector<std::string> files;
   for (const std::string& dir : bundled_dirs_) {
     std::error_code ec;
@@ -122,6 +120,13 @@ void PluginLoader::LoadBundledPlugins() {
     }
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+void PluginLoader::LoadBundledPlugins() {
+  if (bundled_loaded_) return;
+  bundled_loaded_ = true;
+  const std::vector<std::string> files = BundledFiles();
   // A bundled plugin that does not load is the installation's problem; the
   // run goes on (it fails later if that plugin's pass is needed).
   for (const std::string& f : files) {
@@ -261,8 +266,25 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   std::string canonical = Canonical(path);
   for (const LoadedPlugin& p : loaded_)
     if (p.path == canonical) return p;
-  // The bundled plugins' names first: no other plugin may take them.
-  if (!bundled_dirs_.empty() && !IsBundled(canonical)) LoadBundledPlugins();
+  if (bundled_only_) {
+    // Compared by canonical path: under `bazel test` the bundled directory
+    // is a runfiles tree of links, so a file's canonical path is elsewhere.
+    bool bundled = false;
+    for (const std::string& f : BundledFiles()) bundled = bundled || Canonical(f) == canonical;
+    if (!bundled)
+      return Fail(PluginError::kNotBundled,
+                  FailedPrecondition("refusing plugin " + path +
+                                     ": this run trusts only PLIR's bundled plugins (its child "
+                                     "writes the output); --check-result lifts that"));
+  }
+  // The bundled plugins' names first: no other plugin may take them. (A
+  // bundled file reached through a link, as in a runfiles tree, is loaded
+  // by that: it is then loaded once, not listed twice.)
+  if (!bundled_dirs_.empty() && !IsBundled(canonical)) {
+    LoadBundledPlugins();
+    for (const LoadedPlugin& p : loaded_)
+      if (p.path == canonical) return p;
+  }
   LoadedTable& table = Loaded();
   std::lock_guard<std::mutex> lock(table.mu);
   auto known = table.by_path.find({&passes_, canonical});

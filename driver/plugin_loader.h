@@ -42,6 +42,7 @@ enum class PluginError {
   kNotFound,
   kInsecure,
   kPinMismatch,
+  kNotBundled,  // refused: the loader trusts only the bundled plugins
 };
 
 // A failed load: its kind, and the error (which names the file). kind is
@@ -81,6 +82,13 @@ class PluginLoader {
   // loaded, so that no pass or op name a bundled plugin owns can be taken
   // (the later registration fails, naming both files).
   void DeclareBundledDir(const std::string& dir);
+
+  // Refuses, before it is opened, every plugin file that is not one of the
+  // bundled plugins (a libplir_*.so in a bundled directory or one level
+  // below it, compared by canonical path). plir-opt's child runs so when it
+  // writes the output itself: only PLIR's own code may run in such a child.
+  void set_bundled_only(bool only) { bundled_only_ = only; }
+  bool bundled_only() const { return bundled_only_; }
 
   // Trust (OpenSSH's StrictModes): a plugin file, and every directory
   // above it, must be owned by root or by this user and not writable by
@@ -135,7 +143,10 @@ class PluginLoader {
   OpRegistry& ops_;
   PluginLoadError CheckTrust(const std::string& path, const std::string& canonical);
   bool IsBundled(const std::string& canonical) const;
+  // The bundled directories' plugin files, as found (sorted).
+  std::vector<std::string> BundledFiles() const;
   void LoadBundledPlugins();
+  bool bundled_only_ = false;
   std::map<std::string, std::string> path_pins_;  // canonical path -> sha256
   bool bundled_loaded_ = false;
   std::vector<std::string> search_dirs_;

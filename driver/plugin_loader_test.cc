@@ -4,6 +4,9 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "ir/text/parser.h"
 #include "passes/pass_manager.h"
 #include "testing/ir_test_util.h"
@@ -124,6 +127,40 @@ TEST(PluginLoaderTest, FindsPluginsByNameOnTheSearchPath) {
                 "libplir_no_such_plugin.so in:\n  /nonexistent\n  testing/plugins"),
             std::string::npos)
       << missing.status().message();
+}
+
+// A loader that trusts only the bundled plugins refuses any other file
+// before opening it, and takes a bundled one reached through a link (as a
+// runfiles tree holds them).
+TEST(PluginLoaderTest, BundledOnlyRefusesOtherPluginsBeforeOpeningThem) {
+  namespace fs = std::filesystem;
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const fs::path root = fs::path(tmp ? tmp : "/tmp") / "bundled_only";
+  fs::remove_all(root);
+  fs::create_directories(root / "bundled");
+  fs::create_directories(root / "other");
+  const fs::path good = fs::absolute(Lib("test_good"));
+  fs::create_symlink(good, root / "bundled" / "libplir_test_good.so");
+  const fs::path copy = root / "other" / "libplir_test_noop.so";
+  fs::copy_file(fs::absolute(Lib("test_noop")), copy);
+
+  PluginLoader loader;
+  loader.DeclareBundledDir((root / "bundled").string());
+  loader.set_bundled_only(true);
+  auto refused = loader.LoadPath(copy.string());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), PluginError::kNotBundled);
+  EXPECT_NE(refused.status().message().find(copy.string()), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD), nullptr) << "the refused file was opened";
+  auto bundled = loader.LoadPath((root / "bundled" / "libplir_test_good.so").string());
+  EXPECT_TRUE(bundled.ok()) << bundled.status().message();
+  EXPECT_EQ(loader.loaded().size(), 1u);
+
+  // Without the restriction the same file loads.
+  PluginLoader open;
+  auto other = open.LoadPath(copy.string());
+  EXPECT_TRUE(other.ok()) << other.status().message();
 }
 
 TEST(PluginLoaderTest, ExceptionsFromPluginPassesBecomeErrors) {
