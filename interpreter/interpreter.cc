@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -171,6 +172,12 @@ struct Interpreter::Frame {
   // each holds the untransposed 2-D tensor, for its one use, matmul's right
   // operand.
   std::unordered_set<const VarNode*> transposed;
+  // The binding being evaluated: its value's call, and the variables whose
+  // last use it is (ReleasePlan). EvalCall releases them as soon as that
+  // call's operands are evaluated, so that a kernel may write its output
+  // into a dead operand's buffer (ScopedDonation).
+  const CallNode* binding_call = nullptr;
+  const std::vector<const VarNode*>* dying = nullptr;
 };
 
 namespace {
@@ -330,7 +337,14 @@ StatusOr<ValueRef> Interpreter::EvalBody(const SeqExprNode& body, Frame& frame, 
           continue;
         }
       }
+      // Not with an observer (it is shown values as they were computed).
+      const CallNode* outer_call = frame.binding_call;
+      const std::vector<const VarNode*>* outer_dying = frame.dying;
+      frame.binding_call = observer_ ? nullptr : As<CallNode>(x->value());
+      frame.dying = &plan[k];
       auto v = Eval(x->value(), frame, depth + 1);
+      frame.binding_call = outer_call;
+      frame.dying = outer_dying;
       if (!v.ok()) return v.status().WithPrefix("binding %" + x->var()->name_hint());
       frame.env[x->var().get()] = *v;
       if (observer_) observer_(frame.function, *x->var(), *v);
@@ -486,6 +500,12 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
     PLIR_ASSIGN_OR_RETURN(ValueRef v, Eval(a, frame, depth + 1));
     args.push_back(std::move(v));
   }
+  // The binding's variables at their last use, released now: nothing else
+  // of this binding reads them once its call's operands are evaluated.
+  if (&c == frame.binding_call) {
+    for (const VarNode* dead : *frame.dying) frame.env.erase(dead);
+    frame.binding_call = nullptr;
+  }
   if (name == "call_packed") {
     const std::string& fn = args[0]->str;
     std::vector<ValueRef> rest(args.begin() + 1, args.end());
@@ -608,7 +628,12 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
   for (size_t i = 0; i < args.size(); ++i) {
     const ValueRef& v = args[i];
     if (v->kind == Value::Kind::kTensor) {
-      in.push_back(v->tensor);
+      // A released operand that nothing else holds is moved, so that the
+      // kernel sees its buffer's sole owner.
+      if (v.use_count() == 1)
+        in.push_back(std::move(const_cast<Value&>(*v).tensor));
+      else
+        in.push_back(v->tensor);
     } else if (v->kind == Value::Kind::kTuple &&
                c.args()[i]->type()->kind() == NodeKind::kShapeType) {
       for (const ValueRef& f : v->fields)
@@ -629,7 +654,14 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
       return InvalidArgument(name + " needs tensor arguments");
     }
   }
-  PLIR_ASSIGN_OR_RETURN(Tensor out, eval(in, c.attrs()));
+  // The first operand's buffer, lent to a core kernel (never a plugin's):
+  // an elementwise one writes its output there when it is the buffer's sole
+  // owner (a variable at its last use, moved above).
+  auto donate =
+      std::make_optional<ScopedDonation>(!op->def().eval && !in.empty() ? &in[0] : nullptr);
+  StatusOr<Tensor> result = eval(in, c.attrs());
+  donate.reset();
+  PLIR_ASSIGN_OR_RETURN(Tensor out, std::move(result));
   if (c.type()->kind() == NodeKind::kShapeType) {  // a shape value: a tuple of ints
     if (out.shape.size() != 1) return Internal(name + ": a shape result must be 1-D");
     std::vector<ValueRef> fields;

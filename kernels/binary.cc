@@ -394,7 +394,9 @@ OpEvalFn BinaryKernel(std::string op, BinOp kind) {
     bool pow = FastFloat(a) && FastPowExponent(kind, b, &e);
     if (FastKernelsEnabled() && FastFloat(a) && (FastBinaryKind(kind) || pow)) {
       NoteFastPath();
-      Tensor out = NewTensorForOverwrite(a.dtype, shape);  // every element is written
+      // Every element is written, out[i] from a[i] when a has the output's
+      // shape: a's buffer if donated.
+      Tensor out = OutputForOverwrite(a, a.dtype, shape);
       if (out.NumElements() > 0) {
         bool f32 = a.dtype == DataType::kFloat32;
         if (pow && f32)

@@ -28,7 +28,7 @@ void MapLoop(const Tensor& a, Tensor& out, F f) {
 template <typename F>
 Tensor FastMap(const Tensor& a, F f) {
   NoteFastPath();
-  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);
+  Tensor out = OutputForOverwrite(a, a.dtype, a.shape);  // in place if donated
   if (a.dtype == DataType::kFloat32)
     MapLoop<float>(a, out, f);
   else
@@ -41,7 +41,7 @@ Tensor FastMap(const Tensor& a, F f) {
 template <typename F>
 Tensor FastRanges(const Tensor& a, int64_t grain, F range) {
   NoteFastPath();
-  Tensor out = NewTensorForOverwrite(a.dtype, a.shape);
+  Tensor out = OutputForOverwrite(a, a.dtype, a.shape);  // in place if donated
   ForFloat(a, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* x = DataOf<T>(a);

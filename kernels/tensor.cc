@@ -11,6 +11,7 @@ using namespace internal;  // element access helpers
 namespace {
 
 thread_local const TensorAllocator* current_allocator = nullptr;
+thread_local const TensorBytes* donated = nullptr;  // ScopedDonation's
 
 }  // namespace
 
@@ -59,6 +60,22 @@ std::shared_ptr<WritableTensorBytes> AllocateTensorBufferForOverwrite(size_t byt
   if (current_allocator) return (*current_allocator)(bytes, /*zero=*/false);
   return std::make_shared<WritableTensorBytes>(NewTensorString(bytes, /*zero=*/false));
 }
+
+ScopedDonation::ScopedDonation(const Tensor* operand) : prev_(donated) {
+  donated = operand && operand->data ? operand->data.get() : nullptr;
+}
+ScopedDonation::~ScopedDonation() { donated = prev_; }
+
+namespace internal {
+Tensor OutputForOverwrite(const Tensor& operand, DataType dt, std::vector<int64_t> shape) {
+  if (donated && operand.data.get() == donated && operand.data.use_count() == 1 &&
+      !operand.data->borrowed() && operand.dtype == dt && operand.shape == shape) {
+    donated = nullptr;  // one output per donation
+    return operand;
+  }
+  return NewTensorForOverwrite(dt, std::move(shape));
+}
+}  // namespace internal
 
 void SetHugePageTensorBuffers(bool on) { internal::SetHugePageTensors(on); }
 

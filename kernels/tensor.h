@@ -56,6 +56,28 @@ std::shared_ptr<WritableTensorBytes> AllocateTensorBuffer(size_t bytes);
 // tensor read from a file): it is not zeroed first.
 std::shared_ptr<WritableTensorBytes> AllocateTensorBufferForOverwrite(size_t bytes);
 
+// Operand donation. A caller that holds the only reference to an operand
+// that nothing reads after the call (the interpreter: a variable at its last
+// use) may lend the operand's buffer to the kernel for that call. While a
+// ScopedDonation of it is alive on this thread, an elementwise kernel whose
+// output has the operand's dtype and shape (a unary map, clip, a binary op
+// with this operand first and the other broadcast) writes its output into
+// that buffer instead of a new one: each output element depends on the same
+// element of the operand only, so in place gives the same bytes. The kernel
+// takes it only while the operand is its bytes' sole owner and the bytes are
+// not borrowed (a mapped file); a call that no ScopedDonation names, such
+// as FoldConstant's or a plugin's, never has its operands written.
+class ScopedDonation {
+ public:
+  explicit ScopedDonation(const Tensor* operand);
+  ~ScopedDonation();
+  ScopedDonation(const ScopedDonation&) = delete;
+  ScopedDonation& operator=(const ScopedDonation&) = delete;
+
+ private:
+  const TensorBytes* prev_;
+};
+
 // Tensor buffers of 2 MiB or more get transparent huge pages (madvise
 // before their first touch; kernels/internal/uninitialized.h). Off by
 // default: turn it on only where every such block is a mapping of its own,

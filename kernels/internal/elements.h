@@ -319,6 +319,12 @@ inline Tensor NewTensorForOverwrite(DataType dt, std::vector<int64_t> shape) {
   return t;
 }
 
+// The output of an elementwise kernel that writes every element, each from
+// the same element of `operand` only: the operand's own buffer when the
+// caller donated it for this call (ScopedDonation, kernels/tensor.h) and
+// its dtype and shape are the output's, else a new buffer.
+Tensor OutputForOverwrite(const Tensor& operand, DataType dt, std::vector<int64_t> shape);
+
 inline StatusOr<int64_t> KernelAxis(const std::string& op, int64_t axis, size_t rank) {
   int64_t r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= r)
