@@ -90,7 +90,10 @@ void PluginLoader::AddBundledDir(const std::string& dir) {
 }
 
 void PluginLoader::DeclareBundledDir(const std::string& dir) {
-  if (bundled_dirs_.insert(Canonical(dir)).second) bundled_loaded_ = false;
+  if (bundled_dirs_.insert(Canonical(dir)).second) {
+    bundled_loaded_ = false;
+    bundled_files_.reset();
+  }
 }
 
 void PluginLoader::PinPath(const std::string& path, const std::string& sha256) {
@@ -121,6 +124,14 @@ std::vector<std::string> PluginLoader::BundledFiles() const {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+bool PluginLoader::IsBundledFile(const std::string& canonical) {
+  if (!bundled_files_) {
+    bundled_files_.emplace();
+    for (const std::string& f : BundledFiles()) bundled_files_->insert(Canonical(f));
+  }
+  return bundled_files_->count(canonical) > 0;
 }
 
 void PluginLoader::LoadBundledPlugins() {
@@ -266,17 +277,14 @@ PluginLoadResult PluginLoader::LoadPath(const std::string& path) {
   std::string canonical = Canonical(path);
   for (const LoadedPlugin& p : loaded_)
     if (p.path == canonical) return p;
-  if (bundled_only_) {
-    // Compared by canonical path: under `bazel test` the bundled directory
-    // is a runfiles tree of links, so a file's canonical path is elsewhere.
-    bool bundled = false;
-    for (const std::string& f : BundledFiles()) bundled = bundled || Canonical(f) == canonical;
-    if (!bundled)
-      return Fail(PluginError::kNotBundled,
-                  FailedPrecondition("refusing plugin " + path +
-                                     ": this run trusts only PLIR's bundled plugins (its child "
-                                     "writes the output); --check-result lifts that"));
-  }
+  // Compared by canonical file, not directory (IsBundled): under `bazel
+  // test` the bundled directory is a runfiles tree of links, so a file's
+  // canonical path is elsewhere.
+  if (bundled_only_ && !IsBundledFile(canonical))
+    return Fail(PluginError::kNotBundled,
+                FailedPrecondition("refusing plugin " + path +
+                                   ": this run trusts only PLIR's bundled plugins (its child "
+                                   "writes the output); --check-result lifts that"));
   // The bundled plugins' names first: no other plugin may take them. (A
   // bundled file reached through a link, as in a runfiles tree, is loaded
   // by that: it is then loaded once, not listed twice.)

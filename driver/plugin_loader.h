@@ -145,9 +145,13 @@ class PluginLoader {
   bool IsBundled(const std::string& canonical) const;
   // The bundled directories' plugin files, as found (sorted).
   std::vector<std::string> BundledFiles() const;
+  // Whether `canonical` is one of them, compared by canonical path (the set
+  // is built once per set of bundled directories).
+  bool IsBundledFile(const std::string& canonical);
   void LoadBundledPlugins();
   bool bundled_only_ = false;
-  std::map<std::string, std::string> path_pins_;  // canonical path -> sha256
+  std::optional<std::set<std::string>> bundled_files_;  // canonical; reset by DeclareBundledDir
+  std::map<std::string, std::string> path_pins_;        // canonical path -> sha256
   bool bundled_loaded_ = false;
   std::vector<std::string> search_dirs_;
   std::set<std::string> bundled_dirs_;
