@@ -657,11 +657,10 @@ StatusOr<ValueRef> Interpreter::EvalCall(const CallNode& c, Frame& frame, int de
   // The first operand's buffer, lent to a core kernel (never a plugin's):
   // an elementwise one writes its output there when it is the buffer's sole
   // owner (a variable at its last use, moved above).
-  auto donate =
-      std::make_optional<ScopedDonation>(!op->def().eval && !in.empty() ? &in[0] : nullptr);
-  StatusOr<Tensor> result = eval(in, c.attrs());
-  donate.reset();
-  PLIR_ASSIGN_OR_RETURN(Tensor out, std::move(result));
+  PLIR_ASSIGN_OR_RETURN(Tensor out, [&]() -> StatusOr<Tensor> {
+    ScopedDonation donate(!op->def().eval && !in.empty() ? &in[0] : nullptr);
+    return eval(in, c.attrs());
+  }());
   if (c.type()->kind() == NodeKind::kShapeType) {  // a shape value: a tuple of ints
     if (out.shape.size() != 1) return Internal(name + ": a shape result must be 1-D");
     std::vector<ValueRef> fields;
