@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "driver/tool_options.h"
+#include "driver/tool_flags.h"
 #include "ir/serialize/module_file.h"
 #include "passes/instruments.h"
 

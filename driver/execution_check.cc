@@ -40,12 +40,6 @@ std::string Num(double v) {
   return s.str();
 }
 
-std::string ShapeString(DataType dt, const std::vector<int64_t>& shape) {
-  std::string s = std::string(DataTypeName(dt)) + "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string MultiIndex(int64_t flat, const std::vector<int64_t>& shape) {
   std::vector<int64_t> idx(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {

@@ -11,17 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "driver/tool_flags.h"
+
 namespace plir {
 
-// The options' values: each tool's flags derive from this.
-struct ToolFlags {
-  std::string input;
-  std::string output;
-  std::string pipeline;
-  std::string passes;
-  std::vector<std::string> plugins;
-  std::vector<std::string> plugin_dirs;
-};
 // The help texts that differ by tool.
 struct ToolOptionHelp {
   std::string input, output, pipeline, passes, plugin, plugin_dir;

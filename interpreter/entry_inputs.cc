@@ -40,12 +40,6 @@ std::vector<ParamLeaf> EntryParamLeaves(const FunctionNode& f) {
 
 namespace {
 
-std::string ShapeString(DataType dt, const std::vector<int64_t>& shape) {
-  std::string s = std::string(DataTypeName(dt)) + "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 StatusOr<std::vector<int64_t>> StaticShape(const ParamLeaf& leaf, const std::string& function) {
   auto* tt = As<TensorTypeNode>(leaf.type);
   if (!tt || !tt->IsStatic() || tt->dtype() == DataType::kUnknown)
@@ -89,6 +83,14 @@ Status CheckEntry(const SafetensorsEntry& e, const ParamLeaf& leaf, const std::s
   return Status::Ok();
 }
 
+}  // namespace
+
+std::string ShapeString(DataType dt, const std::vector<int64_t>& shape) {
+  std::string s = std::string(DataTypeName(dt)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 ValueRef BuildValue(const Type& t, std::vector<Tensor>::iterator& next) {
   if (auto* tt = As<TupleTypeNode>(t)) {
     std::vector<ValueRef> fields;
@@ -97,8 +99,6 @@ ValueRef BuildValue(const Type& t, std::vector<Tensor>::iterator& next) {
   }
   return Value::OfTensor(*next++);
 }
-
-}  // namespace
 
 StatusOr<EntryArgs> MakeEntryArgs(const FunctionNode& f, const EntryInputOptions& options) {
   std::vector<ParamLeaf> leaves = EntryParamLeaves(f);

@@ -41,6 +41,12 @@ std::vector<ParamLeaf> EntryParamLeaves(const FunctionNode& f);
 
 StatusOr<EntryArgs> MakeEntryArgs(const FunctionNode& f, const EntryInputOptions& options);
 
+// "float32[1, 3]": a tensor's dtype and shape, for messages.
+std::string ShapeString(DataType dt, const std::vector<int64_t>& shape);
+// Rebuilds a value of type `t` (a tensor, or a tuple of them, nested) from
+// tensors taken in order from `next`.
+ValueRef BuildValue(const Type& t, std::vector<Tensor>::iterator& next);
+
 }  // namespace plir
 
 #endif  // PLIR_INTERPRETER_ENTRY_INPUTS_H_
