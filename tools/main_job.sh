@@ -2,6 +2,8 @@
 # The main job: a real model end to end, as a user would run it.
 #
 #   tools/main_job.sh [MODEL]     MODEL: mobilenet_v2 (default), resnet50, vit_b_16, bert
+#   tools/main_job.sh --build     only build the tools it runs (tools/setup.sh
+#                                 builds them while Debian's packages install)
 #
 # 1. export MODEL from PyTorch with seeded random weights, a seeded input
 #    and PyTorch's output (tools/export_models.py, Debian's /usr/bin/python3);
@@ -23,14 +25,15 @@
 # PyTorch alike. Files go to a temporary folder, deleted at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+targets=(//cli:plir-opt //cli:plir-run //frontends/onnx:plir-import-onnx //models:compare-outputs)
+if [ "${1:-}" = "--build" ]; then exec bazel build "${targets[@]}"; fi
 model="${1:-mobilenet_v2}"
 threads="${THREADS:-2}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/plir-main-job.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "main job: $model (threads $threads), files in $work"
-bazel build //cli:plir-opt //cli:plir-run //frontends/onnx:plir-import-onnx //models:compare-outputs \
-  2> "$work/build.log" || { cat "$work/build.log"; exit 1; }
+bazel build "${targets[@]}" 2> "$work/build.log" || { cat "$work/build.log"; exit 1; }
 bin="$(bazel info bazel-bin 2> /dev/null)"
 opt="$bin/cli/plir-opt" run="$bin/cli/plir-run" imp="$bin/frontends/onnx/plir-import-onnx"
 cmpo="$bin/models/compare-outputs"

@@ -13,12 +13,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(
+# What the main job's tools need to compile (tools/main_job.sh --build).
+build_packages=(
   bazel-bootstrap    # Bazel 4.2.3, offline-capable
   g++
   libyaml-cpp-dev    # YAML pipelines
-  libgtest-dev       # tests
-  libbenchmark-dev   # bench/
   libcli11-dev       # command-line parsing
   libsimdjson-dev    # JSON loading
   libssl-dev         # SHA-256 of plugin files (libcrypto)
@@ -26,8 +25,13 @@ packages=(
   libseccomp-dev     # the plugin child's seccomp filter (driver/sandbox.cc)
   libonnx-dev        # frontends/onnx: ONNX protobuf, checker, version converter
   libprotobuf-dev    # frontends/onnx (libonnx-dev does not pull it in)
-  libonnx-testdata   # frontends/onnx:node_tests (ONNX's backend node tests)
   libopenblas-dev    # kernels/: cblas sgemm/dgemm behind conv and matmul (pthreads build)
+)
+# The rest: the main job's run and the tests.
+packages=(
+  libgtest-dev       # tests
+  libbenchmark-dev   # bench/
+  libonnx-testdata   # frontends/onnx:node_tests (ONNX's backend node tests)
   clang-format       # tools/check_format.sh (CI checks formatting)
   python3-torch        # models/: tools/export_models.py builds and runs the models (PyTorch 1.13)
   python3-torchvision  # models/: resnet50, mobilenet_v2, vit_b_16 (weights=None, no download)
@@ -43,25 +47,57 @@ packages=(
   python3-numpy
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
+# missing NAME...: the packages of NAME... not installed yet.
+missing() {
+  local p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      echo "$p"
+    fi
+  done
+}
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+# install NAME...: installs those of NAME... that are missing.
+install() {
+  local need
+  mapfile -t need < <(missing "$@")
+  [ "${#need[@]}" -gt 0 ] || return 0
+  echo "setup: installing ${need[*]}"
+  if [ "$updated" = 0 ]; then $SUDO apt-get update -q; updated=1; fi
+  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+}
 
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
-else
-  echo "setup: all packages already installed"
+if [ "${1:-}" = "--no-run" ]; then
+  install "${build_packages[@]}" "${packages[@]}"
+  [ -n "$(missing "${build_packages[@]}" "${packages[@]}")" ] || echo "setup: all packages installed"
+  exit 0
 fi
 
-if [ "${1:-}" = "--no-run" ]; then exit 0; fi
+# The build needs only the first group: it runs (2 cores, about 4 minutes
+# uncached) while the second installs (mostly download and unpacking), and
+# the main job starts when both are done.
+install "${build_packages[@]}"
+build_log=$(mktemp "${TMPDIR:-/tmp}/plir-setup-build.XXXXXX")
+trap 'rm -f "$build_log"' EXIT
+echo "setup: building the main job's tools (tools/main_job.sh --build) while the rest installs"
+tools/main_job.sh --build > "$build_log" 2>&1 &
+build_pid=$!
+install_status=0
+install "${packages[@]}" || install_status=$?
+build_status=0
+wait "$build_pid" || build_status=$?
+if [ "$build_status" -ne 0 ]; then
+  cat "$build_log" >&2
+  echo "setup: the build failed" >&2
+  exit 1
+fi
+if [ "$install_status" -ne 0 ]; then
+  echo "setup: installing the packages failed" >&2
+  exit 1
+fi
 
 echo "setup: main job: tools/main_job.sh ${SETUP_MODEL:-mobilenet_v2}"
 tools/main_job.sh "${SETUP_MODEL:-mobilenet_v2}"
