@@ -16,7 +16,10 @@
 #    (LiftTransformParams + CastTransformedParams) and lazily
 #    (configs/lazy-params-f16.yaml: each weight loaded on demand and freed
 #    after its last use), run both main_transform_params on the weights file,
-#    and check that their outputs are byte-identical;
+#    and check that their outputs are byte-identical, that the lazy run
+#    peaks at most at plir-run's baseline (the same pipeline on a model of
+#    one 1x1 weight) + the largest weight + the largest result + 16 MiB,
+#    and the eager run at least at the weights file's size;
 # 6. run @main on the float16 weights and compare with PyTorch within
 #    float16 tolerance (rtol 1e-2, atol 1e-2*max|exp|);
 # and prints a table: time per phase, peak RSS eager vs lazy (the OS's
@@ -92,6 +95,27 @@ phase "main_transform_params, lazy (plir-run)" "$run" "$work/lazy.plir" --entry 
   --params "$work/weights.safetensors" --save-outputs "$work/t_lazy.safetensors"
 lazy_rss=$rss
 if cmp -s "$work/t_eager.safetensors" "$work/t_lazy.safetensors"; then same=yes; else same=NO; status=1; fi
+# The lazy run's bound: plir-run's baseline (the same lazy pipeline on a
+# model of one 1x1 weight) + the largest weight + the largest result + 16
+# MiB; the eager run holds every weight, so it peaks at least at the file.
+printf '%s\n' 'def @main(%x: Tensor[(1, 1), float32], %w0: Tensor[(1, 1), float32]) -> Tensor[(1, 1), float32] attrs {num_input = 1} {' \
+  '  %t0 = permute_dims(%w0);' '  %p0 = matmul(%x, %t0);' '  %p0' '}' > "$work/tiny.plir"
+printf '\x40\0\0\0\0\0\0\0{"w0":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]}}       \0\0\x80\x3f' > "$work/tiny.safetensors"
+"$opt" "$work/tiny.plir" --pipeline configs/lazy-params-f16.yaml -o "$work/tiny_lazy.plir"
+/usr/bin/time -f "%e %M" -o "$work/time.txt" "$run" "$work/tiny_lazy.plir" --entry main_transform_params \
+  --params "$work/tiny.safetensors" --save-outputs "$work/tiny_out.safetensors" > "$work/phase.log" 2>&1 ||
+  { cat "$work/phase.log"; echo "main job: FAILED: the baseline run"; exit 1; }
+read -r _ base_rss < "$work/time.txt"
+# largest FILE: the byte size of the largest tensor in a safetensors file.
+largest() {
+  /usr/bin/python3 -c 'import json, struct, sys
+f = open(sys.argv[1], "rb"); n = struct.unpack("<Q", f.read(8))[0]
+print(max(e[1] - e[0] for k, v in json.loads(f.read(n)).items() if k != "__metadata__" for e in [v["data_offsets"]]))' "$1"
+}
+lazy_bound=$(( base_rss * 1024 + $(largest "$work/weights.safetensors") + $(largest "$work/t_lazy.safetensors") + (16 << 20) ))
+weights_bytes=$(stat -c %s "$work/weights.safetensors")
+if [ $((lazy_rss * 1024)) -le "$lazy_bound" ]; then lazy_ok=yes; else lazy_ok=NO; status=1; fi
+if [ $((eager_rss * 1024)) -ge "$weights_bytes" ]; then eager_ok=yes; else eager_ok=NO; status=1; fi
 phase "plir-run @main on the float16 weights" "$run" "$work/eager.plir" --threads "$threads" \
   --inputs-file "$work/input.safetensors" --params "$work/t_eager.safetensors" --save-outputs "$work/got16.safetensors"
 compare float16-weights "$work/got16.safetensors" --rtol 1e-2 --atol-frac 1e-2
@@ -108,6 +132,8 @@ printf '%s\n' "${errs[@]}"
 echo
 echo "weights file $(mib "$(stat -c %s "$work/weights.safetensors")") MiB; float16 weights $(mib "$(stat -c %s "$work/t_eager.safetensors")") MiB;" \
   "peak RSS eager $(mib $((eager_rss * 1024))) MiB vs lazy $(mib $((lazy_rss * 1024))) MiB; eager and lazy outputs byte-identical: $same"
+echo "lazy peak $(mib $((lazy_rss * 1024))) MiB <= baseline $(mib $((base_rss * 1024))) MiB + largest weight + largest result + 16 MiB" \
+  "= $(mib "$lazy_bound") MiB: $lazy_ok; eager peak >= weights file: $eager_ok"
 echo "plir-run (optimized, whole process) $run_s s vs PyTorch forward $(printf '%.4f' "$torch_s") s (median of 10, $threads threads):" \
   "ratio $(awk "BEGIN { printf \"%.1f\", $run_s / $torch_s }")"
 [ $status -eq 0 ] && echo "main job: all checks passed" || echo "main job: FAILED (see above)"
