@@ -7,10 +7,17 @@ PLIR_COPTS = ["-Wall", "-Wextra"]
 # parsing. CLI11 is header-only (Debian's 2.1.2 has no precompiled mode), and
 # its header alone takes 9.7 s to compile at -O2 against 4.6 s at -O0 (g++
 # 12, a file that only declares one option); eight such files were about a
-# quarter of a fresh build's CPU. Their code runs once per process, so -O0
-# costs nothing measurable at run time. Code that touches tensors or IR in
-# bulk stays in libraries built at the default -O2 (.bazelrc).
-COLD_COPTS = ["-O0"]
+# quarter of a fresh build's CPU. Their own code runs once per process.
+# Not -O0: such a file also emits out-of-line copies of every inline
+# function it uses (std::string::push_back, vector growth, ...), and the
+# linker keeps the first copy it meets, the main's, which comes first on
+# the link line. The -O2 libraries' calls that were not inlined then ran
+# -O0 code: plir-opt's 1M-op binary round trip took 0.64 s against 0.45 s
+# with these files at -O2 or -O1 (bench/RESULTS.md, "-O0 mains"). At -O1
+# those copies are as fast, and plir_run.cc compiles in 4.9 s against 3.7 s
+# at -O0 and 6.6 s at -O2. Code that touches tensors or IR in bulk stays in
+# libraries built at the default -O2 (.bazelrc).
+COLD_COPTS = ["-O1"]
 
 def plir_cc_library(name, copts = [], **kwargs):
     """A cc_library with PLIR's warnings and include root.
