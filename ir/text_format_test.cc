@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 
+#include "ir/builder.h"
 #include "ir/op.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
@@ -432,6 +434,76 @@ TEST(TextFormatTest, DottedAttributeKeysRoundTrip) {
   EXPECT_FALSE(IsAttrKeyText("relax..x"));
   EXPECT_FALSE(IsAttrKeyText(".x"));
   EXPECT_TRUE(IsAttrKeyText("a.b_2.c"));
+}
+
+// A block of more than 2^14 bindings prints on several threads
+// (PrintBindingsInParallel), with the bytes of a serial print: names made
+// unique in first-use order across the runs' borders (hints that clash
+// with each other and with a parameter, and one to clean), dataflow
+// outputs, tuples and their items. A block with a nested scope (an if)
+// prints serially, and the same.
+Module LargeBlockModule(bool with_if) {
+  Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
+  Var x = VarNode::Make("x", t);
+  BlockBuilder bb;
+  Var prev = *bb.EmitCall("add", {x, x}, Attrs(), {}, "v");  // an ordinary block first
+  bb.BeginDataflowBlock();
+  const char* hints[] = {"v", "x", "a b", "v_1"};
+  for (int i = 0; i < 40000; ++i) {
+    const char* hint = hints[i % 4];
+    if (with_if && i == 30000) {
+      BlockBuilder inner;
+      Var y = *inner.EmitCall("negative", {prev}, Attrs(), {}, "v");
+      Var c = VarNode::Make("c", TensorTypeNode::Make({}, DataType::kBool));
+      Expr cond = *MakeOpCall("less", {*MakeOpCall("sum", {prev}), *MakeOpCall("sum", {x})});
+      Var cv = bb.Emit(cond, "c");
+      Expr e = *IfNode::Make(cv, inner.Finalize(y), SeqExprNode::Make({}, prev));
+      prev = bb.Emit(e, hint);
+      continue;
+    }
+    if (i % 5 == 3) {
+      Var tup = bb.Emit(TupleNode::Make({prev, x}), hint);
+      prev = bb.Emit(*TupleGetItemNode::Make(tup, 0), hint);
+    } else if (i % 1000 == 999) {
+      prev = bb.EmitOutput(*MakeOpCall("multiply", {prev, x}), hint);
+    } else {
+      prev = *bb.EmitCall(i % 2 ? "add" : "subtract", {prev, x}, Attrs(), {}, hint);
+    }
+  }
+  Var out = bb.EmitOutput(prev, "out");
+  bb.EndBlock();
+  return *Module::Make({FunctionNode::Make("main", {x}, nullptr, bb.Finalize(out))});
+}
+
+TEST(TextFormatTest, LargeBlockPrintsTheSameOnAnyNumberOfThreads) {
+  for (bool with_if : {false, true}) {
+    SCOPED_TRACE(with_if ? "with an if" : "calls and tuples");
+    Module m = LargeBlockModule(with_if);
+    ASSERT_TRUE(Verify(m).ok()) << Verify(m).message();
+    std::string serial = PrintModule(m, PrintOptions{.threads = 1});
+    EXPECT_NE(serial.find("%v_1_1: "), std::string::npos);  // "v_1" after v's own v_1
+    EXPECT_NE(serial.find("%x_1: "), std::string::npos);    // the parameter keeps %x
+    EXPECT_NE(serial.find("%a_b: "), std::string::npos);
+    for (int threads : {2, 3, 8}) {
+      SCOPED_TRACE(threads);
+      EXPECT_TRUE(PrintModule(m, PrintOptions{.threads = threads}) == serial);
+      std::string streamed;
+      ASSERT_TRUE(PrintModuleTo(
+                      m,
+                      [&](std::string_view piece) {
+                        streamed.append(piece);
+                        return Status::Ok();
+                      },
+                      PrintOptions{.threads = threads})
+                      .ok());
+      EXPECT_TRUE(streamed == serial);
+      EXPECT_TRUE(PrintItem(m.items()[0], PrintOptions{.threads = threads}) ==
+                  PrintItem(m.items()[0], PrintOptions{.threads = 1}));
+    }
+    StatusOr<Module> again = ParseModule(serial);
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_FALSE(FindFirstMismatch(m, *again));
+  }
 }
 
 }  // namespace

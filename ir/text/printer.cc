@@ -120,6 +120,10 @@ class TextPrinter {
     out_.reserve(kFlushBytes + (kFlushBytes >> 2));
   }
   void AppendRaw(std::string_view s) { out_.append(s); }
+  // Threads for the bindings of one large block (0: DefaultThreads()), for
+  // a printer that prints items one at a time (so one large function is
+  // not printed by one thread); 1 (the default) prints serially.
+  void set_block_threads(int threads) { block_threads_ = threads; }
 
   void PrintItem(const ItemNode* item) {
     names_.Clear();
@@ -226,6 +230,7 @@ class TextPrinter {
   // as NameHints (prefix + number), so the common case (a clean, unique
   // generated name) builds no string and indexes arrays (name_table.h).
   NameHint NameOf(const VarNode* v) {
+    if (shared_names_) return *shared_names_->Find(v);  // all named first
     if (const NameHint* known = names_.Find(v)) return *known;
     NameHint base = CleanName(v->hint());
     NameHint name = base;
@@ -305,16 +310,12 @@ class TextPrinter {
       return;
     }
     if (ji < n) {
+      if (ji == 0 && PrintBindingsInParallel(b)) {
+        stack_.push_back(Work::Seq(s, bi, n));
+        return;
+      }
       stack_.push_back(Work::Seq(s, bi, ji + 1));
-      const VarBindingNode* bind = b->bindings()[ji].get();
-      Newline();
-      out_.push_back('%');
-      AppendName(bind->var().get());
-      out_.append(": ");
-      AppendType(bind->var()->type(), &out_);
-      out_.append(" = ");
-      stack_.push_back(Work::Text(";"));
-      stack_.push_back(Work::Expr(bind->value().get()));
+      PushBinding(b->bindings()[ji].get());
       return;
     }
     if (b->is_dataflow()) {
@@ -337,6 +338,105 @@ class TextPrinter {
       out_.push_back('}');
     }
     stack_.push_back(Work::Seq(s, bi + 1, -1));
+  }
+
+  // Starts binding `bind`: its line up to " = ", then its value and ";"
+  // as work on the stack.
+  void PushBinding(const VarBindingNode* bind) {
+    Newline();
+    out_.push_back('%');
+    AppendName(bind->var().get());
+    out_.append(": ");
+    AppendType(bind->var()->type(), &out_);
+    out_.append(" = ");
+    stack_.push_back(Work::Text(";"));
+    stack_.push_back(Work::Expr(bind->value().get()));
+  }
+
+  // One large block's bindings printed by several threads, with the same
+  // bytes as a serial print. Names depend on the order in which variables
+  // are first printed, so this thread names them first, in that order: a
+  // binding's value must name no variable of its own (only variables
+  // already named, and no nested scope: if, fn, a body), which holds for a
+  // well-formed block of calls, tuples and leaves. Then runs of bindings
+  // print on the pool, each into its own buffer with the names read from
+  // this printer, and are appended in order, a window of runs at a time
+  // (at most a few megabytes held beyond the output). Returns false, having
+  // printed nothing, when the block is small, the printer is serial, or a
+  // value does not qualify; the variables named by then are named as a
+  // serial print would have named them.
+  static constexpr size_t kParallelMinBindings = 1 << 14;
+  static constexpr size_t kBindingsPerRun = 1 << 13;
+  bool PrintBindingsInParallel(const BindingBlockNode* b) {
+    const auto& binds = b->bindings();
+    if (block_threads_ == 1 || binds.size() < kParallelMinBindings) return false;
+    const int threads = block_threads_ > 0 ? block_threads_ : DefaultThreads();
+    if (threads < 2) return false;
+    std::vector<const Node*> todo;
+    for (const Binding& bind : binds) {
+      todo.assign(1, bind->value().get());
+      while (!todo.empty()) {
+        const Node* n = todo.back();
+        todo.pop_back();
+        switch (n->kind()) {
+          case NodeKind::kVar:
+            if (!names_.Find(static_cast<const VarNode*>(n))) return false;
+            break;
+          case NodeKind::kGlobalVar:
+          case NodeKind::kOp:
+          case NodeKind::kPrimValue:
+          case NodeKind::kStringImm:
+          case NodeKind::kPrimExpr:
+          case NodeKind::kShapeExpr:
+          case NodeKind::kConstant:
+            break;
+          case NodeKind::kTuple:
+            for (const Expr& f : static_cast<const TupleNode*>(n)->fields())
+              todo.push_back(f.get());
+            break;
+          case NodeKind::kTupleGetItem:
+            todo.push_back(static_cast<const TupleGetItemNode*>(n)->tuple().get());
+            break;
+          case NodeKind::kCall: {
+            auto* c = static_cast<const CallNode*>(n);
+            todo.push_back(c->callee().get());
+            for (const Expr& a : c->args()) todo.push_back(a.get());
+            break;
+          }
+          default:
+            return false;  // a nested scope, or a node a binding never holds
+        }
+      }
+      NameOf(bind->var().get());
+    }
+    const size_t runs = (binds.size() + kBindingsPerRun - 1) / kBindingsPerRun;
+    const size_t window = static_cast<size_t>(threads) * 2;
+    std::vector<std::string> texts;
+    for (size_t first = 0; first < runs; first += window) {
+      const size_t k = std::min(window, runs - first);
+      texts.assign(k, std::string());
+      ParallelFor(k, threads, [&](size_t r, size_t) {
+        TextPrinter run(opts_);
+        run.shared_names_ = &names_;
+        run.indent_ = indent_;
+        const size_t lo = (first + r) * kBindingsPerRun;
+        const size_t hi = std::min(binds.size(), lo + kBindingsPerRun);
+        for (size_t j = lo; j < hi; ++j) {
+          run.PushBinding(binds[j].get());
+          run.Run();
+        }
+        texts[r] = run.TakeOutput();
+      });
+      for (std::string& t : texts) {
+        if (flush_ && out_.size() >= kFlushBytes) {
+          flush_(out_);
+          out_.clear();
+        }
+        out_.append(t);
+        std::string().swap(t);
+      }
+    }
+    return true;
   }
 
   void PrintConstant(const ConstantNode* c) {
@@ -527,6 +627,10 @@ class TextPrinter {
   VarMap<NameHint> names_;
   internal::NameTable<char> used_;
   internal::NameTable<int64_t> next_suffix_;
+  // Printing a run of a large block's bindings: the names, read-only, of
+  // the printer of that block (PrintBindingsInParallel).
+  const VarMap<NameHint>* shared_names_ = nullptr;
+  int block_threads_ = 1;
 };
 
 }  // namespace
@@ -541,6 +645,7 @@ std::vector<std::string> PrintModuleParts(const Module& m, const PrintOptions& o
   int threads = items.size() < 2 ? 1 : options.threads;
   ParallelFor(items.size(), threads, [&](size_t i, size_t) {
     TextPrinter p(options);
+    if (threads == 1) p.set_block_threads(options.threads);
     if (i) p.AppendRaw("\n");  // a blank line between items
     p.PrintItem(items[i].get());
     p.AppendRaw("\n");
@@ -562,6 +667,7 @@ Status PrintModuleTo(const Module& m, const std::function<Status(std::string_vie
     // One item at a time on this thread, each streamed as it prints.
     for (size_t i = 0; i < items.size() && status.ok(); ++i) {
       TextPrinter p(options);
+      p.set_block_threads(threads);
       p.SetFlush([&](std::string& text) { put(text); });
       if (i) p.AppendRaw("\n");
       p.PrintItem(items[i].get());
@@ -604,6 +710,7 @@ std::string PrintModule(const Module& m, const PrintOptions& options) {
 
 std::string PrintItem(const Item& item, const PrintOptions& options) {
   TextPrinter p(options);
+  p.set_block_threads(options.threads);
   p.PrintItem(item.get());
   return p.TakeOutput();
 }
