@@ -87,6 +87,15 @@ class Lexer {
   void DetachStorage() { decoded_ = std::make_shared<std::deque<std::string>>(); }
   // The byte offset of the next unread character.
   size_t offset() const { return pos_; }
+  // Goes on from byte `pos`, which starts a token or the space before one,
+  // at `line`:`col` (a parser that found statement boundaries by a raw scan
+  // starts lexing a statement there).
+  void SeekTo(size_t pos, int64_t line, int64_t col) {
+    pos_ = pos;
+    line_ = line;
+    col_ = col;
+    after_dot_ = false;
+  }
 
  private:
   char Peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }

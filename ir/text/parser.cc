@@ -98,8 +98,9 @@ Module TextParser::ParseModuleText(int threads) {
   if (rest_bytes < (1u << 20)) threads = 1;
   size_t nthreads = ParallelThreads(rest.size(), threads);
   if (nthreads <= 1) {
+    // One body (or little text): its large blocks may use the threads.
     for (ItemInfo* item : rest)
-      if (item->state == ItemInfo::kPending) ParseItemBody(*item);
+      if (item->state == ItemInfo::kPending) ParseItemBodyInParallel(*item, threads);
   } else {
     std::vector<std::unique_ptr<TextParser>> workers(nthreads);
     std::vector<std::optional<ParseFailure>> failures(rest.size());
@@ -339,7 +340,10 @@ void TextParser::Define(const Var& v, const NameHint& name, Loc loc) {
 
 Var TextParser::LookupLocal(const Token& t) {
   const LocalName* n = ctx_->names.Find(NameHint(t.text));
-  if (n && n->state == LocalName::kVisible) return n->var;
+  if (n && n->state == LocalName::kVisible) {
+    if (n->var->index() >= visible_below_) Fail("used before its definition", LocOf(t));
+    return n->var;
+  }
   std::string name(t.text);
   if (n && n->state == LocalName::kDeadDataflow)
     Fail("%" + name + " is a dataflow variable of the block at " + std::to_string(n->loc().line) +
@@ -453,6 +457,7 @@ Block TextParser::ParseDataflowBlock(int depth) {
   // in it, which are out of scope again by the output line).
   uint32_t first_index = ctx_->next_index;
   const OutputNames outputs = ScanOutputNames();
+  if (block_threads_ > 1) ParseSimpleBindingsInParallel(depth, outputs, &bindings);
   while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, &outputs));
   if (IsIdent("output")) {
     Advance();
@@ -504,6 +509,10 @@ StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options)
   try {
     TextParser p(text, options.filename);
     if (options.done_with) p.SetDoneWith(&options.done_with);
+    if (options.parallel_bindings) {
+      *options.parallel_bindings = 0;
+      p.SetParallelCounter(options.parallel_bindings);
+    }
     return p.ParseModuleText(options.threads);
   } catch (const ParseFailure& f) {
     return FormatError(text, options.filename, f);

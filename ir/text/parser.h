@@ -25,10 +25,18 @@ struct ParseOptions {
   int threads = 0;
   // When set, called with byte ranges [begin, end) of the text that the
   // parser is done with: it reads them again only to quote a line in an
-  // error message. Called from the parsing threads, possibly at once. A
-  // caller whose text is a private file mapping gives the pages back
-  // (MADV_DONTNEED: they read back from the file if touched again).
+  // error message, or to parse a body once more on one thread when a large
+  // block parsed on several failed (input with an error in that block).
+  // Called from the parsing threads, possibly at once. A caller whose text
+  // is a private file mapping gives the pages back (MADV_DONTNEED: they
+  // read back from the file if touched again).
   std::function<void(size_t begin, size_t end)> done_with;
+  // When set, receives how many bindings of the result were parsed by the
+  // threads of a large dataflow block: when the bodies parse on one thread
+  // (one body, or little text), a dataflow block's bindings of the form
+  // the printer writes (`%name: Type = value;` on a line) parse on up to
+  // `threads` threads (tests and benchmarks read it).
+  size_t* parallel_bindings = nullptr;
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options = {});

@@ -50,6 +50,11 @@ struct Loc {
   int64_t col = 0;
 };
 
+// Thrown when a large block parsed on several threads (parse_parallel.cc)
+// met anything but well-formed simple bindings: the item is parsed again
+// serially, which gives the module or the error a serial parse gives.
+struct SerialRetry {};
+
 // Parser position: a lexer snapshot plus the current and peeked tokens.
 struct Cursor {
   Lexer lex;
@@ -133,6 +138,7 @@ class TextParser {
   // signatures). The result and the error reported (the first step's first,
   // else that of the earliest failing function) do not depend on `threads`.
   void SetDoneWith(const std::function<void(size_t, size_t)>* f) { done_with_ = f; }
+  void SetParallelCounter(size_t* count) { parallel_total_ = count; }
   Module ParseModuleText(int threads);
 
   Type ParseStandaloneType();
@@ -252,6 +258,31 @@ class TextParser {
 
   Block ParseDataflowBlock(int depth);
 
+  // ----- one large block on several threads (parse_parallel.cc) ----------
+  // A binding `%name: TYPE = VALUE;` on one line, found by a raw scan.
+  struct SimpleBinding {
+    Var var;
+    size_t value_off;   // the value's first byte
+    size_t semi_off;    // its ';'
+    int64_t line;       // the line holding both
+    size_t line_start;  // that line's first byte
+  };
+  // Parses `item`'s body with large dataflow blocks on up to `threads`
+  // threads; on SerialRetry, again serially.
+  void ParseItemBodyInParallel(ItemInfo& item, int threads);
+  // At the first statement of a dataflow block (after ScanOutputNames):
+  // parses the bindings of simple form from here on, windows of them at a
+  // time: this thread reads each binding's name and type and defines its
+  // variable, in order, then the values are parsed on the pool. Stops at
+  // the first statement of another form (the caller goes on serially from
+  // there). Throws SerialRetry if a value fails to parse.
+  void ParseSimpleBindingsInParallel(int depth, const OutputNames& outputs,
+                                     std::vector<Binding>* bindings);
+  // The type written from `type_off` to the '=' at `eq_off`, or null.
+  Type ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, size_t line_start, int depth);
+  void ParseValuesInParallel(int depth, const std::vector<SimpleBinding>& window,
+                             std::vector<Binding>* bindings);
+
   // ----- expressions -----------------------------------------------------
   Expr ParseExpr(int depth);
 
@@ -328,6 +359,13 @@ class TextParser {
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
   int dim_terms_ = 0;                             // operands of the dimension expression being read
+  // Threads for the values of a large dataflow block (1: serial).
+  int block_threads_ = 1;
+  // While a value is parsed on another thread: the index of the variable it
+  // binds; a name of a variable at or past it is not visible yet.
+  uint32_t visible_below_ = UINT32_MAX;
+  size_t parallel_count_ = 0;         // this item's bindings parsed on the pool
+  size_t* parallel_total_ = nullptr;  // ParseOptions::parallel_bindings
 };
 
 }  // namespace plir::text_internal

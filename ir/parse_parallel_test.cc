@@ -1,0 +1,205 @@
+// A large dataflow block parsed on several threads (ir/text/parse_parallel.cc)
+// gives the module a serial parse gives, and any error the serial parse
+// reports, word for word.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/serialize/serialize.h"
+#include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+
+namespace plir {
+namespace {
+
+// One function: `n` bindings of the form the printer writes in a dataflow
+// block, with `edit(i, line)` given the chance to change binding i's line.
+std::string BlockText(int n, const std::function<void(int, std::string*)>& edit = nullptr) {
+  std::string text =
+      "def @main(%x: Tensor[(2), float32], %c: Tensor[(), float32]) -> Tensor[(2), float32] {\n"
+      "  dataflow {\n";
+  for (int i = 0; i < n; ++i) {
+    std::string prev = i ? "%v" + std::to_string(i - 1) : "%x";
+    std::string line;
+    switch (i % 5) {
+      case 0:
+        line = "%v" + std::to_string(i) + ": Tensor[(2), float32] = add(" + prev + ", %c);";
+        break;
+      case 1:  // a tuple, then its first field
+        line = "%t" + std::to_string(i) + ": (Tensor[(2), float32], Tensor[(), float32]) = (" +
+               prev + ", %c);\n    %v" + std::to_string(i) + ": Tensor[(2), float32] = %t" +
+               std::to_string(i) + ".0;";
+        break;
+      case 2:  // attributes ('=' in the value) and a less specific annotation
+        line = "%v" + std::to_string(i) + ": Tensor[ndim=1, float32] = nn.softmax(" + prev +
+               ", axis=0);";
+        break;
+      case 3:  // a constant
+        line = "%v" + std::to_string(i) + ": Tensor[(2), float32] = multiply(" + prev +
+               ", const<Tensor[(2), float32]>[1.5, -2]);";
+        break;
+      default:
+        line = "%v" + std::to_string(i) + ": Tensor[(2), float32] = subtract(" + prev + ", %x);";
+    }
+    if (edit) edit(i, &line);
+    text += "    " + line + "\n";
+  }
+  std::string last = "%v" + std::to_string(n - 1);
+  text += "    output " + last + ";\n  }\n  " + last + "\n}\n";
+  return text;
+}
+
+struct Parsed {
+  StatusOr<Module> module;
+  size_t parallel = 0;
+};
+Parsed Parse(const std::string& text, int threads) {
+  ParseOptions o;
+  o.filename = "big.plir";
+  o.threads = threads;
+  size_t parallel = 0;
+  o.parallel_bindings = &parallel;
+  StatusOr<Module> m = ParseModule(text, o);
+  return Parsed{std::move(m), parallel};
+}
+
+// The same module as a serial parse: printed, compared, and saved in binary
+// (which keeps every variable's number).
+void ExpectSameAsSerial(const std::string& text, size_t min_parallel) {
+  Parsed serial = Parse(text, 1);
+  ASSERT_TRUE(serial.module.ok()) << serial.module.status().message();
+  EXPECT_EQ(serial.parallel, 0u);
+  for (int threads : {2, 3, 8}) {
+    SCOPED_TRACE(threads);
+    Parsed p = Parse(text, threads);
+    ASSERT_TRUE(p.module.ok()) << p.module.status().message();
+    EXPECT_GE(p.parallel, min_parallel);
+    EXPECT_FALSE(FindFirstMismatch(*serial.module, *p.module));
+    EXPECT_TRUE(PrintModule(*p.module, PrintOptions{.threads = 1}) ==
+                PrintModule(*serial.module, PrintOptions{.threads = 1}));
+    EXPECT_TRUE(SaveBinary(*p.module) == SaveBinary(*serial.module));
+  }
+}
+
+TEST(ParseParallelTest, ALargeBlockParsesAsOnOneThread) {
+  std::string text = BlockText(60000);  // 72,000 bindings: two windows
+  ASSERT_GT(text.size(), size_t{1} << 20);
+  ExpectSameAsSerial(text, 60000 + 60000 / 5);  // every binding, tuples too
+  // The printer's own output of it, read back.
+  Parsed p = Parse(text, 2);
+  ASSERT_TRUE(p.module.ok());
+  ExpectSameAsSerial(PrintModule(*p.module), 30000);
+}
+
+// Statements of another form end a window; the serial parser goes on from
+// there and the next window starts after them.
+TEST(ParseParallelTest, OtherFormsInTheBlockParseSerially) {
+  auto with = [](int at, const std::string& extra) {
+    return BlockText(30000, [&](int i, std::string* line) {
+      if (i == at) *line = extra + "\n    " + *line;
+    });
+  };
+  // No annotation.
+  ExpectSameAsSerial(with(20000, "%u: Tensor[(2), float32] = add(%v19999, %c);\n    %w = %u;"),
+                     20000);
+  // An if (a nested scope), a comment, a call over two lines.
+  ExpectSameAsSerial(with(20000,
+                          "%b: Tensor[(), bool] = less(%c, %c);\n"
+                          "    %w: Tensor[(2), float32] = if (%b) {\n      %v19999\n    } else {\n"
+                          "      %x\n    };"),
+                     20000);
+  ExpectSameAsSerial(with(20000, "// a comment\n    %w: Tensor[(2), float32] = add(%v19999,\n"
+                                 "      %c);"),
+                     20000);
+  // CRLF line ends throughout.
+  std::string crlf;
+  for (char c : BlockText(30000)) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  ExpectSameAsSerial(crlf, 30000);
+}
+
+// Each error in a large block: the message of a serial parse, at the same
+// line and column, whatever the threads.
+TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
+  const std::vector<std::pair<int, std::string>> breaks = {
+      {25003, "%v25003: Tensor[(2), float32] = add(%nope, %c);"},      // undefined
+      {25003, "%v25003: Tensor[(2), float32] = add(%v25010, %c);"},    // used before defined
+      {25003, "%v25003: Tensor[(2), float32] = add(%v25003, %c);"},    // itself
+      {25003, "%v100: Tensor[(2), float32] = add(%v25002, %c);"},      // defined twice
+      {25003, "%v25003: Tensor[(3), float32] = add(%v25002, %c);"},    // annotation
+      {25003, "%v25003: Tensor[(2), floaty] = add(%v25002, %c);"},     // type
+      {25003, "%v25003: Tensor[(2), float32] = add(%v25002 %c);"},     // syntax
+      {25003, "%v25003: Tensor[(2), float32] = no.such.op(%v25002);"},  // op
+      {29999, "%v29999: Tensor[(2), float32] = add(%v29998, %c)"},     // no ';'
+  };
+  for (const auto& [at, bad] : breaks) {
+    SCOPED_TRACE(bad);
+    std::string text = BlockText(30000, [&](int i, std::string* line) {
+      if (i == at) *line = bad;
+    });
+    Parsed serial = Parse(text, 1);
+    ASSERT_FALSE(serial.module.ok());
+    EXPECT_NE(serial.module.status().message().find("big.plir:"), std::string::npos);
+    for (int threads : {2, 3}) {
+      Parsed p = Parse(text, threads);
+      ASSERT_FALSE(p.module.ok());
+      EXPECT_EQ(p.module.status().message(), serial.module.status().message());
+    }
+  }
+  // An error after the block, in the serial part.
+  std::string text = BlockText(30000);
+  text.replace(text.rfind("%v29999\n}"), 9, "%nope\n}");
+  EXPECT_EQ(Parse(text, 2).module.status().message(), Parse(text, 1).module.status().message());
+}
+
+// Differential fuzzing: random edits of a large block (bytes deleted,
+// inserted or replaced by what the raw scan looks at) parse to the same
+// module, or fail with the same message, on one thread and on two.
+TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
+  const std::string base = BlockText(25000);
+  const size_t first = base.find("dataflow {"), last = base.rfind("output");
+  const std::string bytes = "%:=;()[]{}\"\\/\n\r ,.<>x0";
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  int failed = 0;
+  for (int round = 0; round < 60; ++round) {
+    std::string text = base;
+    for (int k = 0; k < 1 + round % 3; ++k) {
+      size_t at = first + next() % (last - first);
+      char c = bytes[next() % bytes.size()];
+      switch (next() % 3) {
+        case 0:
+          text.erase(at, 1);
+          break;
+        case 1:
+          text.insert(at, 1, c);
+          break;
+        default:
+          text[at] = c;
+      }
+    }
+    SCOPED_TRACE(round);
+    Parsed serial = Parse(text, 1), parallel = Parse(text, 2);
+    ASSERT_EQ(parallel.module.ok(), serial.module.ok()) << (serial.module.ok() ? "" : serial.module.status().message());
+    if (!serial.module.ok()) {
+      ++failed;
+      EXPECT_EQ(parallel.module.status().message(), serial.module.status().message());
+    } else {
+      EXPECT_TRUE(SaveBinary(*parallel.module) == SaveBinary(*serial.module));
+    }
+  }
+  EXPECT_GT(failed, 10);  // the edits reach the error paths
+  EXPECT_LT(failed, 60);  // and some still parse
+}
+
+}  // namespace
+}  // namespace plir

@@ -1,0 +1,238 @@
+// One large dataflow block parsed on several threads (issue 25: a module of
+// one function of a million bindings otherwise parses on one thread).
+//
+// A binding's variable must exist before any later value that names it is
+// parsed, and variables are numbered and named in order, so the block is
+// parsed in windows of bindings, each in two steps:
+//   1. this thread reads each binding of the simple form
+//      `%name: TYPE = VALUE;` (all on one line, no braces, no comments in
+//      it: what the printer writes) with a raw byte scan: the name, the
+//      type (parsed once per distinct spelling), and the value's span up to
+//      its ';'. It makes and defines the variable as ParseBinding would
+//      (same order, same index, same dataflow flag, same location);
+//   2. the values are parsed on the pool, each by a worker parser that
+//      reads this one's names and sees only variables numbered before the
+//      one it binds.
+// The raw scan only decides where statements start and end; the tokens are
+// the lexer's, and a value must end at the ';' the scan found. Anything
+// else (another form, a redefinition, an unreadable type) ends the scan
+// there, and the serial parser goes on from that statement. A value that
+// fails to parse throws SerialRetry: the item is parsed again serially, so
+// a module and an error message never depend on the number of threads.
+#include <atomic>
+
+#include "ir/text/parser_impl.h"
+#include "ir/text_rules.h"
+
+namespace plir::text_internal {
+
+namespace {
+
+constexpr size_t kWindowBindings = 1 << 16;  // step 1 then step 2, per window
+constexpr size_t kRunBindings = 1 << 12;     // values per task of step 2
+constexpr size_t kMinBodyBytes = 1 << 20;    // smaller bodies parse serially
+
+bool IsSpace(char c) { return c == ' ' || c == '\t'; }
+
+}  // namespace
+
+void TextParser::ParseItemBodyInParallel(ItemInfo& item, int threads) {
+  if (threads <= 0) threads = DefaultThreads();
+  if (threads < 2 || item.body_bytes < kMinBodyBytes) return ParseItemBody(item);
+  Cursor saved = c_;
+  FuncCtx* saved_ctx = ctx_;
+  const int saved_depth = on_demand_depth_;
+  block_threads_ = threads;
+  parallel_count_ = 0;
+  try {
+    ParseItemBody(item);
+    if (parallel_total_) *parallel_total_ += parallel_count_;
+  } catch (const SerialRetry&) {
+    c_ = std::move(saved);
+    ctx_ = saved_ctx;
+    on_demand_depth_ = saved_depth;
+    item.state = ItemInfo::kPending;
+    block_threads_ = 1;
+    ParseItemBody(item);
+  }
+  block_threads_ = 1;
+}
+
+Type TextParser::ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, size_t line_start,
+                                  int depth) {
+  Cursor saved = c_;
+  Type t;
+  try {
+    c_.lex.SeekTo(type_off, line, static_cast<int64_t>(type_off - line_start) + 1);
+    c_.peek.reset();
+    Advance();
+    t = ParseTypeAt(depth);
+    if (!Is(Tok::kEq) || c_.cur.text.data() != src_.data() + eq_off) t = Type();
+  } catch (const ParseFailure&) {
+    t = Type();
+  }
+  c_ = std::move(saved);
+  return t;
+}
+
+void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& outputs,
+                                               std::vector<Binding>* bindings) {
+  const char* s = src_.data();
+  const size_t n = src_.size();
+  std::unordered_map<std::string_view, Type> types;  // by spelling
+  std::vector<SimpleBinding> window;
+  while (Is(Tok::kLocal) && !c_.peek) {
+    // The current token is `%name`; the lexer is just past it.
+    size_t p = static_cast<size_t>(c_.cur.text.data() - s) - 1;
+    int64_t line = c_.cur.line;
+    size_t line_start = p - static_cast<size_t>(c_.cur.col - 1);
+    window.clear();
+    while (window.size() < kWindowBindings && p < n && s[p] == '%') {
+      size_t q = p + 1;
+      while (q < n && IsIdentChar(s[q])) ++q;
+      if (q == p + 1) break;
+      const std::string_view name_text(s + p + 1, q - p - 1);
+      while (q < n && IsSpace(s[q])) ++q;
+      if (q >= n || s[q] != ':') break;
+      ++q;
+      while (q < n && IsSpace(s[q])) ++q;
+      // The type: to the '=' outside brackets.
+      const size_t type_off = q;
+      int nest = 0;
+      bool ok = true;
+      for (; q < n; ++q) {
+        const char c = s[q];
+        if (c == '(' || c == '[') {
+          ++nest;
+        } else if (c == ')' || c == ']') {
+          if (--nest < 0) ok = false;
+        } else if (c == '=' && nest == 0) {
+          break;
+        } else if (c == '\n' || c == '\r' || c == '"' || c == '{' || c == '}' || c == ';' ||
+                   c == '/' || c == '<' || c == '>') {
+          ok = false;
+        }
+        if (!ok) break;
+      }
+      if (!ok || q >= n || s[q] != '=') break;
+      const size_t eq_off = q;
+      size_t type_end = eq_off;
+      while (type_end > type_off && IsSpace(s[type_end - 1])) --type_end;
+      if (type_end == type_off) break;
+      // The value: to the ';' outside brackets and strings.
+      ++q;
+      while (q < n && IsSpace(s[q])) ++q;
+      const size_t value_off = q;
+      nest = 0;
+      for (; q < n; ++q) {
+        const char c = s[q];
+        if (c == ';' && nest == 0) break;
+        if (c == '(' || c == '[') {
+          ++nest;
+        } else if (c == ')' || c == ']') {
+          if (--nest < 0) ok = false;
+        } else if (c == '"') {  // a string: to its closing quote on this line
+          for (++q; q < n && s[q] != '"'; ++q) {
+            if (s[q] == '\n' || s[q] == '\r') ok = false;
+            if (s[q] == '\\') {  // an escaped line end is a line: not here
+              if (q + 1 < n && (s[q + 1] == '\n' || s[q + 1] == '\r')) ok = false;
+              ++q;
+            }
+            if (!ok) break;
+          }
+          if (q >= n) ok = false;
+        } else if (c == '\n' || c == '\r' || c == '{' || c == '}' || c == '/') {
+          ok = false;  // a nested scope, a comment, more than one line
+        }
+        if (!ok) break;
+      }
+      if (!ok || q >= n || s[q] != ';' || q == value_off) break;
+      const size_t semi_off = q;
+      const std::string_view spelling(s + type_off, type_end - type_off);
+      Type type;
+      if (auto it = types.find(spelling); it != types.end()) {
+        type = it->second;
+      } else {
+        type = ParseTypeBetween(type_off, eq_off, line, line_start, depth + 1);
+        if (!type) break;
+        types.emplace(spelling, type);
+      }
+      // As ParseBinding: the name must not be visible (else the serial
+      // parser reports it, after the values before it).
+      NameHint name(name_text);
+      const LocalName* known = ctx_->names.Find(name);
+      if (known && known->state == LocalName::kVisible) break;
+      Var v = VarNode::Make(name, type, !outputs.Contains(name_text), ctx_->next_index++);
+      Define(v, name, Loc{line, static_cast<int64_t>(p - line_start) + 1});
+      window.push_back({std::move(v), value_off, semi_off, line, line_start});
+      // To the next statement: spaces, line ends and line comments.
+      p = semi_off + 1;
+      while (p < n) {
+        if (IsSpace(s[p]) || (s[p] == '\r' && p + 1 < n && s[p + 1] == '\n')) {
+          ++p;
+        } else if (s[p] == '\n') {
+          ++line;
+          line_start = ++p;
+        } else if (s[p] == '/' && p + 1 < n && s[p + 1] == '/') {
+          while (p < n && s[p] != '\n' && s[p] != '\r') ++p;
+        } else {
+          break;
+        }
+      }
+    }
+    if (window.empty()) return;
+    ParseValuesInParallel(depth, window, bindings);
+    // Go on after the window's last ';', as the serial parser would be.
+    const SimpleBinding& last = window.back();
+    c_.lex.SeekTo(last.semi_off + 1, last.line,
+                  static_cast<int64_t>(last.semi_off + 1 - last.line_start) + 1);
+    c_.peek.reset();
+    Advance();
+    DoneWithTextBehind(false);
+    if (window.size() < kWindowBindings) return;  // stopped before another form
+  }
+}
+
+void TextParser::ParseValuesInParallel(int depth, const std::vector<SimpleBinding>& window,
+                                       std::vector<Binding>* bindings) {
+  const size_t base = bindings->size();
+  bindings->resize(base + window.size());
+  const size_t runs = (window.size() + kRunBindings - 1) / kRunBindings;
+  std::atomic<bool> failed{false}, out_of_memory{false};
+  ParallelFor(runs, block_threads_, [&](size_t r, size_t) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      TextParser worker(*this);
+      worker.ctx_ = ctx_;  // read only: values define nothing
+      const size_t end = std::min(window.size(), (r + 1) * kRunBindings);
+      for (size_t j = r * kRunBindings; j < end; ++j) {
+        const SimpleBinding& b = window[j];
+        worker.c_.lex.SeekTo(b.value_off, b.line,
+                             static_cast<int64_t>(b.value_off - b.line_start) + 1);
+        worker.c_.peek.reset();
+        worker.Advance();
+        worker.visible_below_ = b.var->index();
+        Expr value = worker.ParseExpr(depth + 1);
+        // ParseBinding's checks: the value ends at the ';' and fits the
+        // annotation (interned: an equal type is the same node, so the
+        // variable's type is what ParseBinding would give it).
+        if (!worker.Is(Tok::kSemi) || worker.c_.cur.text.data() != src_.data() + b.semi_off ||
+            !TypeCompatible(b.var->type(), value->type())) {
+          failed = true;
+          return;
+        }
+        (*bindings)[base + j] = VarBindingNode::Make(b.var, std::move(value));
+      }
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+      failed = true;
+    } catch (...) {  // ParseFailure: the serial parse reports it
+      failed = true;
+    }
+  });
+  if (out_of_memory) throw std::bad_alloc();
+  if (failed) throw SerialRetry{};
+  parallel_count_ += window.size();
+}
+
+}  // namespace plir::text_internal
