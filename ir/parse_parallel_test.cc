@@ -110,8 +110,9 @@ TEST(ParseParallelTest, OtherFormsInTheBlockParseSerially) {
                           "    %w: Tensor[(2), float32] = if (%b) {\n      %v19999\n    } else {\n"
                           "      %x\n    };"),
                      20000);
-  ExpectSameAsSerial(with(20000, "// a comment\n    %w: Tensor[(2), float32] = add(%v19999,\n"
-                                 "      %c);"),
+  ExpectSameAsSerial(with(20000,
+                          "// a comment\n    %w: Tensor[(2), float32] = add(%v19999,\n"
+                          "      %c);"),
                      20000);
   // CRLF line ends throughout.
   std::string crlf;
@@ -126,15 +127,15 @@ TEST(ParseParallelTest, OtherFormsInTheBlockParseSerially) {
 // line and column, whatever the threads.
 TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
   const std::vector<std::pair<int, std::string>> breaks = {
-      {25003, "%v25003: Tensor[(2), float32] = add(%nope, %c);"},      // undefined
-      {25003, "%v25003: Tensor[(2), float32] = add(%v25010, %c);"},    // used before defined
-      {25003, "%v25003: Tensor[(2), float32] = add(%v25003, %c);"},    // itself
-      {25003, "%v100: Tensor[(2), float32] = add(%v25002, %c);"},      // defined twice
-      {25003, "%v25003: Tensor[(3), float32] = add(%v25002, %c);"},    // annotation
-      {25003, "%v25003: Tensor[(2), floaty] = add(%v25002, %c);"},     // type
-      {25003, "%v25003: Tensor[(2), float32] = add(%v25002 %c);"},     // syntax
+      {25003, "%v25003: Tensor[(2), float32] = add(%nope, %c);"},       // undefined
+      {25003, "%v25003: Tensor[(2), float32] = add(%v25010, %c);"},     // used before defined
+      {25003, "%v25003: Tensor[(2), float32] = add(%v25003, %c);"},     // itself
+      {25003, "%v100: Tensor[(2), float32] = add(%v25002, %c);"},       // defined twice
+      {25003, "%v25003: Tensor[(3), float32] = add(%v25002, %c);"},     // annotation
+      {25003, "%v25003: Tensor[(2), floaty] = add(%v25002, %c);"},      // type
+      {25003, "%v25003: Tensor[(2), float32] = add(%v25002 %c);"},      // syntax
       {25003, "%v25003: Tensor[(2), float32] = no.such.op(%v25002);"},  // op
-      {29999, "%v29999: Tensor[(2), float32] = add(%v29998, %c)"},     // no ';'
+      {29999, "%v29999: Tensor[(2), float32] = add(%v29998, %c)"},      // no ';'
   };
   for (const auto& [at, bad] : breaks) {
     SCOPED_TRACE(bad);
@@ -189,7 +190,8 @@ TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
     }
     SCOPED_TRACE(round);
     Parsed serial = Parse(text, 1), parallel = Parse(text, 2);
-    ASSERT_EQ(parallel.module.ok(), serial.module.ok()) << (serial.module.ok() ? "" : serial.module.status().message());
+    ASSERT_EQ(parallel.module.ok(), serial.module.ok())
+        << (serial.module.ok() ? "" : serial.module.status().message());
     if (!serial.module.ok()) {
       ++failed;
       EXPECT_EQ(parallel.module.status().message(), serial.module.status().message());
