@@ -151,6 +151,21 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
       EXPECT_EQ(p.module.status().message(), serial.module.status().message());
     }
   }
+  // Columns count characters: a name defined after a UTF-8 string on its
+  // line, defined again later, is reported at the serial parse's column.
+  {
+    std::string text = BlockText(30000, [&](int i, std::string* line) {
+      if (i == 25003)
+        *line +=
+            " %s: Object = call_packed(\"h\xc3\xa9llo\", 1, sinfo_args=[Object]);"
+            " %u: Object = call_packed(\"x\", 1, sinfo_args=[Object]);";
+      if (i == 28000) *line += " %u: Object = call_packed(\"y\", 1, sinfo_args=[Object]);";
+    });
+    Parsed serial = Parse(text, 1);
+    ASSERT_FALSE(serial.module.ok());
+    EXPECT_NE(serial.module.status().message().find("already defined at"), std::string::npos);
+    EXPECT_EQ(Parse(text, 2).module.status().message(), serial.module.status().message());
+  }
   // An error after the block, in the serial part.
   std::string text = BlockText(30000);
   text.replace(text.rfind("%v29999\n}"), 9, "%nope\n}");

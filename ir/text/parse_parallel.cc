@@ -6,7 +6,8 @@
 // parsed in windows of bindings, each in two steps:
 //   1. this thread reads each binding of the simple form
 //      `%name: TYPE = VALUE;` (all on one line, no braces, no comments in
-//      it: what the printer writes) with a raw byte scan: the name, the
+//      it, ASCII only: what the printer writes for ASCII names and
+//      strings) with a raw byte scan: the name, the
 //      type (parsed once per distinct spelling), and the value's span up to
 //      its ';'. It makes and defines the variable as ParseBinding would
 //      (same order, same index, same dataflow flag, same location);
@@ -33,6 +34,9 @@ constexpr size_t kRunBindings = 1 << 12;     // values per task of step 2
 constexpr size_t kMinBodyBytes = 1 << 20;    // smaller bodies parse serially
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
+// Columns count characters: with ASCII only on a scanned line (up to where
+// the scan stops), a column is the first token's plus the bytes between.
+bool IsAscii(char c) { return static_cast<unsigned char>(c) < 0x80; }
 
 }  // namespace
 
@@ -85,6 +89,8 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& out
     // The current token is `%name`; the lexer is just past it.
     size_t p = static_cast<size_t>(c_.cur.text.data() - s) - 1;
     int64_t line = c_.cur.line;
+    // A line start such that p - line_start + 1 is the column (on a line
+    // with UTF-8 before this token, not the line's first byte).
     size_t line_start = p - static_cast<size_t>(c_.cur.col - 1);
     window.clear();
     while (window.size() < kWindowBindings && p < n && s[p] == '%') {
@@ -109,7 +115,7 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& out
         } else if (c == '=' && nest == 0) {
           break;
         } else if (c == '\n' || c == '\r' || c == '"' || c == '{' || c == '}' || c == ';' ||
-                   c == '/' || c == '<' || c == '>') {
+                   c == '/' || c == '<' || c == '>' || !IsAscii(c)) {
           ok = false;
         }
         if (!ok) break;
@@ -133,7 +139,7 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& out
           if (--nest < 0) ok = false;
         } else if (c == '"') {  // a string: to its closing quote on this line
           for (++q; q < n && s[q] != '"'; ++q) {
-            if (s[q] == '\n' || s[q] == '\r') ok = false;
+            if (s[q] == '\n' || s[q] == '\r' || !IsAscii(s[q])) ok = false;
             if (s[q] == '\\') {  // an escaped line end is a line: not here
               if (q + 1 < n && (s[q + 1] == '\n' || s[q + 1] == '\r')) ok = false;
               ++q;
@@ -141,7 +147,7 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& out
             if (!ok) break;
           }
           if (q >= n) ok = false;
-        } else if (c == '\n' || c == '\r' || c == '{' || c == '}' || c == '/') {
+        } else if (c == '\n' || c == '\r' || c == '{' || c == '}' || c == '/' || !IsAscii(c)) {
           ok = false;  // a nested scope, a comment, more than one line
         }
         if (!ok) break;
