@@ -5,6 +5,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ir/text_rules.h"
 
 namespace plir::internal {
@@ -140,6 +144,31 @@ bool Lexer::SkipBracedBody() {
   int64_t lines = 0;
   bool found = false;
   while (p < n) {
+#if defined(__SSE2__)
+    // 16 bytes at a time, stopping only at the four bytes that change the
+    // state: the newlines before the stop are counted in bulk, and the last
+    // one kept as the line start (a flat body stops at no byte but its '}').
+    const __m128i kNewline = _mm_set1_epi8('\n'), kOpen = _mm_set1_epi8('{'),
+                  kClose = _mm_set1_epi8('}'), kQuote = _mm_set1_epi8('"'),
+                  kSlash = _mm_set1_epi8('/');
+    while (p + 16 <= n) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p));
+      unsigned newlines = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, kNewline)));
+      const unsigned stop = static_cast<unsigned>(_mm_movemask_epi8(
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, kOpen), _mm_cmpeq_epi8(v, kClose)),
+                       _mm_or_si128(_mm_cmpeq_epi8(v, kQuote), _mm_cmpeq_epi8(v, kSlash)))));
+      if (stop) newlines &= (1u << std::countr_zero(stop)) - 1;
+      if (newlines) {
+        lines += std::popcount(newlines);
+        line_start = p + static_cast<size_t>(31 - std::countl_zero(newlines)) + 1;
+      }
+      if (stop) {
+        p += static_cast<size_t>(std::countr_zero(stop));
+        break;
+      }
+      p += 16;
+    }
+#endif
     while (p + 8 <= n) {
       uint64_t w;
       std::memcpy(&w, s + p, 8);
