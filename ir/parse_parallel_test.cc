@@ -16,10 +16,12 @@ namespace {
 
 // One function: `n` bindings of the form the printer writes in a dataflow
 // block, with `edit(i, line)` given the chance to change binding i's line.
-std::string BlockText(int n, const std::function<void(int, std::string*)>& edit = nullptr) {
+// An ordinary block instead when `dataflow` is false.
+std::string BlockText(int n, const std::function<void(int, std::string*)>& edit = nullptr,
+                      bool dataflow = true) {
   std::string text =
-      "def @main(%x: Tensor[(2), float32], %c: Tensor[(), float32]) -> Tensor[(2), float32] {\n"
-      "  dataflow {\n";
+      "def @main(%x: Tensor[(2), float32], %c: Tensor[(), float32]) -> Tensor[(2), float32] {\n";
+  if (dataflow) text += "  dataflow {\n";
   for (int i = 0; i < n; ++i) {
     std::string prev = i ? "%v" + std::to_string(i - 1) : "%x";
     std::string line;
@@ -47,7 +49,8 @@ std::string BlockText(int n, const std::function<void(int, std::string*)>& edit 
     text += "    " + line + "\n";
   }
   std::string last = "%v" + std::to_string(n - 1);
-  text += "    output " + last + ";\n  }\n  " + last + "\n}\n";
+  if (dataflow) text += "    output " + last + ";\n  }\n";
+  text += "  " + last + "\n}\n";
   return text;
 }
 
@@ -87,6 +90,8 @@ TEST(ParseParallelTest, ALargeBlockParsesAsOnOneThread) {
   std::string text = BlockText(60000);  // 72,000 bindings: two windows
   ASSERT_GT(text.size(), size_t{1} << 20);
   ExpectSameAsSerial(text, 60000 + 60000 / 5);  // every binding, tuples too
+  // An ordinary block: the same, with no dataflow variables.
+  ExpectSameAsSerial(BlockText(30000, nullptr, /*dataflow=*/false), 36000);
   // The printer's own output of it, read back.
   Parsed p = Parse(text, 2);
   ASSERT_TRUE(p.module.ok());
@@ -139,16 +144,21 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
   };
   for (const auto& [at, bad] : breaks) {
     SCOPED_TRACE(bad);
-    std::string text = BlockText(30000, [&](int i, std::string* line) {
-      if (i == at) *line = bad;
-    });
-    Parsed serial = Parse(text, 1);
-    ASSERT_FALSE(serial.module.ok());
-    EXPECT_NE(serial.module.status().message().find("big.plir:"), std::string::npos);
-    for (int threads : {2, 3}) {
-      Parsed p = Parse(text, threads);
-      ASSERT_FALSE(p.module.ok());
-      EXPECT_EQ(p.module.status().message(), serial.module.status().message());
+    for (bool dataflow : {true, false}) {
+      std::string text = BlockText(
+          30000,
+          [&](int i, std::string* line) {
+            if (i == at) *line = bad;
+          },
+          dataflow);
+      Parsed serial = Parse(text, 1);
+      ASSERT_FALSE(serial.module.ok());
+      EXPECT_NE(serial.module.status().message().find("big.plir:"), std::string::npos);
+      for (int threads : {2, 3}) {
+        Parsed p = Parse(text, threads);
+        ASSERT_FALSE(p.module.ok());
+        EXPECT_EQ(p.module.status().message(), serial.module.status().message());
+      }
     }
   }
   // Columns count characters: a name defined after a UTF-8 string on its
@@ -176,8 +186,8 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
 // inserted or replaced by what the raw scan looks at) parse to the same
 // module, or fail with the same message, on one thread and on two.
 TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
-  const std::string base = BlockText(25000);
-  const size_t first = base.find("dataflow {"), last = base.rfind("output");
+  // Even rounds edit a dataflow block, odd ones an ordinary block.
+  const std::string bases[2] = {BlockText(25000), BlockText(25000, nullptr, false)};
   const std::string bytes = "%:=;()[]{}\"\\/\n\r ,.<>x0";
   uint64_t state = 0x9e3779b97f4a7c15ull;
   auto next = [&]() {
@@ -188,6 +198,8 @@ TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
   };
   int failed = 0;
   for (int round = 0; round < 60; ++round) {
+    const std::string& base = bases[round % 2];
+    const size_t first = base.find('\n'), last = base.rfind("%v24999\n}");
     std::string text = base;
     for (int k = 0; k < 1 + round % 3; ++k) {
       size_t at = first + next() % (last - first);

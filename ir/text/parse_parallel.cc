@@ -1,5 +1,6 @@
-// One large dataflow block parsed on several threads (issue 25: a module of
-// one function of a million bindings otherwise parses on one thread).
+// One large block (dataflow or ordinary) parsed on several threads (issue
+// 25: a module of one function of a million bindings otherwise parses on
+// one thread).
 //
 // A binding's variable must exist before any later value that names it is
 // parsed, and variables are numbered and named in order, so the block is
@@ -79,14 +80,15 @@ Type TextParser::ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, 
   return t;
 }
 
-void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& outputs,
+void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* outputs,
                                                std::vector<Binding>* bindings) {
   const char* s = src_.data();
   const size_t n = src_.size();
   std::unordered_map<std::string_view, Type> types;  // by spelling
   std::vector<SimpleBinding> window;
-  while (Is(Tok::kLocal) && !c_.peek) {
-    // The current token is `%name`; the lexer is just past it.
+  while (Is(Tok::kLocal)) {
+    // The current token is `%name`; the lexer is past it (and a token
+    // peeked, maybe: the position is reset after the window).
     size_t p = static_cast<size_t>(c_.cur.text.data() - s) - 1;
     int64_t line = c_.cur.line;
     // A line start such that p - line_start + 1 is the column (on a line
@@ -168,7 +170,8 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames& out
       NameHint name(name_text);
       const LocalName* known = ctx_->names.Find(name);
       if (known && known->state == LocalName::kVisible) break;
-      Var v = VarNode::Make(name, type, !outputs.Contains(name_text), ctx_->next_index++);
+      const bool is_dataflow = outputs && !outputs->Contains(name_text);
+      Var v = VarNode::Make(name, type, is_dataflow, ctx_->next_index++);
       Define(v, name, Loc{line, static_cast<int64_t>(p - line_start) + 1});
       window.push_back({std::move(v), value_off, semi_off, line, line_start});
       // To the next statement: spaces, line ends and line comments.

@@ -372,6 +372,11 @@ SeqExpr TextParser::ParseBody(int depth) {
     if (Is(Tok::kLocal)) {
       Tok next = PeekNext().kind;
       if (next == Tok::kColon || next == Tok::kEq) {
+        if (block_threads_ > 1 && next == Tok::kColon) {
+          const size_t before = ordinary.size();
+          ParseSimpleBindingsInParallel(depth, nullptr, &ordinary);
+          if (ordinary.size() > before) continue;
+        }
         ordinary.push_back(ParseBinding(depth, nullptr));
         continue;
       }
@@ -457,7 +462,7 @@ Block TextParser::ParseDataflowBlock(int depth) {
   // in it, which are out of scope again by the output line).
   uint32_t first_index = ctx_->next_index;
   const OutputNames outputs = ScanOutputNames();
-  if (block_threads_ > 1) ParseSimpleBindingsInParallel(depth, outputs, &bindings);
+  if (block_threads_ > 1) ParseSimpleBindingsInParallel(depth, &outputs, &bindings);
   while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, &outputs));
   if (IsIdent("output")) {
     Advance();

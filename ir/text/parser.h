@@ -32,8 +32,8 @@ struct ParseOptions {
   // read back from the file if touched again).
   std::function<void(size_t begin, size_t end)> done_with;
   // When set, receives how many bindings of the result were parsed by the
-  // threads of a large dataflow block: when the bodies parse on one thread
-  // (one body, or little text), a dataflow block's bindings of the form
+  // threads of a large block: when the bodies parse on one thread (one
+  // body, or little text), a block's bindings of the form
   // the printer writes (`%name: Type = value;` on a line) parse on up to
   // `threads` threads (tests and benchmarks read it).
   size_t* parallel_bindings = nullptr;

@@ -270,13 +270,14 @@ class TextParser {
   // Parses `item`'s body with large dataflow blocks on up to `threads`
   // threads; on SerialRetry, again serially.
   void ParseItemBodyInParallel(ItemInfo& item, int threads);
-  // At the first statement of a dataflow block (after ScanOutputNames):
-  // parses the bindings of simple form from here on, windows of them at a
-  // time: this thread reads each binding's name and type and defines its
-  // variable, in order, then the values are parsed on the pool. Stops at
-  // the first statement of another form (the caller goes on serially from
-  // there). Throws SerialRetry if a value fails to parse.
-  void ParseSimpleBindingsInParallel(int depth, const OutputNames& outputs,
+  // At a binding of a dataflow block (`outputs`: its output line, read
+  // ahead) or of an ordinary one (null): parses the bindings of simple form
+  // from here on, windows of them at a time: this thread reads each
+  // binding's name and type and defines its variable, in order, then the
+  // values are parsed on the pool. Stops at the first statement of another
+  // form (the caller goes on serially from there; if that is the first,
+  // nothing changed). Throws SerialRetry if a value fails to parse.
+  void ParseSimpleBindingsInParallel(int depth, const OutputNames* outputs,
                                      std::vector<Binding>* bindings);
   // The type written from `type_off` to the '=' at `eq_off`, or null.
   Type ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, size_t line_start, int depth);
