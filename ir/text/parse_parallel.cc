@@ -43,11 +43,11 @@ bool IsAscii(char c) { return static_cast<unsigned char>(c) < 0x80; }
 
 void TextParser::ParseItemBodyInParallel(ItemInfo& item, int threads) {
   if (threads <= 0) threads = DefaultThreads();
-  if (threads < 2 || item.body_bytes < kMinBodyBytes) return ParseItemBody(item);
   Cursor saved = c_;
   FuncCtx* saved_ctx = ctx_;
   const int saved_depth = on_demand_depth_;
-  block_threads_ = threads;
+  scan_simple_ = true;
+  block_threads_ = threads >= 2 && item.body_bytes >= kMinBodyBytes ? threads : 1;
   parallel_count_ = 0;
   try {
     ParseItemBody(item);
@@ -56,10 +56,13 @@ void TextParser::ParseItemBodyInParallel(ItemInfo& item, int threads) {
     c_ = std::move(saved);
     ctx_ = saved_ctx;
     on_demand_depth_ = saved_depth;
+    visible_below_ = UINT32_MAX;
     item.state = ItemInfo::kPending;
+    scan_simple_ = false;
     block_threads_ = 1;
     ParseItemBody(item);
   }
+  scan_simple_ = false;
   block_threads_ = 1;
 }
 
@@ -84,8 +87,8 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
                                                std::vector<Binding>* bindings) {
   const char* s = src_.data();
   const size_t n = src_.size();
-  std::unordered_map<std::string_view, Type> types;  // by spelling
-  std::vector<SimpleBinding> window;
+  std::unordered_map<std::string_view, Type>& types = types_by_spelling_;
+  std::vector<SimpleBinding>& window = window_;
   while (Is(Tok::kLocal)) {
     // The current token is `%name`; the lexer is past it (and a token
     // peeked, maybe: the position is reset after the window).
@@ -202,36 +205,50 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
   }
 }
 
+bool TextParser::ParseValues(int depth, const std::vector<SimpleBinding>& window, size_t lo,
+                             size_t hi, Binding* out) {
+  for (size_t j = lo; j < hi; ++j) {
+    const SimpleBinding& b = window[j];
+    c_.lex.SeekTo(b.value_off, b.line, static_cast<int64_t>(b.value_off - b.line_start) + 1);
+    c_.peek.reset();
+    Advance();
+    visible_below_ = b.var->index();
+    Expr value = ParseExpr(depth + 1);
+    // ParseBinding's checks: the value ends at the ';' and fits the
+    // annotation (interned: an equal type is the same node, so the
+    // variable's type is what ParseBinding would give it).
+    if (!Is(Tok::kSemi) || c_.cur.text.data() != src_.data() + b.semi_off ||
+        !TypeCompatible(b.var->type(), value->type()))
+      return false;
+    out[j - lo] = VarBindingNode::Make(b.var, std::move(value));
+  }
+  return true;
+}
+
 void TextParser::ParseValuesInParallel(int depth, const std::vector<SimpleBinding>& window,
                                        std::vector<Binding>* bindings) {
   const size_t base = bindings->size();
   bindings->resize(base + window.size());
+  Binding* out = bindings->data() + base;
   const size_t runs = (window.size() + kRunBindings - 1) / kRunBindings;
+  if (block_threads_ <= 1 || runs <= 1) {  // on this thread, by this parser
+    bool ok = false;
+    try {
+      ok = ParseValues(depth, window, 0, window.size(), out);
+    } catch (const ParseFailure&) {
+    }
+    visible_below_ = UINT32_MAX;
+    if (!ok) throw SerialRetry{};
+    return;
+  }
   std::atomic<bool> failed{false}, out_of_memory{false};
   ParallelFor(runs, block_threads_, [&](size_t r, size_t) {
     if (failed.load(std::memory_order_relaxed)) return;
     try {
       TextParser worker(*this);
       worker.ctx_ = ctx_;  // read only: values define nothing
-      const size_t end = std::min(window.size(), (r + 1) * kRunBindings);
-      for (size_t j = r * kRunBindings; j < end; ++j) {
-        const SimpleBinding& b = window[j];
-        worker.c_.lex.SeekTo(b.value_off, b.line,
-                             static_cast<int64_t>(b.value_off - b.line_start) + 1);
-        worker.c_.peek.reset();
-        worker.Advance();
-        worker.visible_below_ = b.var->index();
-        Expr value = worker.ParseExpr(depth + 1);
-        // ParseBinding's checks: the value ends at the ';' and fits the
-        // annotation (interned: an equal type is the same node, so the
-        // variable's type is what ParseBinding would give it).
-        if (!worker.Is(Tok::kSemi) || worker.c_.cur.text.data() != src_.data() + b.semi_off ||
-            !TypeCompatible(b.var->type(), value->type())) {
-          failed = true;
-          return;
-        }
-        (*bindings)[base + j] = VarBindingNode::Make(b.var, std::move(value));
-      }
+      const size_t lo = r * kRunBindings, hi = std::min(window.size(), lo + kRunBindings);
+      if (!worker.ParseValues(depth, window, lo, hi, out + lo)) failed = true;
     } catch (const std::bad_alloc&) {
       out_of_memory = true;
       failed = true;

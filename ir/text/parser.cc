@@ -111,7 +111,7 @@ Module TextParser::ParseModuleText(int threads) {
       if (i > first_failure.load(std::memory_order_relaxed)) return;  // moot now
       try {
         if (!workers[w]) workers[w] = std::make_unique<TextParser>(*this);
-        workers[w]->ParseItemBody(*rest[i]);
+        workers[w]->ParseItemBodyInParallel(*rest[i], 1);
       } catch (ParseFailure& f) {
         failures[i] = std::move(f);
         size_t cur = first_failure.load();
@@ -372,7 +372,7 @@ SeqExpr TextParser::ParseBody(int depth) {
     if (Is(Tok::kLocal)) {
       Tok next = PeekNext().kind;
       if (next == Tok::kColon || next == Tok::kEq) {
-        if (block_threads_ > 1 && next == Tok::kColon) {
+        if (scan_simple_ && next == Tok::kColon) {
           const size_t before = ordinary.size();
           ParseSimpleBindingsInParallel(depth, nullptr, &ordinary);
           if (ordinary.size() > before) continue;
@@ -462,7 +462,7 @@ Block TextParser::ParseDataflowBlock(int depth) {
   // in it, which are out of scope again by the output line).
   uint32_t first_index = ctx_->next_index;
   const OutputNames outputs = ScanOutputNames();
-  if (block_threads_ > 1) ParseSimpleBindingsInParallel(depth, &outputs, &bindings);
+  if (scan_simple_) ParseSimpleBindingsInParallel(depth, &outputs, &bindings);
   while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, &outputs));
   if (IsIdent("output")) {
     Advance();

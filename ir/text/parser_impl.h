@@ -283,6 +283,10 @@ class TextParser {
   Type ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, size_t line_start, int depth);
   void ParseValuesInParallel(int depth, const std::vector<SimpleBinding>& window,
                              std::vector<Binding>* bindings);
+  // Parses the values of window[lo, hi) into out[0, hi - lo); false if one
+  // does not end at its ';' or does not fit its variable's type.
+  bool ParseValues(int depth, const std::vector<SimpleBinding>& window, size_t lo, size_t hi,
+                   Binding* out);
 
   // ----- expressions -----------------------------------------------------
   Expr ParseExpr(int depth);
@@ -360,8 +364,16 @@ class TextParser {
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
   int dim_terms_ = 0;                             // operands of the dimension expression being read
-  // Threads for the values of a large dataflow block (1: serial).
+  // Bindings of the printer's form are read by the raw scan
+  // (ParseSimpleBindingsInParallel): set while a body of a declared return
+  // type parses (ParseItemBodyInParallel, which catches SerialRetry).
+  bool scan_simple_ = false;
+  // Threads for the values of a large block (1: this thread).
   int block_threads_ = 1;
+  // The raw scan's types by spelling (types are interned and context-free;
+  // the views are into src_) and its window, kept for the next body.
+  std::unordered_map<std::string_view, Type> types_by_spelling_;
+  std::vector<SimpleBinding> window_;
   // While a value is parsed on another thread: the index of the variable it
   // binds; a name of a variable at or past it is not visible yet.
   uint32_t visible_below_ = UINT32_MAX;
