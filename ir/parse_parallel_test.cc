@@ -10,6 +10,7 @@
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "testing/random_module.h"
 
 namespace plir {
 namespace {
@@ -58,27 +59,32 @@ struct Parsed {
   StatusOr<Module> module;
   size_t parallel = 0;
 };
-Parsed Parse(const std::string& text, int threads) {
+// `scan`: ParseOptions::scan_bindings (false: the tokenizing parser alone,
+// the reference every other parse is compared with).
+Parsed Parse(const std::string& text, int threads, bool scan = true) {
   ParseOptions o;
   o.filename = "big.plir";
   o.threads = threads;
+  o.scan_bindings = scan;
   size_t parallel = 0;
   o.parallel_bindings = &parallel;
   StatusOr<Module> m = ParseModule(text, o);
   return Parsed{std::move(m), parallel};
 }
 
-// The same module as a serial parse: printed, compared, and saved in binary
-// (which keeps every variable's number).
+// The same module as the tokenizing parser's: printed, compared, and saved
+// in binary (which keeps every variable's number), with the scan on one
+// thread and on several.
 void ExpectSameAsSerial(const std::string& text, size_t min_parallel) {
-  Parsed serial = Parse(text, 1);
+  Parsed serial = Parse(text, 1, /*scan=*/false);
   ASSERT_TRUE(serial.module.ok()) << serial.module.status().message();
   EXPECT_EQ(serial.parallel, 0u);
-  for (int threads : {2, 3, 8}) {
+  EXPECT_EQ(Parse(text, 1).parallel, 0u);
+  for (int threads : {1, 2, 3, 8}) {
     SCOPED_TRACE(threads);
     Parsed p = Parse(text, threads);
     ASSERT_TRUE(p.module.ok()) << p.module.status().message();
-    EXPECT_GE(p.parallel, min_parallel);
+    if (threads > 1) EXPECT_GE(p.parallel, min_parallel);
     EXPECT_FALSE(FindFirstMismatch(*serial.module, *p.module));
     EXPECT_TRUE(PrintModule(*p.module, PrintOptions{.threads = 1}) ==
                 PrintModule(*serial.module, PrintOptions{.threads = 1}));
@@ -151,10 +157,10 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
             if (i == at) *line = bad;
           },
           dataflow);
-      Parsed serial = Parse(text, 1);
+      Parsed serial = Parse(text, 1, /*scan=*/false);
       ASSERT_FALSE(serial.module.ok());
       EXPECT_NE(serial.module.status().message().find("big.plir:"), std::string::npos);
-      for (int threads : {2, 3}) {
+      for (int threads : {1, 2, 3}) {
         Parsed p = Parse(text, threads);
         ASSERT_FALSE(p.module.ok());
         EXPECT_EQ(p.module.status().message(), serial.module.status().message());
@@ -171,20 +177,23 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
             " %u: Object = call_packed(\"x\", 1, sinfo_args=[Object]);";
       if (i == 28000) *line += " %u: Object = call_packed(\"y\", 1, sinfo_args=[Object]);";
     });
-    Parsed serial = Parse(text, 1);
+    Parsed serial = Parse(text, 1, /*scan=*/false);
     ASSERT_FALSE(serial.module.ok());
     EXPECT_NE(serial.module.status().message().find("already defined at"), std::string::npos);
+    EXPECT_EQ(Parse(text, 1).module.status().message(), serial.module.status().message());
     EXPECT_EQ(Parse(text, 2).module.status().message(), serial.module.status().message());
   }
   // An error after the block, in the serial part.
   std::string text = BlockText(30000);
   text.replace(text.rfind("%v29999\n}"), 9, "%nope\n}");
-  EXPECT_EQ(Parse(text, 2).module.status().message(), Parse(text, 1).module.status().message());
+  EXPECT_EQ(Parse(text, 2).module.status().message(),
+            Parse(text, 1, /*scan=*/false).module.status().message());
 }
 
 // Differential fuzzing: random edits of a large block (bytes deleted,
-// inserted or replaced by what the raw scan looks at) parse to the same
-// module, or fail with the same message, on one thread and on two.
+// inserted or replaced by what the raw scan looks at) parse to the
+// tokenizing parser's module, or fail with its message, with the scan on
+// one thread and on two.
 TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
   // Even rounds edit a dataflow block, odd ones an ordinary block.
   const std::string bases[2] = {BlockText(25000), BlockText(25000, nullptr, false)};
@@ -216,18 +225,58 @@ TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
       }
     }
     SCOPED_TRACE(round);
-    Parsed serial = Parse(text, 1), parallel = Parse(text, 2);
-    ASSERT_EQ(parallel.module.ok(), serial.module.ok())
-        << (serial.module.ok() ? "" : serial.module.status().message());
-    if (!serial.module.ok()) {
-      ++failed;
-      EXPECT_EQ(parallel.module.status().message(), serial.module.status().message());
-    } else {
-      EXPECT_TRUE(SaveBinary(*parallel.module) == SaveBinary(*serial.module));
+    Parsed serial = Parse(text, 1, /*scan=*/false);
+    if (!serial.module.ok()) ++failed;
+    for (int threads : {1, 2}) {
+      Parsed p = Parse(text, threads);
+      ASSERT_EQ(p.module.ok(), serial.module.ok())
+          << threads << (serial.module.ok() ? "" : serial.module.status().message());
+      if (!serial.module.ok())
+        EXPECT_EQ(p.module.status().message(), serial.module.status().message()) << threads;
+      else
+        EXPECT_TRUE(SaveBinary(*p.module) == SaveBinary(*serial.module)) << threads;
     }
   }
   EXPECT_GT(failed, 10);  // the edits reach the error paths
   EXPECT_LT(failed, 60);  // and some still parse
+}
+
+// Every construct of the format (testing/random_module.h: ifs, tuples,
+// constants inline and in hex, symbolic dims, calls of functions and
+// externs, attributes, strings), as printed and with bytes edited: the scan
+// gives the tokenizing parser's module or its error message.
+TEST(ParseParallelTest, RandomModulesParseAsWithoutTheScan) {
+  uint64_t state = 0x452821e638d01377ull;
+  auto next = [&]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  const std::string bytes = "%:=;()[]{}\"\\/\n\r ,.<>x0";
+  int failed = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    testing::RandomModuleOptions o;
+    o.seed = seed;
+    o.num_bindings = 400;
+    o.local_functions = seed % 2 == 0;
+    std::string text = PrintModule(testing::GenerateRandomModule(o), PrintOptions{.threads = 1});
+    for (int edit = 0; edit < 4; ++edit) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", edit " + std::to_string(edit));
+      Parsed serial = Parse(text, 1, /*scan=*/false);
+      if (!serial.module.ok()) ++failed;
+      Parsed p = Parse(text, 2);
+      ASSERT_EQ(p.module.ok(), serial.module.ok())
+          << (serial.module.ok() ? "" : serial.module.status().message());
+      if (!serial.module.ok())
+        EXPECT_EQ(p.module.status().message(), serial.module.status().message());
+      else
+        EXPECT_TRUE(SaveBinary(*p.module) == SaveBinary(*serial.module));
+      size_t at = next() % text.size();
+      text[at] = bytes[next() % bytes.size()];  // the next round's text
+    }
+  }
+  EXPECT_GT(failed, 20);
 }
 
 }  // namespace

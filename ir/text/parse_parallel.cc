@@ -46,6 +46,7 @@ void TextParser::ParseItemBodyInParallel(ItemInfo& item, int threads) {
   Cursor saved = c_;
   FuncCtx* saved_ctx = ctx_;
   const int saved_depth = on_demand_depth_;
+  if (!allow_scan_) return ParseItemBody(item);
   scan_simple_ = true;
   block_threads_ = threads >= 2 && item.body_bytes >= kMinBodyBytes ? threads : 1;
   parallel_count_ = 0;

@@ -514,6 +514,7 @@ StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options)
   try {
     TextParser p(text, options.filename);
     if (options.done_with) p.SetDoneWith(&options.done_with);
+    p.SetScanBindings(options.scan_bindings);
     if (options.parallel_bindings) {
       *options.parallel_bindings = 0;
       p.SetParallelCounter(options.parallel_bindings);

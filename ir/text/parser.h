@@ -37,6 +37,11 @@ struct ParseOptions {
   // the printer writes (`%name: Type = value;` on a line) parse on up to
   // `threads` threads (tests and benchmarks read it).
   size_t* parallel_bindings = nullptr;
+  // Bindings of that form are found by a raw byte scan and their types
+  // parsed once per spelling (faster than tokenizing them, on one thread
+  // too); a body on which that fails is parsed again without it. False:
+  // the tokenizing parser alone (tests compare the two).
+  bool scan_bindings = true;
 };
 
 StatusOr<Module> ParseModule(std::string_view text, const ParseOptions& options = {});

@@ -129,7 +129,8 @@ class TextParser {
         c_{Lexer(main.src_), Token(), std::nullopt},
         module_(main.module_),
         items_(module_->items),
-        item_index_(module_->index) {}
+        item_index_(module_->index),
+        allow_scan_(main.allow_scan_) {}
 
   // Parses the whole module. Bodies are parsed in two steps: first, in
   // order, the functions without a written return type (a call of one needs
@@ -139,6 +140,7 @@ class TextParser {
   // else that of the earliest failing function) do not depend on `threads`.
   void SetDoneWith(const std::function<void(size_t, size_t)>* f) { done_with_ = f; }
   void SetParallelCounter(size_t* count) { parallel_total_ = count; }
+  void SetScanBindings(bool scan) { allow_scan_ = scan; }
   Module ParseModuleText(int threads);
 
   Type ParseStandaloneType();
@@ -368,6 +370,7 @@ class TextParser {
   // (ParseSimpleBindingsInParallel): set while a body of a declared return
   // type parses (ParseItemBodyInParallel, which catches SerialRetry).
   bool scan_simple_ = false;
+  bool allow_scan_ = true;  // ParseOptions::scan_bindings
   // Threads for the values of a large block (1: this thread).
   int block_threads_ = 1;
   // The raw scan's types by spelling (types are interned and context-free;
