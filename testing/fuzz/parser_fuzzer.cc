@@ -1,6 +1,7 @@
 // libFuzzer target for the text parser. Any input must give a module or a
-// clean error; a parsed module must verify or fail cleanly, print, and
-// re-parse to an equal module.
+// clean error, the same with and without the raw scan of bindings; a parsed
+// module must verify or fail cleanly, print, and re-parse to an equal
+// module.
 //
 // Build and run (see tools/fuzz.sh):
 //   tools/fuzz.sh parser 60     # 60 seconds, corpus in testing/fuzz/corpus/parser
@@ -18,6 +19,18 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   plir::StatusOr<plir::Module> m = plir::ParseModule(text);
+  // The raw scan of bindings (on by default) gives the tokenizing parser's
+  // module or its error, word for word.
+  plir::ParseOptions tokens_only;
+  tokens_only.scan_bindings = false;
+  plir::StatusOr<plir::Module> ref = plir::ParseModule(text, tokens_only);
+  if (m.ok() != ref.ok() || (!m.ok() && m.status().message() != ref.status().message()) ||
+      (m.ok() && plir::PrintModule(*m) != plir::PrintModule(*ref))) {
+    std::fprintf(stderr, "the scan and the tokenizing parser disagree:\n%s\n%s\n",
+                 m.ok() ? "ok" : m.status().message().c_str(),
+                 ref.ok() ? "ok" : ref.status().message().c_str());
+    std::abort();
+  }
   if (!m.ok()) {
     // Errors must carry a position.
     if (m.status().message().rfind("<input>:", 0) != 0 &&
