@@ -190,6 +190,20 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
             Parse(text, 1, /*scan=*/false).module.status().message());
 }
 
+// Random edits for the differential tests: a xorshift generator, and the
+// bytes written in, those the raw scan and the lexer act on.
+struct Edits {
+  explicit Edits(uint64_t seed) : state(seed) {}
+  uint64_t Next() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  }
+  uint64_t state;
+  static inline const std::string kBytes = "%:=;()[]{}\"\\/\n\r ,.<>x0";
+};
+
 // Differential fuzzing: random edits of a large block (bytes deleted,
 // inserted or replaced by what the raw scan looks at) parse to the
 // tokenizing parser's module, or fail with its message, with the scan on
@@ -197,14 +211,9 @@ TEST(ParseParallelTest, ErrorsAreTheSerialParsesErrors) {
 TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
   // Even rounds edit a dataflow block, odd ones an ordinary block.
   const std::string bases[2] = {BlockText(25000), BlockText(25000, nullptr, false)};
-  const std::string bytes = "%:=;()[]{}\"\\/\n\r ,.<>x0";
-  uint64_t state = 0x9e3779b97f4a7c15ull;
-  auto next = [&]() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  Edits edits(0x9e3779b97f4a7c15ull);
+  auto next = [&]() { return edits.Next(); };
+  const std::string& bytes = Edits::kBytes;
   int failed = 0;
   for (int round = 0; round < 60; ++round) {
     const std::string& base = bases[round % 2];
@@ -246,14 +255,9 @@ TEST(ParseParallelTest, EditedBlocksParseAsOnOneThread) {
 // externs, attributes, strings), as printed and with bytes edited: the scan
 // gives the tokenizing parser's module or its error message.
 TEST(ParseParallelTest, RandomModulesParseAsWithoutTheScan) {
-  uint64_t state = 0x452821e638d01377ull;
-  auto next = [&]() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  const std::string bytes = "%:=;()[]{}\"\\/\n\r ,.<>x0";
+  Edits edits(0x452821e638d01377ull);
+  auto next = [&]() { return edits.Next(); };
+  const std::string& bytes = Edits::kBytes;
   int failed = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     testing::RandomModuleOptions o;
