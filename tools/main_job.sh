@@ -130,7 +130,7 @@ echo "| result vs PyTorch | max abs error | within tolerance |"
 echo "|---|---:|---|"
 printf '%s\n' "${errs[@]}"
 echo
-echo "weights file $(mib "$(stat -c %s "$work/weights.safetensors")") MiB; float16 weights $(mib "$(stat -c %s "$work/t_eager.safetensors")") MiB;" \
+echo "weights file $(mib "$weights_bytes") MiB; float16 weights $(mib "$(stat -c %s "$work/t_eager.safetensors")") MiB;" \
   "peak RSS eager $(mib $((eager_rss * 1024))) MiB vs lazy $(mib $((lazy_rss * 1024))) MiB; eager and lazy outputs byte-identical: $same"
 echo "lazy peak $(mib $((lazy_rss * 1024))) MiB <= baseline $(mib $((base_rss * 1024))) MiB + largest weight + largest result + 16 MiB" \
   "= $(mib "$lazy_bound") MiB: $lazy_ok; eager peak >= weights file: $eager_ok"

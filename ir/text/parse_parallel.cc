@@ -1,10 +1,12 @@
-// One large block (dataflow or ordinary) parsed on several threads (issue
-// 25: a module of one function of a million bindings otherwise parses on
-// one thread).
+// Bindings of the printer's form read by a raw byte scan, and one large
+// block (dataflow or ordinary) parsed on several threads (issue 25: a
+// module of one function of a million bindings otherwise parses on one
+// thread). The scan is used in every body of a written return type; its
+// values go to the pool in bodies of a megabyte or more.
 //
 // A binding's variable must exist before any later value that names it is
-// parsed, and variables are numbered and named in order, so the block is
-// parsed in windows of bindings, each in two steps:
+// parsed, and variables are numbered and named in order, so a block is
+// read in windows of bindings, each in two steps:
 //   1. this thread reads each binding of the simple form
 //      `%name: TYPE = VALUE;` (all on one line, no braces, no comments in
 //      it, ASCII only: what the printer writes for ASCII names and
@@ -12,15 +14,16 @@
 //      type (parsed once per distinct spelling), and the value's span up to
 //      its ';'. It makes and defines the variable as ParseBinding would
 //      (same order, same index, same dataflow flag, same location);
-//   2. the values are parsed on the pool, each by a worker parser that
-//      reads this one's names and sees only variables numbered before the
-//      one it binds.
+//   2. the values are parsed (on the pool in a large body, each run by a
+//      worker parser that reads this one's names), each seeing only the
+//      variables numbered before the one it binds.
 // The raw scan only decides where statements start and end; the tokens are
 // the lexer's, and a value must end at the ';' the scan found. Anything
 // else (another form, a redefinition, an unreadable type) ends the scan
 // there, and the serial parser goes on from that statement. A value that
-// fails to parse throws SerialRetry: the item is parsed again serially, so
-// a module and an error message never depend on the number of threads.
+// fails to parse throws SerialRetry: the item is parsed again without the
+// scan, so a module and an error message are the tokenizing parser's,
+// whatever the number of threads.
 #include <atomic>
 
 #include "ir/text/parser_impl.h"
@@ -42,11 +45,11 @@ bool IsAscii(char c) { return static_cast<unsigned char>(c) < 0x80; }
 }  // namespace
 
 void TextParser::ParseItemBodyInParallel(ItemInfo& item, int threads) {
+  if (!allow_scan_) return ParseItemBody(item);
   if (threads <= 0) threads = DefaultThreads();
   Cursor saved = c_;
   FuncCtx* saved_ctx = ctx_;
   const int saved_depth = on_demand_depth_;
-  if (!allow_scan_) return ParseItemBody(item);
   scan_simple_ = true;
   block_threads_ = threads >= 2 && item.body_bytes >= kMinBodyBytes ? threads : 1;
   parallel_count_ = 0;

@@ -25,8 +25,9 @@ struct ParseOptions {
   int threads = 0;
   // When set, called with byte ranges [begin, end) of the text that the
   // parser is done with: it reads them again only to quote a line in an
-  // error message, or to parse a body once more on one thread when a large
-  // block parsed on several failed (input with an error in that block).
+  // error message, or to parse a body once more without the raw scan of
+  // bindings (below) when a value read after it failed (input with an
+  // error in that body).
   // Called from the parsing threads, possibly at once. A caller whose text
   // is a private file mapping gives the pages back (MADV_DONTNEED: they
   // read back from the file if touched again).

@@ -50,9 +50,9 @@ struct Loc {
   int64_t col = 0;
 };
 
-// Thrown when a large block parsed on several threads (parse_parallel.cc)
-// met anything but well-formed simple bindings: the item is parsed again
-// serially, which gives the module or the error a serial parse gives.
+// Thrown when a value read after the raw scan of bindings (parse_parallel.cc)
+// fails: the item is parsed again without the scan, which gives the module
+// or the error the tokenizing parser gives.
 struct SerialRetry {};
 
 // Parser position: a lexer snapshot plus the current and peeked tokens.
@@ -260,7 +260,8 @@ class TextParser {
 
   Block ParseDataflowBlock(int depth);
 
-  // ----- one large block on several threads (parse_parallel.cc) ----------
+  // ----- the raw scan of bindings, and large blocks on several threads
+  // (parse_parallel.cc) ---------------------------------------------------
   // A binding `%name: TYPE = VALUE;` on one line, found by a raw scan.
   struct SimpleBinding {
     Var var;
@@ -269,8 +270,9 @@ class TextParser {
     int64_t line;       // the line holding both
     size_t line_start;  // that line's first byte
   };
-  // Parses `item`'s body with large dataflow blocks on up to `threads`
-  // threads; on SerialRetry, again serially.
+  // Parses `item`'s body with the raw scan of bindings (unless
+  // ParseOptions::scan_bindings is off), its values on up to `threads`
+  // threads when the body is large; on SerialRetry, again without the scan.
   void ParseItemBodyInParallel(ItemInfo& item, int threads);
   // At a binding of a dataflow block (`outputs`: its output line, read
   // ahead) or of an ordinary one (null): parses the bindings of simple form

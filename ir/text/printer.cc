@@ -216,11 +216,16 @@ class TextPrinter {
   // IR prints in linear space.
   static constexpr int kMaxIndent = 32;
 
-  void Newline() {
+  // Hands the text printed so far to flush_ once it holds kFlushBytes.
+  void MaybeFlush() {
     if (flush_ && out_.size() >= kFlushBytes) {
       flush_(out_);
       out_.clear();  // the capacity stays
     }
+  }
+
+  void Newline() {
+    MaybeFlush();
     out_.push_back('\n');
     out_.append(static_cast<size_t>(std::min(indent_, kMaxIndent)) * 2, ' ');
   }
@@ -428,10 +433,7 @@ class TextPrinter {
         texts[r] = run.TakeOutput();
       });
       for (std::string& t : texts) {
-        if (flush_ && out_.size() >= kFlushBytes) {
-          flush_(out_);
-          out_.clear();
-        }
+        MaybeFlush();
         out_.append(t);
         std::string().swap(t);
       }
