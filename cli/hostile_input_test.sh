@@ -16,6 +16,7 @@ clean() {  # clean RC ERRFILE: exit 1 or 2, a message, no sanitizer report or si
   [ "$1" -eq 1 -o "$1" -eq 2 ] && [ -s "$2" ] && ! grep -qE "AddressSanitizer|runtime error|Segmentation|core dumped" "$2"
 }
 model=examples/spec/conv2d.plir
+source testing/fifo.sh
 mkdir -p "$tmp/dir"
 
 # Inputs that are not regular files, for every file option.
@@ -203,10 +204,7 @@ timeout 20 "$opt" "$model" -o "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "plir-opt -o FIFO without a reader: exit 1 at once (rc=$rc, ${ms} ms)" \
   '[ $rc -eq 1 ] && grep -q "out.fifo: is a FIFO that no process has open for reading" "$tmp/err" && [ $ms -lt 5000 ]'
-cat "$tmp/out.fifo" > "$tmp/from_fifo" &
-reader=$!
-timeout 20 "$opt" "$model" -o "$tmp/out.fifo" 2> "$tmp/err"; rc=$?
-wait $reader
+write_to_fifo "$tmp/out.fifo" "$tmp/from_fifo" "$tmp/err" timeout 20 "$opt" "$model" -o "$tmp/out.fifo"
 check "plir-opt -o FIFO with a reader: written (rc=$rc)" '[ $rc -eq 0 ] && grep -q "^def @" "$tmp/from_fifo"'
 rm -f "$tmp/out.fifo" "$tmp/from_fifo"
 

@@ -7,6 +7,7 @@
 #   plir_run_inputs_test.sh PLIR_RUN
 set -uo pipefail
 run="$1"
+source testing/fifo.sh
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 fail=0
 check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
@@ -183,10 +184,8 @@ check "--save-outputs FIFO without a reader: exit 1 at once, said why (rc=$rc, $
 timeout -s KILL 20 "$run" "$tmp/two.plir" --inputs ones --timeout 30 --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
 check "--save-outputs FIFO without a reader, supervised: the same (rc=$rc)" \
   '[ $rc -eq 1 ] && grep -q "is a FIFO that no process has open for reading" "$tmp/err"'
-cat "$tmp/fifo" > "$tmp/from_fifo" &
-reader=$!
-"$run" "$tmp/two.plir" --inputs ones --save-outputs "$tmp/fifo" > /dev/null 2> "$tmp/err"; rc=$?
-wait $reader
+write_to_fifo "$tmp/fifo" "$tmp/from_fifo" "$tmp/err" \
+  timeout 20 "$run" "$tmp/two.plir" --inputs ones --save-outputs "$tmp/fifo" > /dev/null
 check "--save-outputs FIFO with a reader: written (rc=$rc)" \
   '[ $rc -eq 0 ] && [ "$(header "$tmp/from_fifo")" != "" ] && header "$tmp/from_fifo" | grep -q "\"0\""'
 
