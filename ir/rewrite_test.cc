@@ -573,6 +573,47 @@ def @main(%x: Tensor[(2,), float32], %c: Tensor[(), bool]) -> Tensor[(2,), float
   EXPECT_EQ(RemoveUnusedBindings(out, &m).get(), out.get());  // nothing left: the same function
 }
 
+// RemoveFromEach: the items on several threads give what one remover gives
+// item by item, including whether a call of a module function is impure
+// (computed once for all threads), and unchanged items stay the same node.
+TEST(RemoveUnusedBindingsTest, RemoveFromEachIsTheSerialRemoval) {
+  std::string text = R"(
+def @impure(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %p = call_packed("side_effect", %x, sinfo_args=[Tensor[(2,), float32]]);
+  %x
+}
+def @pure(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %x
+}
+)";
+  for (int i = 0; i < 64; ++i) {
+    std::string n = std::to_string(i);
+    if (i % 3 == 0) {  // nothing to remove
+      text += "def @f" + n + "(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n  %a" + n +
+              " = add(%x, %x);\n  %a" + n + "\n}\n";
+    } else {
+      text += "def @f" + n + "(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n  %i" + n +
+              " = @impure(%x);\n  %q" + n + " = @pure(%x);\n  %d" + n +
+              " = multiply(%x, %x);\n  %x\n}\n";
+    }
+  }
+  Module m = ParseOrFail(text);
+  for (int threads : {1, 2, 3, 8}) {
+    std::vector<Item> each = UnusedBindingRemover::RemoveFromEach(m, threads);
+    ASSERT_EQ(each.size(), m.size());
+    UnusedBindingRemover serial(&m);
+    size_t changed = 0;
+    for (size_t i = 0; i < m.size(); ++i) {
+      Item want = serial.Remove(m.items()[i]);
+      EXPECT_TRUE(StructuralEqual(each[i], want)) << threads << " threads: @" << want->name();
+      EXPECT_EQ(each[i].get() == m.items()[i].get(), want.get() == m.items()[i].get());
+      changed += each[i].get() != m.items()[i].get();
+    }
+    EXPECT_EQ(changed, 42u);  // @impure's %p stays; each @fN with i % 3 != 0 loses %q and %d
+    EXPECT_EQ(serial.erased(), 84u);
+  }
+}
+
 // BindingMutator: a pass overrides one binding; the SDK rebuilds blocks and
 // bodies (nested ones too), sharing what is unchanged.
 class AddToSubtract : public BindingMutator {

@@ -2,11 +2,13 @@
 #include "ir/analysis/unused_bindings.h"
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "ir/analysis/purity.h"
 #include "ir/op.h"
+#include "ir/parallel.h"
 #include "ir/rewrite.h"
 #include "ir/var_map.h"
 #include "ir/visitor.h"
@@ -16,22 +18,20 @@ namespace plir {
 namespace {
 
 // The impure functions of a module, found on the first question: a module
-// whose bodies call no module function never needs them.
+// whose bodies call no module function never needs them. Shared by the
+// removers of RemoveFromEach's threads: computed once, by the first asker.
 class LazyImpureFunctions {
  public:
   explicit LazyImpureFunctions(const Module* m) : module_(m) {}
   bool Contains(const std::string& name) {
     if (!module_) return true;  // without the module: every call of a module function
-    if (!done_) {
-      set_ = ImpureFunctions::Compute(*module_);
-      done_ = true;
-    }
+    std::call_once(once_, [&] { set_ = ImpureFunctions::Compute(*module_); });
     return set_.Contains(name);
   }
 
  private:
   const Module* module_;
-  bool done_ = false;
+  std::once_flag once_;
   ImpureFunctions set_;
 };
 
@@ -134,7 +134,8 @@ class UseScanner {
 // bottom-up.
 class UnusedBindingRemover::Impl {
  public:
-  explicit Impl(const Module* m) : impure_(m), scanner_(&impure_) {}
+  explicit Impl(std::shared_ptr<LazyImpureFunctions> impure)
+      : impure_(std::move(impure)), scanner_(impure_.get()) {}
 
   void Reset(size_t index_bound, std::unordered_set<const VarNode*>* candidates) {
     live_ = VarMap<char>(index_bound);
@@ -323,7 +324,7 @@ class UnusedBindingRemover::Impl {
                        [&](const Expr& e, Expr* x) { return CleanValue(e, x, depth + 1); });
   }
 
-  LazyImpureFunctions impure_;
+  std::shared_ptr<LazyImpureFunctions> impure_;
   UseScanner scanner_;
   VarMap<char> live_;  // the live variables of one body at a time (Clear() is O(1))
   std::vector<const VarNode*> uses_;
@@ -335,7 +336,8 @@ class UnusedBindingRemover::Impl {
 };
 
 UnusedBindingRemover::UnusedBindingRemover(const Module* module)
-    : impl_(std::make_unique<Impl>(module)) {}
+    : impl_(std::make_unique<Impl>(std::make_shared<LazyImpureFunctions>(module))) {}
+UnusedBindingRemover::UnusedBindingRemover(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 UnusedBindingRemover::~UnusedBindingRemover() = default;
 
 Item UnusedBindingRemover::Remove(const Item& item) {
@@ -373,6 +375,20 @@ Item UnusedBindingRemover::Remove(const Item& item) {
 }
 
 size_t UnusedBindingRemover::erased() const { return impl_->erased_; }
+
+std::vector<Item> UnusedBindingRemover::RemoveFromEach(const Module& module, int threads) {
+  const ItemList& items = module.items();
+  auto impure = std::make_shared<LazyImpureFunctions>(&module);
+  std::vector<std::unique_ptr<Impl>> impls(ParallelThreads(items.size(), threads));
+  std::vector<Item> out(items.size());
+  ParallelFor(items.size(), threads, [&](size_t i, size_t worker) {
+    if (!impls[worker]) impls[worker] = std::make_unique<Impl>(impure);
+    UnusedBindingRemover remover(std::move(impls[worker]));
+    out[i] = remover.Remove(items[i]);
+    impls[worker] = std::move(remover.impl_);
+  });
+  return out;
+}
 
 Function RemoveUnusedBindings(const Function& f, const Module* module) {
   return UnusedBindingRemover(module).Remove(f);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/expr.h"
 #include "ir/module.h"
@@ -44,8 +45,15 @@ class UnusedBindingRemover {
   // Bindings erased so far.
   size_t erased() const;
 
+  // Remove(item) for each item of `module`, on up to `threads` threads
+  // (0: DefaultThreads()), with one remover per thread and the module's
+  // impure functions computed once for all. The items in order; an item
+  // with nothing to remove is the same pointer.
+  static std::vector<Item> RemoveFromEach(const Module& module, int threads);
+
  private:
   class Impl;
+  explicit UnusedBindingRemover(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   std::unordered_set<const VarNode*>* candidates_ = nullptr;
 };

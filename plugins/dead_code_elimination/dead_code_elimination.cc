@@ -14,10 +14,11 @@
 // is no `main` either, no item is removed. What the entries reach through
 // references (ir/analysis/call_graph.h) stays.
 //
-// Cost: one walk of every value per body; the impure functions are computed
-// on the first call of a module function found (one walk of every
-// function, closed over the call graph); the call graph, one walk of the
-// cleaned module, only when there are entries.
+// Cost: one walk of every value per body, the items on the pipeline's
+// threads; the impure functions are computed on the first call of a module
+// function found (one walk of every function, closed over the call graph);
+// the call graph, one walk of the cleaned module, only when there are
+// entries.
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -42,16 +43,13 @@ StatusOr<Module> Run(const Module& m, const PassCallContext& ctx) {
   }
   if (entries.empty() && m.LookupFunction("main")) entries.push_back("main");
 
-  UnusedBindingRemover remover(&m);
-  std::vector<Item> cleaned;  // empty while every item is unchanged
-  for (size_t i = 0; i < m.size(); ++i) {
-    Item r = remover.Remove(m.items()[i]);
-    if (r.get() != m.items()[i].get() && cleaned.empty())
-      for (size_t k = 0; k < i; ++k) cleaned.push_back(m.items()[k]);
-    if (!cleaned.empty() || r.get() != m.items()[i].get()) cleaned.push_back(std::move(r));
-  }
+  // The items are cleaned on the pipeline's threads (--threads).
+  std::vector<Item> cleaned = UnusedBindingRemover::RemoveFromEach(m, ctx.context.num_threads);
+  bool changed = false;
+  for (size_t i = 0; i < m.size() && !changed; ++i)
+    changed = cleaned[i].get() != m.items()[i].get();
   Module out = m;
-  if (!cleaned.empty()) {
+  if (changed) {
     PLIR_ASSIGN_OR_RETURN(out, Module::Make(std::move(cleaned)));  // the names of `m`
   }
   if (entries.empty()) return out;
