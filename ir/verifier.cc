@@ -678,12 +678,21 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
     }
   }
   if (!name_errors.empty()) return name_errors;
+  // Two independent tasks per item, so that one large function keeps two
+  // threads busy: the verifier's walk, and the walk for symbolic
+  // dimensions, whose errors come after the verifier's.
   std::vector<ItemReport> reports(items.size());
-  ParallelFor(items.size(), 0, [&](size_t i, size_t) {
-    reports[i] = Verifier(m, options).Run(items[i].get());
-    if (auto* f = As<FunctionNode>(items[i]))
-      internal::CheckSymbolicDims(f, &reports[i].errors, max_errors);
+  std::vector<std::vector<VerifyError>> dim_errors(items.size());
+  ParallelFor(2 * items.size(), 0, [&](size_t t, size_t) {
+    const size_t i = t / 2;
+    if (t % 2 == 0)
+      reports[i] = Verifier(m, options).Run(items[i].get());
+    else if (auto* f = As<FunctionNode>(items[i]))
+      internal::CheckSymbolicDims(f, &dim_errors[i], max_errors);
   });
+  for (size_t i = 0; i < items.size(); ++i)
+    for (VerifyError& e : dim_errors[i])
+      if (reports[i].errors.size() < max_errors) reports[i].errors.push_back(std::move(e));
 
   // A use that no scope of its item explains is "used outside the scope
   // where it is bound" if an earlier item binds the variable.
