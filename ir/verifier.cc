@@ -623,25 +623,56 @@ uint32_t ItemOf(const std::pair<const VarNode*, uint32_t>& r) { return r.second;
 // Appends "bound more than once" for each variable bound in two items, in
 // address order, naming the item before. Frees each report's `defined` list
 // once it is copied.
+//
+// On a large module the records are split by a hash of the address into
+// one part per thread: each part is sorted and searched on its own thread,
+// and the parts' findings (rare: each is an error) are merged in address
+// order, so the errors are those one sort of all the records gives. The
+// split reads every list once per part, then the lists are freed before the
+// sorts, which keeps the peak at one copy of the records and a sort buffer.
 template <typename Record>
 void FindBoundInTwoItems(const ItemList& items, std::vector<ItemReport>& reports, size_t max_errors,
                          std::vector<VerifyError>* errors) {
-  std::vector<Record> all;
   size_t total = 0;
   for (const ItemReport& r : reports) total += r.defined.size();
-  all.reserve(total);
-  for (size_t i = 0; i < reports.size(); ++i) {
-    for (const VarNode* v : reports[i].defined) all.emplace_back(v, static_cast<uint32_t>(i));
-    std::vector<const VarNode*>().swap(reports[i].defined);
-  }
-  // Stable: equal variables stay in item order.
-  internal::RadixSortByAddress(all, [](const Record& e) { return VarOf(e); });
-  for (size_t k = 1; k < all.size() && errors->size() < max_errors; ++k) {
-    const VarNode* v = VarOf(all[k]);
-    if (v != VarOf(all[k - 1]) || ItemOf(all[k]) == ItemOf(all[k - 1])) continue;
-    errors->push_back({DefinitionPath(items[ItemOf(all[k])].get(), v),
-                       "variable " + VarName(v) + " is bound more than once (also in @" +
-                           items[ItemOf(all[k - 1])]->name() + ")"});
+  const size_t parts = total < (size_t{1} << 16) ? 1 : ParallelThreads(total, 0);
+  auto part_of = [parts](const VarNode* v) {
+    return ((reinterpret_cast<uintptr_t>(v) >> 3) * uint64_t{0x9E3779B97F4A7C15} >> 40) % parts;
+  };
+  std::vector<std::vector<Record>> records(parts);
+  ParallelFor(parts, 0, [&](size_t p, size_t) {
+    std::vector<Record>& mine = records[p];
+    mine.reserve(total / parts + total / (8 * parts) + 16);
+    for (size_t i = 0; i < reports.size(); ++i)
+      for (const VarNode* v : reports[i].defined)
+        if (parts == 1 || part_of(v) == p) mine.emplace_back(v, static_cast<uint32_t>(i));
+  });
+  for (ItemReport& r : reports) std::vector<const VarNode*>().swap(r.defined);
+  struct Found {
+    const VarNode* var;
+    uint32_t item, before;
+  };
+  std::vector<std::vector<Found>> found(parts);
+  ParallelFor(parts, 0, [&](size_t p, size_t) {
+    std::vector<Record>& all = records[p];
+    // Stable: equal variables stay in item order.
+    internal::RadixSortByAddress(all, [](const Record& e) { return VarOf(e); });
+    for (size_t k = 1; k < all.size() && found[p].size() < max_errors; ++k) {
+      const VarNode* v = VarOf(all[k]);
+      if (v != VarOf(all[k - 1]) || ItemOf(all[k]) == ItemOf(all[k - 1])) continue;
+      found[p].push_back({v, ItemOf(all[k]), ItemOf(all[k - 1])});
+    }
+    std::vector<Record>().swap(all);
+  });
+  std::vector<Found> merged;
+  for (const std::vector<Found>& f : found) merged.insert(merged.end(), f.begin(), f.end());
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const Found& a, const Found& b) { return a.var < b.var; });
+  for (const Found& f : merged) {
+    if (errors->size() >= max_errors) break;
+    errors->push_back({DefinitionPath(items[f.item].get(), f.var),
+                       "variable " + VarName(f.var) + " is bound more than once (also in @" +
+                           items[f.before]->name() + ")"});
   }
 }
 

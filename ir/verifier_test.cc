@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "ir/builder.h"
 #include "ir/op.h"
 #include "ir/text/parser.h"
@@ -177,6 +180,55 @@ TEST(VerifierTest, VariableBoundInTwoOfMoreItemsThanPackedRecordsHold) {
   ExpectOneError(
       items, "@f" + std::to_string(n - 2) + ", body, block 0, binding 0 (%shared), bound variable",
       "variable %shared is bound more than once (also in @f3)");
+}
+
+TEST(VerifierTest, ManyVariablesBoundInTwoItemsOfALargeModule) {
+  // Past 65,536 records the check splits them by address over the threads:
+  // the errors are still every later binding of each shared variable, in
+  // the variables' address order, each naming the item bound before, and
+  // max_errors cuts that list.
+  std::vector<Var> shared;
+  for (int k = 0; k < 30; ++k) shared.push_back(VarNode::Make("s" + std::to_string(k), T2()));
+  std::map<int, std::vector<int>> bound_in;  // shared variable -> items binding it, in order
+  std::vector<Item> items;
+  for (int f = 0; f < 200; ++f) {
+    Var x = VarNode::Make("x", T2());
+    std::vector<Binding> b;
+    Expr last = x;
+    for (int i = 0; i < 400; ++i) {
+      int k = i - 100;
+      bool share =
+          k >= 0 && k < 30 && (f == 5 * k || f == 5 * k + 3 || (k % 3 == 0 && f == 5 * k + 4));
+      Var v = share ? shared[k] : VarNode::Make("v", T2());
+      if (share) bound_in[k].push_back(f);
+      b.push_back(Bind(v, Add(last, x)));
+      last = v;
+    }
+    items.push_back(FunctionNode::Make("f" + std::to_string(f), {x}, nullptr,
+                                       SeqExprNode::Make({Ordinary(b)}, last)));
+  }
+  std::vector<int> by_address(30);
+  for (int k = 0; k < 30; ++k) by_address[k] = k;
+  std::sort(by_address.begin(), by_address.end(),
+            [&](int a, int b) { return shared[a].get() < shared[b].get(); });
+  std::vector<VerifyError> want;
+  for (int k : by_address)
+    for (size_t j = 1; j < bound_in[k].size(); ++j)
+      want.push_back({"@f" + std::to_string(bound_in[k][j]) + ", body, block 0, binding " +
+                          std::to_string(100 + k) + " (%s" + std::to_string(k) +
+                          "), bound variable",
+                      "variable %s" + std::to_string(k) + " is bound more than once (also in @f" +
+                          std::to_string(bound_in[k][j - 1]) + ")"});
+  ASSERT_EQ(want.size(), 40u);
+  Module m = *Module::Make(std::move(items));
+  for (size_t max_errors : {size_t{100}, size_t{7}}) {
+    std::vector<VerifyError> got = VerifyModule(m, max_errors);
+    ASSERT_EQ(got.size(), std::min(max_errors, want.size()));
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].path, want[i].path) << i;
+      EXPECT_EQ(got[i].message, want[i].message) << i;
+    }
+  }
 }
 
 TEST(VerifierTest, VariableOfAnotherFunction) {
