@@ -5,14 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "ir/op.h"
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/node_table.h"
+#include "ir/serialize/page_releaser.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -298,6 +303,54 @@ TEST_P(SerializeTest, AVariableSharedByTwoFunctionsStaysOneVariable) {
   };
   EXPECT_EQ(bound(back, "f"), bound(back, "g"));
   EXPECT_NE(bound(back, "f"), bound(m, "f"));
+}
+
+// The parsed text's pages go back in long runs: what 1,000 items report,
+// in any order and from two threads, is released in few calls that cover
+// every reported byte once, none before its run is long (or the end).
+TEST(TextPageReleaserTest, ReleasesEveryReportedRangeOnceInLongRuns) {
+  using internal::TextPageReleaser;
+  constexpr size_t kItem = 50000, kHeader = 200, kItems = 1000;
+  for (int order = 0; order < 3; ++order) {
+    std::mutex mu;
+    std::vector<std::pair<size_t, size_t>> released;
+    bool at_end = false;
+    size_t short_before_end = 0;
+    TextPageReleaser releaser([&](size_t b, size_t e) {
+      std::lock_guard<std::mutex> lock(mu);
+      released.emplace_back(b, e);
+      if (!at_end && e - b < TextPageReleaser::kRun) ++short_before_end;
+    });
+    std::vector<size_t> items(kItems);
+    for (size_t i = 0; i < kItems; ++i) items[i] = i;
+    if (order == 1) std::reverse(items.begin(), items.end());
+    if (order == 2)  // roughly in order: swaps within windows of 8
+      for (size_t i = 0; i + 8 <= kItems; i += 8)
+        std::reverse(items.begin() + i, items.begin() + i + 8);
+    auto report = [&](size_t first) {
+      for (size_t k = first; k < kItems; k += 2) {
+        size_t b = items[k] * (kItem + kHeader) + kHeader;
+        releaser.Done(b, b + kItem);
+      }
+    };
+    std::thread other(report, 1);
+    report(0);
+    other.join();
+    at_end = true;
+    releaser.ReleaseAll();
+    EXPECT_EQ(short_before_end, 0u) << order;
+    EXPECT_LE(released.size(), kItems * (kItem + kHeader) / TextPageReleaser::kRun + 4) << order;
+    std::sort(released.begin(), released.end());
+    for (size_t i = 1; i < released.size(); ++i)
+      EXPECT_LE(released[i - 1].second, released[i].first) << order;  // disjoint
+    for (size_t i = 0; i < kItems; ++i) {  // every item's bytes in one released run
+      size_t b = i * (kItem + kHeader) + kHeader;
+      auto it = std::upper_bound(released.begin(), released.end(), std::make_pair(b, SIZE_MAX));
+      ASSERT_NE(it, released.begin()) << order << " item " << i;
+      --it;
+      EXPECT_TRUE(it->first <= b && b + kItem <= it->second) << order << " item " << i;
+    }
+  }
 }
 
 TEST(ChecksumTest, Fnv1a64MatchesPublishedVectors) {

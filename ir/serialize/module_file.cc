@@ -15,6 +15,7 @@
 #include <new>
 
 #include "ir/serialize/internal.h"
+#include "ir/serialize/page_releaser.h"
 #include "ir/serialize/serialize.h"
 #include "ir/support/mapping.h"
 #include "ir/text/parser.h"
@@ -211,16 +212,13 @@ StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
     // The text's pages go back as the parser finishes with them (a private
     // read-only mapping: touched again, they read back from the file): at
     // the end of a large parse, the input is no longer part of the peak.
-    const char* base = file.contents().data();
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    internal::TextPageReleaser releaser(file.contents().data());
     ParseOptions o;
     o.filename = name;
-    o.done_with = [base, page](size_t begin, size_t end) {
-      uintptr_t b = (reinterpret_cast<uintptr_t>(base) + begin + page - 1) & ~(page - 1);
-      uintptr_t e = (reinterpret_cast<uintptr_t>(base) + end) & ~(page - 1);
-      if (page > 1 && e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
-    };
-    return ParseModule(file.contents(), o);
+    o.done_with = [&releaser](size_t begin, size_t end) { releaser.Done(begin, end); };
+    StatusOr<Module> m = ParseModule(file.contents(), o);
+    releaser.ReleaseAll();
+    return m;
   }
   return LoadModule(file.contents(), name);
 }
