@@ -87,117 +87,141 @@ Type TextParser::ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, 
   return t;
 }
 
-void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* outputs,
-                                               std::vector<Binding>* bindings) {
+void TextParser::ScanSimpleBindings(ScanAt* at, size_t max, std::vector<RawBinding>* out) const {
   const char* s = src_.data();
   const size_t n = src_.size();
+  size_t p = at->p;
+  int64_t line = at->line;
+  size_t line_start = at->line_start;
+  out->clear();
+  while (out->size() < max && p < n && s[p] == '%') {
+    size_t q = p + 1;
+    while (q < n && IsIdentChar(s[q])) ++q;
+    if (q == p + 1) break;
+    const size_t name_off = p + 1, name_end = q;
+    while (q < n && IsSpace(s[q])) ++q;
+    if (q >= n || s[q] != ':') break;
+    ++q;
+    while (q < n && IsSpace(s[q])) ++q;
+    // The type: to the '=' outside brackets.
+    const size_t type_off = q;
+    int nest = 0;
+    bool ok = true;
+    for (; q < n; ++q) {
+      const char c = s[q];
+      if (c == '(' || c == '[') {
+        ++nest;
+      } else if (c == ')' || c == ']') {
+        if (--nest < 0) ok = false;
+      } else if (c == '=' && nest == 0) {
+        break;
+      } else if (c == '\n' || c == '\r' || c == '"' || c == '{' || c == '}' || c == ';' ||
+                 c == '/' || c == '<' || c == '>' || !IsAscii(c)) {
+        ok = false;
+      }
+      if (!ok) break;
+    }
+    if (!ok || q >= n || s[q] != '=') break;
+    const size_t eq_off = q;
+    size_t type_end = eq_off;
+    while (type_end > type_off && IsSpace(s[type_end - 1])) --type_end;
+    if (type_end == type_off) break;
+    // The value: to the ';' outside brackets and strings.
+    ++q;
+    while (q < n && IsSpace(s[q])) ++q;
+    const size_t value_off = q;
+    nest = 0;
+    for (; q < n; ++q) {
+      const char c = s[q];
+      if (c == ';' && nest == 0) break;
+      if (c == '(' || c == '[') {
+        ++nest;
+      } else if (c == ')' || c == ']') {
+        if (--nest < 0) ok = false;
+      } else if (c == '"') {  // a string: to its closing quote on this line
+        for (++q; q < n && s[q] != '"'; ++q) {
+          if (s[q] == '\n' || s[q] == '\r' || !IsAscii(s[q])) ok = false;
+          if (s[q] == '\\') {  // an escaped line end is a line: not here
+            if (q + 1 < n && (s[q + 1] == '\n' || s[q + 1] == '\r')) ok = false;
+            ++q;
+          }
+          if (!ok) break;
+        }
+        if (q >= n) ok = false;
+      } else if (c == '\n' || c == '\r' || c == '{' || c == '}' || c == '/' || !IsAscii(c)) {
+        ok = false;  // a nested scope, a comment, more than one line
+      }
+      if (!ok) break;
+    }
+    if (!ok || q >= n || s[q] != ';' || q == value_off) break;
+    out->push_back(
+        {name_off, name_end, type_off, type_end, eq_off, value_off, q, line, line_start});
+    // To the next statement: spaces, line ends and line comments.
+    p = q + 1;
+    while (p < n) {
+      if (IsSpace(s[p]) || (s[p] == '\r' && p + 1 < n && s[p + 1] == '\n')) {
+        ++p;
+      } else if (s[p] == '\n') {
+        ++line;
+        line_start = ++p;
+      } else if (s[p] == '/' && p + 1 < n && s[p + 1] == '/') {
+        while (p < n && s[p] != '\n' && s[p] != '\r') ++p;
+      } else {
+        break;
+      }
+    }
+  }
+  *at = ScanAt{p, line, line_start};
+}
+
+void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* outputs,
+                                               std::vector<Binding>* bindings) {
+  if (!Is(Tok::kLocal)) return;
+  const char* s = src_.data();
   std::unordered_map<std::string_view, Type>& types = types_by_spelling_;
   std::vector<SimpleBinding>& window = window_;
-  while (Is(Tok::kLocal)) {
-    // The current token is `%name`; the lexer is past it (and a token
-    // peeked, maybe: the position is reset after the window).
-    size_t p = static_cast<size_t>(c_.cur.text.data() - s) - 1;
-    int64_t line = c_.cur.line;
-    // A line start such that p - line_start + 1 is the column (on a line
-    // with UTF-8 before this token, not the line's first byte).
-    size_t line_start = p - static_cast<size_t>(c_.cur.col - 1);
+  // The current token is `%name`; the lexer is past it (and a token peeked,
+  // maybe: the position is reset after each window). The line start makes
+  // p - line_start + 1 the token's column (on a line with UTF-8 before it,
+  // not the line's first byte).
+  ScanAt at;
+  at.p = static_cast<size_t>(c_.cur.text.data() - s) - 1;
+  at.line = c_.cur.line;
+  at.line_start = at.p - static_cast<size_t>(c_.cur.col - 1);
+  ScanSimpleBindings(&at, kWindowBindings, &raw_);
+  while (!raw_.empty()) {
+    // Step 1: the variables, in order, as ParseBinding makes them.
     window.clear();
-    while (window.size() < kWindowBindings && p < n && s[p] == '%') {
-      size_t q = p + 1;
-      while (q < n && IsIdentChar(s[q])) ++q;
-      if (q == p + 1) break;
-      const std::string_view name_text(s + p + 1, q - p - 1);
-      while (q < n && IsSpace(s[q])) ++q;
-      if (q >= n || s[q] != ':') break;
-      ++q;
-      while (q < n && IsSpace(s[q])) ++q;
-      // The type: to the '=' outside brackets.
-      const size_t type_off = q;
-      int nest = 0;
-      bool ok = true;
-      for (; q < n; ++q) {
-        const char c = s[q];
-        if (c == '(' || c == '[') {
-          ++nest;
-        } else if (c == ')' || c == ']') {
-          if (--nest < 0) ok = false;
-        } else if (c == '=' && nest == 0) {
-          break;
-        } else if (c == '\n' || c == '\r' || c == '"' || c == '{' || c == '}' || c == ';' ||
-                   c == '/' || c == '<' || c == '>' || !IsAscii(c)) {
-          ok = false;
-        }
-        if (!ok) break;
-      }
-      if (!ok || q >= n || s[q] != '=') break;
-      const size_t eq_off = q;
-      size_t type_end = eq_off;
-      while (type_end > type_off && IsSpace(s[type_end - 1])) --type_end;
-      if (type_end == type_off) break;
-      // The value: to the ';' outside brackets and strings.
-      ++q;
-      while (q < n && IsSpace(s[q])) ++q;
-      const size_t value_off = q;
-      nest = 0;
-      for (; q < n; ++q) {
-        const char c = s[q];
-        if (c == ';' && nest == 0) break;
-        if (c == '(' || c == '[') {
-          ++nest;
-        } else if (c == ')' || c == ']') {
-          if (--nest < 0) ok = false;
-        } else if (c == '"') {  // a string: to its closing quote on this line
-          for (++q; q < n && s[q] != '"'; ++q) {
-            if (s[q] == '\n' || s[q] == '\r' || !IsAscii(s[q])) ok = false;
-            if (s[q] == '\\') {  // an escaped line end is a line: not here
-              if (q + 1 < n && (s[q + 1] == '\n' || s[q + 1] == '\r')) ok = false;
-              ++q;
-            }
-            if (!ok) break;
-          }
-          if (q >= n) ok = false;
-        } else if (c == '\n' || c == '\r' || c == '{' || c == '}' || c == '/' || !IsAscii(c)) {
-          ok = false;  // a nested scope, a comment, more than one line
-        }
-        if (!ok) break;
-      }
-      if (!ok || q >= n || s[q] != ';' || q == value_off) break;
-      const size_t semi_off = q;
-      const std::string_view spelling(s + type_off, type_end - type_off);
+    for (const RawBinding& r : raw_) {
+      const std::string_view spelling(s + r.type_off, r.type_end - r.type_off);
       Type type;
       if (auto it = types.find(spelling); it != types.end()) {
         type = it->second;
       } else {
-        type = ParseTypeBetween(type_off, eq_off, line, line_start, depth + 1);
+        type = ParseTypeBetween(r.type_off, r.eq_off, r.line, r.line_start, depth + 1);
         if (!type) break;
         types.emplace(spelling, type);
       }
       // As ParseBinding: the name must not be visible (else the serial
       // parser reports it, after the values before it).
+      const std::string_view name_text(s + r.name_off, r.name_end - r.name_off);
       NameHint name(name_text);
       const LocalName* known = ctx_->names.Find(name);
       if (known && known->state == LocalName::kVisible) break;
       const bool is_dataflow = outputs && !outputs->Contains(name_text);
       Var v = VarNode::Make(name, type, is_dataflow, ctx_->next_index++);
-      Define(v, name, Loc{line, static_cast<int64_t>(p - line_start) + 1});
-      window.push_back({std::move(v), value_off, semi_off, line, line_start});
-      // To the next statement: spaces, line ends and line comments.
-      p = semi_off + 1;
-      while (p < n) {
-        if (IsSpace(s[p]) || (s[p] == '\r' && p + 1 < n && s[p + 1] == '\n')) {
-          ++p;
-        } else if (s[p] == '\n') {
-          ++line;
-          line_start = ++p;
-        } else if (s[p] == '/' && p + 1 < n && s[p + 1] == '/') {
-          while (p < n && s[p] != '\n' && s[p] != '\r') ++p;
-        } else {
-          break;
-        }
-      }
+      Define(v, name, Loc{r.line, static_cast<int64_t>(r.name_off - r.line_start)});
+      window.push_back({std::move(v), r.value_off, r.semi_off, r.line, r.line_start});
     }
     if (window.empty()) return;
-    ParseValuesInParallel(depth, window, bindings);
+    // Step 2; beside it, when this window is full, the next one's raw scan
+    // (it reads only the text, while the values read the names).
+    const bool full = window.size() == kWindowBindings;
+    raw_next_.clear();
+    ParseValuesInParallel(
+        depth, window, bindings,
+        full ? std::function<void()>([&] { ScanSimpleBindings(&at, kWindowBindings, &raw_next_); })
+             : nullptr);
     // Go on after the window's last ';', as the serial parser would be.
     const SimpleBinding& last = window.back();
     c_.lex.SeekTo(last.semi_off + 1, last.line,
@@ -205,7 +229,8 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
     c_.peek.reset();
     Advance();
     DoneWithTextBehind(false);
-    if (window.size() < kWindowBindings) return;  // stopped before another form
+    if (!full) return;  // stopped before another form
+    raw_.swap(raw_next_);
   }
 }
 
@@ -230,7 +255,8 @@ bool TextParser::ParseValues(int depth, const std::vector<SimpleBinding>& window
 }
 
 void TextParser::ParseValuesInParallel(int depth, const std::vector<SimpleBinding>& window,
-                                       std::vector<Binding>* bindings) {
+                                       std::vector<Binding>* bindings,
+                                       const std::function<void()>& beside) {
   const size_t base = bindings->size();
   bindings->resize(base + window.size());
   Binding* out = bindings->data() + base;
@@ -243,11 +269,23 @@ void TextParser::ParseValuesInParallel(int depth, const std::vector<SimpleBindin
     }
     visible_below_ = UINT32_MAX;
     if (!ok) throw SerialRetry{};
+    if (beside) beside();
     return;
   }
   std::atomic<bool> failed{false}, out_of_memory{false};
-  ParallelFor(runs, block_threads_, [&](size_t r, size_t) {
+  const size_t extra = beside ? 1 : 0;  // task 0 runs `beside`
+  ParallelFor(runs + extra, block_threads_, [&](size_t task, size_t) {
     if (failed.load(std::memory_order_relaxed)) return;
+    if (extra && task == 0) {
+      try {
+        beside();
+      } catch (const std::bad_alloc&) {
+        out_of_memory = true;
+        failed = true;
+      }
+      return;
+    }
+    const size_t r = task - extra;
     try {
       TextParser worker(*this);
       worker.ctx_ = ctx_;  // read only: values define nothing

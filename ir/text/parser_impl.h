@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -270,6 +271,29 @@ class TextParser {
     int64_t line;       // the line holding both
     size_t line_start;  // that line's first byte
   };
+  // Step 1a of the scan: where the parts of a binding of that form are;
+  // nothing made yet.
+  struct RawBinding {
+    size_t name_off, name_end;  // the name's bytes, after its '%'
+    size_t type_off, type_end;  // the type's spelling
+    size_t eq_off;              // the '=' after it
+    size_t value_off;           // the value's first byte
+    size_t semi_off;            // its ';'
+    int64_t line;               // the line holding all of it
+    size_t line_start;          // that line's first byte (for columns)
+  };
+  // Where the raw scan goes on: a statement's first byte, its line, and a
+  // line start such that the byte's column is p - line_start + 1.
+  struct ScanAt {
+    size_t p;
+    int64_t line;
+    size_t line_start;
+  };
+  // Reads up to `max` bindings of the simple form from `at` into `out`,
+  // stopping at the first statement of another form; leaves `at` at the
+  // statement after the last one read. Reads src_ only: it runs on the pool
+  // while the values of the window before are parsed.
+  void ScanSimpleBindings(ScanAt* at, size_t max, std::vector<RawBinding>* out) const;
   // Parses `item`'s body with the raw scan of bindings (unless
   // ParseOptions::scan_bindings is off), its values on up to `threads`
   // threads when the body is large; on SerialRetry, again without the scan.
@@ -285,8 +309,11 @@ class TextParser {
                                      std::vector<Binding>* bindings);
   // The type written from `type_off` to the '=' at `eq_off`, or null.
   Type ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, size_t line_start, int depth);
+  // The values of `window`, appended to `bindings`; `beside` (if set) runs
+  // on the pool with them (the next window's raw scan).
   void ParseValuesInParallel(int depth, const std::vector<SimpleBinding>& window,
-                             std::vector<Binding>* bindings);
+                             std::vector<Binding>* bindings,
+                             const std::function<void()>& beside = nullptr);
   // Parses the values of window[lo, hi) into out[0, hi - lo); false if one
   // does not end at its ';' or does not fit its variable's type.
   bool ParseValues(int depth, const std::vector<SimpleBinding>& window, size_t lo, size_t hi,
@@ -379,6 +406,7 @@ class TextParser {
   // the views are into src_) and its window, kept for the next body.
   std::unordered_map<std::string_view, Type> types_by_spelling_;
   std::vector<SimpleBinding> window_;
+  std::vector<RawBinding> raw_, raw_next_;  // this window's and the next's raw scans
   // While a value is parsed on another thread: the index of the variable it
   // binds; a name of a variable at or past it is not visible yet.
   uint32_t visible_below_ = UINT32_MAX;
