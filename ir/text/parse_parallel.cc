@@ -128,7 +128,7 @@ void TextParser::ScanSimpleBindings(ScanAt* at, size_t max, std::vector<RawBindi
     size_t q = p + 1;
     while (q < n && IsIdentChar(s[q])) ++q;
     if (q == p + 1) break;
-    const size_t name_off = p + 1, name_end = q;
+    const size_t name_end = q;
     while (q < n && IsSpace(s[q])) ++q;
     if (q >= n || s[q] != ':') break;
     ++q;
@@ -188,8 +188,10 @@ void TextParser::ScanSimpleBindings(ScanAt* at, size_t max, std::vector<RawBindi
       if (!ok) break;
     }
     if (!ok || q >= n || s[q] != ';' || q == value_off) break;
-    out->push_back(
-        {name_off, name_end, type_off, type_end, eq_off, value_off, q, line, line_start});
+    if (q - p > UINT32_MAX || p - line_start >= UINT32_MAX) break;  // RawBinding's 32-bit offsets
+    auto rel = [p](size_t off) { return static_cast<uint32_t>(off - p); };
+    out->push_back({p, line, static_cast<uint32_t>(p - line_start + 1), rel(name_end),
+                    rel(type_off), rel(type_end), rel(eq_off), rel(value_off), rel(q)});
     // To the next statement: spaces, line ends and line comments.
     p = q + 1;
     while (p < n) {
@@ -227,34 +229,36 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
     // Step 1: the variables, in order, as ParseBinding makes them.
     window.clear();
     for (const RawBinding& r : raw_) {
-      const std::string_view spelling(s + r.type_off, r.type_end - r.type_off);
+      const std::string_view spelling(s + r.Abs(r.type_off), r.type_end - r.type_off);
       Type type;
       if (auto it = types.find(spelling); it != types.end()) {
         type = it->second;
       } else {
-        type = ParseTypeBetween(r.type_off, r.eq_off, r.line, r.line_start, depth + 1);
+        type =
+            ParseTypeBetween(r.Abs(r.type_off), r.Abs(r.eq_off), r.line, r.line_start(), depth + 1);
         if (!type) break;
         types.emplace(spelling, type);
       }
       // As ParseBinding: the name must not be visible (else the serial
       // parser reports it, after the values before it).
-      const std::string_view name_text(s + r.name_off, r.name_end - r.name_off);
+      const std::string_view name_text(s + r.at + 1, r.name_end - 1);
       NameHint name(name_text);
       const LocalName* known = ctx_->names.Find(name);
       if (known && known->state == LocalName::kVisible) break;
       const bool is_dataflow = outputs && !outputs->Contains(name_text);
       Var v = VarNode::Make(name, type, is_dataflow, ctx_->next_index++);
-      Define(v, name, Loc{r.line, static_cast<int64_t>(r.name_off - r.line_start)});
-      window.push_back({std::move(v), r.value_off, r.semi_off, r.line, r.line_start});
+      Define(v, name, Loc{r.line, static_cast<int64_t>(r.col)});
+      window.push_back(
+          {std::move(v), r.Abs(r.value_off), r.Abs(r.semi_off), r.line, r.line_start()});
     }
     if (window.empty()) return;
     // Step 2; beside it, when this window is full, the next one's raw scan
     // (it reads only the text, while the values read the names).
+    // (Step 1 is done with raw_: the next window's scan reuses it.)
     const bool full = window.size() == kWindowBindings;
-    raw_next_.clear();
     ParseValuesInParallel(
         depth, window, bindings,
-        full ? std::function<void()>([&] { ScanSimpleBindings(&at, kWindowBindings, &raw_next_); })
+        full ? std::function<void()>([&] { ScanSimpleBindings(&at, kWindowBindings, &raw_); })
              : nullptr);
     // Go on after the window's last ';', as the serial parser would be.
     const SimpleBinding& last = window.back();
@@ -264,7 +268,6 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
     Advance();
     DoneWithTextBehind(false);
     if (!full) return;  // stopped before another form
-    raw_.swap(raw_next_);
   }
 }
 

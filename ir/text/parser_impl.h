@@ -272,16 +272,22 @@ class TextParser {
     size_t line_start;  // that line's first byte
   };
   // Step 1a of the scan: where the parts of a binding of that form are;
-  // nothing made yet.
+  // nothing made yet. 48 bytes (a window of them is held): offsets
+  // within the binding are 32-bit, counted from its '%' (a binding of more
+  // than 4 GiB, or a '%' that far into its line, ends the scan).
   struct RawBinding {
-    size_t name_off, name_end;  // the name's bytes, after its '%'
-    size_t type_off, type_end;  // the type's spelling
-    size_t eq_off;              // the '=' after it
-    size_t value_off;           // the value's first byte
-    size_t semi_off;            // its ';'
-    int64_t line;               // the line holding all of it
-    size_t line_start;          // that line's first byte (for columns)
+    size_t at;                    // the '%'
+    int64_t line;                 // the line holding all of it
+    uint32_t col;                 // the '%''s column: at - that line's first byte + 1
+    uint32_t name_end;            // the name is (at, at + name_end)
+    uint32_t type_off, type_end;  // the type's spelling
+    uint32_t eq_off;              // the '=' after it
+    uint32_t value_off;           // the value's first byte
+    uint32_t semi_off;            // its ';'
+    size_t Abs(uint32_t off) const { return at + off; }
+    size_t line_start() const { return at + 1 - col; }
   };
+  static_assert(sizeof(RawBinding) <= 48);
   // Where the raw scan goes on: a statement's first byte, its line, and a
   // line start such that the byte's column is p - line_start + 1.
   struct ScanAt {
@@ -406,7 +412,9 @@ class TextParser {
   // the views are into src_) and its window, kept for the next body.
   std::unordered_map<std::string_view, Type> types_by_spelling_;
   std::vector<SimpleBinding> window_;
-  std::vector<RawBinding> raw_, raw_next_;  // this window's and the next's raw scans
+  // The raw scan of a window; read by step 1, then the next window's, which
+  // is scanned while the values are parsed (they read `window_`).
+  std::vector<RawBinding> raw_;
   // While a value is parsed on another thread: the index of the variable it
   // binds; a name of a variable at or past it is not visible yet.
   uint32_t visible_below_ = UINT32_MAX;
