@@ -7,6 +7,7 @@
 #ifndef PLIR_CLI_OPT_PROGRAM_H_
 #define PLIR_CLI_OPT_PROGRAM_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct ProgramResult {
   std::optional<Module> module;
   std::string text;
   std::vector<std::string> plugin_ops;
+  // The thread that frees the modules the passes replaced: kept until the
+  // output is written, and joined when dropped.
+  std::shared_ptr<void> frees;
 };
 
 // The child's program (or the whole program with --no-isolate): load the
