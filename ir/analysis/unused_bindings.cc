@@ -379,13 +379,13 @@ size_t UnusedBindingRemover::erased() const { return impl_->erased_; }
 std::vector<Item> UnusedBindingRemover::RemoveFromEach(const Module& module, int threads) {
   const ItemList& items = module.items();
   auto impure = std::make_shared<LazyImpureFunctions>(&module);
-  std::vector<std::unique_ptr<Impl>> impls(ParallelThreads(items.size(), threads));
+  std::vector<std::unique_ptr<UnusedBindingRemover>> removers(
+      ParallelThreads(items.size(), threads));
   std::vector<Item> out(items.size());
   ParallelFor(items.size(), threads, [&](size_t i, size_t worker) {
-    if (!impls[worker]) impls[worker] = std::make_unique<Impl>(impure);
-    UnusedBindingRemover remover(std::move(impls[worker]));
-    out[i] = remover.Remove(items[i]);
-    impls[worker] = std::move(remover.impl_);
+    std::unique_ptr<UnusedBindingRemover>& remover = removers[worker];
+    if (!remover) remover.reset(new UnusedBindingRemover(std::make_unique<Impl>(impure)));
+    out[i] = remover->Remove(items[i]);
   });
   return out;
 }

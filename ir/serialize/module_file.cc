@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <simdjson.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

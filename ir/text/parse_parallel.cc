@@ -7,16 +7,17 @@
 // A binding's variable must exist before any later value that names it is
 // parsed, and variables are numbered and named in order, so a block is
 // read in windows of bindings, each in two steps:
-//   1. this thread reads each binding of the simple form
-//      `%name: TYPE = VALUE;` (all on one line, no braces, no comments in
-//      it, ASCII only: what the printer writes for ASCII names and
-//      strings) with a raw byte scan: the name, the
-//      type (parsed once per distinct spelling), and the value's span up to
-//      its ';'. It makes and defines the variable as ParseBinding would
-//      (same order, same index, same dataflow flag, same location);
+//   1. a raw byte scan (ScanSimpleBindings) finds each binding of the simple
+//      form `%name: TYPE = VALUE;` (all on one line, no braces, no comments
+//      in it, ASCII only: what the printer writes for ASCII names and
+//      strings): the spans of its name, its type and its value up to the
+//      ';'. Then this thread parses each type (once per distinct spelling)
+//      and makes and defines the variable as ParseBinding would (same
+//      order, same index, same dataflow flag, same location);
 //   2. the values are parsed (on the pool in a large body, each run by a
 //      worker parser that reads this one's names), each seeing only the
-//      variables numbered before the one it binds.
+//      variables numbered before the one it binds. The next window's byte
+//      scan, which reads only the text, runs beside them.
 // The raw scan only decides where statements start and end; the tokens are
 // the lexer's, and a value must end at the ';' the scan found. Anything
 // else (another form, a redefinition, an unreadable type) ends the scan
@@ -253,8 +254,8 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
     }
     if (window.empty()) return;
     // Step 2; beside it, when this window is full, the next one's raw scan
-    // (it reads only the text, while the values read the names).
-    // (Step 1 is done with raw_: the next window's scan reuses it.)
+    // (it reads only the text, while the values read the names), into raw_,
+    // which step 1 is done with.
     const bool full = window.size() == kWindowBindings;
     ParseValuesInParallel(
         depth, window, bindings,
