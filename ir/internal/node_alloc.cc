@@ -16,14 +16,25 @@
 //
 // Under AddressSanitizer every node is a separate operator new, so that
 // use-after-free and leaks of single nodes stay visible.
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <vector>
 
+#include "ir/internal/node_memory_ahead.h"
 #include "ir/node.h"
+#include "ir/parallel.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it (EINVAL)
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PLIR_NODE_ALLOC_PLAIN 1
@@ -39,6 +50,11 @@ namespace plir::internal {
 
 void* AllocNodeMemory(size_t size) { return ::operator new(size); }
 void FreeNodeMemory(void* p, size_t) { ::operator delete(p); }
+
+struct NodeMemoryAhead::State {};
+NodeMemoryAhead::NodeMemoryAhead(size_t) {}
+NodeMemoryAhead::~NodeMemoryAhead() = default;
+size_t NodeMemoryAhead::populated() const { return 0; }
 
 #else
 
@@ -80,6 +96,11 @@ struct ThreadCache {
   FreeList lists[kClasses];
   char* bump = nullptr;
   size_t left = 0;
+  // A NodeMemoryAhead's region: the slabs not handed out yet, and where
+  // the helper reads how far they have been.
+  char* region_next = nullptr;
+  char* region_end = nullptr;
+  std::atomic<char*>* region_mark = nullptr;
 
   void* Alloc(size_t cls, size_t bytes) {
     FreeList& l = lists[cls];
@@ -90,7 +111,13 @@ struct ThreadCache {
     }
     if (TakeFromPool(cls)) return Alloc(cls, bytes);
     if (left < bytes) {
-      bump = static_cast<char*>(::operator new(kSlabBytes));
+      if (region_next != region_end) {
+        bump = region_next;
+        region_next += kSlabBytes;
+        if (region_mark) region_mark->store(region_next, std::memory_order_release);
+      } else {
+        bump = static_cast<char*>(::operator new(kSlabBytes));
+      }
       left = kSlabBytes;
     }
     void* p = bump;
@@ -164,6 +191,72 @@ void FreeNodeMemory(void* p, size_t size) {
     return;
   }
   Cache()->Free(p, (size - 1) / kGranule);
+}
+
+struct NodeMemoryAhead::State {
+  ThreadCache* cache;
+  char* begin;
+  char* end;
+  std::atomic<char*> used;  // the calling thread's slabs have reached here
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> populated{0};
+  std::thread helper;
+
+  // The helper: populates the region in 1 MiB steps, at most kAheadBytes
+  // past `used`; gives up on the first refusal (a kernel without
+  // MADV_POPULATE_WRITE), leaving the rest to fault as usual.
+  void Populate() {
+    constexpr size_t kStep = size_t{1} << 20;
+    char* p = begin;
+    while (p < end && !stop.load(std::memory_order_relaxed)) {
+      if (p >= used.load(std::memory_order_acquire) + kAheadBytes) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        continue;
+      }
+      size_t n = std::min<size_t>(kStep, static_cast<size_t>(end - p));
+      if (madvise(p, n, MADV_POPULATE_WRITE) != 0) return;
+      p += n;
+      populated.store(static_cast<size_t>(p - begin), std::memory_order_relaxed);
+    }
+  }
+};
+
+NodeMemoryAhead::NodeMemoryAhead(size_t bytes) {
+  ThreadCache* cache = Cache();
+  // Nested, or nothing to gain: leave the slabs as they are.
+  if (bytes < (size_t{4} << 20) || DefaultThreads() < 2 || cache->region_mark) return;
+  size_t size = (bytes + kSlabBytes - 1) / kSlabBytes * kSlabBytes;
+  void* region = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) return;
+  state_ = std::make_unique<State>();
+  State& s = *state_;
+  s.cache = cache;
+  s.begin = static_cast<char*>(region);
+  s.end = s.begin + size;
+  s.used.store(s.begin, std::memory_order_relaxed);
+  cache->region_next = s.begin;
+  cache->region_end = s.end;
+  cache->region_mark = &s.used;
+  s.helper = std::thread([&s] { s.Populate(); });
+}
+
+NodeMemoryAhead::~NodeMemoryAhead() {
+  if (!state_) return;
+  State& s = *state_;
+  s.stop.store(true, std::memory_order_relaxed);
+  s.helper.join();
+  // The slabs not handed out go back to the system, populated or not; the
+  // thread allocates its next slabs as before.
+  ThreadCache* cache = s.cache;
+  if (cache->region_next != cache->region_end)
+    munmap(cache->region_next, static_cast<size_t>(cache->region_end - cache->region_next));
+  cache->region_next = cache->region_end = nullptr;
+  cache->region_mark = nullptr;
+}
+
+size_t NodeMemoryAhead::populated() const {
+  return state_ ? state_->populated.load(std::memory_order_relaxed) : 0;
 }
 
 #endif
