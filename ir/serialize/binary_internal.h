@@ -78,8 +78,6 @@ class Out {
 };
 
 // The node children of `n` that the node table refers to (types and
-
-// The node children of `n` that the node table refers to (types and
 // attribute sets live in their own tables): the i-th, or null past the end.
 const Node* NodeChild(const Node* n, size_t i);
 

@@ -70,6 +70,65 @@ const Node* NodeChild(const Node* n, size_t i) {
 
 namespace {
 
+// The node section: most of a file (15 MB of a 22 MB 1M-op module), written
+// into chunks that become pieces of the output as they are, so that growing
+// it copies nothing (a string's doublings copied, and faulted in, twice its
+// size). Each record reserves its largest size first; the appends after it
+// do not check for room (a string's push_back checks every byte).
+class ChunkOut {
+ public:
+  static constexpr size_t kChunk = size_t{1} << 20;
+
+  void Reserve(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) [[unlikely]]
+      NewChunk(n);
+  }
+  void Byte(uint8_t b) { *p_++ = static_cast<char>(b); }
+  void Var(uint64_t v) {
+    while (v >= 0x80) {
+      *p_++ = static_cast<char>((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    *p_++ = static_cast<char>(v);
+  }
+  void Signed(int64_t v) { Var((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void F64(double d) {
+    std::memcpy(p_, &d, 8);
+    p_ += 8;
+  }
+  void Append(std::string_view bytes) {
+    Reserve(bytes.size());
+    std::memcpy(p_, bytes.data(), bytes.size());
+    p_ += bytes.size();
+  }
+  size_t size() const { return done_ + static_cast<size_t>(p_ - begin_); }
+  // The chunks, trimmed to what was written.
+  std::vector<std::string> Take() {
+    Trim();
+    return std::move(chunks_);
+  }
+
+ private:
+  void Trim() {
+    if (chunks_.empty()) return;
+    size_t used = static_cast<size_t>(p_ - begin_);
+    chunks_.back().resize(used);
+    done_ += used;
+    p_ = begin_ = end_ = nullptr;
+  }
+  void NewChunk(size_t n) {
+    Trim();
+    std::string& c = chunks_.emplace_back(std::max(n, kChunk), '\0');
+    p_ = begin_ = c.data();
+    end_ = begin_ + c.size();
+  }
+  std::vector<std::string> chunks_;
+  char* p_ = nullptr;
+  char* begin_ = nullptr;
+  char* end_ = nullptr;
+  size_t done_ = 0;  // bytes in the chunks before the last
+};
+
 class Writer {
  public:
   explicit Writer(int version) : version_(version) {}
@@ -98,10 +157,8 @@ class Writer {
     const bool v3 = version_ >= 3;
     uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_,
                                      m.items().size()};
-    std::string* sections[kNumSections] = {nullptr, &types_.bytes, &attrs_.bytes, &nodes_.bytes,
-                                           &items_.bytes};
     uint64_t sizes[kNumSections] = {4 * string_ends_.size() + blob_.size(), types_.bytes.size(),
-                                    attrs_.bytes.size(), nodes_.bytes.size(), items_.bytes.size()};
+                                    attrs_.bytes.size(), nodes_.size(), items_.bytes.size()};
     size_t structure_end = v3 ? kV3PreambleSize : kPreambleSize;
     for (uint64_t sz : sizes) structure_end += sz;
     size_t data_offset = v3 && data_size_ ? AlignTensor(structure_end) : structure_end;
@@ -163,7 +220,10 @@ class Writer {
     structure(
         std::string(reinterpret_cast<const char*>(string_ends_.data()), 4 * string_ends_.size()));
     structure(std::move(blob_));
-    for (int s = 1; s < kNumSections; ++s) structure(std::move(*sections[s]));
+    structure(std::move(types_.bytes));
+    structure(std::move(attrs_.bytes));
+    for (std::string& chunk : nodes_.Take()) structure(std::move(chunk));
+    structure(std::move(items_.bytes));
     if (!v3) {
       std::memcpy(&head[24], &fnv, 8);
       return p;
@@ -196,6 +256,15 @@ class Writer {
       string_ends_.push_back(static_cast<uint32_t>(blob_.size()));
     }
     return it->second;
+  }
+
+  // Str of an interned symbol (a variable's name prefix: a million
+  // variables share a few), found by the symbol's address, not its bytes.
+  uint32_t SymbolIndex(Symbol s) {
+    if (const uint32_t* id = symbol_index_.Find(s.ptr())) return *id;
+    uint32_t id = Str(s.str());
+    symbol_index_.Insert(s.ptr(), id);
+    return id;
   }
 
   // Returns the index of `t` in the type table: structurally equal types
@@ -400,9 +469,13 @@ class Writer {
   // Writes the record of `n`, whose node children have ids `kids`.
   uint32_t Emit(const Node* n, const uint32_t* kids) {
     uint32_t id = n_nodes_++;
-    Out& o = nodes_;
+    ChunkOut& o = nodes_;
     auto ref = [&](size_t i) { o.Var(id - kids[i]); };
     auto type = [&](const Type& t) { o.Var(TypeIndex(t.get())); };
+    // Room for the fixed fields of any record (at most 8 varints and a
+    // float); a record with lists reserves 10 bytes an element more.
+    constexpr size_t kFixed = 96;
+    o.Reserve(kFixed);
     o.Byte(static_cast<uint8_t>(n->kind()));
     switch (n->kind()) {
       case NodeKind::kVar: {
@@ -411,7 +484,7 @@ class Writer {
         // share a few strings.
         auto* v = static_cast<const VarNode*>(n);
         NameHint h = v->hint();
-        o.Var(Str(h.prefix().str()));
+        o.Var(SymbolIndex(h.prefix()));
         o.Var(h.number() == NameHint::kNoNumber ? 0 : uint64_t{h.number()} + 1);
         type(v->type());
         o.Byte(v->is_dataflow());
@@ -425,6 +498,7 @@ class Writer {
         break;
       case NodeKind::kTuple: {
         size_t k = static_cast<const TupleNode*>(n)->fields().size();
+        o.Reserve(kFixed + 10 * k);
         o.Var(k);
         for (size_t i = 0; i < k; ++i) ref(i);
         break;
@@ -465,11 +539,12 @@ class Writer {
           break;
         }
         o.Var(c->data().size());
-        o.bytes.append(c->data().view());
+        o.Append(c->data().view());
         break;
       }
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(n);
+        o.Reserve(kFixed + 10 * (c->args().size() + c->sinfo_args().size()));
         ref(0);
         o.Var(c->args().size());
         for (size_t i = 0; i < c->args().size(); ++i) ref(1 + i);
@@ -487,6 +562,7 @@ class Writer {
         break;
       case NodeKind::kSeqExpr: {
         size_t k = static_cast<const SeqExprNode*>(n)->blocks().size();
+        o.Reserve(kFixed + 10 * k);
         o.Var(k);
         for (size_t i = 0; i <= k; ++i) ref(i);  // the blocks, then the result
         break;
@@ -497,6 +573,7 @@ class Writer {
         break;
       case NodeKind::kBindingBlock: {
         auto* b = static_cast<const BindingBlockNode*>(n);
+        o.Reserve(kFixed + 10 * b->bindings().size());
         o.Byte(b->is_dataflow());
         o.Var(b->bindings().size());
         for (size_t i = 0; i < b->bindings().size(); ++i) ref(i);
@@ -505,6 +582,7 @@ class Writer {
       case NodeKind::kLocalFn: {
         auto* f = static_cast<const LocalFnNode*>(n);
         size_t k = f->params().size();
+        o.Reserve(kFixed + 10 * k);
         o.Var(k);
         for (size_t i = 0; i < k; ++i) ref(i);
         type(f->ret_type());
@@ -514,8 +592,9 @@ class Writer {
       case NodeKind::kFunction:
       case NodeKind::kExternFunc: {
         auto* f = static_cast<const ItemNode*>(n);
-        o.Var(Str(f->name()));
         size_t k = f->params().size();
+        o.Reserve(kFixed + 10 * k);
+        o.Var(Str(f->name()));
         o.Var(k);
         for (size_t i = 0; i < k; ++i) ref(i);
         type(f->ret_type());
@@ -540,7 +619,9 @@ class Writer {
   std::string blob_;
   std::vector<uint32_t> string_ends_;
   std::unordered_map<std::string_view, uint32_t> string_index_;
-  Out types_, attrs_, nodes_, items_, scratch_;
+  internal::PointerMap<uint32_t> symbol_index_;
+  Out types_, attrs_, items_, scratch_;
+  ChunkOut nodes_;
   uint32_t n_types_ = 0, n_attrs_ = 0, n_nodes_ = 0;
   internal::PointerMap<uint32_t> type_ptr_, attrs_ptr_, node_ptr_;
   VarMap<uint32_t> item_vars_;                // the current item's variables
