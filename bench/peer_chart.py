@@ -7,7 +7,8 @@ One panel per case (rows) and shape (columns): wall time of plir-opt and
 mlir-opt side by side per size (bar = median, whisker = min..max of the
 runs, black tick = median CPU time, log scale, mlir/plir ratio of wall
 times above each pair); a last row of panels gives
-the median peak RSS per case and size."""
+the median peak RSS per case and size. Only the first place of the CSV
+(its `place` column: disk or tmpfs) is drawn."""
 import csv
 import math
 import statistics
@@ -33,8 +34,10 @@ def human(n):
 def main(src, png):
     runs = {}  # (case, shape, size, tool) -> [(wall, rss)]
     functions = {}
+    place = None  # the chart shows the first place of the CSV (bench/peer_compare.sh: disk)
     for r in csv.DictReader(open(src)):
-        if r["status"] != "ok":
+        place = place or r.get("place")
+        if r["status"] != "ok" or r.get("place") != place:
             continue
         key = (r["case"], r["shape"], int(r["size"]), r["tool"])
         runs.setdefault(key, []).append((float(r["wall_s"]), int(r["peak_rss_kib"]) * 1024 / 1e6,
@@ -119,7 +122,7 @@ def main(src, png):
         ax.set_title(f"peak RSS, {shape_title}", fontsize=10)
         ax.grid(axis="y", which="major", alpha=0.3)
     fig.suptitle("plir-opt vs mlir-opt, whole processes: median wall time of the runs (whiskers: min..max); "
-                 "mlir/plir > 1: plir-opt is faster", fontsize=10.5)
+                 "mlir/plir > 1: plir-opt is faster" + (f"; files on {place}" if place else ""), fontsize=10.5)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     return 0

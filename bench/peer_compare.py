@@ -2,7 +2,7 @@
 """Helper of bench/peer_compare.sh: plir-opt against mlir-opt, whole processes.
 
   peer_compare.py gen SIZE SHAPE FUNCS OUT_DIR     # write OUT_DIR/in.plir, in.mlir
-  peer_compare.py run --plir-opt P --mlir-opt M --work DIR --csv FILE
+  peer_compare.py run --plir-opt P --mlir-opt M --place NAME=DIR [--place ...] --csv FILE
                       [--sizes ...] [--shapes ...] [--cases ...] [--runs N] [--funcs N]
   peer_compare.py table FILE.csv                   # the markdown tables again
 
@@ -27,6 +27,22 @@ removed") while still removing dead bindings. That matches mlir-opt, whose
 option cannot be given through --passes, and listing 1,000 entries would add
 a reachability walk that mlir-opt does not do.
 
+The cleanup case runs mlir-opt as
+`--pass-pipeline=builtin.module(func.func(canonicalize,cse),symbol-dce)`:
+canonicalize (which also erases dead ops) and CSE on each function, on
+mlir-opt's threads, then the removal of unused private symbols (there are
+none: every func.func is public and kept, as PLIR's DCE keeps every function).
+
+Each case also runs a third "tool", the physical limit on the same files:
+`cat` of the case's input to /dev/null, then a write of as many bytes as
+plir-opt's output (dd from /dev/zero, fsynced, as plir-opt fsyncs its output).
+
+Places (--place NAME=DIR, repeatable): each place is a directory holding the
+inputs and the outputs, e.g. disk=/var/tmp/x and tmpfs=/dev/shm/y. The inputs
+are generated once and copied to every place; a run measures every place in
+turn (plir, mlir, limit in one place, then the next), so that the places see
+the same machine.
+
 Each run is `/usr/bin/time -f "%M %U %S" -o FILE tool ...`; wall time is taken
 around it with time.perf_counter (so it includes the fork/exec of
 /usr/bin/time, the same for both tools). Tools are interleaved: plir, mlir,
@@ -35,6 +51,7 @@ plir, mlir, ...; the table reports medians.
 import argparse
 import csv
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,9 +62,10 @@ OPS = [("add", "arith.addf"), ("multiply", "arith.mulf"), ("subtract", "arith.su
 MLIR_OP = {p: m for p, m in OPS}
 CASES = ("text", "binary", "cleanup")
 CASE_TITLE = {"text": "text round trip", "binary": "binary round trip", "cleanup": "cleanup pipeline"}
+TOOL_NAME = {"plir": "plir-opt", "mlir": "mlir-opt", "limit": "limit", "before": "plir-opt (before)"}
 SHAPE_TITLE = {"many": "many functions", "one": "one function"}
 PASSES = "CanonicalizeBindings,CommonSubexpressionElimination,DeadCodeElimination"
-FIELDS = ["case", "shape", "size", "functions", "tool", "run", "wall_s", "peak_rss_kib",
+FIELDS = ["place", "case", "shape", "size", "functions", "tool", "run", "wall_s", "peak_rss_kib",
           "cpu_s", "input_bytes", "status"]
 
 
@@ -158,12 +176,26 @@ def commands(case, tool, plir, mlir, d, before=None):
     return {
         "text": [mlir, j("in.mlir"), "-o", j("out.mlir")],
         "binary": [mlir, j("in.mlirbc"), "--emit-bytecode", "-o", j("out.mlirbc")],
-        "cleanup": [mlir, j("in.mlir"), "--canonicalize", "--cse", "-o", j("clean.mlir")],
+        "cleanup": [mlir, j("in.mlir"),
+                    "--pass-pipeline=builtin.module(func.func(canonicalize,cse),symbol-dce)",
+                    "-o", j("clean.mlir")],
     }[case]
 
 
+def output_file(case, tool):
+    return {"text": f"out.{tool}", "binary": f"out.{tool}b", "cleanup": f"clean.{tool}"}[case]
+
+
+def limit_command(case, d):
+    """The physical limit: read the input (to /dev/null), write plir-opt's output size, fsynced."""
+    out_bytes = os.path.getsize(os.path.join(d, output_file(case, "plir")))
+    return ["/bin/sh", "-c", 'cat "$1" > /dev/null && dd if=/dev/zero of="$2" bs=4M count="$3" '
+            'iflag=count_bytes conv=fsync status=none', "limit",
+            os.path.join(d, input_file(case, "plir")), os.path.join(d, "limit.out"), str(out_bytes)]
+
+
 def input_file(case, tool):
-    tool = "plir" if tool == "before" else tool
+    tool = "plir" if tool in ("before", "limit") else tool
     return {("binary", "plir"): "in.plirb", ("binary", "mlir"): "in.mlirbc"}.get(
         (case, tool), "in.plir" if tool == "plir" else "in.mlir")
 
@@ -175,77 +207,95 @@ def cmd_run(a):
     w = csv.DictWriter(out, FIELDS)
     if new_file:
         w.writeheader()
+    places = a.place
     for size in a.sizes:
         for shape in a.shapes:
-            d = os.path.join(a.work, f"{shape}{size}")
-            os.makedirs(d, exist_ok=True)
+            dirs = {name: os.path.join(root, f"{shape}{size}") for name, root in places}
+            for d in dirs.values():
+                os.makedirs(d, exist_ok=True)
             log(f"== {SHAPE_TITLE[shape]}, {size} ops: generating")
-            nfun, kept = generate(size, shape, a.funcs, d)
+            first = dirs[places[0][0]]
+            nfun, kept = generate(size, shape, a.funcs, first)
             # Both inputs must load before anything is timed; these runs also warm the caches.
             try:
-                must([a.plir_opt, os.path.join(d, "in.plir"), "-o", "/dev/null"], "plir-opt parse check")
-                must([a.mlir_opt, os.path.join(d, "in.mlir"), "-o", "/dev/null"], "mlir-opt parse check")
+                must([a.plir_opt, os.path.join(first, "in.plir"), "-o", "/dev/null"], "plir-opt parse check")
+                must([a.mlir_opt, os.path.join(first, "in.mlir"), "-o", "/dev/null"], "mlir-opt parse check")
                 if "binary" in a.cases:
-                    must([a.plir_opt, os.path.join(d, "in.plir"), "-o", os.path.join(d, "in.plirb")],
+                    must([a.plir_opt, os.path.join(first, "in.plir"), "-o", os.path.join(first, "in.plirb")],
                          "plir-opt text -> binary")
-                    must([a.mlir_opt, os.path.join(d, "in.mlir"), "--emit-bytecode", "-o",
-                          os.path.join(d, "in.mlirbc")], "mlir-opt text -> bytecode")
+                    must([a.mlir_opt, os.path.join(first, "in.mlir"), "--emit-bytecode", "-o",
+                          os.path.join(first, "in.mlirbc")], "mlir-opt text -> bytecode")
                     if a.plir_opt_before:
-                        must([a.plir_opt_before, os.path.join(d, "in.plir"), "-o",
-                              os.path.join(d, "in_before.plirb")], "plir-opt (before) text -> binary")
+                        must([a.plir_opt_before, os.path.join(first, "in.plir"), "-o",
+                              os.path.join(first, "in_before.plirb")], "plir-opt (before) text -> binary")
             except ToolFailure as e:
                 log(f"error: {shape}/{size}: {e}")
                 failures.append(f"{shape}/{size}: preparation: {str(e).splitlines()[0]}")
                 continue
+            for d in dirs.values():
+                if d != first:
+                    for name in os.listdir(first):
+                        shutil.copyfile(os.path.join(first, name), os.path.join(d, name))
             for case in a.cases:
                 dead = set()
+                tools = ("plir", "mlir", "limit") + (("before",) if a.plir_opt_before else ())
                 for r in range(a.runs):
-                    for tool in ("plir", "mlir") + (("before",) if a.plir_opt_before else ()):
-                        if tool in dead:
-                            continue
-                        cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d, a.plir_opt_before)
-                        inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
-                        row = dict(case=case, shape=shape, size=size, functions=nfun, tool=tool, run=r,
-                                   input_bytes=inp)
-                        try:
-                            wall, rss, cpu = run_once(cmd, os.path.join(d, "time.txt"))
-                            row.update(wall_s=f"{wall:.4f}", peak_rss_kib=rss, cpu_s=f"{cpu:.2f}", status="ok")
-                            log(f"   {case:7} {tool}-opt run {r + 1}/{a.runs}: {wall:.3f} s, {rss / 1024:.1f} MiB")
-                        except ToolFailure as e:
-                            name = {"plir": "plir-opt", "mlir": "mlir-opt"}.get(tool, "plir-opt (before)")
-                            log(f"error: {name} failed on case {case}, {SHAPE_TITLE[shape]}, {size} ops: {e}")
-                            failures.append(f"{name} on {case}/{shape}/{size}: {str(e).splitlines()[0]}")
-                            row.update(status="failed")
-                            dead.add(tool)
-                        w.writerow(row)
-                        out.flush()
+                    for place, d in dirs.items():
+                        for tool in tools:
+                            if tool in dead or (tool == "limit" and "plir" in dead):
+                                continue
+                            if tool == "limit":
+                                cmd = limit_command(case, d)
+                            else:
+                                cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d, a.plir_opt_before)
+                            inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
+                            row = dict(place=place, case=case, shape=shape, size=size, functions=nfun,
+                                       tool=tool, run=r, input_bytes=inp)
+                            try:
+                                wall, rss, cpu = run_once(cmd, os.path.join(d, "time.txt"))
+                                row.update(wall_s=f"{wall:.4f}", peak_rss_kib=rss, cpu_s=f"{cpu:.2f}",
+                                           status="ok")
+                                log(f"   {place:5} {case:7} {TOOL_NAME[tool]} run {r + 1}/{a.runs}: "
+                                    f"{wall:.3f} s, {rss / 1024:.1f} MiB")
+                            except ToolFailure as e:
+                                log(f"error: {TOOL_NAME[tool]} failed on case {case}, {SHAPE_TITLE[shape]}, "
+                                    f"{size} ops, {place}: {e}")
+                                failures.append(f"{TOOL_NAME[tool]} on {case}/{shape}/{size}/{place}: "
+                                                f"{str(e).splitlines()[0]}")
+                                row.update(status="failed")
+                                dead.add(tool)
+                            w.writerow(row)
+                            out.flush()
                 # The outputs must hold the expected number of ops (same work on both sides);
                 # binary outputs are turned back into text for that (not timed).
                 want = kept if case == "cleanup" else size
                 for tool in ("plir", "mlir"):
                     if tool in dead:
                         continue
-                    f = os.path.join(d, f"{'clean' if case == 'cleanup' else 'out'}.{tool}")
-                    try:
-                        if case == "binary":
-                            tool_path = a.plir_opt if tool == "plir" else a.mlir_opt
-                            must([tool_path, f + ("b" if tool == "plir" else "bc"), "-o", f],
-                                 f"{tool}-opt binary output -> text")
-                        got = count_ops(f, tool)
-                    except (ToolFailure, OSError) as e:
-                        log(f"error: {case}/{shape}/{size}: cannot check {tool}-opt's output: {e}")
-                        failures.append(f"{tool}-opt on {case}/{shape}/{size}: output check: {str(e).splitlines()[0]}")
-                        continue
-                    if got != want:
-                        msg = (f"{case}/{shape}/{size}: {tool}-opt's output has {got} ops, "
-                               f"expected {want}")
-                        log("warning: " + msg)
-                        warnings.append(msg)
-                    else:
-                        log(f"   {case:7} {tool}-opt output: {got} ops, as expected")
-            for name in os.listdir(d):
-                os.remove(os.path.join(d, name))
-            os.rmdir(d)
+                    for place, d in dirs.items():
+                        f = os.path.join(d, f"{'clean' if case == 'cleanup' else 'out'}.{tool}")
+                        try:
+                            if case == "binary":
+                                tool_path = a.plir_opt if tool == "plir" else a.mlir_opt
+                                must([tool_path, f + ("b" if tool == "plir" else "bc"), "-o", f],
+                                     f"{tool}-opt binary output -> text")
+                            got = count_ops(f, tool)
+                        except (ToolFailure, OSError) as e:
+                            log(f"error: {case}/{shape}/{size}/{place}: cannot check {tool}-opt's output: {e}")
+                            failures.append(f"{tool}-opt on {case}/{shape}/{size}/{place}: output check: "
+                                            f"{str(e).splitlines()[0]}")
+                            continue
+                        if got != want:
+                            msg = (f"{case}/{shape}/{size}/{place}: {tool}-opt's output has {got} ops, "
+                                   f"expected {want}")
+                            log("warning: " + msg)
+                            warnings.append(msg)
+                        else:
+                            log(f"   {place:5} {case:7} {tool}-opt output: {got} ops, as expected")
+            for d in dirs.values():
+                for name in os.listdir(d):
+                    os.remove(os.path.join(d, name))
+                os.rmdir(d)
     out.close()
     print_tables(a.csv)
     if warnings:
@@ -262,37 +312,50 @@ def fmt_s(x):
     return "-" if x is None else (f"{x:.3f}" if x < 10 else f"{x:.2f}")
 
 
+GOALS = {"text": 10.0, "binary": 20.0, "cleanup": 8.0}  # issue 25: mlir-opt's time over plir-opt's
+RSS_GOAL = 3.0  # issue 25: plir-opt's peak RSS at most a third of mlir-opt's on the text round trip
+
+
 def print_tables(path):
     rows = list(csv.DictReader(open(path)))
     groups = {}
+    places = []
     for r in rows:
-        key = (r["case"], r["shape"], int(r["size"]))
-        g = groups.setdefault(key, {"plir": [], "mlir": [], "before": [], "fail": set(), "bytes": {},
-                                    "functions": r["functions"]})
-        if r["tool"] != "before":
+        place = r.get("place") or "-"  # CSVs written before places existed have no column
+        if place not in places:
+            places.append(place)
+        key = (place, r["case"], r["shape"], int(r["size"]))
+        g = groups.setdefault(key, {"plir": [], "mlir": [], "before": [], "limit": [], "fail": set(),
+                                    "bytes": {}, "functions": r["functions"]})
+        if r["tool"] in ("plir", "mlir"):
             g["bytes"][r["tool"]] = int(r["input_bytes"])
         if r["status"] == "ok":
             g[r["tool"]].append((float(r["wall_s"]), int(r["peak_rss_kib"]), float(r["cpu_s"])))
         else:
             g["fail"].add(r["tool"])
-    order = lambda k: (CASES.index(k[0]) if k[0] in CASES else 9, k[1] != "many", k[2])  # noqa: E731
-    print("| case | shape | size | plir-opt s | mlir-opt s | ratio mlir/plir | plir RSS MB | mlir RSS MB"
-          " | RSS ratio mlir/plir | PLIR input B/op | PLIR peak RSS B/op | plir CPU s | mlir CPU s |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    order = lambda k: (places.index(k[0]), CASES.index(k[1]) if k[1] in CASES else 9,  # noqa: E731
+                       k[2] != "many", k[3])
+    medians = {}
+    for key, g in groups.items():
+        medians[key] = {t: tuple(statistics.median(x[i] for x in g[t]) for i in range(3))
+                        for t in ("plir", "mlir", "before", "limit") if g[t] and t not in g["fail"]}
+    shape_name = lambda g, shape: (f"{int(g['functions']):,} functions"  # noqa: E731
+                                   if shape == "many" else "1 function")
+    print("| where | case | shape | size | plir-opt s | mlir-opt s | ratio mlir/plir | limit s | plir/limit"
+          " | plir RSS MB | mlir RSS MB | RSS ratio mlir/plir | PLIR input B/op | PLIR peak RSS B/op"
+          " | plir CPU s | mlir CPU s |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key in sorted(groups, key=order):
-        case, shape, size = key
-        g = groups[key]
-        med = {}
-        for t in ("plir", "mlir", "before"):
-            if g[t] and t not in g["fail"]:
-                med[t] = tuple(statistics.median(x[i] for x in g[t]) for i in range(3))
-        p, m = med.get("plir"), med.get("mlir")
+        place, case, shape, size = key
+        g, med = groups[key], medians[key]
+        p, m, lim = med.get("plir"), med.get("mlir"), med.get("limit")
         cell = lambda t, v: v if t in med else ("FAILED" if t in g["fail"] else "-")  # noqa: E731
         ratio = f"{m[0] / p[0]:.2f}" if p and m else "-"
         rss_ratio = f"{m[1] / p[1]:.2f}" if p and m else "-"
-        shape_s = f"{int(g['functions']):,} functions" if shape == "many" else "1 function"
-        print(f"| {CASE_TITLE.get(case, case)} | {shape_s} | {size:,} | "
+        print(f"| {place} | {CASE_TITLE.get(case, case)} | {shape_name(g, shape)} | {size:,} | "
               f"{cell('plir', fmt_s(p[0]) if p else '')} | {cell('mlir', fmt_s(m[0]) if m else '')} | {ratio} | "
+              f"{cell('limit', fmt_s(lim[0]) if lim else '')} | "
+              f"{f'{p[0] / lim[0]:.2f}' if p and lim else '-'} | "
               f"{cell('plir', f'{p[1] * 1024 / 1e6:.1f}' if p else '')} | "
               f"{cell('mlir', f'{m[1] * 1024 / 1e6:.1f}' if m else '')} | {rss_ratio} | "
               f"{g['bytes'].get('plir', 0) / size:.1f} | "
@@ -300,32 +363,51 @@ def print_tables(path):
               f"{cell('plir', fmt_s(p[2]) if p else '')} | {cell('mlir', fmt_s(m[2]) if m else '')} |")
     runs = max((len(g["plir"]) for g in groups.values()), default=0)
     print(f"\nMedians of {runs} runs per tool (interleaved), whole processes; MB = 10^6 bytes; "
-          "peak RSS from /usr/bin/time (%M). PLIR input B/op: bytes of the case's input file "
+          "peak RSS from /usr/bin/time (%M). limit: `cat` of the case's PLIR input to /dev/null, then a "
+          "write of plir-opt's output size, fsynced (plir-opt fsyncs its output; mlir-opt does not). "
+          "PLIR input B/op: bytes of the case's input file "
           "(text, or binary for the binary case) per op; PLIR peak RSS B/op includes the process's "
           "fixed start-up memory, so it is only meaningful at the larger sizes. CPU s: median user + "
           "system time (from /usr/bin/time), less sensitive than wall time to other load on the machine.")
+    # Issue 25's goals, at the largest size measured.
+    top = max((k[3] for k in groups), default=0)
+    goal_rows = []
+    for key in sorted(groups, key=order):
+        place, case, shape, size = key
+        p, m = medians[key].get("plir"), medians[key].get("mlir")
+        if size != top or case not in GOALS or not (p and m):
+            continue
+        goal_rows.append(f"| {place} | {CASE_TITLE[case]} | {shape_name(groups[key], shape)} | "
+                         f"{m[0] / p[0]:.2f}x | {GOALS[case]:g}x | {'met' if m[0] / p[0] >= GOALS[case] else 'missed'} |")
+        if case == "text":
+            goal_rows.append(f"| {place} | peak RSS, text round trip | {shape_name(groups[key], shape)} | "
+                             f"{m[1] / p[1]:.2f}x less | {RSS_GOAL:g}x less | "
+                             f"{'met' if m[1] / p[1] >= RSS_GOAL else 'missed'} |")
+    if goal_rows:
+        print(f"\nIssue 25's goals at {top:,} ops (mlir-opt over plir-opt, medians above):\n")
+        print("| where | case | shape | lead | goal | |")
+        print("|---|---|---|---:|---:|---|")
+        print("\n".join(goal_rows))
     # Before and after: another plir-opt build on the same inputs, same run.
     if any(g["before"] for g in groups.values()):
-        print("\n| case | shape | size | before s | after s | after/before wall | before CPU s | after CPU s"
+        print("\n| where | case | shape | size | before s | after s | after/before wall | before CPU s | after CPU s"
               " | after/before CPU | before RSS MB | after RSS MB |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for key in sorted(groups, key=order):
-            case, shape, size = key
-            g = groups[key]
-            if not g["before"] or not g["plir"] or {"plir", "before"} & g["fail"]:
+            place, case, shape, size = key
+            g, med = groups[key], medians[key]
+            if "before" not in med or "plir" not in med:
                 continue
-            b = tuple(statistics.median(x[i] for x in g["before"]) for i in range(3))
-            p = tuple(statistics.median(x[i] for x in g["plir"]) for i in range(3))
-            shape_s = f"{int(g['functions']):,} functions" if shape == "many" else "1 function"
-            print(f"| {CASE_TITLE.get(case, case)} | {shape_s} | {size:,} | {fmt_s(b[0])} | {fmt_s(p[0])} | "
-                  f"{p[0] / b[0]:.2f} | {fmt_s(b[2])} | {fmt_s(p[2])} | "
+            b, p = med["before"], med["plir"]
+            print(f"| {place} | {CASE_TITLE.get(case, case)} | {shape_name(g, shape)} | {size:,} | {fmt_s(b[0])} | "
+                  f"{fmt_s(p[0])} | {p[0] / b[0]:.2f} | {fmt_s(b[2])} | {fmt_s(p[2])} | "
                   f"{(p[2] / b[2]) if b[2] else float('nan'):.2f} | {b[1] * 1024 / 1e6:.1f} | "
                   f"{p[1] * 1024 / 1e6:.1f} |")
         print("\nbefore: --plir-opt-before (PLIR_OPT_BEFORE), after: --plir-opt; medians of the same "
               "interleaved runs; a ratio above 1 is slower after.")
     # Input sizes of both formats.
     sizes = {}
-    for (case, shape, size), g in groups.items():
+    for (_, case, shape, size), g in groups.items():
         e = sizes.setdefault((shape, size), {})
         for t, b in g["bytes"].items():
             e[(case == "binary", t)] = b
@@ -336,6 +418,13 @@ def print_tables(path):
         c = lambda k: f"{e[k] / size:.1f}" if k in e else "-"  # noqa: E731
         print(f"| {SHAPE_TITLE.get(shape, shape)} | {size:,} | {c((False, 'plir'))} | {c((False, 'mlir'))} | "
               f"{c((True, 'plir'))} | {c((True, 'mlir'))} |")
+
+
+def place_arg(v):
+    name, sep, d = v.partition("=")
+    if not sep or not name or not d:
+        raise argparse.ArgumentTypeError(f"expected NAME=DIR, got '{v}'")
+    return name, d
 
 
 def main(argv):
@@ -351,7 +440,8 @@ def main(argv):
     r.add_argument("--mlir-opt", required=True)
     r.add_argument("--plir-opt-before", default=None,
                    help="another plir-opt build, run interleaved on the same inputs (before/after table)")
-    r.add_argument("--work", required=True)
+    r.add_argument("--place", required=True, action="append", type=place_arg,
+                   help="NAME=DIR: where inputs and outputs go (repeatable: e.g. disk=/var/tmp/x tmpfs=/dev/shm/y)")
     r.add_argument("--csv", required=True)
     r.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000, 1000000])
     r.add_argument("--shapes", nargs="+", default=["many", "one"], choices=["many", "one"])

@@ -12,13 +12,19 @@
 #            mlir-opt in.mlirbc --emit-bytecode -o out.mlirbc
 #                                                  (in.mlirbc from mlir-opt in.mlir --emit-bytecode)
 #   cleanup  plir-opt in.plir --passes CanonicalizeBindings,CommonSubexpressionElimination,DeadCodeElimination -o clean.plir
-#            mlir-opt in.mlir --canonicalize --cse -o clean.mlir
+#            mlir-opt in.mlir --pass-pipeline='builtin.module(func.func(canonicalize,cse),symbol-dce)' -o clean.mlir
 #            (mlir-opt's canonicalize also erases dead ops, so it stands for
 #            canonicalize + DCE; no function is named main and none has
-#            global_symbol, so PLIR's DCE keeps every function, as mlir-opt
+#            global_symbol, so PLIR's DCE keeps every function, as symbol-dce
 #            keeps every public func.func: see bench/peer_compare.py)
+#   limit    the physical limit, per case, on the same files: cat of the
+#            input to /dev/null, then a write of plir-opt's output size
+#            (dd from /dev/zero, fsynced: plir-opt fsyncs its output)
+# Every case runs in every place of PLACES: the inputs and outputs on disk
+# (DISK_DIR) and on tmpfs (/dev/shm), interleaved within each run.
 # Each run goes through /usr/bin/time (peak RSS); the tools are interleaved
 # (plir, mlir, plir, mlir, ...); the markdown table (stdout) gives medians.
+# The tables give the ratios, and issue 25's goals at the largest size.
 # Raw runs go to a CSV, and bench/peer_chart.py draws bench/peers.png.
 #
 # Environment:
@@ -34,10 +40,12 @@
 #   FUNCS=1000        functions of the "many" shape
 #   CSV=path          raw measurements (default: a new directory under /tmp, kept)
 #   CHART=path        default bench/peers.png; CHART=none draws nothing
-#   TMPDIR            where the programs and outputs go (default /tmp; up to
-#                     ~0.4 GB at 1M ops). plir-opt fsyncs its output file and
-#                     mlir-opt does not: TMPDIR=/dev/shm takes the disk out.
-# Quick run: SIZES="10000 100000" bench/peer_compare.sh
+#   PLACES="disk tmpfs"  where the programs and outputs go (up to ~0.4 GB a place
+#                     at 1M ops): disk is a new directory under DISK_DIR
+#                     (default /var/tmp, which must not be a tmpfs), tmpfs one
+#                     under /dev/shm. plir-opt fsyncs its output file and
+#                     mlir-opt does not: tmpfs takes the disk out.
+# Quick run: SIZES="10000 100000" PLACES=tmpfs bench/peer_compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,8 +93,24 @@ $passes"
     done ;;
 esac
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/peer_compare.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+PLACES="${PLACES:-disk tmpfs}"
+DISK_DIR="${DISK_DIR:-/var/tmp}"
+place_args=()
+works=()
+trap 'rm -rf "${works[@]}"' EXIT
+for place in $PLACES; do
+  case "$place" in
+    disk) root="$DISK_DIR"
+      fs="$(stat -f -c %T "$root" 2> /dev/null)" || die "DISK_DIR=$root is not a directory"
+      [ "$fs" != tmpfs ] || die "DISK_DIR=$root is a tmpfs; set DISK_DIR to a directory on a disk" ;;
+    tmpfs) root=/dev/shm
+      [ "$(stat -f -c %T "$root" 2> /dev/null)" = tmpfs ] || die "/dev/shm is not a tmpfs here; leave tmpfs out of PLACES" ;;
+    *) die "unknown place '$place' in PLACES (disk, tmpfs)" ;;
+  esac
+  w="$(mktemp -d "$root/peer_compare.XXXXXX")"
+  works+=("$w")
+  place_args+=(--place "$place=$w")
+done
 if [ -z "${CSV:-}" ]; then
   CSV="$(mktemp -d /tmp/peer_compare_results.XXXXXX)/peers.csv"
 else
@@ -96,7 +120,7 @@ fi
 {
   echo "plir-opt: $PLIR_OPT"
   echo "mlir-opt: $MLIR_OPT ($("$MLIR_OPT" --version | grep -m1 -i version | sed 's/^ *//'))"
-  echo "sizes: $SIZES; shapes: $SHAPES (many = $FUNCS functions); cases: $CASES; runs: $RUNS"
+  echo "sizes: $SIZES; shapes: $SHAPES (many = $FUNCS functions); cases: $CASES; runs: $RUNS; places: $PLACES"
   echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >&2
 
@@ -104,7 +128,7 @@ start=$SECONDS
 rc=0
 # shellcheck disable=SC2086  # the lists are meant to be split
 /usr/bin/python3 bench/peer_compare.py run --plir-opt "$PLIR_OPT" --mlir-opt "$MLIR_OPT" \
-  --work "$work" --csv "$CSV" --sizes $SIZES --shapes $SHAPES --cases $CASES \
+  "${place_args[@]}" --csv "$CSV" --sizes $SIZES --shapes $SHAPES --cases $CASES \
   --runs "$RUNS" --funcs "$FUNCS" ${PLIR_OPT_BEFORE:+--plir-opt-before "$(readlink -f "$PLIR_OPT_BEFORE")"} || rc=$?
 echo "peer_compare: raw measurements in $CSV; $((SECONDS - start)) s in all; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
