@@ -286,13 +286,18 @@ void Set(VarMap<V>& m, const VarNode* k, V v) {
 
 // The first walk: which bindings are trivial, where each variable is
 // defined and used.
+//
+// Only what the plan reads is recorded, so that a function with nothing to
+// do (most bindings `%v = op(...)` of dataflow variables) costs one map
+// entry a binding: known values only of the kinds the tuple lookups follow
+// (a variable, a tuple, a tuple item: a call is never looked through), and
+// uses and definitions in dataflow blocks only of ordinary variables (the
+// plan asks whether a variable is used outside its block only of those).
+// The other maps are small and start empty (their variables go to VarMap's
+// table, not to an array the size of the function).
 class Planner {
  public:
-  explicit Planner(size_t expected_vars)
-      : def_block_(expected_vars),
-        known_(expected_vars),
-        trivial_index_(expected_vars),
-        used_outside_(expected_vars) {}
+  explicit Planner(size_t expected_vars) : def_block_(expected_vars) {}
 
   Status Walk(const Function& f) {
     PLIR_RETURN_IF_ERROR(WalkSeq(f->body(), 0));
@@ -362,7 +367,7 @@ class Planner {
       if (!TypeEqual(var->type(), value->type())) {
         known_.Insert(var.get(), value);
         def_block_.Insert(var.get(), block_);
-        if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
+        if (block_->is_dataflow() && !var->is_dataflow()) defined_in_dataflow_.push_back(var);
         return WalkUses(b->value(), depth + 1);
       }
     }
@@ -394,9 +399,9 @@ class Planner {
       trivial_.push_back({var, Downcast<VarNode>(value), elsewhere, false});
     }
     if (value->kind() == NodeKind::kConstant) constants_.emplace_back(var.get(), value);
-    known_.Insert(var.get(), value);
+    if (IsLookedThrough(value->kind())) known_.Insert(var.get(), value);
     def_block_.Insert(var.get(), block_);
-    if (block_->is_dataflow()) defined_in_dataflow_.push_back(var);
+    if (block_->is_dataflow() && !var->is_dataflow()) defined_in_dataflow_.push_back(var);
     return WalkUses(b->value(), depth + 1);
   }
 
@@ -458,8 +463,17 @@ class Planner {
     }
   }
 
-  // A use of `v` in the current block.
+  // The values the lookups of known_ act on: a variable (followed to its
+  // value), a tuple (a field taken) or a tuple item (a field put back). For
+  // any other value a lookup ends as if nothing were known.
+  static bool IsLookedThrough(NodeKind k) {
+    return k == NodeKind::kVar || k == NodeKind::kTuple || k == NodeKind::kTupleGetItem;
+  }
+
+  // A use of `v` in the current block. Only an ordinary variable's uses
+  // outside its block are asked for (MakePlan).
   void NoteUse(const VarNode* v) {
+    if (v->is_dataflow()) return;
     bool in_dataflow = block_ && block_->is_dataflow();
     const BindingBlockNode* const* def = def_block_.Find(v);
     if (!in_dataflow || (def && *def != block_)) used_outside_.Insert(v, 1);
@@ -481,8 +495,8 @@ class Planner {
   std::vector<Trivial> trivial_;  // in binding order
   VarMap<size_t> trivial_index_;
   std::vector<std::pair<const VarNode*, Expr>> constants_;
-  std::vector<Var> defined_in_dataflow_;
-  VarMap<char> used_outside_;
+  std::vector<Var> defined_in_dataflow_;  // ordinary variables only
+  VarMap<char> used_outside_;             // ordinary variables only
 };
 
 // The second walk: applies a plan.
