@@ -473,15 +473,29 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
   // "end" (and the default) checks the result, unless it is the input
   // itself (no pass changed it), which LoadInput verified.
   if (setup.verify_result && !result->same_as(module)) {
-    if (Status s = Verify(*result); !s.ok())
-      return fail_pass("plir-opt: the pipeline produced an ill-formed module: " + s.message(),
-                       StatusCode::kInternal);
+    if (program->defer_result_check) {
+      program->result_to_check = *result;
+    } else if (int rc = CheckResult(*result, state); rc != 0) {
+      return rc;
+    }
   }
   program->module = *result;
   return 0;
 }
 
 }  // namespace
+
+int CheckResult(const Module& result, RunState* state) {
+  Status s = Verify(result);
+  if (s.ok()) return 0;
+  std::string message = "plir-opt: the pipeline produced an ill-formed module: " + s.message();
+  if (state->Phase() == RunPhase::kRunningPass)
+    message +=
+        "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
+  state->pass_failed.store(RunState::kPassFailedBundle);
+  std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
+  return Error(Printable(message));
+}
 
 // The child's program (or the whole program with --no-isolate): load the
 // plugins and the pipeline, the input, run; the result goes to `program`.

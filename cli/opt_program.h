@@ -28,7 +28,17 @@ struct ProgramResult {
   // The thread that frees the modules the passes replaced: kept until the
   // output is written, and joined when dropped.
   std::shared_ptr<void> frees;
+  // Set by the caller: the end check of the result is left to it (it runs
+  // CheckResult beside writing the output, whose file is kept only if the
+  // check passes), instead of being run before RunPipeline returns.
+  bool defer_result_check = false;
+  // With defer_result_check: the module CheckResult must check, if one is due.
+  std::optional<Module> result_to_check;
 };
+
+// The end check of the pipeline's result (the verifier's): 0, or 1 after
+// the error is printed and recorded in `state` (a reproducer is due).
+int CheckResult(const Module& result, RunState* state);
 
 // The child's program (or the whole program with --no-isolate): load the
 // plugins and the pipeline, the input, run; the result goes to `program`.

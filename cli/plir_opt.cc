@@ -37,6 +37,8 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "cli/opt_program.h"
@@ -64,6 +66,7 @@
 namespace plir {
 namespace {
 
+using opt::CheckResult;
 using opt::EndsWith;
 using opt::Error;
 using opt::Flags;
@@ -364,6 +367,7 @@ int Main(Flags f) {
       const int child_result_fd = fds[0];
       std::string input_path = in.fd >= 0 ? "/proc/self/fd/" + std::to_string(fds[1]) : in.path;
       ProgramResult result;
+      result.defer_result_check = child_writes;
       int rc = RunPipeline(f, input_path, in.name, state, &result);
       if (rc == 0) {
         state->Enter(RunPhase::kWritingOutput, f.output);
@@ -373,9 +377,23 @@ int Main(Flags f) {
           if (!result.module) return Error("plir-opt: internal error: no module to write");
           const int out_fd = fds.back();
           const std::string what = Printable(f.output);
+          // The end check runs beside the printing, whose serial parts (the
+          // naming pass) it fills: the parent keeps the file only after an
+          // exit status 0, so a module that fails it is never committed.
+          int check_rc = 0;
+          std::thread check;
+          if (result.result_to_check) {
+            try {
+              check = std::thread([&] { check_rc = CheckResult(*result.result_to_check, state); });
+            } catch (const std::system_error&) {  // no thread to be had: in turn
+              check_rc = CheckResult(*result.result_to_check, state);
+            }
+          }
           s = ProduceModule(f, *result.module, [&](std::string_view piece) {
             return WriteAllToFd(out_fd, piece, what);
           });
+          if (check.joinable()) check.join();
+          if (check_rc != 0) return check_rc;
         } else {
           s = result.module
                   ? WriteModuleResult(child_result_fd, result.plugin_ops, *result.module)

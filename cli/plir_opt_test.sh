@@ -104,6 +104,20 @@ check "verify: none: the supervisor still refuses the ill-formed result" \
   '[ $rc -eq 1 ] && grep -q "the child.s result does not verify" "$tmp/err" && [ ! -s "$tmp/none.plir" ]'
 "$opt" examples/spec/conv2d.plir --pipeline "$tmp/end.yaml" --no-reproducer > /dev/null 2> "$tmp/err"; rc=$?
 check "by default the result is verified" '[ $rc -eq 1 ] && grep -q "ill-formed" "$tmp/err"'
+# A bundled plugin (beside the executable) that breaks the module: the child
+# writes the output itself and checks the result beside the printing; the
+# check fails, and no output file is left, nor an old one replaced.
+mkdir -p "$tmp/inst2/bin" "$tmp/inst2/lib/plir/plugins"
+cp "$opt" "$tmp/inst2/bin/plir-opt"
+cp "$misbehaving" "$tmp/inst2/lib/plir/plugins/"
+"$tmp/inst2/bin/plir-opt" examples/spec/conv2d.plir --passes TestBreaksModule --no-reproducer --verbose \
+  -o "$tmp/broken.plir" 2> "$tmp/err"; rc=$?
+check "a bundled pass's ill-formed result: the child's check fails, nothing written (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "the child writes the output" "$tmp/err" && grep -q "the pipeline produced an ill-formed module" "$tmp/err" && [ ! -e "$tmp/broken.plir" ] && [ -z "$(ls "$tmp" | grep broken)" ]'
+echo keep > "$tmp/broken.plir"
+"$tmp/inst2/bin/plir-opt" examples/spec/conv2d.plir --passes TestBreaksModule --no-reproducer \
+  -o "$tmp/broken.plir" 2> /dev/null
+check "... and an existing output is kept" '[ "$(cat "$tmp/broken.plir")" = keep ]'
 
 # A whole-run budget of pass runs: nested repeats multiply (1000^3 runs
 # asked for here), and the run past --max-pass-runs fails naming the pass,
