@@ -490,8 +490,7 @@ int CheckResult(const Module& result, RunState* state) {
   if (s.ok()) return 0;
   std::string message = "plir-opt: the pipeline produced an ill-formed module: " + s.message();
   if (state->Phase() == RunPhase::kRunningPass)
-    message +=
-        "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
+    message += "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
   state->pass_failed.store(RunState::kPassFailedBundle);
   std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
   return Error(Printable(message));
