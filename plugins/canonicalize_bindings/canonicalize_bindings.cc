@@ -1,8 +1,9 @@
 // CanonicalizeBindings: what TVM Relax's CanonicalizeBindings does.
 //
 // First, symbolic dimensions a match_cast gives known values are replaced
-// by those values (SymbolCanonicalizer). Then a walk over the function
-// plans, and a second applies the plan:
+// by those values (SymbolCanonicalizer; only when the planning walk below
+// meets a match_cast, and then the result is planned again). Then a walk
+// over the function plans, and a second applies the plan:
 //
 // - Trivial bindings `%y = %x` (also `%y = match_cast(%x, T)` where T is
 //   already %x's type, `%y = %t.i` where %t is bound to a
@@ -36,6 +37,7 @@
 // Cost: two walks of the function (the rewrites are the SDK's
 // BindingMutator), hash maps keyed by variable. Nested expressions recurse;
 // nesting deeper than kMaxDepth is reported as an error.
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -297,7 +299,12 @@ void Set(VarMap<V>& m, const VarNode* k, V v) {
 // table, not to an array the size of the function).
 class Planner {
  public:
-  explicit Planner(size_t expected_vars) : def_block_(expected_vars) {}
+  // `match_cast`: the registered op (or null), whose calls the walk notes.
+  Planner(size_t expected_vars, const OpNode* match_cast)
+      : match_cast_(match_cast), def_block_(expected_vars) {}
+
+  // Whether the walk met a call of match_cast (anywhere, nested too).
+  bool saw_match_cast() const { return saw_match_cast_; }
 
   Status Walk(const Function& f) {
     PLIR_RETURN_IF_ERROR(WalkSeq(f->body(), 0));
@@ -434,6 +441,7 @@ class Planner {
         return Status::Ok();
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(e.get());
+        if (c->callee().get() == match_cast_) saw_match_cast_ = true;
         if (c->callee()->kind() == NodeKind::kVar)
           PLIR_RETURN_IF_ERROR(WalkUses(c->callee(), depth + 1));
         for (const Expr& a : c->args()) PLIR_RETURN_IF_ERROR(WalkUses(a, depth + 1));
@@ -484,6 +492,8 @@ class Planner {
                            std::to_string(kMaxDepth) + " levels");
   }
 
+  const OpNode* match_cast_;
+  bool saw_match_cast_ = false;
   const BindingBlockNode* block_ = nullptr;
   VarMap<const BindingBlockNode*> def_block_;
   VarMap<Expr> known_;
@@ -556,61 +566,22 @@ class Applier : public BindingMutator {
   std::unordered_map<const VarNode*, Var> retyped_;
 };
 
-// True if `match_cast` (the registered op, or null) is called anywhere
-// under `e` (nested bodies too). The op is compared by pointer, not by
-// name, and variable operands are skipped without a call: this scan ran
-// over every binding of every function and cost a fifth of the pass's
-// instructions on a function that has no match_cast.
-bool HasMatchCast(const ExprNode* e, const OpNode* match_cast, int depth) {
-  if (depth > kMaxDepth) return true;  // the rewrite then reports the depth
-  switch (e->kind()) {
-    case NodeKind::kCall: {
-      auto* c = static_cast<const CallNode*>(e);
-      if (c->callee().get() == match_cast) return true;
-      for (const Expr& a : c->args()) {
-        if (a->kind() == NodeKind::kVar && depth < kMaxDepth) continue;  // a leaf
-        if (HasMatchCast(a.get(), match_cast, depth + 1)) return true;
-      }
-      return false;
-    }
-    case NodeKind::kTuple:
-      for (const Expr& f : static_cast<const TupleNode*>(e)->fields())
-        if (HasMatchCast(f.get(), match_cast, depth + 1)) return true;
-      return false;
-    case NodeKind::kTupleGetItem:
-      return HasMatchCast(static_cast<const TupleGetItemNode*>(e)->tuple().get(), match_cast,
-                          depth + 1);
-    case NodeKind::kIf: {
-      auto* i = static_cast<const IfNode*>(e);
-      return HasMatchCast(i->cond().get(), match_cast, depth + 1) ||
-             HasMatchCast(i->then_body().get(), match_cast, depth + 1) ||
-             HasMatchCast(i->else_body().get(), match_cast, depth + 1);
-    }
-    case NodeKind::kLocalFn:
-      return HasMatchCast(static_cast<const LocalFnNode*>(e)->body().get(), match_cast, depth + 1);
-    case NodeKind::kSeqExpr: {
-      auto* seq = static_cast<const SeqExprNode*>(e);
-      for (const Block& b : seq->blocks())
-        for (const Binding& x : b->bindings())
-          if (HasMatchCast(x->value().get(), match_cast, depth + 1)) return true;
-      return HasMatchCast(seq->result().get(), match_cast, depth + 1);
-    }
-    default:
-      return false;
-  }
-}
-
 StatusOr<Function> Canonicalize(const Function& input) {
-  Function f = input;
   const Op match_cast = OpRegistry::Global().Lookup("match_cast");
-  if (HasMatchCast(input->body().get(), match_cast.get(), 0)) {
+  size_t expected = input->params().size() + 64;
+  for (const Block& b : input->body()->blocks()) expected += b->bindings().size();
+  Function f = input;
+  std::optional<Planner> planner(std::in_place, expected, match_cast.get());
+  Status walked = planner->Walk(f);
+  // A match_cast anywhere (the planner's walk notes one; a rare shape), or
+  // an error: the symbols are canonicalized first, as TVM does, and the
+  // result is planned afresh (an error is then the first of the two walks').
+  if (!walked.ok() || planner->saw_match_cast()) {
     PLIR_ASSIGN_OR_RETURN(f, SymbolCanonicalizer().Run(input));
+    planner.emplace(expected, match_cast.get());
+    PLIR_RETURN_IF_ERROR(planner->Walk(f));
   }
-  size_t expected = f->params().size() + 64;
-  for (const Block& b : f->body()->blocks()) expected += b->bindings().size();
-  Planner planner(expected);
-  PLIR_RETURN_IF_ERROR(planner.Walk(f));
-  Plan plan = planner.MakePlan(expected);
+  Plan plan = planner->MakePlan(expected);
   if (plan.replace_usage.empty() && plan.replace_binding.empty() && plan.remove.empty() &&
       plan.inline_constant.empty())
     return f;  // nothing to do
