@@ -55,6 +55,21 @@ constexpr uint8_t kShapeUnknown = 0;  // type records: rank only (maybe -1)
 constexpr uint8_t kShapeKnown = 1;    // type records: the dims follow
 
 // Appends little-endian integers and LEB128 varints to a string.
+// The varint encoding of `v` (7 bits a byte, low first; at most 10 bytes)
+// written at `p`; returns the end.
+inline char* PutVarint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+// A signed value as the unsigned one its varint carries (zigzag).
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
 class Out {
  public:
   std::string bytes;
@@ -63,15 +78,9 @@ class Out {
   void Var(uint64_t v) {
     if (v < 0x80) return Byte(static_cast<uint8_t>(v));
     char buf[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-      buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
-      v >>= 7;
-    }
-    buf[n++] = static_cast<char>(v);
-    bytes.append(buf, n);
+    bytes.append(buf, static_cast<size_t>(PutVarint(buf, v) - buf));
   }
-  void Signed(int64_t v) { Var((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void Signed(int64_t v) { Var(ZigZag(v)); }
   void F64(double d) { Raw(&d, 8); }
   void U32(uint32_t v) { Raw(&v, 4); }
   void U64(uint64_t v) { Raw(&v, 8); }

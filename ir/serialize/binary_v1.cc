@@ -129,13 +129,10 @@ class Writer : public internal::RecordSink {
   void Byte(uint8_t b) { out_.push_back(static_cast<char>(b)); }
   void Raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
   void Var(uint64_t v) {
-    while (v >= 0x80) {
-      out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out_.push_back(static_cast<char>(v));
+    char buf[10];
+    out_.append(buf, static_cast<size_t>(internal::binary::PutVarint(buf, v) - buf));
   }
-  void Signed(int64_t v) { Var((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void Signed(int64_t v) { Var(internal::binary::ZigZag(v)); }
   uint32_t Str(const std::string& s) {
     auto [it, inserted] = index_.try_emplace(s, static_cast<uint32_t>(strings_.size()));
     if (inserted) {

@@ -84,14 +84,8 @@ class ChunkOut {
       NewChunk(n);
   }
   void Byte(uint8_t b) { *p_++ = static_cast<char>(b); }
-  void Var(uint64_t v) {
-    while (v >= 0x80) {
-      *p_++ = static_cast<char>((v & 0x7f) | 0x80);
-      v >>= 7;
-    }
-    *p_++ = static_cast<char>(v);
-  }
-  void Signed(int64_t v) { Var((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void Var(uint64_t v) { p_ = PutVarint(p_, v); }
+  void Signed(int64_t v) { Var(ZigZag(v)); }
   void F64(double d) {
     std::memcpy(p_, &d, 8);
     p_ += 8;
