@@ -443,23 +443,24 @@ Status BuildPassContext(const Flags& f, const Pipeline& pipeline, const Module& 
   return Status::Ok();
 }
 
-// Runs the pipeline; a failure is recorded in the page (for the
-// reproducer) and names the running pass's plugin.
+// Records a failure of the pipeline in the page (for the reproducer),
+// naming the running pass's plugin, prints it and returns 1. A reproducer
+// is written for crashes and limits, not for option errors: a pass's
+// InvalidArgument (a refused option value or input) gets none; anything
+// else (Internal, ResourceExhausted, FailedPrecondition from the verifier
+// and the checks) does.
+int FailPass(RunState* state, std::string message, StatusCode code) {
+  if (state->Phase() == RunPhase::kRunningPass)
+    message += "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
+  state->pass_failed.store(code == StatusCode::kInvalidArgument ? RunState::kPassFailedNoBundle
+                                                                : RunState::kPassFailedBundle);
+  std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
+  return Error(Printable(message));
+}
+
+// Runs the pipeline; a failure is recorded (FailPass).
 int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, RunState* state,
               ProgramResult* program) {
-  // A reproducer is written for crashes and limits, not for option
-  // errors: a pass's InvalidArgument (a refused option value or input) gets
-  // none; anything else (Internal, ResourceExhausted, FailedPrecondition
-  // from the verifier and the checks) does.
-  auto fail_pass = [&](std::string message, StatusCode code) {
-    if (state->Phase() == RunPhase::kRunningPass)
-      message +=
-          "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
-    state->pass_failed.store(code == StatusCode::kInvalidArgument ? RunState::kPassFailedNoBundle
-                                                                  : RunState::kPassFailedBundle);
-    std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
-    return Error(Printable(message));
-  };
   const PassRegistry& registry =
       setup.gated_registry ? *setup.gated_registry : PassRegistry::Global();
   StatusOr<Module> result =
@@ -468,7 +469,7 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
   for (const std::string& w : setup.ctx.TakeWarnings())
     std::cerr << "warning: " << Printable(w) << "\n";
   if (!result.ok())
-    return fail_pass("plir-opt: " + result.status().message(), result.status().code());
+    return FailPass(state, "plir-opt: " + result.status().message(), result.status().code());
   KeepUntilExit(*result);
   // "end" (and the default) checks the result, unless it is the input
   // itself (no pass changed it), which LoadInput verified.
@@ -488,12 +489,8 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
 int CheckResult(const Module& result, RunState* state) {
   Status s = Verify(result);
   if (s.ok()) return 0;
-  std::string message = "plir-opt: the pipeline produced an ill-formed module: " + s.message();
-  if (state->Phase() == RunPhase::kRunningPass)
-    message += "\nplir-opt: in pass " + state->SubjectText() + " of plugin " + state->PluginText();
-  state->pass_failed.store(RunState::kPassFailedBundle);
-  std::strncpy(state->failure, message.c_str(), sizeof state->failure - 1);
-  return Error(Printable(message));
+  return FailPass(state, "plir-opt: the pipeline produced an ill-formed module: " + s.message(),
+                  StatusCode::kInternal);
 }
 
 // The child's program (or the whole program with --no-isolate): load the
