@@ -182,13 +182,9 @@ def commands(case, tool, plir, mlir, d, before=None):
     }[case]
 
 
-def output_file(case, tool):
-    return {"text": f"out.{tool}", "binary": f"out.{tool}b", "cleanup": f"clean.{tool}"}[case]
-
-
-def limit_command(case, d):
+def limit_command(case, d, plir_output):
     """The physical limit: read the input (to /dev/null), write plir-opt's output size, fsynced."""
-    out_bytes = os.path.getsize(os.path.join(d, output_file(case, "plir")))
+    out_bytes = os.path.getsize(plir_output)
     return ["/bin/sh", "-c", 'cat "$1" > /dev/null && dd if=/dev/zero of="$2" bs=4M count="$3" '
             'iflag=count_bytes conv=fsync status=none', "limit",
             os.path.join(d, input_file(case, "plir")), os.path.join(d, "limit.out"), str(out_bytes)]
@@ -245,7 +241,8 @@ def cmd_run(a):
                             if tool in dead or (tool == "limit" and "plir" in dead):
                                 continue
                             if tool == "limit":
-                                cmd = limit_command(case, d)
+                                plir_cmd = commands(case, "plir", a.plir_opt, a.mlir_opt, d)
+                                cmd = limit_command(case, d, plir_cmd[-1])  # its -o file
                             else:
                                 cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d, a.plir_opt_before)
                             inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
