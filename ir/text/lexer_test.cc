@@ -38,6 +38,46 @@ TEST(LexerPositionTest, SkippedBodyCountsPast2To31) {
   EXPECT_EQ(t.col, 4);
 }
 
+// Skipping a body lands where tokenizing through it does: on the token
+// after the closing brace, with its line and column. The bodies put newlines,
+// braces, strings (with escapes), comments and UTF-8 strings at every
+// offset of the scan's 64-, 16- and 8-byte blocks.
+TEST(LexerPositionTest, SkippedBodyEndsWhereTokensEnd) {
+  const std::string pieces[] = {"a",        " ",
+                                "\n",       "{ b }",
+                                "\"s}{\"",  "\"x\\\\y\\\"\"",
+                                "// } {\n", "\"\xc3\xa9\"",
+                                "\"a/b\"",  "; c = d(e);"};
+  uint64_t seed = 12345;
+  for (int round = 0; round < 300; ++round) {
+    std::string body = "{";
+    const int count = 1 + round % 97;
+    for (int k = 0; k < count; ++k) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      body += pieces[(seed >> 33) % std::size(pieces)];
+    }
+    body += "}  z";
+    Lexer skip(body, 7, 3);
+    ASSERT_EQ(skip.Next().kind, Tok::kLBrace);
+    ASSERT_TRUE(skip.SkipBracedBody()) << body;
+    auto after_skip = skip.Next();
+    Lexer walk(body, 7, 3);
+    int depth = 0;
+    internal::Token t;
+    do {
+      t = walk.Next();
+      ASSERT_NE(t.kind, Tok::kEof) << body;
+      ASSERT_NE(t.kind, Tok::kError) << body;
+      depth += t.kind == Tok::kLBrace;
+      depth -= t.kind == Tok::kRBrace;
+    } while (depth > 0);
+    auto after_walk = walk.Next();
+    EXPECT_EQ(after_skip.line, after_walk.line) << body;
+    EXPECT_EQ(after_skip.col, after_walk.col) << body;
+    EXPECT_EQ(after_skip.text, "z") << body;
+  }
+}
+
 TEST(FormatErrorTest, PrintsSixtyFourBitPositions) {
   text_internal::ParseFailure f{"boom", int64_t{2200000000}, int64_t{4300000000}};
   std::string m = text_internal::FormatError("abc\n", "f.plir", f).message();
