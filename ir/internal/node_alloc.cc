@@ -3,8 +3,7 @@
 // Why not malloc: a chain binding is three or four nodes, and glibc's
 // malloc/free (with malloc_consolidate at teardown) was a third of plir-opt's
 // time on a 200k-binding function (bench/RESULTS.md). Nodes are small and of
-// few sizes, so each thread carves 256 KiB slabs (from huge-page chunks,
-// SlabSource below) into cells of 8-byte size
+// few sizes, so each thread carves 256 KiB slabs into cells of 8-byte size
 // classes (8..256 bytes) and keeps one free list per class: allocating is a
 // list pop or a pointer bump, freeing a push, with no lock and no header per
 // cell. A node freed on another thread than the one that built it (parallel
@@ -93,62 +92,6 @@ GlobalPool& Pool() {
   return *pool;
 }
 
-// Where threads get their slabs: 32 MiB mappings of their own, aligned to
-// 2 MiB and advised MADV_HUGEPAGE, shared by all threads (a lock per 256 KiB
-// slab). With transparent huge pages (in "madvise" mode, Debian's default)
-// node memory then faults in 2 MiB at a time: the text round trip of 1M ops
-// in 1,000 functions took 38k page faults with slabs from operator new and
-// 10k with these (bench/RESULTS.md). A chunk's pages that no slab reached
-// are never touched, so they cost address space, not memory. Where mmap
-// refuses (an address-space limit), a slab is an operator new as before.
-class SlabSource {
- public:
-  static constexpr size_t kChunkBytes = size_t{32} << 20;
-  static constexpr size_t kHugePage = size_t{2} << 20;
-  static_assert(kChunkBytes % kSlabBytes == 0 && kHugePage % kSlabBytes == 0);
-
-  char* Take() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (next_ == end_) MapChunk();
-      if (next_ != end_) {
-        char* slab = next_;
-        next_ += kSlabBytes;
-        return slab;
-      }
-    }
-    return static_cast<char*>(::operator new(kSlabBytes));
-  }
-
- private:
-  // A chunk aligned to kHugePage: mapped with one huge page to spare, whose
-  // unaligned ends are unmapped again.
-  void MapChunk() {
-    void* r = mmap(nullptr, kChunkBytes + kHugePage, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (r == MAP_FAILED) return;
-    char* raw = static_cast<char*>(r);
-    const uintptr_t at = reinterpret_cast<uintptr_t>(raw);
-    char* begin = raw + ((kHugePage - at % kHugePage) % kHugePage);
-    if (begin != raw) munmap(raw, static_cast<size_t>(begin - raw));
-    char* end = begin + kChunkBytes;
-    if (raw + kChunkBytes + kHugePage != end)
-      munmap(end, static_cast<size_t>(raw + kChunkBytes + kHugePage - end));
-    madvise(begin, kChunkBytes, MADV_HUGEPAGE);  // a kernel without THP refuses: no matter
-    next_ = begin;
-    end_ = end;
-  }
-
-  std::mutex mu_;
-  char* next_ = nullptr;
-  char* end_ = nullptr;
-};
-
-SlabSource& Slabs() {
-  static auto* source = new SlabSource();  // never destroyed, as the slabs
-  return *source;
-}
-
 struct ThreadCache {
   FreeList lists[kClasses];
   char* bump = nullptr;
@@ -173,7 +116,7 @@ struct ThreadCache {
         region_next += kSlabBytes;
         if (region_mark) region_mark->store(region_next, std::memory_order_release);
       } else {
-        bump = Slabs().Take();
+        bump = static_cast<char*>(::operator new(kSlabBytes));
       }
       left = kSlabBytes;
     }
