@@ -163,10 +163,13 @@ struct ItemReport {
 // involve several items run afterwards (VerifyModule).
 class Verifier : public IRVisitor {
  public:
-  Verifier(const Module& m, const VerifyOptions& options)
+  // `cross_item`: the module-wide checks follow, which read each item's
+  // defined variables (VerifyParsedModule has none).
+  Verifier(const Module& m, const VerifyOptions& options, bool cross_item)
       : module_(m),
         max_errors_(options.max_errors),
-        keep_recorded_type_(options.keep_recorded_type) {
+        keep_recorded_type_(options.keep_recorded_type),
+        collect_defined_(cross_item) {
     visit_types_ = false;
   }
 
@@ -402,7 +405,7 @@ class Verifier : public IRVisitor {
     if (!IsValidUtf8(v->hint().prefix().str())) return false;
     if (!state_.Insert(v, kInScope).second) return false;
     scope_order_.push_back(v);
-    report_.defined.push_back(v);
+    if (collect_defined_) report_.defined.push_back(v);
     return true;
   }
 
@@ -436,7 +439,7 @@ class Verifier : public IRVisitor {
         Error("dataflow variable " + VarName(v) + " is bound outside a dataflow block");
     }
     scope_order_.push_back(v);
-    report_.defined.push_back(v);
+    if (collect_defined_) report_.defined.push_back(v);
   }
 
   void Use(const VarNode* v) {
@@ -557,6 +560,7 @@ class Verifier : public IRVisitor {
   size_t max_errors_;
   const std::function<bool(const OpNode&)>& keep_recorded_type_;
   const Node* current_item_ = nullptr;
+  const bool collect_defined_;
   std::vector<VerifyError> errors_;
   ItemReport report_;
   // Every variable of this item bound so far, with where it stands now. One
@@ -684,7 +688,12 @@ std::vector<VerifyError> VerifyModule(const Module& m, size_t max_errors) {
   return VerifyModule(m, options);
 }
 
-std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& options) {
+namespace {
+
+// VerifyModule, with the checks across items (`cross_item`) or without
+// (VerifyParsedModule).
+std::vector<VerifyError> VerifyItems(const Module& m, const VerifyOptions& options,
+                                     bool cross_item) {
   const size_t max_errors = options.max_errors;
   const ItemList& items = m.items();
   // Names the text format cannot spell (from JSON or binary input) would be
@@ -717,7 +726,7 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
   ParallelFor(2 * items.size(), 0, [&](size_t t, size_t) {
     const size_t i = t / 2;
     if (t % 2 == 0)
-      reports[i] = Verifier(m, options).Run(items[i].get());
+      reports[i] = Verifier(m, options, cross_item).Run(items[i].get());
     else if (auto* f = As<FunctionNode>(items[i]))
       internal::CheckSymbolicDims(f, &dim_errors[i], max_errors);
   });
@@ -726,7 +735,8 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
       if (reports[i].errors.size() < max_errors) reports[i].errors.push_back(std::move(e));
 
   // A use that no scope of its item explains is "used outside the scope
-  // where it is bound" if an earlier item binds the variable.
+  // where it is bound" if an earlier item binds the variable. (A parsed
+  // module's uses are all explained: the parser resolved them.)
   bool any_unresolved = false;
   for (const ItemReport& r : reports) any_unresolved |= !r.unresolved.empty();
   if (any_unresolved) {
@@ -749,7 +759,7 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
 
   // No variable may be bound in two items. Each item checked its own; here,
   // sort (variable, item) records and look for a variable in two items.
-  if (items.size() > 1 && errors.size() < max_errors) {
+  if (cross_item && items.size() > 1 && errors.size() < max_errors) {
     if (PackedBinding::Fit(reports))
       FindBoundInTwoItems<PackedBinding>(items, reports, max_errors, &errors);
     else
@@ -758,14 +768,31 @@ std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& opti
   return errors;
 }
 
-Status Verify(const Module& m) { return Verify(m, VerifyOptions()); }
-
-Status Verify(const Module& m, const VerifyOptions& options) {
-  std::vector<VerifyError> errors = VerifyModule(m, options);
+Status ErrorsToStatus(const std::vector<VerifyError>& errors) {
   if (errors.empty()) return Status::Ok();
   std::string msg = "the module is not well-formed:";
   for (const VerifyError& e : errors) msg += "\n  " + e.ToString();
   return FailedPrecondition(msg);
+}
+
+}  // namespace
+
+std::vector<VerifyError> VerifyModule(const Module& m, const VerifyOptions& options) {
+  return VerifyItems(m, options, /*cross_item=*/true);
+}
+
+std::vector<VerifyError> VerifyParsedModule(const Module& m, const VerifyOptions& options) {
+  return VerifyItems(m, options, /*cross_item=*/false);
+}
+
+Status Verify(const Module& m) { return Verify(m, VerifyOptions()); }
+
+Status Verify(const Module& m, const VerifyOptions& options) {
+  return ErrorsToStatus(VerifyModule(m, options));
+}
+
+Status VerifyParsed(const Module& m) {
+  return ErrorsToStatus(VerifyParsedModule(m, VerifyOptions()));
 }
 
 }  // namespace plir

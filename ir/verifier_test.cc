@@ -145,6 +145,44 @@ TEST(VerifierTest, VariableBoundInTwoFunctions) {
                  "variable %a is bound more than once (also in @f)");
 }
 
+// VerifyParsedModule is for parsed modules only: it leaves out the check
+// above, which no parsed module can fail. On parsed modules, well-formed or
+// not, it reports what VerifyModule does (the parser fuzzer checks this on
+// every input).
+TEST(VerifierTest, VerifyParsedModuleLeavesOutOnlyTheCheckAcrossItems) {
+  Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
+  auto f =
+      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
+  auto g =
+      FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(y, y))})}, a));
+  Module shared = *Module::Make({f, g});
+  EXPECT_FALSE(Verify(shared).ok());
+  EXPECT_TRUE(VerifyParsed(shared).ok());
+
+  std::vector<std::string> texts;
+  for (const auto& file : testing::ListTestFiles("examples/spec", ".plir"))
+    texts.push_back(testing::ReadTestFile(file));
+  // Not well-formed: an unbound symbolic dimension, in the second of two items.
+  texts.push_back(R"(
+def @f(%x: Tensor[(2,), float32]) {
+  %a = add(%x, %x);
+  %a
+}
+
+def @g(%x: Tensor[(2,), float32]) {
+  %a = call_packed("g", %x, sinfo_args=[Tensor[(n,), float32]]);
+  %a
+})");
+  for (const std::string& text : texts) {
+    Module m = testing::ParseOrFail(text);
+    std::vector<VerifyError> full = VerifyModule(m), parsed = VerifyParsedModule(m, {});
+    ASSERT_EQ(full.size(), parsed.size()) << text;
+    for (size_t i = 0; i < full.size(); ++i) EXPECT_EQ(full[i].ToString(), parsed[i].ToString());
+    EXPECT_EQ(Verify(m).message(), VerifyParsed(m).message());
+  }
+  EXPECT_FALSE(VerifyParsed(testing::ParseOrFail(texts.back())).ok());
+}
+
 TEST(VerifierTest, VariableBoundInTwoOfManyFunctions) {
   // Enough variables that the module-level check takes its radix-sort path.
   Var shared = VarNode::Make("shared", T2());

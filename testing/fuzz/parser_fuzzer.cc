@@ -1,7 +1,7 @@
 // libFuzzer target for the text parser. Any input must give a module or a
 // clean error, the same with and without the raw scan of bindings; a parsed
-// module must verify or fail cleanly, print, and re-parse to an equal
-// module.
+// module must verify or fail cleanly (VerifyParsedModule with the errors of
+// VerifyModule), print, and re-parse to an equal module.
 //
 // Build and run (see tools/fuzz.sh):
 //   tools/fuzz.sh parser 60     # 60 seconds, corpus in testing/fuzz/corpus/parser
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include "ir/structural.h"
 #include "ir/text/parser.h"
@@ -40,7 +41,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  (void)plir::Verify(*m);
+  // VerifyParsedModule leaves out only a check the parser rules out: on a
+  // parsed module it finds what VerifyModule finds.
+  std::vector<plir::VerifyError> full = plir::VerifyModule(*m),
+                                 parsed = plir::VerifyParsedModule(*m, plir::VerifyOptions());
+  bool same = full.size() == parsed.size();
+  for (size_t i = 0; same && i < full.size(); ++i)
+    same = full[i].ToString() == parsed[i].ToString();
+  if (!same) {
+    std::fprintf(stderr, "VerifyParsedModule and VerifyModule disagree on a parsed module\n");
+    std::abort();
+  }
   std::string printed = plir::PrintModule(*m);
   plir::StatusOr<plir::Module> again = plir::ParseModule(printed);
   if (!again.ok() || !plir::StructuralEqual(*m, *again)) {
