@@ -389,8 +389,13 @@ int Main(Flags f) {
               check_rc = CheckResult(*result.result_to_check, state);
             }
           }
+          // The file is fsynced when the parent commits it: its writeback
+          // starts as it grows.
+          WritebackAhead writeback(out_fd);
           s = ProduceModule(f, *result.module, [&](std::string_view piece) {
-            return WriteAllToFd(out_fd, piece, what);
+            Status w = WriteAllToFd(out_fd, piece, what);
+            if (w.ok()) writeback.Wrote(piece.size());
+            return w;
           });
           if (check.joinable()) check.join();
           if (check_rc != 0) return check_rc;

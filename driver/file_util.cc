@@ -62,6 +62,19 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   return std::string(f.contents());
 }
 
+void WritebackAhead::Wrote(size_t bytes) {
+  written_ += bytes;
+  if (!on_ || written_ - started_ < kStepBytes) return;
+  // Whole pages only: the last partial page is written again next time.
+  const uint64_t upto = written_ & ~uint64_t{4095};
+  if (sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(upto - started_),
+                      SYNC_FILE_RANGE_WRITE) != 0) {
+    on_ = false;  // a pipe, or a kernel or file system without it: the fsync does it all
+    return;
+  }
+  started_ = upto;
+}
+
 Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
   size_t off = 0;
   while (off < data.size()) {
@@ -317,6 +330,7 @@ StatusOr<AtomicOutput> AtomicOutput::Create(const std::string& requested) {
     umask(mask);
     fchmod(out.fd_, 0666 & ~mask);
   }
+  out.writeback_ = WritebackAhead(out.fd_);
   return out;
 }
 
@@ -325,7 +339,8 @@ AtomicOutput::AtomicOutput(AtomicOutput&& o) noexcept
       tmp_(std::move(o.tmp_)),
       anonymous_(o.anonymous_),
       fd_(o.fd_),
-      slot_(o.slot_) {
+      slot_(o.slot_),
+      writeback_(o.writeback_) {
   o.fd_ = -1;
   o.slot_ = -1;
   o.tmp_.clear();
@@ -344,6 +359,7 @@ Status AtomicOutput::Write(std::string_view data) {
     }
     off += static_cast<size_t>(n);
   }
+  if (!in_place()) writeback_.Wrote(data.size());
   return Status::Ok();
 }
 

@@ -2,6 +2,7 @@
 #ifndef PLIR_DRIVER_FILE_UTIL_H_
 #define PLIR_DRIVER_FILE_UTIL_H_
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,27 @@ int FinishStdout(const char* tool, int rc, int error_rc = 1, int ok_rc = 0);
 // not yet committed (what the SIGINT/SIGTERM/SIGHUP handler does; another
 // handler of those signals, the supervisor's, calls it too).
 void RemoveTemporaryFilesNow();
+
+// Starts the kernel's writeback of a regular file as it grows, for a file
+// that is fsynced when complete (AtomicOutput::Commit): after every
+// kStepBytes written, sync_file_range(SYNC_FILE_RANGE_WRITE) submits what
+// was written since the last call and returns without waiting for it. The
+// disk then writes while the rest is produced, and the fsync at the end
+// waits for the last stretch, not the whole file. Where the call fails (a
+// pipe, a file system without it) it stops trying; the fsync does it all.
+class WritebackAhead {
+ public:
+  static constexpr uint64_t kStepBytes = uint64_t{8} << 20;
+  explicit WritebackAhead(int fd = -1) : fd_(fd), on_(fd >= 0) {}
+  // `bytes` more were written at the end of the file.
+  void Wrote(size_t bytes);
+
+ private:
+  int fd_;
+  bool on_;
+  uint64_t written_ = 0;
+  uint64_t started_ = 0;  // writeback submitted up to here
+};
 
 // Writes `contents` to `path` atomically: the data goes to a temporary file
 // in the same directory, which is flushed and then renamed over `path`. On
@@ -85,6 +107,7 @@ class AtomicOutput {
   bool anonymous_ = false;  // fd_ is an O_TMPFILE file, linked in at Commit()
   int fd_ = -1;
   int slot_ = -1;
+  WritebackAhead writeback_;
 };
 
 // The same for contents in pieces, written in order (no concatenated copy).
