@@ -355,7 +355,7 @@ int Main(Flags f) {
   // Plugins that crash while loading during a scan (--list-passes, a pass
   // looked for on the path) are skipped, named, and the run starts over.
   for (int attempt = 0;; ++attempt) {
-    new (state) RunState();
+    new (state) RunState;  // not RunState(): see RunState::prefixes
     if (f.pass_timeout_s > 0)
       state->pass_timeout_ns.store(static_cast<int64_t>(f.pass_timeout_s * 1e9));
     if (f.memory_limit_mb > 0) state->memory_limit_mb.store(f.memory_limit_mb);

@@ -407,13 +407,13 @@ int64_t RunState::MemoryLimitMb() const {
 RunState* NewRunState(bool shared) {
   if (!shared) {
     // Lives until exit (reachable: leak checkers stay quiet).
-    static RunState* local = new RunState();
+    static RunState* local = new RunState;
     return local;
   }
   void* p =
       mmap(nullptr, sizeof(RunState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return nullptr;
-  return new (p) RunState();
+  return new (p) RunState;  // not RunState(): see RunState::prefixes
 }
 
 void InstallCrashHandlers(RunState* state, const char* tool) {
