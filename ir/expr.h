@@ -82,6 +82,10 @@ class NameHint {
 // instead of probing hash maps, and check it (a variable reused by a pass in
 // another function may carry a stale or kNoIndex number, and then takes a
 // slower path, never a wrong one).
+namespace text_internal {
+class TextParser;
+}  // namespace text_internal
+
 class VarNode final : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::kVar;
@@ -98,6 +102,12 @@ class VarNode final : public ExprNode {
 
  private:
   friend class FunctionNode;  // numbers variables that have no index yet
+  // The text parser makes a dataflow block's variables before it reads the
+  // output line, which says which of them leave the block: it clears their
+  // flag then, while it is still the only holder of the nodes (reading that
+  // line ahead was a serial pass over the whole block).
+  friend class text_internal::TextParser;
+  void ClearDataflowWhileUnshared() const { spare() = 0; }
   // Sets the index hint if there is none yet (first writer wins; a hint,
   // never part of the IR's meaning: structural equality and hashing ignore
   // it, and every use of it is checked).

@@ -114,16 +114,7 @@ inline uint64_t HasSpecialByte(uint64_t w) {
          has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '/'));
 }
 
-// The same test for the bytes the output-line scan stops at ('{', '}', ';',
-// '"', '/').
-inline uint64_t HasStatementByte(uint64_t w) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
-  auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
-  return has_zero(w ^ (kOnes * ';')) | has_zero(w ^ (kOnes * '{')) | has_zero(w ^ (kOnes * '}')) |
-         has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '/'));
-}
-
-// The index (0..7) of the first byte a non-zero mask of the tests above marks.
+// The index (0..7) of the first byte a non-zero mask of the test above marks.
 // The words are loaded little-endian: byte 0 is the lowest.
 static_assert(std::endian::native == std::endian::little, "the byte scans assume little-endian");
 inline size_t FirstSpecial(uint64_t mask) {
@@ -274,74 +265,6 @@ bool Lexer::SkipBracedBody() {
   }
   pos_ = p;
   return found;
-}
-
-bool Lexer::SkipToOutputLine(bool at_statement_start) {
-  const char* s = src_.data();
-  const size_t n = src_.size();
-  size_t p = pos_;
-  int depth = 1;
-  bool start = at_statement_start;
-  after_dot_ = false;
-  while (p < n) {
-    if (start && depth == 1) {  // skip space and comments to the statement's first byte
-      while (p < n) {
-        char c = s[p];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-          ++p;
-        } else if (c == '/' && p + 1 < n && s[p + 1] == '/') {
-          while (p < n && s[p] != '\n') ++p;
-        } else {
-          break;
-        }
-      }
-      start = false;
-      constexpr std::string_view kOutput = "output";
-      if (std::string_view(s + p, std::min(n - p, kOutput.size())) == kOutput &&
-          (p + kOutput.size() == n || !IsIdentChar(s[p + kOutput.size()]))) {
-        pos_ = p;
-        return true;
-      }
-      continue;
-    }
-    while (p + 8 <= n) {
-      uint64_t w;
-      std::memcpy(&w, s + p, 8);
-      if (uint64_t m = HasStatementByte(w)) {
-        p += FirstSpecial(m);
-        break;
-      }
-      p += 8;
-    }
-    if (p >= n) break;
-    char c = s[p++];
-    switch (c) {
-      case '{':
-        ++depth;
-        break;
-      case '}':
-        if (--depth == 0) {
-          pos_ = p;
-          return false;
-        }
-        break;
-      case ';':
-        start = depth == 1;
-        break;
-      case '"':  // a string: to its closing quote (escapes skipped), or the line's end
-        while (p < n && s[p] != '"' && s[p] != '\n') p += s[p] == '\\' && p + 1 < n ? 2 : 1;
-        if (p < n && s[p] == '"') ++p;
-        break;
-      case '/':
-        if (p < n && s[p] == '/')
-          while (p < n && s[p] != '\n') ++p;
-        break;
-      default:
-        break;
-    }
-  }
-  pos_ = p;
-  return false;
 }
 
 Token Lexer::Next() {

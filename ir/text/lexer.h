@@ -73,15 +73,6 @@ class Lexer {
   // past the matching '}' (strings and comments respected) without making
   // tokens. Returns false at end of input.
   bool SkipBracedBody();
-  // Precondition: the lexer is inside a braced block, past its '{' and in
-  // the middle of a statement (`at_statement_start` false) or at the start
-  // of one (true). Skips raw bytes, nested braces, strings and comments
-  // respected, to the identifier `output` that starts a statement of this
-  // block (after its '{' or a ';' at its level), and returns true with the
-  // next token being that `output`; returns false when the block's '}' or
-  // the end of input comes first. Line and column are not tracked: a
-  // lexer that did this is for reading names, not for reporting errors.
-  bool SkipToOutputLine(bool at_statement_start);
   // Gives this lexer its own storage for decoded strings from here on (views
   // already handed out stay valid). A copy lexing on another thread must.
   void DetachStorage() { decoded_ = std::make_shared<std::deque<std::string>>(); }

@@ -211,7 +211,7 @@ void TextParser::ScanSimpleBindings(ScanAt* at, size_t max, std::vector<RawBindi
   *at = ScanAt{p, line, line_start};
 }
 
-void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* outputs,
+void TextParser::ParseSimpleBindingsInParallel(int depth, bool in_dataflow_block,
                                                std::vector<Binding>* bindings) {
   if (!Is(Tok::kLocal)) return;
   const char* s = src_.data();
@@ -246,8 +246,7 @@ void TextParser::ParseSimpleBindingsInParallel(int depth, const OutputNames* out
       NameHint name(name_text);
       const LocalName* known = ctx_->names.Find(name);
       if (known && known->state == LocalName::kVisible) break;
-      const bool is_dataflow = outputs && !outputs->Contains(name_text);
-      Var v = VarNode::Make(name, type, is_dataflow, ctx_->next_index++);
+      Var v = VarNode::Make(name, type, in_dataflow_block, ctx_->next_index++);
       Define(v, name, Loc{r.line, static_cast<int64_t>(r.col)});
       window.push_back(
           {std::move(v), r.Abs(r.value_off), r.Abs(r.semi_off), r.line, r.line_start()});

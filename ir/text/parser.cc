@@ -374,10 +374,10 @@ SeqExpr TextParser::ParseBody(int depth) {
       if (next == Tok::kColon || next == Tok::kEq) {
         if (scan_simple_ && next == Tok::kColon) {
           const size_t before = ordinary.size();
-          ParseSimpleBindingsInParallel(depth, nullptr, &ordinary);
+          ParseSimpleBindingsInParallel(depth, false, &ordinary);
           if (ordinary.size() > before) continue;
         }
-        ordinary.push_back(ParseBinding(depth, nullptr));
+        ordinary.push_back(ParseBinding(depth, false));
         continue;
       }
     }
@@ -401,7 +401,7 @@ SeqExpr TextParser::ParseBody(int depth) {
   return SeqExprNode::Make(std::move(blocks), std::move(result));
 }
 
-Binding TextParser::ParseBinding(int depth, const OutputNames* outputs) {
+Binding TextParser::ParseBinding(int depth, bool in_dataflow_block) {
   std::string_view name_text = c_.cur.text;
   NameHint name(name_text);
   Loc loc = Here();
@@ -425,32 +425,12 @@ Binding TextParser::ParseBinding(int depth, const OutputNames* outputs) {
   // An annotation equal to the inferred type shares the inferred type's
   // node: one type node instead of two per binding.
   if (annotation && TypeEqual(annotation, value->type())) annotation = value->type();
-  // A dataflow block's variable is a dataflow variable unless its output
-  // line lists it.
-  bool is_dataflow = outputs && !outputs->Contains(name_text);
-  Var v =
-      VarNode::Make(name, annotation ? annotation : value->type(), is_dataflow, ctx_->next_index++);
+  // A dataflow block's variable is a dataflow variable until its output
+  // line lists it (ParseDataflowBlock).
+  Var v = VarNode::Make(name, annotation ? annotation : value->type(), in_dataflow_block,
+                        ctx_->next_index++);
   Define(v, name, loc);
   return VarBindingNode::Make(v, std::move(value));
-}
-
-TextParser::OutputNames TextParser::ScanOutputNames() {
-  OutputNames out;
-  // The current token starts the first statement (a binding), the output
-  // line, or is the block's '}'; the lexer is past it (and past a peeked
-  // token, still inside that first statement).
-  if (Is(Tok::kRBrace)) return out;
-  Lexer scan = c_.lex;
-  if (!IsIdent("output") && !scan.SkipToOutputLine(/*at_statement_start=*/false)) return out;
-  if (!IsIdent("output")) scan.Next();  // `output`
-  while (true) {
-    Token t = scan.Next();
-    if (t.kind != Tok::kLocal) break;
-    out.names.push_back(t.text);
-    if (scan.Next().kind != Tok::kComma) break;
-  }
-  if (out.names.size() > 8) out.set.insert(out.names.begin(), out.names.end());
-  return out;
 }
 
 Block TextParser::ParseDataflowBlock(int depth) {
@@ -461,9 +441,8 @@ Block TextParser::ParseDataflowBlock(int depth) {
   // Variables numbered from here on are this block's (or of bodies nested
   // in it, which are out of scope again by the output line).
   uint32_t first_index = ctx_->next_index;
-  const OutputNames outputs = ScanOutputNames();
-  if (scan_simple_) ParseSimpleBindingsInParallel(depth, &outputs, &bindings);
-  while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, &outputs));
+  if (scan_simple_) ParseSimpleBindingsInParallel(depth, true, &bindings);
+  while (Is(Tok::kLocal)) bindings.push_back(ParseBinding(depth, true));
   if (IsIdent("output")) {
     Advance();
     std::unordered_set<std::string_view> listed;
@@ -477,10 +456,9 @@ Block TextParser::ParseDataflowBlock(int depth) {
                Here());
         if (!listed.insert(name).second)
           Fail("%" + std::string(name) + " is listed twice in the output line", Here());
-        // The scan ahead read the same bytes, so the variable was made
-        // without the dataflow flag.
-        if (n->var->is_dataflow())
-          Fail("internal error: the output line was not found ahead of the bindings", Here());
+        // Made in this block as a dataflow variable, and held by nothing
+        // outside this parse yet: it leaves the block.
+        n->var->ClearDataflowWhileUnshared();
         Advance();
         if (Accept(Tok::kComma)) continue;
         break;

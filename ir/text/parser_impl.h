@@ -236,28 +236,10 @@ class TextParser {
   // body := '{' (binding | dataflow-block)* expr '}'
   SeqExpr ParseBody(int depth);
 
-  // The names a dataflow block's output line lists, read ahead by a raw
-  // byte scan before the block's bindings are parsed, so that each variable
-  // is made with its final dataflow flag (nodes are immutable once made).
-  // Views into the source.
-  struct OutputNames {
-    std::vector<std::string_view> names;
-    std::unordered_set<std::string_view> set;  // filled when there are many
-    bool Contains(std::string_view name) const {
-      if (!set.empty()) return set.count(name) != 0;
-      for (std::string_view n : names)
-        if (n == name) return true;
-      return false;
-    }
-  };
-  // At the first token of a dataflow block's contents: the names its output
-  // line lists (none if it has no output line). The output line itself is
-  // parsed and checked as usual afterwards; this only reads names.
-  OutputNames ScanOutputNames();
-
-  // A binding of an ordinary block (`outputs` null) or of a dataflow block
-  // whose output line lists `outputs`.
-  Binding ParseBinding(int depth, const OutputNames* outputs);
+  // A binding of an ordinary block or of a dataflow block: in one, its
+  // variable is made a dataflow variable (the output line, read after the
+  // bindings, clears the flag of those it lists).
+  Binding ParseBinding(int depth, bool in_dataflow_block);
 
   Block ParseDataflowBlock(int depth);
 
@@ -304,14 +286,14 @@ class TextParser {
   // ParseOptions::scan_bindings is off), its values on up to `threads`
   // threads when the body is large; on SerialRetry, again without the scan.
   void ParseItemBodyInParallel(ItemInfo& item, int threads);
-  // At a binding of a dataflow block (`outputs`: its output line, read
-  // ahead) or of an ordinary one (null): parses the bindings of simple form
+  // At a binding of a dataflow block or of an ordinary one (as for
+  // ParseBinding): parses the bindings of simple form
   // from here on, windows of them at a time: this thread reads each
   // binding's name and type and defines its variable, in order, then the
   // values are parsed on the pool. Stops at the first statement of another
   // form (the caller goes on serially from there; if that is the first,
   // nothing changed). Throws SerialRetry if a value fails to parse.
-  void ParseSimpleBindingsInParallel(int depth, const OutputNames* outputs,
+  void ParseSimpleBindingsInParallel(int depth, bool in_dataflow_block,
                                      std::vector<Binding>* bindings);
   // The type written from `type_off` to the '=' at `eq_off`, or null.
   Type ParseTypeBetween(size_t type_off, size_t eq_off, int64_t line, size_t line_start, int depth);
