@@ -175,6 +175,9 @@ class Verifier : public IRVisitor {
 
   ItemReport Run(const ItemNode* item) {
     current_item_ = item;
+    // One allocation of the variables' table instead of a doubling series
+    // (at a million variables, 16 MB instead of 32 MB first written).
+    if (auto* f = As<FunctionNode>(item)) state_.Expect(VarIndexBound(*f));
     if (!FastItem(item)) {
       // Another shape, or an error: the generic walk, which knows the path
       // of every node, from a clean state.
