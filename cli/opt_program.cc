@@ -279,9 +279,12 @@ std::shared_ptr<PhaseInstrument> RecordRunMaterial(const Flags& f, const PluginL
   return std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
 }
 
-// The input module, in any format, verified.
+// The input module, in any format, verified; or, when `defer_text_check`
+// is set and the input is text, not yet verified, with *deferred set
+// (CheckTextInput verifies it).
 StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
-                           const std::string& input_name, RunState* state) {
+                           const std::string& input_name, RunState* state, bool defer_text_check,
+                           bool* deferred) {
   state->Enter(RunPhase::kLoadingInput, input_name);
   StatusOr<ModuleFile> text = ModuleFile::Open(input_path);  // mapped when a regular file
   if (!text.ok()) return Reword(text.status(), "plir-opt: " + Printable(text.status().message()));
@@ -303,6 +306,10 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
   // peak RSS on large inputs). Only a binary version 3 module's constants
   // still view the mapping, which then lives as long as they do.
   text->Close();
+  if (format == ModuleFormat::kText && defer_text_check) {
+    *deferred = true;
+    return module;
+  }
   // Text is fresh from the parser, which rules out a variable bound in two
   // items (VerifyParsed); JSON and binary can hold one.
   if (Status s = format == ModuleFormat::kText ? VerifyParsed(*module) : Verify(*module); !s.ok())
@@ -488,6 +495,12 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
 
 }  // namespace
 
+int CheckTextInput(const Module& input, const std::string& input_name) {
+  Status s = VerifyParsed(input);
+  if (s.ok()) return 0;
+  return Error(Printable(input_name) + ": " + Printable(s.message()));
+}
+
 int CheckResult(const Module& result, RunState* state) {
   Status s = Verify(result);
   if (s.ok()) return 0;
@@ -516,8 +529,20 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   }
   ApplyPipelineLimits(f, *pipeline, state);
   std::shared_ptr<PhaseInstrument> phases = RecordRunMaterial(f, loader, *pipeline, state, program);
-  StatusOr<Module> module = LoadInput(f, input_path, input_name, state);
+  // Without passes, a text input's verification is left to the caller as
+  // the result's is (defer_result_check): it runs beside the printing of
+  // the module, whose file is kept only if it passes. The printer needs no
+  // more of a parsed module than the parser ensures (every name resolves
+  // to a variable defined before it, in its item).
+  bool deferred = false;
+  StatusOr<Module> module =
+      LoadInput(f, input_path, input_name, state,
+                program->defer_result_check && pipeline->steps.empty(), &deferred);
   if (!module.ok()) return Error(module.status().message());
+  if (deferred) {
+    program->input_to_check = *module;
+    program->input_name = input_name;
+  }
   PassSetup setup;
   if (Status s = BuildPassContext(f, *pipeline, *module, std::move(phases), &setup); !s.ok())
     return Error(s.message());

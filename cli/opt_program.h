@@ -34,11 +34,19 @@ struct ProgramResult {
   bool defer_result_check = false;
   // With defer_result_check: the module CheckResult must check, if one is due.
   std::optional<Module> result_to_check;
+  // With defer_result_check and no passes: a text input not verified yet,
+  // which CheckTextInput must check (named `input_name` in its error).
+  std::optional<Module> input_to_check;
+  std::string input_name;
 };
 
 // The end check of the pipeline's result (the verifier's): 0, or 1 after
 // the error is printed and recorded in `state` (a reproducer is due).
 int CheckResult(const Module& result, RunState* state);
+// The verification of a text input that RunPipeline left to the caller
+// (ProgramResult::input_to_check): 0, or 1 after printing the error that
+// verifying it on loading gives.
+int CheckTextInput(const Module& input, const std::string& input_name);
 
 // The child's program (or the whole program with --no-isolate): load the
 // plugins and the pipeline, the input, run; the result goes to `program`.

@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -67,6 +68,7 @@ namespace plir {
 namespace {
 
 using opt::CheckResult;
+using opt::CheckTextInput;
 using opt::EndsWith;
 using opt::Error;
 using opt::Flags;
@@ -382,11 +384,16 @@ int Main(Flags f) {
           // exit status 0, so a module that fails it is never committed.
           int check_rc = 0;
           std::thread check;
-          if (result.result_to_check) {
+          std::function<int()> check_fn;
+          if (result.result_to_check)
+            check_fn = [&] { return CheckResult(*result.result_to_check, state); };
+          else if (result.input_to_check)
+            check_fn = [&] { return CheckTextInput(*result.input_to_check, result.input_name); };
+          if (check_fn) {
             try {
-              check = std::thread([&] { check_rc = CheckResult(*result.result_to_check, state); });
+              check = std::thread([&] { check_rc = check_fn(); });
             } catch (const std::system_error&) {  // no thread to be had: in turn
-              check_rc = CheckResult(*result.result_to_check, state);
+              check_rc = check_fn();
             }
           }
           // The file is fsynced when the parent commits it: its writeback

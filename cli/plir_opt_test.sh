@@ -28,6 +28,19 @@ check "bad input exits 1" '[ $rc -eq 1 ]'
 check "error names file:line:col" 'grep -q "bad.plir:2:8: unknown op .bogus." "$tmp/err"'
 check "nothing written on error" '[ ! -e "$tmp/never.plir" ] && [ -z "$(ls "$tmp" | grep never)" ]'
 check "input not modified" 'cmp -s "$tmp/bad.plir" "$tmp/bad.copy"'
+# A text input that parses but does not verify: without passes its check
+# runs beside the printing of the output (the child writes it); the error is
+# the loader's, and no output is written, nor an existing one replaced.
+printf 'def @f(%%x: Tensor[(2,), float32]) {\n  %%a = call_packed("g", %%x, sinfo_args=[Tensor[(n,), float32]]);\n  %%a\n}\n' > "$tmp/unbound.plir"
+"$opt" "$tmp/unbound.plir" -o "$tmp/unbound.out.plir" --verbose 2> "$tmp/err"; rc=$?
+check "an ill-formed text input, no passes: exits 1 naming the input (rc=$rc)" \
+  '[ $rc -eq 1 ] && grep -q "the child writes the output" "$tmp/err" && grep -q "unbound.plir: the module is not well-formed" "$tmp/err" && grep -q "symbolic dimension n is not bound" "$tmp/err"'
+check "... and writes nothing" '[ ! -e "$tmp/unbound.out.plir" ] && [ -z "$(ls "$tmp" | grep unbound.out)" ]'
+echo keep > "$tmp/unbound.out.plir"
+"$opt" "$tmp/unbound.plir" -o "$tmp/unbound.out.plir" 2> /dev/null
+check "... and keeps an existing output" '[ "$(cat "$tmp/unbound.out.plir")" = keep ]'
+"$opt" "$tmp/unbound.plir" > "$tmp/unbound.stdout" 2> /dev/null; rc=$?
+check "... and to standard output, verified first: prints nothing (rc=$rc)" '[ $rc -eq 1 ] && [ ! -s "$tmp/unbound.stdout" ]'
 
 echo "keep" > "$tmp/existing.plir"
 "$opt" "$tmp/bad.plir" -o "$tmp/existing.plir" 2>/dev/null
