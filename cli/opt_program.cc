@@ -279,9 +279,18 @@ std::shared_ptr<PhaseInstrument> RecordRunMaterial(const Flags& f, const PluginL
   return std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
 }
 
+// Verifies an input module loaded from `format`: text is fresh from the
+// parser, which rules out a variable bound in two items (VerifyParsed);
+// JSON and binary can hold one.
+Status VerifyInput(const Module& module, ModuleFormat format, const std::string& input_name) {
+  Status s = format == ModuleFormat::kText ? VerifyParsed(module) : Verify(module);
+  if (s.ok()) return s;
+  return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
+}
+
 // The input module, in any format, verified; or, when `defer_text_check`
-// is set and the input is text, not yet verified, with *deferred set
-// (CheckTextInput verifies it).
+// is set and the input is text, not yet verified, with *deferred set (the
+// caller runs VerifyInput).
 StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
                            const std::string& input_name, RunState* state, bool defer_text_check,
                            bool* deferred) {
@@ -310,10 +319,7 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
     *deferred = true;
     return module;
   }
-  // Text is fresh from the parser, which rules out a variable bound in two
-  // items (VerifyParsed); JSON and binary can hold one.
-  if (Status s = format == ModuleFormat::kText ? VerifyParsed(*module) : Verify(*module); !s.ok())
-    return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
+  if (Status s = VerifyInput(*module, format, input_name); !s.ok()) return s;
   return module;
 }
 
@@ -484,7 +490,7 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
   // itself (no pass changed it), which LoadInput verified.
   if (setup.verify_result && !result->same_as(module)) {
     if (program->defer_result_check) {
-      program->result_to_check = *result;
+      program->deferred_check = [r = *result, state] { return CheckResult(r, state); };
     } else if (int rc = CheckResult(*result, state); rc != 0) {
       return rc;
     }
@@ -494,12 +500,6 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
 }
 
 }  // namespace
-
-int CheckTextInput(const Module& input, const std::string& input_name) {
-  Status s = VerifyParsed(input);
-  if (s.ok()) return 0;
-  return Error(Printable(input_name) + ": " + Printable(s.message()));
-}
 
 int CheckResult(const Module& result, RunState* state) {
   Status s = Verify(result);
@@ -540,8 +540,10 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
                 program->defer_result_check && pipeline->steps.empty(), &deferred);
   if (!module.ok()) return Error(module.status().message());
   if (deferred) {
-    program->input_to_check = *module;
-    program->input_name = input_name;
+    program->deferred_check = [m = *module, input_name] {
+      Status s = VerifyInput(m, ModuleFormat::kText, input_name);
+      return s.ok() ? 0 : Error(s.message());
+    };
   }
   PassSetup setup;
   if (Status s = BuildPassContext(f, *pipeline, *module, std::move(phases), &setup); !s.ok())

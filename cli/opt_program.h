@@ -7,6 +7,7 @@
 #ifndef PLIR_CLI_OPT_PROGRAM_H_
 #define PLIR_CLI_OPT_PROGRAM_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,24 +30,18 @@ struct ProgramResult {
   // output is written, and joined when dropped.
   std::shared_ptr<void> frees;
   // Set by the caller: the end check of the result is left to it (it runs
-  // CheckResult beside writing the output, whose file is kept only if the
+  // the check beside writing the output, whose file is kept only if the
   // check passes), instead of being run before RunPipeline returns.
   bool defer_result_check = false;
-  // With defer_result_check: the module CheckResult must check, if one is due.
-  std::optional<Module> result_to_check;
-  // With defer_result_check and no passes: a text input not verified yet,
-  // which CheckTextInput must check (named `input_name` in its error).
-  std::optional<Module> input_to_check;
-  std::string input_name;
+  // With defer_result_check: the check left to the caller, if one is due
+  // (CheckResult of the passes' result; without passes, the verification
+  // of a text input): 0, or 1 after its error is printed.
+  std::function<int()> deferred_check;
 };
 
 // The end check of the pipeline's result (the verifier's): 0, or 1 after
 // the error is printed and recorded in `state` (a reproducer is due).
 int CheckResult(const Module& result, RunState* state);
-// The verification of a text input that RunPipeline left to the caller
-// (ProgramResult::input_to_check): 0, or 1 after printing the error that
-// verifying it on loading gives.
-int CheckTextInput(const Module& input, const std::string& input_name);
 
 // The child's program (or the whole program with --no-isolate): load the
 // plugins and the pipeline, the input, run; the result goes to `program`.

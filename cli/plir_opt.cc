@@ -31,7 +31,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -67,8 +66,6 @@
 namespace plir {
 namespace {
 
-using opt::CheckResult;
-using opt::CheckTextInput;
 using opt::EndsWith;
 using opt::Error;
 using opt::Flags;
@@ -384,16 +381,11 @@ int Main(Flags f) {
           // exit status 0, so a module that fails it is never committed.
           int check_rc = 0;
           std::thread check;
-          std::function<int()> check_fn;
-          if (result.result_to_check)
-            check_fn = [&] { return CheckResult(*result.result_to_check, state); };
-          else if (result.input_to_check)
-            check_fn = [&] { return CheckTextInput(*result.input_to_check, result.input_name); };
-          if (check_fn) {
+          if (result.deferred_check) {
             try {
-              check = std::thread([&] { check_rc = check_fn(); });
+              check = std::thread([&] { check_rc = result.deferred_check(); });
             } catch (const std::system_error&) {  // no thread to be had: in turn
-              check_rc = check_fn();
+              check_rc = result.deferred_check();
             }
           }
           // The file is fsynced when the parent commits it: its writeback
