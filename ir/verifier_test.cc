@@ -134,14 +134,20 @@ TEST(VerifierTest, BranchVariableUsedOutside) {
                  "variable %t is used outside the scope where it is bound");
 }
 
-TEST(VerifierTest, VariableBoundInTwoFunctions) {
-  // Each function alone is fine; sharing the binding's variable is not.
+// @f and @g, each fine alone, binding the same variable %a.
+std::vector<Item> TwoFunctionsBindingOneVariable() {
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
   auto f =
       FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
   auto g =
       FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(y, y))})}, a));
-  ExpectOneError({f, g}, "@g, body, block 0, binding 0 (%a), bound variable",
+  return {f, g};
+}
+
+TEST(VerifierTest, VariableBoundInTwoFunctions) {
+  // Each function alone is fine; sharing the binding's variable is not.
+  ExpectOneError(TwoFunctionsBindingOneVariable(),
+                 "@g, body, block 0, binding 0 (%a), bound variable",
                  "variable %a is bound more than once (also in @f)");
 }
 
@@ -150,12 +156,7 @@ TEST(VerifierTest, VariableBoundInTwoFunctions) {
 // not, it reports what VerifyModule does (the parser fuzzer checks this on
 // every input).
 TEST(VerifierTest, VerifyParsedModuleLeavesOutOnlyTheCheckAcrossItems) {
-  Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), a = VarNode::Make("a", T2());
-  auto f =
-      FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a));
-  auto g =
-      FunctionNode::Make("g", {y}, nullptr, SeqExprNode::Make({Ordinary({Bind(a, Add(y, y))})}, a));
-  Module shared = *Module::Make({f, g});
+  Module shared = *Module::Make(TwoFunctionsBindingOneVariable());
   EXPECT_FALSE(Verify(shared).ok());
   EXPECT_TRUE(VerifyParsed(shared).ok());
 
