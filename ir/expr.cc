@@ -191,10 +191,18 @@ StatusOr<Ref<ConstantNode>> ConstantNode::Make(Type type, std::shared_ptr<const 
 
 Ref<CallNode> CallNode::MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
                                       std::vector<Type> sinfo_args, Type type) {
+  return MakeUncheckedFrom(std::move(callee), args, std::move(attrs), sinfo_args, std::move(type));
+}
+
+Ref<CallNode> CallNode::MakeUncheckedFrom(Expr callee, std::vector<Expr>& args, Attrs attrs,
+                                          std::vector<Type>& sinfo_args, Type type) {
   if (!type) type = ObjectTypeNode::Get();
   size_t extra = args.size() * sizeof(Expr) + sinfo_args.size() * sizeof(Type);
-  return Ref<CallNode>(new (internal::NodeMemory<CallNode>(extra)) CallNode(
+  Ref<CallNode> call(new (internal::NodeMemory<CallNode>(extra)) CallNode(
       std::move(callee), args, std::move(attrs), sinfo_args, std::move(type)));
+  args.clear();
+  sinfo_args.clear();
+  return call;
 }
 
 IfNode::IfNode(Expr c, SeqExpr t, SeqExpr e, Type ty)

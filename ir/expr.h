@@ -285,6 +285,11 @@ class CallNode final : public ExprNode {
   // Low level: builds the node with an already-computed `type`.
   static Ref<CallNode> MakeUnchecked(Expr callee, std::vector<Expr> args, Attrs attrs,
                                      std::vector<Type> sinfo_args, Type type);
+  // The same, moving the elements out of `args` and `sinfo_args` and leaving
+  // both empty with their capacity, for a caller that reuses them (the text
+  // parser builds a million calls through one pair of vectors).
+  static Ref<CallNode> MakeUncheckedFrom(Expr callee, std::vector<Expr>& args, Attrs attrs,
+                                         std::vector<Type>& sinfo_args, Type type);
   const Expr& callee() const { return callee_; }
   ExprSpan args() const { return {Args::Data(this), nargs_}; }
   const Attrs& attrs() const { return attrs_; }

@@ -218,10 +218,15 @@ StatusOr<Type> CheckOpCall(const Op& op, ExprSpan args, Attrs* attrs, TypeSpan s
 
 StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs,
                           std::vector<Type> sinfo_args) {
+  return MakeOpCallFrom(op, args, std::move(attrs), sinfo_args);
+}
+
+StatusOr<Expr> MakeOpCallFrom(const Op& op, std::vector<Expr>& args, Attrs attrs,
+                              std::vector<Type>& sinfo_args) {
   StatusOr<Type> type = CheckOpCall(op, args, &attrs, sinfo_args);
   if (!type.ok()) return type.status();
-  return Expr(CallNode::MakeUnchecked(op, std::move(args), std::move(attrs), std::move(sinfo_args),
-                                      std::move(type).value()));
+  return Expr(CallNode::MakeUncheckedFrom(op, args, std::move(attrs), sinfo_args,
+                                          std::move(type).value()));
 }
 
 StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,

@@ -141,6 +141,11 @@ class OpRegistry {
 // Builds a call of `op`, checking arity and attributes and inferring its type.
 StatusOr<Expr> MakeOpCall(const Op& op, std::vector<Expr> args, Attrs attrs = Attrs(),
                           std::vector<Type> sinfo_args = {});
+// The same, moving the elements out of `args` and `sinfo_args` and leaving
+// both empty with their capacity (CallNode::MakeUncheckedFrom); on an error
+// they are left as they were.
+StatusOr<Expr> MakeOpCallFrom(const Op& op, std::vector<Expr>& args, Attrs attrs,
+                              std::vector<Type>& sinfo_args);
 // Checks a call of `op` as MakeOpCall does and returns its inferred type,
 // without building the node (the verifier's re-check).
 StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,

@@ -175,9 +175,13 @@ Expr TextParser::ParseGlobalRef(int depth) {
   return MakeGlobalCall(gv, std::move(args.args), info.ret, std::move(args.sinfo));
 }
 
-TextParser::CallArgs TextParser::ParseCallArgs(int depth) {
+void TextParser::ParseCallArgsInto(int depth, CallArgs& out) {
   Expect(Tok::kLParen, "'('");
-  CallArgs out;
+  out.args.clear();
+  out.arg_locs.clear();
+  out.attrs.clear();
+  out.sinfo.clear();
+  out.first_attr = Loc();
   std::unordered_map<std::string, Loc> seen;
   bool keywords = false;
   bool have_sinfo = false;
@@ -217,7 +221,6 @@ TextParser::CallArgs TextParser::ParseCallArgs(int depth) {
   }
   (void)have_sinfo;
   Expect(Tok::kRParen, "',' or ')' in the argument list");
-  return out;
 }
 
 Expr TextParser::ParseOpCall(int depth) {
@@ -237,7 +240,11 @@ Expr TextParser::ParseOpCall(int depth) {
     Fail(msg, LocOf(t));
   }
   Advance();
-  CallArgs args = ParseCallArgs(depth);
+  size_t slot = static_cast<size_t>(depth);
+  if (call_args_scratch_.size() <= slot) call_args_scratch_.resize(slot + 1);
+  if (!call_args_scratch_[slot]) call_args_scratch_[slot] = std::make_unique<CallArgs>();
+  CallArgs& args = *call_args_scratch_[slot];
+  ParseCallArgsInto(depth, args);
   if (name == "call_tir" && !args.args.empty()) {
     if (auto* g = As<GlobalVarNode>(args.args[0])) {
       ItemInfo& info = *items_[item_index_.at(g->name())];
@@ -248,7 +255,7 @@ Expr TextParser::ParseOpCall(int depth) {
   }
   auto attrs = Attrs::Make(std::move(args.attrs));
   if (!attrs.ok()) Fail(attrs.status().message(), LocOf(t));
-  auto call = MakeOpCall(op, std::move(args.args), *attrs, std::move(args.sinfo));
+  auto call = MakeOpCallFrom(op, args.args, *attrs, args.sinfo);
   if (!call.ok()) Fail(call.status().message(), LocOf(t));
   return *call;
 }

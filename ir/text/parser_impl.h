@@ -331,7 +331,14 @@ class TextParser {
     std::vector<Type> sinfo;
   };
 
-  CallArgs ParseCallArgs(int depth);
+  // Parses `(args, key=value, sinfo_args=[...])` into `out`, cleared first
+  // (its vectors keep their capacity).
+  void ParseCallArgsInto(int depth, CallArgs& out);
+  CallArgs ParseCallArgs(int depth) {
+    CallArgs out;
+    ParseCallArgsInto(depth, out);
+    return out;
+  }
 
   Expr ParseOpCall(int depth);
 
@@ -382,6 +389,12 @@ class TextParser {
   FuncCtx* ctx_ = nullptr;
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
+  // ParseOpCall's arguments, one CallArgs per nesting depth (a nested call
+  // is parsed while its caller's arguments are half built), reused: a new
+  // CallArgs a call was four vector allocations and frees of a million-call
+  // function's 3M (bench/RESULTS.md). Pointers, so that growing the vector
+  // moves no CallArgs in use.
+  std::vector<std::unique_ptr<CallArgs>> call_args_scratch_;
   int dim_terms_ = 0;                             // operands of the dimension expression being read
   // Bindings of the printer's form are read by the raw scan
   // (ParseSimpleBindingsInParallel): set while a body of a declared return
