@@ -395,7 +395,7 @@ class TextParser {
   // function's 3M (bench/RESULTS.md). Pointers, so that growing the vector
   // moves no CallArgs in use.
   std::vector<std::unique_ptr<CallArgs>> call_args_scratch_;
-  int dim_terms_ = 0;                             // operands of the dimension expression being read
+  int dim_terms_ = 0;  // operands of the dimension expression being read
   // Bindings of the printer's form are read by the raw scan
   // (ParseSimpleBindingsInParallel): set while a body of a declared return
   // type parses (ParseItemBodyInParallel, which catches SerialRetry).
