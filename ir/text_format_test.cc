@@ -244,6 +244,36 @@ def @later(%y: Tensor[(2,), float32]) {
   ExpectRoundTrip(PrintModule(m), "forward");
 }
 
+// A body parsed on demand from inside an op call's arguments starts again at
+// depth 1: its own op calls must not reuse the half-built arguments of the
+// call that reached it (an argument before the reaching one, and after it).
+// Expected: the same module with the return types written, so that nothing
+// is parsed on demand.
+TEST(TextFormatTest, BodyParsedOnDemandInsideAnOpCallsArguments) {
+  Module m = ParseOrFail(R"(
+def @main(%a: Tensor[(2,), float32], %b: Tensor[(2,), float32]) {
+  %r = subtract(%b, @later(%a));
+  %s = add(@later(%b), %a);
+  multiply(%r, %s)
+}
+def @later(%x: Tensor[(2,), float32]) {
+  %y = multiply(%x, %x);
+  %y
+}
+)");
+  EXPECT_EQ(PrintModule(m), PrintModule(ParseOrFail(R"(
+def @main(%a: Tensor[(2,), float32], %b: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %r = subtract(%b, @later(%a));
+  %s = add(@later(%b), %a);
+  multiply(%r, %s)
+}
+def @later(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %y = multiply(%x, %x);
+  %y
+}
+)")));
+}
+
 TEST(TextFormatTest, EmptyDataflowBlockAndNoOutputs) {
   ExpectRoundTrip(R"(
 def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {

@@ -240,10 +240,8 @@ Expr TextParser::ParseOpCall(int depth) {
     Fail(msg, LocOf(t));
   }
   Advance();
-  size_t slot = static_cast<size_t>(depth);
-  if (call_args_scratch_.size() <= slot) call_args_scratch_.resize(slot + 1);
-  if (!call_args_scratch_[slot]) call_args_scratch_[slot] = std::make_unique<CallArgs>();
-  CallArgs& args = *call_args_scratch_[slot];
+  ScratchCallArgs scratch(*this);
+  CallArgs& args = scratch.args;
   ParseCallArgsInto(depth, args);
   if (name == "call_tir" && !args.args.empty()) {
     if (auto* g = As<GlobalVarNode>(args.args[0])) {

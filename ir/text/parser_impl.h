@@ -389,12 +389,26 @@ class TextParser {
   FuncCtx* ctx_ = nullptr;
   int on_demand_depth_ = 0;
   std::unordered_map<std::string, Op> op_cache_;  // the registry takes a lock per lookup
-  // ParseOpCall's arguments, one CallArgs per nesting depth (a nested call
-  // is parsed while its caller's arguments are half built), reused: a new
-  // CallArgs a call was four vector allocations and frees of a million-call
-  // function's 3M (bench/RESULTS.md). Pointers, so that growing the vector
-  // moves no CallArgs in use.
+  // ParseOpCall's arguments, reused: a fresh CallArgs a call cost four
+  // vector allocations and frees (bench/RESULTS.md). A stack, not one per
+  // parse depth: a call nested in another's arguments, or in a body parsed
+  // on demand from them (which starts again at depth 1), takes the next
+  // entry while the outer one is half built. Pointers, so that growing the
+  // stack moves no CallArgs in use.
   std::vector<std::unique_ptr<CallArgs>> call_args_scratch_;
+  size_t call_args_in_use_ = 0;
+  // Takes the next free entry for its lifetime (also when a Fail throws).
+  struct ScratchCallArgs {
+    explicit ScratchCallArgs(TextParser& p) : parser(p), args(Take(p)) {}
+    ~ScratchCallArgs() { --parser.call_args_in_use_; }
+    static CallArgs& Take(TextParser& p) {
+      if (p.call_args_scratch_.size() == p.call_args_in_use_)
+        p.call_args_scratch_.push_back(std::make_unique<CallArgs>());
+      return *p.call_args_scratch_[p.call_args_in_use_++];
+    }
+    TextParser& parser;
+    CallArgs& args;
+  };
   int dim_terms_ = 0;  // operands of the dimension expression being read
   // Bindings of the printer's form are read by the raw scan
   // (ParseSimpleBindingsInParallel): set while a body of a declared return
