@@ -44,8 +44,24 @@ check "plir-diff tells JSON and binary modules apart" '[ $rc -eq 1 ]'
 # caught by --verify-tensor-data, with the byte range in the message.
 "$opt" examples/models/mlp_with_constants.plir -o "$tmp/c3.plirb"; rc3=$?
 "$opt" examples/models/mlp_with_constants.plir -o "$tmp/c2.plirb" --binary-version 2; rc2=$?
-check "binary version 3 by default, 2 on request" '[ $rc3 -eq 0 ] && [ $rc2 -eq 0 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/c3.plirb" | tr -d " ")" = 3 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/c2.plirb" | tr -d " ")" = 2 ]'
+check "binary version 3 for a small module by default, 2 on request" '[ $rc3 -eq 0 ] && [ $rc2 -eq 0 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/c3.plirb" | tr -d " ")" = 3 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/c2.plirb" | tr -d " ")" = 2 ]'
 check "versions 2 and 3 read back the same" '"$diff" "$tmp/c3.plirb" "$tmp/c2.plirb" > /dev/null 2>&1'
+# A large module (40 functions of 250 bindings) is written as version 4:
+# version 3 shards, saved and loaded in parallel; it reads back the same as
+# version 3, on one thread or two, and the output is the same on both.
+awk 'BEGIN { for (f = 0; f < 40; ++f) {
+  printf "def @f%d(%%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n  %%a0 = add(%%x, %%x);\n", f
+  for (i = 1; i < 250; ++i) printf "  %%a%d = multiply(%%a%d, %%x);\n", i, i - 1
+  printf "  %%a249\n}\n" } }' > "$tmp/big.plir"
+"$opt" "$tmp/big.plir" -o "$tmp/big4.plirb" --threads 2; rc4=$?
+"$opt" "$tmp/big.plir" -o "$tmp/big4t1.plirb" --threads 1; rc41=$?
+"$opt" "$tmp/big.plir" -o "$tmp/big3.plirb" --binary-version 3; rc3=$?
+check "a large module is version 4 by default, the same on 1 and 2 threads" '[ $rc4 -eq 0 ] && [ $rc41 -eq 0 ] && [ $rc3 -eq 0 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/big4.plirb" | tr -d " ")" = 4 ] && [ "$(od -An -tu1 -j8 -N1 "$tmp/big3.plirb" | tr -d " ")" = 3 ] && cmp -s "$tmp/big4.plirb" "$tmp/big4t1.plirb"'
+"$opt" "$tmp/big4.plirb" -o "$tmp/big4.plir" --threads 2; rc=$?
+check "version 4 reads back as the text it was written from" '[ $rc -eq 0 ] && cmp -s "$tmp/big4.plir" <("$opt" "$tmp/big.plir")'
+check "versions 4 and 3 read back the same" '"$diff" "$tmp/big4.plirb" "$tmp/big3.plirb" > /dev/null 2>&1'
+"$opt" "$tmp/big.plir" -o "$tmp/big5.plirb" --binary-version 5 > /dev/null 2> "$tmp/err"; rc=$?
+check "--binary-version 5 is refused" '[ $rc -ne 0 ] && [ ! -e "$tmp/big5.plirb" ]'
 cp "$tmp/c3.plirb" "$tmp/flip.plirb"
 size=$(stat -c %s "$tmp/flip.plirb")
 printf '\x55' | dd of="$tmp/flip.plirb" bs=1 seek=$((size - 2)) conv=notrunc 2> /dev/null

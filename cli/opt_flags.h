@@ -28,7 +28,7 @@ struct Flags : ToolFlags {  // input, -o, --pipeline, --passes, --plugin, --plug
   bool verbose = false;
   bool emit_pipeline = false;
   std::string emit;                 // text | json | binary; default from -o's extension
-  int binary_version = 3;           // --binary-version: what --emit binary writes
+  int binary_version = 4;           // --binary-version: what --emit binary writes
   bool verify_tensor_data = false;  // --verify-tensor-data: a binary input's data checksum too
   std::vector<std::string> extends;
   int threads = 0;  // 0: the hardware's

@@ -544,9 +544,10 @@ int ParseAndRun(int argc, char** argv) {
                  "output format (default: by -o's extension .plirb/.json, else text)")
       ->check(CLI::IsMember({"text", "json", "binary"}));
   app.add_option("--binary-version", f.binary_version,
-                 "binary format version to write (3, the default: tensor data aligned and "
-                 "loaded in place; 2: the previous format)")
-      ->check(CLI::Range(2, 3));
+                 "binary format version to write (4, the default: a large module as version 3 "
+                 "shards, written and loaded in parallel; 3: one shard, tensor data aligned and "
+                 "loaded in place; 2: the format before)")
+      ->check(CLI::Range(2, 4));
   app.add_flag("--verify-tensor-data", f.verify_tensor_data,
                "also check a binary (version 3) input's tensor-data checksum, which loading "
                "skips so that weights page in only when used");

@@ -132,8 +132,13 @@ Status WriteModuleShardsResult(int fd, const std::vector<std::string>& op_names,
     PLIR_ASSIGN_OR_RETURN(groups[k], Module::Make(std::move(own)));
   }
   std::vector<BinaryParts> parts(n);
-  ParallelFor(n, static_cast<int>(n),
-              [&](size_t k, size_t) { parts[k] = SaveBinaryParts(groups[k]); });
+  ParallelFor(n, static_cast<int>(n), [&](size_t k, size_t) {
+    // Version 3: these are the shards (version 4 would shard
+    // them again, in parallel inside this parallel loop).
+    BinarySaveOptions v3;
+    v3.version = 3;
+    parts[k] = SaveBinaryParts(groups[k], v3);
+  });
   std::string table(8 * (n + 1), '\0');
   PutU64(table.data(), n);
   for (size_t k = 0; k < n; ++k) PutU64(table.data() + 8 * (k + 1), parts[k].size());

@@ -491,9 +491,9 @@ TEST(BinaryFormatTest, CorruptVersion2FilesGiveClearErrors) {
       << r.status().message();
   // A newer version is refused by name.
   std::string newer = b;
-  newer[8] = 4;
+  newer[8] = 5;
   EXPECT_NE(LoadBinary(newer).status().message().find(
-                "binary module format version 4; this PLIR reads versions 1 to 3"),
+                "binary module format version 5; this PLIR reads versions 1 to 4"),
             std::string::npos);
 }
 
@@ -715,7 +715,7 @@ TEST(BinaryFormatTest, HeaderIsChecked) {
   EXPECT_NE(LoadBinary(bad_version)
                 .status()
                 .message()
-                .find("format version 9; this PLIR reads versions 1 to 3"),
+                .find("format version 9; this PLIR reads versions 1 to 4"),
             std::string::npos);
   std::string flipped = b;
   flipped[b.size() - 3] ^= 0x40;

@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/expr.h"
 #include "ir/module.h"
@@ -35,6 +36,7 @@
 
 namespace plir {
 struct BinaryParts;
+struct BinaryLoadOptions;
 }  // namespace plir
 
 namespace plir::internal::binary {
@@ -45,6 +47,8 @@ constexpr size_t kPreambleSize = kHeaderSize + kSectionTableSize;
 // Version 3: the tensor-data entry follows the section table.
 constexpr size_t kV3PreambleSize = kPreambleSize + 32;
 constexpr size_t kV3DataChecksumAt = kPreambleSize + 24;
+// Version 4: the shard table follows the header (binary_shards.cc).
+constexpr size_t kV4TableAt = kHeaderSize;
 constexpr uint64_t kTensorAlignment = 64;
 constexpr uint64_t AlignTensor(uint64_t n) {
   return (n + kTensorAlignment - 1) & ~(kTensorAlignment - 1);
@@ -90,16 +94,35 @@ class Out {
 // attribute sets live in their own tables): the i-th, or null past the end.
 const Node* NodeChild(const Node* n, size_t i);
 
-// Version 2: the whole file (header included) from a module, and back.
-std::string WriteV2(const Module& m);
-StatusOr<Module> ReadV2(std::string_view bytes);
-// Version 3, writer and reader: the whole file. The reader checks the
-// structure checksum; constants borrow their bytes from `bytes` holding
-// `keepalive` when it is set, else copy them.
-std::string WriteV3(const Module& m);
+// A version 2 or 3 file (as pieces) of the items items[0, n). Every owned
+// string of the result is a piece, in order, before the pieces that view
+// tensor data. A variable in two of the items (an ill-formed module) keeps
+// its identity: the writer checks for one and writes such items another
+// way, unless `vars` is set, when it gets every variable written, in no
+// order, for the caller to check (AnyRepeated) with those of other runs.
+BinaryParts WriteItems(const Item* items, size_t n, int version, std::vector<const VarNode*>* vars);
+// True iff a variable is in `vars` twice (sorts them).
+bool AnyRepeated(std::vector<const VarNode*>& vars);
+// Version 2, 3 or 4 (WriteSharded) of a module.
 BinaryParts WriteParts(const Module& m, int version);
+std::string Concatenate(const BinaryParts& p);
+StatusOr<Module> ReadV2(std::string_view bytes);
+// Version 3: the whole file. The reader checks the structure checksum;
+// constants borrow their bytes from `bytes` holding `keepalive` when it is
+// set, else copy them. `memory_ahead`: fault node memory in ahead on a
+// helper thread (internal/node_memory_ahead.h), for a load that has the
+// machine to itself.
 StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
-                        bool verify_tensor_data);
+                        bool verify_tensor_data, bool memory_ahead = true);
+
+// Version 4: a table of version 3 shards, each the file of a contiguous run
+// of the module's items, written and loaded in parallel (binary_shards.cc).
+constexpr uint64_t kMaxShards = 1024;
+// `shards`: how many (0: by the module's size, WriteSharded's rule). A
+// module that would get fewer than 2 is written as version 3.
+BinaryParts WriteSharded(const Module& m, size_t shards);
+// The whole file (its 32-byte header checked by LoadBinary).
+StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options);
 // Version 1: the payload after the 32-byte header.
 // Checks the checksum (either offset basis PLIR ever wrote it with).
 StatusOr<Module> ReadV1(std::string_view payload, uint64_t checksum);

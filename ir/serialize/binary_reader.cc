@@ -21,12 +21,13 @@ namespace {
 class Reader {
  public:
   Reader(std::string_view file, int version, std::shared_ptr<const void> keepalive,
-         bool verify_tensor_data)
+         bool verify_tensor_data, bool memory_ahead)
       : base_(reinterpret_cast<const uint8_t*>(file.data())),
         size_(file.size()),
         version_(version),
         keepalive_(std::move(keepalive)),
-        verify_tensor_data_(verify_tensor_data) {}
+        verify_tensor_data_(verify_tensor_data),
+        memory_ahead_(memory_ahead) {}
 
   StatusOr<Module> Read() {
     uint64_t counts[kNumSections], sizes[kNumSections];
@@ -99,7 +100,7 @@ class Reader {
     // The nodes' memory, faulted in by a helper thread while this one
     // builds them. 48 bytes a node is an upper estimate (the 1M-binding
     // chains use 37); what is left over goes back.
-    internal::NodeMemoryAhead ahead(counts[kNodes] * 48);
+    internal::NodeMemoryAhead ahead(memory_ahead_ ? counts[kNodes] * 48 : 0);
     for (index_ = 0; index_ < counts[kNodes]; ++index_)
       if (!ReadNode(static_cast<uint32_t>(index_))) return Corrupt();
     PLIR_RETURN_IF_ERROR(SectionEnd());
@@ -801,6 +802,7 @@ class Reader {
   int version_;
   std::shared_ptr<const void> keepalive_;
   bool verify_tensor_data_;
+  bool memory_ahead_;
   // Version 3: the tensor data.
   const char* data_ = nullptr;
   uint64_t data_offset_ = 0, data_size_ = 0;
@@ -826,10 +828,12 @@ class Reader {
 
 }  // namespace
 
-StatusOr<Module> ReadV2(std::string_view bytes) { return Reader(bytes, 2, nullptr, false).Read(); }
+StatusOr<Module> ReadV2(std::string_view bytes) {
+  return Reader(bytes, 2, nullptr, false, true).Read();
+}
 StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
-                        bool verify_tensor_data) {
-  return Reader(bytes, 3, std::move(keepalive), verify_tensor_data).Read();
+                        bool verify_tensor_data, bool memory_ahead) {
+  return Reader(bytes, 3, std::move(keepalive), verify_tensor_data, memory_ahead).Read();
 }
 
 }  // namespace plir::internal::binary
@@ -858,7 +862,8 @@ StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& opt
                            std::to_string(kNewestBinaryFormatVersion));
   size_t header = version == 1   ? 32
                   : version == 2 ? internal::binary::kPreambleSize
-                                 : internal::binary::kV3PreambleSize;
+                  : version == 3 ? internal::binary::kV3PreambleSize
+                                 : internal::binary::kV4TableAt + 8;
   if (bytes.size() < header)
     return InvalidArgument("corrupt binary module: truncated header (" +
                            std::to_string(bytes.size()) + " bytes; version " +
@@ -880,6 +885,7 @@ StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& opt
   }
   if (version == 3)  // checksums: see ReadTensorDataEntry
     return internal::binary::ReadV3(bytes, options.keepalive, options.verify_tensor_data);
+  if (version == 4) return internal::binary::ReadV4(bytes, options);
   uint64_t sum = Fnv1a64(payload);
   if (sum != checksum) return InvalidArgument("corrupt binary module: checksum mismatch");
   return internal::binary::ReadV2(bytes);

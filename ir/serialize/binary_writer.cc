@@ -1,4 +1,5 @@
 // Versions 2 and 3 of the binary format: the writer (layout: binary_internal.h).
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -74,9 +75,14 @@ namespace {
 // into chunks that become pieces of the output as they are, so that growing
 // it copies nothing (a string's doublings copied, and faulted in, twice its
 // size). Each record reserves its largest size first; the appends after it
-// do not check for room (a string's push_back checks every byte).
+// do not check for room (a string's push_back checks every byte). The
+// chunks grow from 64 KiB to 1 MiB: a chunk is zeroed when made, and a
+// version 4 shard's section is often about 1 MiB, so 1 MiB chunks from the
+// start zeroed (and faulted in) twice what the 16 shards of a 1M-op module
+// used.
 class ChunkOut {
  public:
+  static constexpr size_t kFirstChunk = size_t{64} << 10;
   static constexpr size_t kChunk = size_t{1} << 20;
 
   void Reserve(size_t n) {
@@ -112,7 +118,8 @@ class ChunkOut {
   }
   void NewChunk(size_t n) {
     Trim();
-    std::string& c = chunks_.emplace_back(std::max(n, kChunk), '\0');
+    std::string& c = chunks_.emplace_back(std::max(n, next_chunk_), '\0');
+    next_chunk_ = std::min(2 * next_chunk_, kChunk);
     p_ = begin_ = c.data();
     end_ = begin_ + c.size();
   }
@@ -121,36 +128,39 @@ class ChunkOut {
   char* begin_ = nullptr;
   char* end_ = nullptr;
   size_t done_ = 0;  // bytes in the chunks before the last
+  size_t next_chunk_ = kFirstChunk;
 };
 
 class Writer {
  public:
   explicit Writer(int version) : version_(version) {}
 
-  BinaryParts Save(const Module& m) {
-    for (const Item& item : m.items()) {
+  BinaryParts Save(const Item* items, size_t n, std::vector<const VarNode*>* vars) {
+    for (size_t i = 0; i < n; ++i) {
       item_vars_.Clear();
-      items_.Var(Flatten(item.get()));
+      items_.Var(Flatten(items[i].get()));
     }
-    if (!exact_vars_ && AnyVariableEmittedTwice()) {
+    if (vars) {
+      // The caller checks (these and other runs' variables together).
+      *vars = std::move(emitted_vars_);
+    } else if (!exact_vars_ && AnyVariableEmittedTwice()) {
       // A variable shared by two items (an ill-formed module): write again,
       // keeping every variable in the module-wide table, so that its
       // identity survives the round trip.
       Writer exact(version_);
       exact.exact_vars_ = true;
-      return exact.Save(m);
+      return exact.Save(items, n, nullptr);
     }
-    return AssembleParts(m);
+    return AssembleParts(n);
   }
 
  private:
   // The file as pieces: the header (patched with the checksums), the string
   // table and the sections moved out of the writer, and for version 3 zeros
   // up to a multiple of 64 and each tensor's bytes viewed in place.
-  BinaryParts AssembleParts(const Module& m) {
+  BinaryParts AssembleParts(size_t n_items) {
     const bool v3 = version_ >= 3;
-    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_,
-                                     m.items().size()};
+    uint64_t counts[kNumSections] = {string_ends_.size(), n_types_, n_attrs_, n_nodes_, n_items};
     uint64_t sizes[kNumSections] = {4 * string_ends_.size() + blob_.size(), types_.bytes.size(),
                                     attrs_.bytes.size(), nodes_.size(), items_.bytes.size()};
     size_t structure_end = v3 ? kV3PreambleSize : kPreambleSize;
@@ -619,7 +629,7 @@ class Writer {
   uint32_t n_types_ = 0, n_attrs_ = 0, n_nodes_ = 0;
   internal::PointerMap<uint32_t> type_ptr_, attrs_ptr_, node_ptr_;
   VarMap<uint32_t> item_vars_;                // the current item's variables
-  std::vector<const VarNode*> emitted_vars_;  // every variable record, in order
+  std::vector<const VarNode*> emitted_vars_;  // every variable record
   bool exact_vars_ = false;                   // variables in node_ptr_ too (a variable spans items)
   int version_;
   // Version 3: the distinct tensors in file order, their offsets, the
@@ -636,12 +646,7 @@ class Writer {
     return node_ptr_.Find(c);
   }
   // True iff some variable got two records (it appears in two items).
-  bool AnyVariableEmittedTwice() {
-    if (emitted_vars_.size() < 2) return false;
-    std::vector<const VarNode*> sorted = emitted_vars_;
-    internal::RadixSortByAddress(sorted, [](const VarNode* v) { return v; });
-    return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
-  }
+  bool AnyVariableEmittedTwice() { return AnyRepeated(emitted_vars_); }
   std::unordered_map<std::string, uint32_t> type_content_, attrs_content_;
   struct Frame {
     const Node* n;
@@ -658,18 +663,28 @@ class Writer {
 
 }  // namespace
 
-namespace {
 std::string Concatenate(const BinaryParts& p) {
   std::string file;
   file.reserve(p.size());
   for (std::string_view piece : p.pieces) file.append(piece);
   return file;
 }
-}  // namespace
 
-std::string WriteV2(const Module& m) { return Concatenate(Writer(2).Save(m)); }
-std::string WriteV3(const Module& m) { return Concatenate(Writer(3).Save(m)); }
-BinaryParts WriteParts(const Module& m, int version) { return Writer(version).Save(m); }
+bool AnyRepeated(std::vector<const VarNode*>& vars) {
+  if (vars.size() < 2) return false;
+  internal::RadixSortByAddress(vars, [](const VarNode* v) { return v; });
+  return std::adjacent_find(vars.begin(), vars.end()) != vars.end();
+}
+
+BinaryParts WriteItems(const Item* items, size_t n, int version,
+                       std::vector<const VarNode*>* vars) {
+  return Writer(version).Save(items, n, vars);
+}
+BinaryParts WriteParts(const Module& m, int version) {
+  if (version >= 4) return WriteSharded(m, 0);
+  const std::vector<Item> items = m.items();
+  return WriteItems(items.data(), items.size(), version, nullptr);
+}
 
 }  // namespace plir::internal::binary
 
@@ -678,8 +693,7 @@ namespace plir {
 std::string SaveBinary(const Module& m) { return SaveBinary(m, BinarySaveOptions{}); }
 
 std::string SaveBinary(const Module& m, const BinarySaveOptions& options) {
-  if (options.version == 2) return internal::binary::WriteV2(m);
-  return internal::binary::WriteV3(m);
+  return internal::binary::Concatenate(SaveBinaryParts(m, options));
 }
 
 size_t BinaryParts::size() const {
@@ -689,7 +703,11 @@ size_t BinaryParts::size() const {
 }
 
 BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options) {
-  return internal::binary::WriteParts(m, options.version == 2 ? 2 : 3);
+  return internal::binary::WriteParts(m, options.version == 2 ? 2 : options.version == 4 ? 4 : 3);
+}
+
+BinaryParts SaveBinaryShards(const Module& m, size_t shards) {
+  return internal::binary::WriteSharded(m, std::max<size_t>(shards, 1));
 }
 
 }  // namespace plir

@@ -25,8 +25,8 @@ namespace plir {
 inline constexpr int kJsonFormatVersion = 1;
 // SaveBinary writes this version by default; LoadBinary reads versions
 // kOldestBinaryFormatVersion to kNewestBinaryFormatVersion.
-inline constexpr int kBinaryFormatVersion = 3;
-inline constexpr int kNewestBinaryFormatVersion = 3;
+inline constexpr int kBinaryFormatVersion = 4;
+inline constexpr int kNewestBinaryFormatVersion = 4;
 inline constexpr int kOldestBinaryFormatVersion = 1;
 // The first 8 bytes of every binary module.
 inline constexpr char kBinaryMagic[8] = {'\x89', 'P', 'L', 'I', 'R', '\r', '\n', '\x1a'};
@@ -35,8 +35,10 @@ std::string SaveJson(const Module& m);
 StatusOr<Module> LoadJson(std::string_view text);
 
 struct BinarySaveOptions {
-  // 2 or 3 (3: tensor data aligned in a section of its own, for loading in
-  // place; docs/serialization.md).
+  // 2, 3 or 4 (docs/serialization.md). 3: tensor data aligned in a section
+  // of its own, for loading in place. 4: a large module split by items into
+  // version 3 shards, written and loaded in parallel; a module with fewer
+  // than about 8,000 top-level bindings (or one item) is written as 3.
   int version = kBinaryFormatVersion;
 };
 std::string SaveBinary(const Module& m);
@@ -52,6 +54,11 @@ struct BinaryParts {
   size_t size() const;
 };
 BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options = {});
+// Version 4 with `shards` shards (at most one an item; 1024 at most), where
+// SaveBinary picks the count by the module's size: for tests and tools. A
+// module that gets fewer than 2 (or whose variables are shared by items)
+// is written as version 3.
+BinaryParts SaveBinaryShards(const Module& m, size_t shards);
 
 struct BinaryLoadOptions {
   // Version 3: when set, constants borrow their bytes from the input instead

@@ -3,7 +3,7 @@
 //
 // Random mutations almost never keep the checksum right, so each input is
 // also loaded with its header resealed (magic, payload length and checksum
-// made to agree with the bytes, as version 1, 2 or 3 wrote them): that is what
+// made to agree with the bytes, as version 1, 2, 3 or 4 wrote them): that is what
 // lets the fuzzer reach the sections behind the header.
 #include <cstdint>
 #include <cstdio>
@@ -38,10 +38,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(&sealed[0], plir::kBinaryMagic, 8);
   uint32_t version;
   std::memcpy(&version, &sealed[8], 4);
-  version = version == 1 || version == 3 ? version : 2;
+  version = version == 1 || version == 3 || version == 4 ? version : 2;
   std::memcpy(&sealed[8], &version, 4);
   uint64_t len = size - 32;
   std::memcpy(&sealed[16], &len, 8);
+  if (version == 4) {  // CRC-32C of the shard table (its shards carry their own)
+    uint64_t k = 0;
+    if (size >= 40) std::memcpy(&k, &sealed[32], 8);
+    uint64_t first = k <= 1024 ? (40 + 8 * k + 63) / 64 * 64 : 0;
+    if (first == 0 || first > size) return 0;
+    uint64_t sum = plir::Crc32c(std::string_view(sealed).substr(32, first - 32));
+    std::memcpy(&sealed[24], &sum, 8);
+    LoadAndRoundTrip(sealed);
+    return 0;
+  }
   if (version == 3) {  // CRC-32C of the tensor data, and of bytes 32 to it
     uint64_t off = 0;
     if (size >= 144) std::memcpy(&off, &sealed[120], 8);
