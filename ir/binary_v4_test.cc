@@ -133,8 +133,10 @@ TEST(BinaryV4Test, ConstantsInShardsBorrowTheBytesAndTheirChecksumIsChecked) {
   auto type = TensorTypeNode::Make({Dim::Const(256)}, DataType::kUInt8);
   std::vector<Item> items;
   for (int i = 0; i < 4; ++i) {
-    Expr c = *ConstantNode::Make(type, CopyTensorBytes(std::string(256, static_cast<char>('a' + i))));
-    items.push_back(FunctionNode::Make("w" + std::to_string(i), {}, type, SeqExprNode::Make({}, c)));
+    Expr c =
+        *ConstantNode::Make(type, CopyTensorBytes(std::string(256, static_cast<char>('a' + i))));
+    items.push_back(
+        FunctionNode::Make("w" + std::to_string(i), {}, type, SeqExprNode::Make({}, c)));
   }
   Module m = *Module::Make(items);
   std::string b = Shards(m, 4);

@@ -172,7 +172,8 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
     at += size;
     const uint64_t pad = Align64(at) - at;
     if (pad > bytes.size() - at || !AllZero(bytes.substr(at, pad)))
-      return Corrupt("shard " + std::to_string(s) + " is not followed by zeros to a multiple of 64");
+      return Corrupt("shard " + std::to_string(s) +
+                     " is not followed by zeros to a multiple of 64");
     at += pad;
     uint32_t version = 0;
     if (size >= 12) std::memcpy(&version, views[s].data() + 8, 4);
