@@ -36,7 +36,6 @@ constexpr uint64_t kShardWeight = 4096;
 constexpr size_t kAutoShards = 16;
 
 constexpr uint64_t kTableAt = kV4TableAt;
-constexpr uint64_t Align64(uint64_t n) { return (n + 63) & ~uint64_t{63}; }
 
 // An item's share of the work of writing and loading it: its top-level
 // bindings (the nodes grow with them), and 1 so that none is free.
@@ -116,18 +115,18 @@ BinaryParts WriteSharded(const Module& m, size_t shards) {
   head.append(reinterpret_cast<const char*>(&flags), 4);
   head.append(16, '\0');  // the length and the checksum, below
   PutU64(head, k);
-  uint64_t at = Align64(kTableAt + 8 + 8 * k);
+  uint64_t at = AlignTensor(kTableAt + 8 + 8 * k);
   for (const BinaryParts& p : parts) {
     PutU64(head, p.size());
-    at = Align64(at + p.size());
+    at = AlignTensor(at + p.size());
   }
-  head.resize(Align64(head.size()), '\0');
+  head.resize(AlignTensor(head.size()), '\0');
   const uint64_t length = at - kHeaderSize;
   const uint64_t checksum = Crc32c(std::string_view(head).substr(kHeaderSize));
   std::memcpy(&head[16], &length, 8);
   std::memcpy(&head[24], &checksum, 8);
 
-  static const std::string kZeros(64, '\0');
+  static const std::string kZeros(kTensorAlignment, '\0');
   BinaryParts out;
   out.pieces.push_back(out.owned.emplace_back(std::move(head)));
   for (BinaryParts& p : parts) {
@@ -139,7 +138,7 @@ BinaryParts WriteSharded(const Module& m, size_t shards) {
       else
         out.pieces.push_back(p.pieces[i]);
     }
-    if (size_t pad = Align64(p.size()) - p.size())
+    if (size_t pad = AlignTensor(p.size()) - p.size())
       out.pieces.push_back(std::string_view(kZeros).substr(0, pad));
   }
   return out;
@@ -150,7 +149,7 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
   if (k < 2 || k > kMaxShards)
     return Corrupt("version 4 shard count " + std::to_string(k) + " (2 to " +
                    std::to_string(kMaxShards) + ")");
-  const uint64_t first = Align64(kTableAt + 8 + 8 * k);
+  const uint64_t first = AlignTensor(kTableAt + 8 + 8 * k);
   if (first > bytes.size())
     return Corrupt("the shard table (" + std::to_string(k) + " shards) runs past the file (" +
                    std::to_string(bytes.size()) + " bytes)");
@@ -170,7 +169,7 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
                      std::to_string(bytes.size()) + " bytes)");
     views[s] = bytes.substr(at, size);
     at += size;
-    const uint64_t pad = Align64(at) - at;
+    const uint64_t pad = AlignTensor(at) - at;
     if (pad > bytes.size() - at || !AllZero(bytes.substr(at, pad)))
       return Corrupt("shard " + std::to_string(s) +
                      " is not followed by zeros to a multiple of 64");
