@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/huge_page_new.h"
 #include "cli/opt_program.h"
 #include "driver/child_result.h"
 #include "driver/execution_check.h"
@@ -648,6 +649,8 @@ int main(int argc, char** argv) {
   // unmapped: the text round trip of a 1M-binding function peaks at 168
   // instead of 210 MB, in the same time (bench/RESULTS.md).
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  // So each of them may have transparent huge pages (cli/huge_page_new.cc).
+  plir::cli::EnableHugePageBlocks();
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
     return plir::FinishStdout("plir-opt", plir::ParseAndRun(argc, argv));

@@ -1,0 +1,98 @@
+// plir-opt's operator new (cli/huge_page_new.cc), checked through the
+// kernel's own account of the process's mappings (/proc/self/smaps: the
+// VmFlags of a region advised MADV_HUGEPAGE include "hg").
+#include "cli/huge_page_new.h"
+
+#include <malloc.h>
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+// The VmFlags line of the mapping that holds `p`, or "" if none does.
+std::string VmFlagsOf(const void* p) {
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-' &&
+        line.find(' ') != std::string::npos && line.find(':') > line.find(' ')) {
+      inside = at >= lo && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+bool Advised(const void* p) { return VmFlagsOf(p).find(" hg") != std::string::npos; }
+
+bool KernelHasThp() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string s;
+  return std::getline(f, s) && !s.empty();
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+TEST(HugePageNewTest, AdvisesLargeBlocksOnlyOnceEnabled) {
+  if (kSanitized) GTEST_SKIP() << "sanitizer builds keep their runtime's operator new";
+  if (!KernelHasThp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
+  // As plir-opt's main: every block of 128 KiB or more is its own mapping.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+
+  auto before = std::make_unique<char[]>(8 << 20);
+  ASSERT_FALSE(VmFlagsOf(before.get()).empty()) << "no mapping found for the block";
+  EXPECT_FALSE(Advised(before.get())) << VmFlagsOf(before.get());
+
+  ASSERT_TRUE(plir::cli::EnableHugePageBlocks());
+  auto large = std::make_unique<char[]>(8 << 20);
+  EXPECT_TRUE(Advised(large.get())) << VmFlagsOf(large.get());
+  // Just under 2 MiB: a mapping of its own too, but not advised (it could
+  // not hold a huge page).
+  auto under = std::make_unique<char[]>((2 << 20) - 4096);
+  EXPECT_FALSE(Advised(under.get())) << VmFlagsOf(under.get());
+  // The earlier block is untouched, and the memory is usable end to end.
+  EXPECT_FALSE(Advised(before.get()));
+  large[0] = 1;
+  large[(8 << 20) - 1] = 2;
+  EXPECT_EQ(large[0] + large[(8 << 20) - 1], 3);
+}
+
+int handler_calls = 0;
+
+TEST(HugePageNewTest, FailureCallsTheNewHandlerThenThrows) {
+  if (kSanitized) GTEST_SKIP() << "sanitizer builds keep their runtime's operator new";
+  plir::cli::EnableHugePageBlocks();
+  handler_calls = 0;
+  std::set_new_handler([] {
+    if (++handler_calls == 3) std::set_new_handler(nullptr);
+  });
+  const size_t impossible = size_t{1} << 62;
+  EXPECT_THROW(
+      {
+        void* p = ::operator new(impossible);
+        ::operator delete(p);
+      },
+      std::bad_alloc);
+  EXPECT_EQ(handler_calls, 3);
+  // The nothrow form (libstdc++'s, over this one) gives null.
+  EXPECT_EQ(::operator new(impossible, std::nothrow), nullptr);
+}
+
+}  // namespace
