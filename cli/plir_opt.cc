@@ -157,13 +157,6 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
   });
 }
 
-// In the child: the module as the result, in one shard per thread (saved
-// and, by the parent, loaded in parallel; driver/child_result.h), written
-// piece by piece (no file-sized string next to the module).
-Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const Module& m) {
-  return WriteModuleShardsResult(fd, op_names, m, ParallelThreads(m.size(), 0));
-}
-
 // Hands `m` to `sink`, printed as -o's extension or --emit says.
 Status ProduceModule(const Flags& f, const Module& m, const Sink& sink) {
   std::string emit = f.emit;

@@ -10,7 +10,6 @@
 #include <cstring>
 
 #include "ir/op.h"
-#include "ir/parallel.h"
 #include "ir/serialize/serialize.h"
 #include "ir/support/mapping.h"
 #include "ir/verifier.h"
@@ -23,7 +22,6 @@ constexpr size_t kHeaderSize = 32;
 constexpr uint64_t kMaxNamesSize = uint64_t{16} << 20;
 constexpr size_t kMaxNameSize = 512;
 constexpr size_t kPayloadAlignment = 64;
-constexpr uint64_t kMaxShards = 1024;
 constexpr const char* kStandInOrigin =
     "a plugin of the supervised child (stand-in in the supervisor)";
 
@@ -59,9 +57,7 @@ size_t PadTo64(uint64_t n) {
   return static_cast<size_t>((kPayloadAlignment - n % kPayloadAlignment) % kPayloadAlignment);
 }
 
-bool IsModuleKind(ChildResultKind k) {
-  return k == ChildResultKind::kModule || k == ChildResultKind::kModuleShards;
-}
+bool IsModuleKind(ChildResultKind k) { return k == ChildResultKind::kModule; }
 
 bool IsOpNameChar(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -121,36 +117,11 @@ Status ChildResultWriter::Finish() {
   return WriteAt(fd_, std::string_view(header, kHeaderSize), 0);
 }
 
-Status WriteModuleShardsResult(int fd, const std::vector<std::string>& op_names, const Module& m,
-                               size_t shards) {
-  const std::vector<Item> items = m.items();
-  const size_t n = std::max<size_t>(1, std::min(shards, items.size()));
-  std::vector<Module> groups(n);
-  for (size_t k = 0; k < n; ++k) {
-    std::vector<Item> own(items.begin() + static_cast<long>(items.size() * k / n),
-                          items.begin() + static_cast<long>(items.size() * (k + 1) / n));
-    PLIR_ASSIGN_OR_RETURN(groups[k], Module::Make(std::move(own)));
-  }
-  std::vector<BinaryParts> parts(n);
-  ParallelFor(n, static_cast<int>(n), [&](size_t k, size_t) {
-    // Version 3: these are the shards (version 4 would shard
-    // them again, in parallel inside this parallel loop).
-    BinarySaveOptions v3;
-    v3.version = 3;
-    parts[k] = SaveBinaryParts(groups[k], v3);
-  });
-  std::string table(8 * (n + 1), '\0');
-  PutU64(table.data(), n);
-  for (size_t k = 0; k < n; ++k) PutU64(table.data() + 8 * (k + 1), parts[k].size());
-  table.append(PadTo64(table.size()), '\0');
+Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const Module& m) {
+  const BinaryParts parts = SaveBinaryParts(m);
   PLIR_ASSIGN_OR_RETURN(ChildResultWriter w,
-                        ChildResultWriter::Start(fd, ChildResultKind::kModuleShards, op_names));
-  PLIR_RETURN_IF_ERROR(w.Append(table));
-  const std::string zeros(kPayloadAlignment, '\0');
-  for (const BinaryParts& p : parts) {
-    for (std::string_view piece : p.pieces) PLIR_RETURN_IF_ERROR(w.Append(piece));
-    PLIR_RETURN_IF_ERROR(w.Append(std::string_view(zeros.data(), PadTo64(p.size()))));
-  }
+                        ChildResultWriter::Start(fd, ChildResultKind::kModule, op_names));
+  for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(w.Append(piece));
   return w.Finish();
 }
 
@@ -197,7 +168,7 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_vi
   uint32_t kind = GetU32(p + 8);
   uint64_t names_size = GetU64(p + 16), payload_size = GetU64(p + 24);
   if (kind < static_cast<uint32_t>(ChildResultKind::kModule) ||
-      kind > static_cast<uint32_t>(ChildResultKind::kModuleShards))
+      kind > static_cast<uint32_t>(ChildResultKind::kBytes))
     return FailedPrecondition("the child's result is of unknown kind " + std::to_string(kind));
   if (GetU32(p + 12) != 0 || names_size > kMaxNamesSize || payload_size > size ||
       names_size + payload_size != size - kHeaderSize)
@@ -228,39 +199,6 @@ StatusOr<ChildResult> ReadChildResult(int fd, uint64_t max_bytes, std::string_vi
   return r;
 }
 
-namespace {
-
-// A kind-4 payload's shards, as views of it; fails unless the layout is
-// exactly the one WriteModuleShardsResult writes.
-StatusOr<std::vector<std::string_view>> ShardViews(std::string_view payload) {
-  auto bad = [](const std::string& what) {
-    return FailedPrecondition("the child's sharded result " + what);
-  };
-  const auto* p = reinterpret_cast<const unsigned char*>(payload.data());
-  if (payload.size() < 8) return bad("has no shard table");
-  const uint64_t n = GetU64(p);
-  if (n == 0 || n > kMaxShards) return bad("has " + std::to_string(n) + " shards (1 to 1024)");
-  uint64_t at = 8 * (n + 1);
-  at += PadTo64(at);
-  if (at > payload.size()) return bad("is shorter than its shard table");
-  std::vector<std::string_view> views;
-  for (uint64_t k = 0; k < n; ++k) {
-    const uint64_t size = GetU64(p + 8 * (k + 1));
-    if (size > payload.size() - at)
-      return bad("has shard " + std::to_string(k) + " of " + std::to_string(size) +
-                 " bytes past its end");
-    views.push_back(payload.substr(static_cast<size_t>(at), static_cast<size_t>(size)));
-    at += size;
-    const size_t pad = PadTo64(at);
-    if (pad > payload.size() - at) return bad("ends inside a shard's padding");
-    at += pad;
-  }
-  if (at != payload.size()) return bad("has bytes after its last shard");
-  return views;
-}
-
-}  // namespace
-
 StatusOr<Module> LoadResultModule(ChildResult& r) {
   if (!IsModuleKind(r.kind()))
     return FailedPrecondition("the child handed over text where a module was expected");
@@ -281,24 +219,7 @@ StatusOr<Module> LoadResultModule(ChildResult& r) {
   // The sealed file cannot change or shrink: the constants may view it.
   BinaryLoadOptions load;
   load.keepalive = r.mapping();
-  StatusOr<Module> m = Module();
-  if (r.kind() == ChildResultKind::kModule) {
-    m = LoadBinary(r.payload(), load);
-  } else {
-    PLIR_ASSIGN_OR_RETURN(std::vector<std::string_view> views, ShardViews(r.payload()));
-    std::vector<StatusOr<Module>> shards(views.size(), Module());
-    ParallelFor(views.size(), 0, [&](size_t k, size_t) { shards[k] = LoadBinary(views[k], load); });
-    std::vector<Item> items;
-    for (size_t k = 0; k < shards.size() && m.ok(); ++k) {
-      if (!shards[k].ok()) {
-        m = shards[k].status().WithPrefix("shard " + std::to_string(k));
-        break;
-      }
-      for (const Item& item : shards[k]->items()) items.push_back(item);
-    }
-    shards.clear();
-    if (m.ok()) m = Module::Make(std::move(items));
-  }
+  StatusOr<Module> m = LoadBinary(r.payload(), load);
   if (!m.ok())
     return FailedPrecondition("the child's result does not load: " + m.status().message());
   load.keepalive.reset();

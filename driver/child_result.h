@@ -58,7 +58,7 @@
 
 namespace plir {
 
-enum class ChildResultKind : uint32_t { kModule = 1, kText = 2, kBytes = 3, kModuleShards = 4 };
+enum class ChildResultKind : uint32_t { kModule = 1, kText = 2, kBytes = 3 };
 
 // Creates the anonymous file (sealable, close-on-exec) in the parent.
 StatusOr<int> CreateResultFile();
@@ -86,11 +86,11 @@ class ChildResultWriter {
   uint64_t payload_size_ = 0;
 };
 
-// In the child: `m` as a kind-4 result, its items split into `shards`
-// contiguous groups of about equal item count (fewer if `m` has fewer
-// items; at least one), saved on as many threads.
-Status WriteModuleShardsResult(int fd, const std::vector<std::string>& op_names, const Module& m,
-                               size_t shards);
+// In the child: `m` as a module result, written piece by piece (no
+// file-sized string next to the module). The payload is the binary format's
+// newest version: a large module is version 4's shards, saved here and
+// loaded by LoadResultModule in parallel (docs/serialization.md).
+Status WriteModuleResult(int fd, const std::vector<std::string>& op_names, const Module& m);
 
 // A result as the parent read it: owns a read-only mapping of the sealed
 // file, which the views point into.

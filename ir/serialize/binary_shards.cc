@@ -15,7 +15,7 @@
 //
 // A shard is self-contained: a node that items of two shards share (a
 // global, an op, a constant) has a record in each, and loads as two equal
-// nodes, as the supervisor's sharded result does (driver/child_result.cc).
+// nodes (equal by structure, not by address).
 // A variable in items of two shards (an ill-formed module) would lose its
 // identity that way; such a module is written as version 3.
 #include <algorithm>
