@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace plir::internal {
 namespace {
@@ -80,6 +82,43 @@ TEST(NameTableTest, StoredValuesStayPutWhileTheTableGrows) {
   for (uint32_t i = 1; i < 100000; ++i) table.Insert(NameHint("v" + std::to_string(i * 3)), Big{});
   EXPECT_EQ(table.Find(NameHint("v0")), first);
   EXPECT_EQ(first->tag, "first");
+}
+
+// ChunkedStore: values by position across chunk borders (64, 64+128, ...),
+// every address stable, and each value destroyed once by clear() and by
+// the destructor.
+TEST(ChunkedStoreTest, KeepsValuesInPlaceAndDestroysEachOnce) {
+  auto live = std::make_shared<int>(0);
+  struct Counted {
+    std::shared_ptr<int> live;
+    size_t id;
+    Counted(std::shared_ptr<int> l, size_t i) : live(std::move(l)), id(i) { ++*live; }
+    Counted(Counted&& o) noexcept : live(o.live), id(o.id) { ++*live; }
+    ~Counted() { --*live; }
+  };
+  {
+    ChunkedStore<Counted> store;
+    std::vector<Counted*> at;
+    for (int round = 0; round < 2; ++round) {
+      at.clear();
+      for (size_t i = 0; i < 5000; ++i) {
+        store.push_back(Counted(live, i));
+        at.push_back(&store.back());
+      }
+      EXPECT_EQ(store.size(), 5000u);
+      EXPECT_EQ(*live, 5000);
+      for (size_t i : {size_t{0}, size_t{63}, size_t{64}, size_t{191}, size_t{192}, size_t{4999}}) {
+        EXPECT_EQ(&store[i], at[i]) << i;
+        EXPECT_EQ(store[i].id, i);
+      }
+      if (round == 0) {
+        store.clear();
+        EXPECT_EQ(*live, 0);
+        EXPECT_EQ(store.size(), 0u);
+      }
+    }
+  }
+  EXPECT_EQ(*live, 0);  // the destructor destroyed the second round
 }
 
 TEST(NameTableTest, ANameInTheMapBeforeItsSlotExistedIsFoundThere) {
