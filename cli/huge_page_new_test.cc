@@ -63,6 +63,15 @@ TEST(HugePageNewTest, AdvisesLargeBlocksOnlyOnceEnabled) {
   ASSERT_TRUE(plir::cli::EnableHugePageBlocks());
   auto large = std::make_unique<char[]>(8 << 20);
   EXPECT_TRUE(Advised(large.get())) << VmFlagsOf(large.get());
+  // On a 2 MiB boundary, so that huge pages can cover all of it but its end.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.get()) % (2 << 20), 0u);
+  // An odd size too, and freed by operator delete (free) like any block.
+  for (size_t n : {size_t{3 << 20} + 17, size_t{2 << 20}}) {
+    void* p = ::operator new(n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (2 << 20), 0u) << n;
+    EXPECT_TRUE(Advised(p)) << n;
+    ::operator delete(p);
+  }
   // Just under 2 MiB: a mapping of its own too, but not advised (it could
   // not hold a huge page).
   auto under = std::make_unique<char[]>((2 << 20) - 4096);
