@@ -98,5 +98,53 @@ TEST(ScopedValueTableTest, ManyValuesOfOneVariable) {
     EXPECT_TRUE(t.FindOrInsert(FindBinding(f, "v" + std::to_string(i))->value()).second) << i;
 }
 
+// BoundVars as CSE keeps them: the first variable inline, the others behind
+// a pointer. A scope saves a deep copy (what the scope adds does not reach
+// it), copies are independent, and EraseDataflow keeps the order of what
+// stays.
+TEST(BoundVarsTest, CopiesDeeplyAndErasesDataflowInOrder) {
+  Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
+  Var a = VarNode::Make("a", t), c = VarNode::Make("c", t);
+  Var b = VarNode::Make("b", t, /*is_dataflow=*/true), d = VarNode::Make("d", t, true);
+  Module m = ParseOrFail(R"(
+def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] {
+  %v = negative(%x);
+  %v
+}
+)");
+  Expr value = FindBinding(m.LookupFunction("main"), "v")->value();
+  ScopedValueTable<BoundVars> table;
+  const uint32_t i = table.FindOrInsert(value).first;
+  for (const Var& v : {b, a, c}) table.Update(i).push_back(v);
+  table.PushScope();
+  table.Update(i).push_back(d);  // the payload is saved first: b, a, c
+  BoundVars inside = table.payload(i);
+  table.PopScope();
+
+  BoundVars restored = table.payload(i);  // b, a, c
+  EXPECT_EQ(restored.front().get(), b.get());
+  restored.EraseDataflow();  // a, c
+  EXPECT_EQ(restored.front().get(), a.get());
+  EXPECT_EQ(table.payload(i).front().get(), b.get());  // the table's own is untouched
+
+  BoundVars copy = inside;  // b, a, c, d
+  copy.EraseDataflow();     // a, c
+  EXPECT_EQ(copy.front().get(), a.get());
+  EXPECT_EQ(inside.front().get(), b.get());  // the copy's erase left `inside` alone
+  BoundVars moved = std::move(inside);
+  moved.EraseDataflow();
+  EXPECT_EQ(moved.front().get(), a.get());
+
+  BoundVars only_dataflow;
+  only_dataflow.push_back(b);
+  only_dataflow.push_back(d);
+  only_dataflow.EraseDataflow();
+  EXPECT_TRUE(only_dataflow.empty());
+  // Order: c before a stays c first once the dataflow variables go.
+  BoundVars order;
+  for (const Var& v : {d, c, b, a}) order.push_back(v);
+  order.EraseDataflow();
+  EXPECT_EQ(order.front().get(), c.get());
+}
 }  // namespace
 }  // namespace plir
