@@ -11,17 +11,19 @@
 // in 2 MiB at a time. glibc does this itself under its tunable
 // `glibc.malloc.hugetlb=1` (madvise(MADV_HUGEPAGE) on every mmapped chunk
 // of 2 MiB or more), but a program cannot set a tunable for itself: glibc
-// reads them when the process starts. Measured with the tunable first: the
-// cleanup pipeline on one function 2.19 -> 1.34 s, the text round trip
-// 1.39 -> 1.00 s, peak RSS +2-4 MB (bench/RESULTS.md).
+// reads them when the process starts. Measured on 1M ops
+// (bench/RESULTS.md): the cleanup pipeline on one function 2.63 -> 1.86 s
+// with the advice, then 1.48 -> 1.31 s with the alignment below; the
+// binary round trip about a third faster; peak RSS within 3 MB.
 //
 // Where the advice goes. plir-opt's main fixes glibc's mmap threshold at
 // 128 KiB before EnableHugePageBlocks(), so every block this large is a
 // mapping of its own and the advice covers that block only (as
 // kernels/internal/uninitialized.h explains for plir-run's tensors). A
 // kernel without THP, or with THP "never", ignores it; with THP "always"
-// it is already the default. The allocation itself stays malloc, so any
-// operator delete (libstdc++'s, a plugin's) frees it.
+// it is already the default. The allocation itself stays glibc's (malloc,
+// or posix_memalign below), so any operator delete (libstdc++'s, a
+// plugin's: free) frees it.
 //
 // Not in sanitizer builds: their runtimes provide operator new themselves.
 #include "cli/huge_page_new.h"
