@@ -137,6 +137,14 @@ class NameTable {
     void Reserve(uint32_t num) {
       if (num < slots.size()) return;
       size_t size = std::max<size_t>(size_t{num} + 1, slots.size() * 2);
+      // Past 256 KiB, at least 2 MiB: blocks that size get huge pages in
+      // plir-opt (cli/huge_page_new.cc); the doublings between 256 KiB and
+      // 2 MiB faulted in 4 KiB pages, several thousand page faults on the
+      // parser's and the printer's threads for one function of 1M bindings.
+      using Slot = typename decltype(slots)::value_type;
+      constexpr size_t kLarge = (size_t{256} << 10) / sizeof(Slot);
+      constexpr size_t kHuge = (size_t{2} << 20) / sizeof(Slot);
+      if (size > kLarge) size = std::max(size, kHuge);
       slots.resize(size);
       if constexpr (kInline) present.resize(size, 0);
     }
