@@ -6,43 +6,18 @@
 #include <malloc.h>
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <new>
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/proc_smaps.h"
 
 namespace {
 
-// The VmFlags line of the mapping that holds `p`, or "" if none does.
-std::string VmFlagsOf(const void* p) {
-  const auto at = reinterpret_cast<uintptr_t>(p);
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-' &&
-        line.find(' ') != std::string::npos && line.find(':') > line.find(' ')) {
-      inside = at >= lo && at < hi;
-      continue;
-    }
-    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
-  }
-  return "";
-}
-
-bool Advised(const void* p) { return VmFlagsOf(p).find(" hg") != std::string::npos; }
-
-bool KernelHasThp() {
-  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string s;
-  return std::getline(f, s) && !s.empty();
-}
+using plir::testing::KernelHasThp;
+using plir::testing::VmFlagsOf;
+bool Advised(const void* p) { return plir::testing::AdvisedHugePages(p); }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;

@@ -10,6 +10,7 @@
 
 #include "ir/node.h"
 #include "ir/parallel.h"
+#include "testing/proc_smaps.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -68,6 +69,8 @@ TEST(NodeMemoryAheadTest, PopulatesAheadOfTheBuildAndNeverChangesItsBytes) {
     NodeMemoryAhead ahead(256 * kMiB);
     // Cells written while the helper populates the pages around them.
     cells = FillCells(24 * kMiB);
+    // The region is on huge pages too.
+    if (testing::KernelHasThp()) EXPECT_TRUE(testing::AdvisedHugePages(cells.front()));
     // The helper catches up with the build, then stops short of the region's
     // end: at most kAheadBytes (and a step) past what the build used.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -85,6 +88,26 @@ TEST(NodeMemoryAheadTest, PopulatesAheadOfTheBuildAndNeverChangesItsBytes) {
   FreeCells(cells);
   FreeCells(more);
   SetDefaultThreads(0);
+}
+
+// A thread's first node slabs are small; once it has built about a MiB of
+// nodes, each new slab is a 2 MiB mapping on a 2 MiB boundary, advised for
+// huge pages (node_alloc.cc), as the kernel's smaps shows.
+TEST(NodeSlabTest, AThreadBuildingMuchGetsHugePageSlabs) {
+  if (kPlainNodes) GTEST_SKIP() << "under ASan every node is its own operator new";
+  if (!testing::KernelHasThp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
+  std::vector<void*> cells;
+  std::thread([&] { cells = FillCells(8 * kMiB); }).join();  // a thread with fresh slabs
+  ASSERT_FALSE(cells.empty());
+  EXPECT_FALSE(testing::AdvisedHugePages(cells.front())) << testing::VmFlagsOf(cells.front());
+  EXPECT_TRUE(testing::AdvisedHugePages(cells.back())) << testing::VmFlagsOf(cells.back());
+  // The last cells' slab: a 2 MiB-aligned mapping of its own, none of whose
+  // cells cross its boundary.
+  const auto at = reinterpret_cast<uintptr_t>(cells.back());
+  EXPECT_EQ(testing::VmFlagsOf(reinterpret_cast<void*>(at - at % (2 * kMiB))),
+            testing::VmFlagsOf(cells.back()));
+  EXPECT_TRUE(CellsIntact(cells));
+  FreeCells(cells);
 }
 
 TEST(NodeMemoryAheadTest, DoesNothingOnOneThreadOrForLittleMemory) {
