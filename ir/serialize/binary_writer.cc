@@ -76,14 +76,16 @@ namespace {
 // it copies nothing (a string's doublings copied, and faulted in, twice its
 // size). Each record reserves its largest size first; the appends after it
 // do not check for room (a string's push_back checks every byte). The
-// chunks grow from 64 KiB to 1 MiB: a chunk is zeroed when made, and a
+// chunks grow from 64 KiB to 4 MiB: a chunk is zeroed when made, and a
 // version 4 shard's section is often about 1 MiB, so 1 MiB chunks from the
 // start zeroed (and faulted in) twice what the 16 shards of a 1M-op module
-// used.
+// used; the large section of one function gets chunks of 2 and 4 MiB,
+// which plir-opt's operator new puts on huge pages (cli/huge_page_new.cc;
+// 1 MiB chunks were 256 page faults each).
 class ChunkOut {
  public:
   static constexpr size_t kFirstChunk = size_t{64} << 10;
-  static constexpr size_t kChunk = size_t{1} << 20;
+  static constexpr size_t kChunk = size_t{4} << 20;
 
   void Reserve(size_t n) {
     if (static_cast<size_t>(end_ - p_) < n) [[unlikely]]
@@ -136,14 +138,20 @@ class Writer {
   explicit Writer(int version) : version_(version) {}
 
   BinaryParts Save(const Item* items, size_t n, std::vector<const VarNode*>* vars) {
+    // One item cannot share a variable with another: its variables need
+    // no list for the check below.
+    track_vars_ = vars || n > 1;
     for (size_t i = 0; i < n; ++i) {
       item_vars_.Clear();
+      // Sized up front: a dense array grown by doubling faulted in and
+      // copied twice its size (1M variables: 16 MB).
+      if (auto* f = As<FunctionNode>(items[i])) item_vars_.Expect(VarIndexBound(*f));
       items_.Var(Flatten(items[i].get()));
     }
     if (vars) {
       // The caller checks (these and other runs' variables together).
       *vars = std::move(emitted_vars_);
-    } else if (!exact_vars_ && AnyVariableEmittedTwice()) {
+    } else if (!exact_vars_ && track_vars_ && AnyVariableEmittedTwice()) {
       // A variable shared by two items (an ill-formed module): write again,
       // keeping every variable in the module-wide table, so that its
       // identity survives the round trip.
@@ -613,7 +621,7 @@ class Writer {
       // Variables are per item: a table indexed by their dense number,
       // cleared per item, instead of the module-wide hash table.
       item_vars_.Insert(static_cast<const VarNode*>(n), id);
-      emitted_vars_.push_back(static_cast<const VarNode*>(n));
+      if (track_vars_) emitted_vars_.push_back(static_cast<const VarNode*>(n));
     } else if (n->use_count() > 1) {
       node_ptr_.Insert(n, id);
     }
@@ -630,6 +638,7 @@ class Writer {
   internal::PointerMap<uint32_t> type_ptr_, attrs_ptr_, node_ptr_;
   VarMap<uint32_t> item_vars_;                // the current item's variables
   std::vector<const VarNode*> emitted_vars_;  // every variable record
+  bool track_vars_ = true;                    // emitted_vars_ is kept
   bool exact_vars_ = false;                   // variables in node_ptr_ too (a variable spans items)
   int version_;
   // Version 3: the distinct tensors in file order, their offsets, the
