@@ -61,6 +61,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verifier.h"
+#include "kernels/op_kernels.h"
 #include "passes/instruments.h"
 #include "passes/pass_manager.h"
 
@@ -644,6 +645,12 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   // So each of them may have transparent huge pages (cli/huge_page_new.cc).
   plir::cli::EnableHugePageBlocks();
+  // OpenBLAS (linked for the execution checks) starts its workers when the
+  // program loads, and they spin in sched_yield for about 0.1 s: a tenth
+  // of the CPU samples of a text round trip of 1M ops on two cores, taken
+  // from the parser's threads. As plir-run, stop them; the kernels split a
+  // product over PLIR's own threads anyway.
+  plir::TakeOverBlasThreads();
   // Nothing escapes main(): whatever is thrown ends in a message and exit 1.
   try {
     return plir::FinishStdout("plir-opt", plir::ParseAndRun(argc, argv));
