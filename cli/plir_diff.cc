@@ -12,6 +12,7 @@
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "kernels/op_kernels.h"
 #include "passes/unified_diff.h"
 
 namespace {
@@ -55,6 +56,7 @@ int Run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   plir::GuardStandardFds();
+  plir::TakeOverBlasThreads();  // OpenBLAS's idle workers off the cores (plir_opt.cc)
   // Nothing escapes main(): an input error is exit 2 with a message. Equal
   // modules exit 0, different ones 1 (their diff on standard output, which
   // must be written as well).
