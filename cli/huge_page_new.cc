@@ -32,7 +32,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "kernels/internal/uninitialized.h"
+#include "ir/support/huge_pages.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define PLIR_HUGE_PAGE_NEW 0

@@ -20,6 +20,7 @@
 
 #include "ir/expr.h"
 #include "ir/internal/pointer_map.h"
+#include "ir/support/huge_pages.h"
 
 namespace plir::internal {
 
@@ -143,7 +144,7 @@ class NameTable {
       // parser's and the printer's threads for one function of 1M bindings.
       using Slot = typename decltype(slots)::value_type;
       constexpr size_t kLarge = (size_t{256} << 10) / sizeof(Slot);
-      constexpr size_t kHuge = (size_t{2} << 20) / sizeof(Slot);
+      constexpr size_t kHuge = kHugePageBytes / sizeof(Slot);
       if (size > kLarge) size = std::max(size, kHuge);
       slots.resize(size);
       if constexpr (kInline) present.resize(size, 0);

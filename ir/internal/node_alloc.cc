@@ -31,6 +31,7 @@
 #include "ir/internal/node_memory_ahead.h"
 #include "ir/node.h"
 #include "ir/parallel.h"
+#include "ir/support/huge_pages.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it (EINVAL)
@@ -73,7 +74,7 @@ constexpr size_t kSlabBytes = 256 * 1024;
 // building a small module keeps to 256 KiB slabs, so that its RSS does not
 // grow by a huge page.
 constexpr size_t kSmallSlabs = 4;
-constexpr size_t kHugeSlabBytes = size_t{2} << 20;
+constexpr size_t kHugeSlabBytes = kHugePageBytes;
 
 struct Cell {
   Cell* next;
@@ -119,7 +120,7 @@ void* MapAligned(size_t bytes) {
   if (p != base) munmap(base, static_cast<size_t>(p - base));
   if (p + bytes != base + bytes + extra)
     munmap(p + bytes, static_cast<size_t>(base + bytes + extra - (p + bytes)));
-  madvise(p, bytes, MADV_HUGEPAGE);
+  AdviseHugePages(p, bytes);
   return p;
 }
 

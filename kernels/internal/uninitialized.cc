@@ -3,9 +3,6 @@
 // the same layout in every language mode.
 #include "kernels/internal/uninitialized.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -17,13 +14,6 @@ std::atomic<bool> huge_page_tensors{false};
 }  // namespace
 
 void SetHugePageTensors(bool on) { huge_page_tensors.store(on, std::memory_order_relaxed); }
-
-void AdviseHugePages(const void* p, size_t n) {
-  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto at = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t start = at & ~(page - 1);
-  madvise(reinterpret_cast<void*>(start), at + n - start, MADV_HUGEPAGE);
-}
 
 std::string NewTensorString(size_t n, bool zero) {
   std::string s;

@@ -23,17 +23,12 @@
 #include <memory>
 #include <string>
 
-namespace plir::internal {
+#include "ir/support/huge_pages.h"  // kHugePageBytes, AdviseHugePages
 
-constexpr size_t kHugePageBytes = size_t{2} << 20;
+namespace plir::internal {
 
 std::string NewTensorString(size_t n, bool zero);
 void SetHugePageTensors(bool on);
-
-// Advises the pages that hold [p, p + n) for transparent huge pages
-// (madvise MADV_HUGEPAGE from the page of the first byte). Advice only: a
-// failure, or a kernel without THP, changes nothing.
-void AdviseHugePages(const void* p, size_t n);
 
 }  // namespace plir::internal
 
