@@ -65,7 +65,7 @@
 #include "driver/tool_options.h"
 #include "interpreter/interpreter.h"
 #include "ir/parallel.h"
-#include "kernels/internal/uninitialized.h"
+#include "ir/support/huge_pages.h"
 #include "kernels/op_kernels.h"
 
 namespace {

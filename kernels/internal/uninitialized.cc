@@ -4,8 +4,9 @@
 #include "kernels/internal/uninitialized.h"
 
 #include <atomic>
-#include <cstdint>
 #include <cstring>
+
+#include "ir/support/huge_pages.h"
 
 namespace plir::internal {
 

@@ -5,7 +5,8 @@
 // the caller overwrites in full (a kernel's output, a tensor read from a
 // file): std::string(n, '\0') writes every byte first, which for a fresh
 // large buffer also faults every page in one pass more than the kernel's
-// own. After SetHugePageTensors(true), buffers of kHugePageBytes or
+// own. After SetHugePageTensors(true), buffers of kHugePageBytes
+// (ir/support/huge_pages.h) or
 // more are marked for transparent huge pages before their first touch
 // (madvise MADV_HUGEPAGE, what glibc's glibc.malloc.hugetlb=1 tunable does
 // for every mmapped chunk), so that a fresh 5 MB activation faults in 2 MiB
@@ -22,8 +23,6 @@
 #include <cstddef>
 #include <memory>
 #include <string>
-
-#include "ir/support/huge_pages.h"  // kHugePageBytes, AdviseHugePages
 
 namespace plir::internal {
 
