@@ -286,6 +286,19 @@ MODEL_BENCH(VerifyModule) {
   Done(state, n);
 }
 
+// What plir-opt runs on a text input (VerifyInput): the module as the
+// parser returns it, verified without the checks the parser ensured.
+MODEL_BENCH(VerifyParsedModule) {
+  size_t n = state.range(0);
+  StatusOr<Module> m = ParseModule(Text(kind, n));
+  if (!m.ok()) {
+    state.SkipWithError(m.status().message().c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(VerifyParsed(*m));
+  Done(state, n);
+}
+
 void Pass(benchmark::State& state, const std::string& plugin, const std::string& pass) {
   static PluginLoader* loader = [] {
     auto* l = new PluginLoader();
@@ -397,12 +410,14 @@ REG(DeepCopyModule, chain);
 REG(Hash, chain);
 REG(Equal, chain);
 REG(VerifyModule, chain);
+REG(VerifyParsedModule, chain);
 REG(Teardown, chain);
 // The single-large-function shape: per-binding cost must stay flat with size.
 REG(Parse, chain1);
 REG(Print, chain1);
 REG(TextRoundTrip, chain1);
 REG(VerifyModule, chain1);
+REG(VerifyParsedModule, chain1);
 REG(BinaryLoad, chain1);
 REG(BinaryRoundTrip, chain1);
 REG(UpdateOneFunction, chain1);

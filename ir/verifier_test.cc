@@ -152,13 +152,22 @@ TEST(VerifierTest, VariableBoundInTwoFunctions) {
 }
 
 // VerifyParsedModule is for parsed modules only: it leaves out the check
-// above, which no parsed module can fail. On parsed modules, well-formed or
-// not, it reports what VerifyModule does (the parser fuzzer checks this on
-// every input).
-TEST(VerifierTest, VerifyParsedModuleLeavesOutOnlyTheCheckAcrossItems) {
+// above and an op call's type inference, which no parsed module can fail
+// (the parser infers every op call's type itself). On parsed modules,
+// well-formed or not, it reports what VerifyModule does (the parser fuzzer
+// checks this on every input).
+TEST(VerifierTest, VerifyParsedModuleLeavesOutOnlyWhatTheParserEnsures) {
   Module shared = *Module::Make(TwoFunctionsBindingOneVariable());
   EXPECT_FALSE(Verify(shared).ok());
   EXPECT_TRUE(VerifyParsed(shared).ok());
+  // A built call whose recorded type is not the inferred one.
+  Var x = VarNode::Make("x", T2());
+  Expr mistyped = CallNode::MakeUnchecked(OpRegistry::Global().Lookup("add"), {x, x}, Attrs(), {},
+                                          ObjectTypeNode::Get());
+  Module built =
+      *Module::Make({FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, mistyped))});
+  EXPECT_FALSE(Verify(built).ok());
+  EXPECT_TRUE(VerifyParsed(built).ok());
 
   std::vector<std::string> texts;
   for (const auto& file : testing::ListTestFiles("examples/spec", ".plir"))
