@@ -277,6 +277,8 @@ class ConstantNode final : public ExprNode {
   mutable std::atomic<uint64_t> data_hash_{0};
 };
 
+class OpNode;
+
 // A call of an op, of a module function (`@f(...)`). Make it through
 // MakeOpCall / MakeGlobalCall in op.h, which infer its type.
 class CallNode final : public ExprNode {
@@ -294,6 +296,13 @@ class CallNode final : public ExprNode {
   ExprSpan args() const { return {Args::Data(this), nargs_}; }
   const Attrs& attrs() const { return attrs_; }
   TypeSpan sinfo_args() const { return {Sinfo::Data(this, nargs_), nsinfo_}; }
+  // Whether this op call's type is the one its op's inference gave when it
+  // was made (MakeOpCall and MakeOpCallFrom, which the parser and the
+  // rewriting SDK build every op call with, mark it): the node and its
+  // operands never change, so the verifier need not infer it again. Calls
+  // made with MakeUnchecked (a loader's recorded types, a plugin's own
+  // choice) are not marked, and the verifier checks them.
+  bool type_inferred() const { return spare() & 1; }
 
   // Internal: the bytes this node occupies with its inline operands.
   size_t AllocSize() const {
@@ -318,6 +327,9 @@ class CallNode final : public ExprNode {
     Args::Init(Args::Data(this), a);
     Sinfo::Init(Sinfo::Data(this, nargs_), s);
   }
+  // Marks type_inferred(), on a node no one else holds yet.
+  friend StatusOr<Expr> MakeOpCallFrom(const Ref<OpNode>& op, std::vector<Expr>& args, Attrs attrs,
+                                       std::vector<Type>& sinfo_args);
   Expr callee_;
   Attrs attrs_;
   uint32_t nargs_;

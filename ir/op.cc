@@ -225,8 +225,10 @@ StatusOr<Expr> MakeOpCallFrom(const Op& op, std::vector<Expr>& args, Attrs attrs
                               std::vector<Type>& sinfo_args) {
   StatusOr<Type> type = CheckOpCall(op, args, &attrs, sinfo_args);
   if (!type.ok()) return type.status();
-  return Expr(
-      CallNode::MakeUncheckedFrom(op, args, std::move(attrs), sinfo_args, std::move(type).value()));
+  Ref<CallNode> call =
+      CallNode::MakeUncheckedFrom(op, args, std::move(attrs), sinfo_args, std::move(type).value());
+  call->spare() |= 1;  // type_inferred(): set while this is the only handle
+  return Expr(std::move(call));
 }
 
 StatusOr<Type> InferOpCallType(const Op& op, ExprSpan args, const Attrs& attrs,

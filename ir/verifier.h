@@ -46,15 +46,11 @@ Status Verify(const Module& m);
 Status Verify(const Module& m, const VerifyOptions& options);
 
 // For a module just returned by ParseModule (ir/text/parser.h), and only
-// for one: VerifyModule's errors, without two checks the text parser rules
-// out. The module-wide check that no variable is bound in two items: the
-// parser makes each variable of an item while parsing that item, one per
-// definition, and resolves names only within the item. (That check sorts a
-// record of every binding: 4% of the text round trip's CPU on 1M ops in
-// 1,000 functions.) And the inference of each op call's type: the parser
-// makes every op call with MakeOpCallFrom, which infers it (arity,
-// attributes, operand types) and fails the parse where it fails. (It was
-// 40-50% of this function's time on 1M ops: ir_bench VerifyParsedModule.)
+// for one: VerifyModule's errors, without its module-wide check that no
+// variable is bound in two items. The text parser rules that out: it makes
+// each variable of an item while parsing that item, one per definition, and
+// resolves names only within the item. (That check sorts a record of every
+// binding: 4% of the text round trip's CPU on 1M ops in 1,000 functions.)
 // A module from JSON, binary or a pass may share a variable between items:
 // verify it with VerifyModule. The parser fuzzer checks on every input it
 // parses that the two agree.

@@ -152,22 +152,13 @@ TEST(VerifierTest, VariableBoundInTwoFunctions) {
 }
 
 // VerifyParsedModule is for parsed modules only: it leaves out the check
-// above and an op call's type inference, which no parsed module can fail
-// (the parser infers every op call's type itself). On parsed modules,
-// well-formed or not, it reports what VerifyModule does (the parser fuzzer
-// checks this on every input).
-TEST(VerifierTest, VerifyParsedModuleLeavesOutOnlyWhatTheParserEnsures) {
+// above, which no parsed module can fail. On parsed modules, well-formed or
+// not, it reports what VerifyModule does (the parser fuzzer checks this on
+// every input).
+TEST(VerifierTest, VerifyParsedModuleLeavesOutOnlyTheCheckAcrossItems) {
   Module shared = *Module::Make(TwoFunctionsBindingOneVariable());
   EXPECT_FALSE(Verify(shared).ok());
   EXPECT_TRUE(VerifyParsed(shared).ok());
-  // A built call whose recorded type is not the inferred one.
-  Var x = VarNode::Make("x", T2());
-  Expr mistyped = CallNode::MakeUnchecked(OpRegistry::Global().Lookup("add"), {x, x}, Attrs(), {},
-                                          ObjectTypeNode::Get());
-  Module built =
-      *Module::Make({FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, mistyped))});
-  EXPECT_FALSE(Verify(built).ok());
-  EXPECT_TRUE(VerifyParsed(built).ok());
 
   std::vector<std::string> texts;
   for (const auto& file : testing::ListTestFiles("examples/spec", ".plir"))
@@ -367,6 +358,49 @@ TEST(VerifierTest, OpCallThatNoLongerTypeChecks) {
   Expr bad = CallNode::MakeUnchecked(OpRegistry::Global().Lookup("add"), {x, y}, Attrs(), {}, T2());
   auto f = FunctionNode::Make("f", {x, y}, nullptr, SeqExprNode::Make({}, bad));
   ExpectOneError({f}, "@f, body, result", "do not broadcast");
+}
+
+// A call that MakeOpCall or the parser made got its type from its op's
+// inference, and nothing it holds can change: the verifier does not run the
+// inference again. A call built with its own type (MakeUnchecked, as the
+// loaders and plugins may) is inferred and checked.
+TEST(VerifierTest, InfersOnlyTheOpCallsNotMadeByTheirInference) {
+  static int inferred = 0;
+  OpDef def;
+  def.name = "verifier_test.counted";
+  def.min_args = def.max_args = 1;
+  def.origin = "verifier_test";
+  def.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    ++inferred;
+    return args[0]->type();
+  };
+  ASSERT_TRUE(OpRegistry::Global().Register(def).ok());
+  Op op = OpRegistry::Global().Lookup(def.name);
+  auto module_of = [](Var x, Expr call) {
+    return *Module::Make({FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, call))});
+  };
+
+  Var x = VarNode::Make("x", T2());
+  Expr made = *MakeOpCall(op, std::vector<Expr>{x}, Attrs(), std::vector<Type>{});
+  EXPECT_TRUE(Downcast<CallNode>(made)->type_inferred());
+  inferred = 0;
+  EXPECT_TRUE(Verify(module_of(x, made)).ok());
+  EXPECT_EQ(inferred, 0);
+
+  Module parsed =
+      testing::ParseOrFail("def @f(%x: Tensor[(2,), float32]) { verifier_test.counted(%x) }");
+  inferred = 0;
+  EXPECT_TRUE(Verify(parsed).ok());
+  EXPECT_EQ(inferred, 0);
+
+  Expr typed = CallNode::MakeUnchecked(op, {x}, Attrs(), {}, T2());
+  EXPECT_FALSE(Downcast<CallNode>(typed)->type_inferred());
+  inferred = 0;
+  EXPECT_TRUE(Verify(module_of(x, typed)).ok());
+  EXPECT_EQ(inferred, 1);
+  Expr mistyped = CallNode::MakeUnchecked(op, {x}, Attrs(), {}, ObjectTypeNode::Get());
+  EXPECT_NE(Verify(module_of(x, mistyped)).message().find("disagrees with the inferred type"),
+            std::string::npos);
 }
 
 TEST(VerifierTest, ReportsSeveralErrors) {

@@ -41,9 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  // VerifyParsedModule leaves out only checks the parser rules out (a
-  // variable bound in two items, an op call's type inference): on a parsed
-  // module it finds what VerifyModule finds.
+  // VerifyParsedModule leaves out only a check the parser rules out: on a
+  // parsed module it finds what VerifyModule finds.
   std::vector<plir::VerifyError> full = plir::VerifyModule(*m),
                                  parsed = plir::VerifyParsedModule(*m, plir::VerifyOptions());
   bool same = full.size() == parsed.size();
