@@ -35,14 +35,17 @@ NameHint NameHint::FromParts(Symbol prefix, uint32_t number) {
 void NameHint::AppendTo(std::string* out) const {
   out->append(prefix_.str());
   if (number_ == kNoNumber) return;
-  char buf[16];
-  int n = 0;
+  // The digits from the right, then one append (the printer writes a name
+  // for every definition and use: one push_back per digit was 4% of the
+  // text round trip of a 1M-binding function).
+  char buf[10];
+  char* p = buf + sizeof buf;
   uint32_t v = number_;
   do {
-    buf[n++] = static_cast<char>('0' + v % 10);
+    *--p = static_cast<char>('0' + v % 10);
     v /= 10;
   } while (v);
-  while (n) out->push_back(buf[--n]);
+  out->append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
 std::string NameHint::str() const {
