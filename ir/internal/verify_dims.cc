@@ -87,10 +87,29 @@ class SymbolicDimChecker {
   // built only then.
   template <typename Path>
   void CheckUnbound(const Type& t, const Path& path) {
+    if (t.get() == last_nameless_) return;
     std::vector<Symbol> syms;
     Collect(t, &syms);
+    if (syms.empty()) {
+      // Names no dimension: never reported, wherever it is. Most bindings
+      // of a body share a few type nodes (the parser makes one per
+      // spelling), so the next binding's type is usually this one.
+      last_nameless_ = t.get();
+      return;
+    }
     for (Symbol s : syms)
       if (!IsBound(s)) return Check(t, path());
+  }
+  // A call with no sinfo_args whose arguments are variables: Value() has
+  // nothing to check in it (the common binding: `%y = add(%x, %c)`), and it
+  // binds nothing, match_cast or not.
+  static bool IsCallOfVars(const ExprNode* e) {
+    if (e->kind() != NodeKind::kCall) return false;
+    auto* c = static_cast<const CallNode*>(e);
+    if (!c->sinfo_args().empty()) return false;
+    for (const Expr& a : c->args())
+      if (a->kind() != NodeKind::kVar) return false;
+    return true;
   }
   static bool IsMatchCast(const ExprNode* e) {
     if (e->kind() != NodeKind::kCall) return false;
@@ -109,7 +128,9 @@ class SymbolicDimChecker {
           return path + ", block " + std::to_string(bi) + ", binding " + std::to_string(j) + " (%" +
                  b->var()->name_hint() + ")";
         };
-        if (IsMatchCast(b->value().get())) {
+        if (IsCallOfVars(b->value().get())) {
+          // Nothing in the value to check.
+        } else if (IsMatchCast(b->value().get())) {
           auto* c = static_cast<const CallNode*>(b->value().get());
           for (const Expr& a : c->args()) Value(a.get(), where, depth + 1);
           for (const Type& t : c->sinfo_args()) Bind(t);
@@ -177,6 +198,7 @@ class SymbolicDimChecker {
   size_t max_errors_;
   std::vector<Symbol> bound_;
   std::vector<Symbol> reported_;
+  const TypeNode* last_nameless_ = nullptr;  // a type that names no dimension
 };
 
 }  // namespace
