@@ -251,9 +251,13 @@ Expr TextParser::ParseOpCall(int depth) {
              args.arg_locs[0]);
     }
   }
-  auto attrs = Attrs::Make(std::move(args.attrs));
-  if (!attrs.ok()) Fail(attrs.status().message(), LocOf(t));
-  auto call = MakeOpCallFrom(op, args.args, *attrs, args.sinfo);
+  Attrs attrs;  // most calls have none: no Attrs::Make, and the scratch list keeps its capacity
+  if (!args.attrs.empty()) {
+    auto made = Attrs::Make(std::move(args.attrs));
+    if (!made.ok()) Fail(made.status().message(), LocOf(t));
+    attrs = std::move(*made);
+  }
+  auto call = MakeOpCallFrom(op, args.args, std::move(attrs), args.sinfo);
   if (!call.ok()) Fail(call.status().message(), LocOf(t));
   return *call;
 }
