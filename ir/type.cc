@@ -370,6 +370,10 @@ bool RankCompatible(int a, int b) { return a < 0 || b < 0 || a == b; }
 }  // namespace
 
 bool TypeCompatible(const Type& a0, const Type& b0) {
+  // Types are interned: the same node is the common case (a binding's
+  // annotation and its value's type), answered without the stack's
+  // allocation.
+  if (a0.get() == b0.get()) return true;
   std::vector<std::pair<const TypeNode*, const TypeNode*>> stack{{a0.get(), b0.get()}};
   while (!stack.empty()) {
     auto [a, b] = stack.back();
