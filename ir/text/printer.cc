@@ -345,6 +345,19 @@ class TextPrinter {
     stack_.push_back(Work::Seq(s, bi + 1, -1));
   }
 
+  // A binding's type annotation. Types are interned and a body's bindings
+  // share a few of them, so the text of the last one is kept (AppendType
+  // walked each type on a stack of its own: 69K allocations printing 69K
+  // bindings).
+  void AppendBindingType(const Type& t) {
+    if (t.get() != last_type_.get()) {
+      last_type_text_.clear();
+      AppendType(t, &last_type_text_);
+      last_type_ = t;
+    }
+    out_.append(last_type_text_);
+  }
+
   // Starts binding `bind`: its line up to " = ", then its value and ";"
   // as work on the stack.
   void PushBinding(const VarBindingNode* bind) {
@@ -352,7 +365,7 @@ class TextPrinter {
     out_.push_back('%');
     AppendName(bind->var().get());
     out_.append(": ");
-    AppendType(bind->var()->type(), &out_);
+    AppendBindingType(bind->var()->type());
     out_.append(" = ");
     stack_.push_back(Work::Text(";"));
     stack_.push_back(Work::Expr(bind->value().get()));
@@ -631,6 +644,8 @@ class TextPrinter {
 
   const PrintOptions& opts_;
   std::string out_;
+  Type last_type_;              // AppendBindingType's last type (held: its address stays its own)
+  std::string last_type_text_;  // and its text
   std::function<void(std::string&)> flush_;
   int indent_ = 0;
   std::vector<Work> stack_;
