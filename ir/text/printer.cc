@@ -367,8 +367,37 @@ class TextPrinter {
     out_.append(": ");
     AppendBindingType(bind->var()->type());
     out_.append(" = ");
+    if (AppendCallOfVars(bind->value().get())) {
+      out_.push_back(';');
+      return;
+    }
     stack_.push_back(Work::Text(";"));
     stack_.push_back(Work::Expr(bind->value().get()));
+  }
+
+  // Prints the common value, a call of an op or function on variables
+  // without attributes or sinfo_args, directly: the text PrintNode's work
+  // items give it (`op(%a, %b)`), without pushing them (about seven a
+  // binding, each with a string). Returns false, printing nothing, for any
+  // other value.
+  bool AppendCallOfVars(const Node* n) {
+    if (n->kind() != NodeKind::kCall) return false;
+    auto* c = static_cast<const CallNode*>(n);
+    const Node* callee = c->callee().get();
+    if ((callee->kind() != NodeKind::kOp && callee->kind() != NodeKind::kGlobalVar) ||
+        !c->attrs().empty() || !c->sinfo_args().empty())
+      return false;
+    for (const Expr& a : c->args())
+      if (a->kind() != NodeKind::kVar) return false;
+    PrintNode(callee);
+    out_.push_back('(');
+    for (size_t i = 0; i < c->args().size(); ++i) {
+      if (i) out_.append(", ");
+      out_.push_back('%');
+      AppendName(static_cast<const VarNode*>(c->args()[i].get()));
+    }
+    out_.push_back(')');
+    return true;
   }
 
   // One large block's bindings printed by several threads, with the same
