@@ -264,6 +264,10 @@ class TextPrinter {
   }
 
   void AppendName(const VarNode* v) { NameOf(v).AppendTo(&out_); }
+  void PrintVar(const VarNode* v) {
+    out_.push_back('%');
+    AppendName(v);
+  }
 
   void Run() {
     while (!stack_.empty()) {
@@ -358,8 +362,8 @@ class TextPrinter {
     out_.append(last_type_text_);
   }
 
-  // Starts binding `bind`: its line up to " = ", then its value and ";"
-  // as work on the stack.
+  // Starts binding `bind`: its line up to " = ", then its value and ";",
+  // at once when nothing in the value needs the stack, else as work on it.
   void PushBinding(const VarBindingNode* bind) {
     Newline();
     out_.push_back('%');
@@ -367,37 +371,21 @@ class TextPrinter {
     out_.append(": ");
     AppendBindingType(bind->var()->type());
     out_.append(" = ");
-    if (AppendCallOfVars(bind->value().get())) {
+    const Node* value = bind->value().get();
+    if (value->kind() == NodeKind::kCall) {
+      auto* c = static_cast<const CallNode*>(value);
+      if (CallPrintsDirectly(c)) {  // most values
+        PrintCallNow(c);
+        out_.push_back(';');
+        return;
+      }
+    } else if (PrintsDirectly(value)) {
+      PrintNode(value);
       out_.push_back(';');
       return;
     }
     stack_.push_back(Work::Text(";"));
-    stack_.push_back(Work::Expr(bind->value().get()));
-  }
-
-  // Prints the common value, a call of an op or function on variables
-  // without attributes or sinfo_args, directly: the text PrintNode's work
-  // items give it (`op(%a, %b)`), without pushing them (about seven a
-  // binding, each with a string). Returns false, printing nothing, for any
-  // other value.
-  bool AppendCallOfVars(const Node* n) {
-    if (n->kind() != NodeKind::kCall) return false;
-    auto* c = static_cast<const CallNode*>(n);
-    const Node* callee = c->callee().get();
-    if ((callee->kind() != NodeKind::kOp && callee->kind() != NodeKind::kGlobalVar) ||
-        !c->attrs().empty() || !c->sinfo_args().empty())
-      return false;
-    for (const Expr& a : c->args())
-      if (a->kind() != NodeKind::kVar) return false;
-    PrintNode(callee);
-    out_.push_back('(');
-    for (size_t i = 0; i < c->args().size(); ++i) {
-      if (i) out_.append(", ");
-      out_.push_back('%');
-      AppendName(static_cast<const VarNode*>(c->args()[i].get()));
-    }
-    out_.push_back(')');
-    return true;
+    stack_.push_back(Work::Expr(value));
   }
 
   // One large block's bindings printed by several threads, with the same
@@ -526,11 +514,83 @@ class TextPrinter {
     out_.push_back('"');
   }
 
+  // What follows a call's arguments: its attributes, its sinfo_args, ')'.
+  static void AppendCallTail(const CallNode* c, std::string* out) {
+    if (c->attrs().empty() && c->sinfo_args().empty()) {  // most calls
+      out->push_back(')');
+      return;
+    }
+    bool first = c->args().empty();  // no ", " before the first item
+    auto separate = [&] {
+      if (!first) out->append(", ");
+      first = false;
+    };
+    for (const auto& [k, v] : c->attrs().entries()) {
+      separate();
+      out->append(k.str()).push_back('=');
+      v.AppendTo(out);
+    }
+    if (!c->sinfo_args().empty()) {
+      separate();
+      out->append("sinfo_args=[");
+      for (size_t i = 0; i < c->sinfo_args().size(); ++i) {
+        if (i) out->append(", ");
+        AppendType(c->sinfo_args()[i], out);
+      }
+      out->push_back(']');
+    }
+    out->push_back(')');
+  }
+
+  // Whether PrintNode writes the call at once, pushing no work: its callee
+  // and its arguments print directly.
+  static bool CallPrintsDirectly(const CallNode* c) {
+    const Node* callee = c->callee().get();
+    if (callee->kind() != NodeKind::kOp && callee->kind() != NodeKind::kGlobalVar) return false;
+    for (const Expr& a : c->args())
+      if (!PrintsDirectly(a.get())) return false;
+    return true;
+  }
+
+  // A call that CallPrintsDirectly accepts, written now: nothing in it waits
+  // on the stack (most values: an op on variables), so it needs none of
+  // the work items, about seven a binding, each with a string.
+  void PrintCallNow(const CallNode* c) {
+    PrintNode(c->callee().get());
+    out_.push_back('(');
+    for (size_t i = 0; i < c->args().size(); ++i) {
+      if (i) out_.append(", ");
+      const Node* a = c->args()[i].get();
+      if (a->kind() == NodeKind::kVar)  // the usual argument, without the switch
+        PrintVar(static_cast<const VarNode*>(a));
+      else
+        PrintNode(a);
+    }
+    AppendCallTail(c, &out_);
+  }
+
+  // The kinds PrintNode writes at once, pushing no work (besides calls of
+  // them: CallPrintsDirectly).
+  static bool PrintsDirectly(const Node* n) {
+    switch (n->kind()) {
+      case NodeKind::kVar:
+      case NodeKind::kGlobalVar:
+      case NodeKind::kOp:
+      case NodeKind::kPrimValue:
+      case NodeKind::kStringImm:
+      case NodeKind::kPrimExpr:
+      case NodeKind::kShapeExpr:
+      case NodeKind::kConstant:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   void PrintNode(const Node* n) {
     switch (n->kind()) {
       case NodeKind::kVar:
-        out_.push_back('%');
-        AppendName(static_cast<const VarNode*>(n));
+        PrintVar(static_cast<const VarNode*>(n));
         return;
       case NodeKind::kGlobalVar:
         out_.push_back('@');
@@ -585,21 +645,12 @@ class TextPrinter {
       }
       case NodeKind::kCall: {
         auto* c = static_cast<const CallNode*>(n);
+        if (CallPrintsDirectly(c)) {
+          PrintCallNow(c);
+          return;
+        }
         std::string tail;
-        for (const auto& [k, v] : c->attrs().entries()) {
-          tail.append(", ").append(k.str()).push_back('=');
-          v.AppendTo(&tail);
-        }
-        if (!c->sinfo_args().empty()) {
-          tail.append(", sinfo_args=[");
-          for (size_t i = 0; i < c->sinfo_args().size(); ++i) {
-            if (i) tail.append(", ");
-            AppendType(c->sinfo_args()[i], &tail);
-          }
-          tail.push_back(']');
-        }
-        if (c->args().empty() && !tail.empty()) tail.erase(0, 2);  // no leading ", "
-        tail.push_back(')');
+        AppendCallTail(c, &tail);
         stack_.push_back(Work::Owned(std::move(tail)));
         for (size_t i = c->args().size(); i-- > 0;) {
           stack_.push_back(Work::Expr(c->args()[i].get()));
@@ -607,7 +658,7 @@ class TextPrinter {
         }
         stack_.push_back(Work::Text("("));
         const Node* callee = c->callee().get();
-        if (callee->kind() == NodeKind::kOp || callee->kind() == NodeKind::kGlobalVar) {
+        if (PrintsDirectly(callee)) {
           PrintNode(callee);
         } else {
           stack_.push_back(Work::Expr(callee));
