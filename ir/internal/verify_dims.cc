@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ir/op.h"
+#include "ir/value_table.h"
 
 namespace plir::internal {
 
@@ -100,17 +101,6 @@ class SymbolicDimChecker {
     for (Symbol s : syms)
       if (!IsBound(s)) return Check(t, path());
   }
-  // A call with no sinfo_args whose arguments are variables: Value() has
-  // nothing to check in it (the common binding: `%y = add(%x, %c)`), and it
-  // binds nothing, match_cast or not.
-  static bool IsCallOfVars(const ExprNode* e) {
-    if (e->kind() != NodeKind::kCall) return false;
-    auto* c = static_cast<const CallNode*>(e);
-    if (!c->sinfo_args().empty()) return false;
-    for (const Expr& a : c->args())
-      if (a->kind() != NodeKind::kVar) return false;
-    return true;
-  }
   static bool IsMatchCast(const ExprNode* e) {
     if (e->kind() != NodeKind::kCall) return false;
     auto* op = As<OpNode>(static_cast<const CallNode*>(e)->callee());
@@ -128,8 +118,10 @@ class SymbolicDimChecker {
           return path + ", block " + std::to_string(bi) + ", binding " + std::to_string(j) + " (%" +
                  b->var()->name_hint() + ")";
         };
-        if (IsCallOfVars(b->value().get())) {
-          // Nothing in the value to check.
+        if (OpCallOnVars(b->value())) {
+          // An op on variables without sinfo_args (the common binding:
+          // `%y = add(%x, %c)`): Value() has nothing to check in it, and it
+          // binds nothing, match_cast or not.
         } else if (IsMatchCast(b->value().get())) {
           auto* c = static_cast<const CallNode*>(b->value().get());
           for (const Expr& a : c->args()) Value(a.get(), where, depth + 1);
