@@ -5,12 +5,12 @@
 // the caller overwrites in full (a kernel's output, a tensor read from a
 // file): std::string(n, '\0') writes every byte first, which for a fresh
 // large buffer also faults every page in one pass more than the kernel's
-// own. After SetHugePageTensors(true), buffers of kHugePageBytes
-// (ir/support/huge_pages.h) or
-// more are marked for transparent huge pages before their first touch
-// (madvise MADV_HUGEPAGE, what glibc's glibc.malloc.hugetlb=1 tunable does
-// for every mmapped chunk), so that a fresh 5 MB activation faults in 2 MiB
-// at a time instead of 4 KiB (bench/RESULTS.md: plir-run on mobilenet_v2).
+// own. After SetHugePageTensors(true), buffers of kHugePageBytes or more
+// (ir/support/huge_pages.h) are marked for transparent huge pages before
+// their first touch (madvise MADV_HUGEPAGE, what glibc's
+// glibc.malloc.hugetlb=1 tunable does for every mmapped chunk), so that a
+// fresh 5 MB activation faults in 2 MiB at a time instead of 4 KiB
+// (bench/RESULTS.md: plir-run on mobilenet_v2).
 // A kernel without THP, or with THP "never", ignores the advice. Only a
 // process whose large blocks are each their own mapping may turn it on
 // (plir-run fixes glibc's mmap threshold at 1 MiB): with glibc's default,
