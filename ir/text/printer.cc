@@ -413,18 +413,12 @@ class TextPrinter {
       while (!todo.empty()) {
         const Node* n = todo.back();
         todo.pop_back();
+        if (n->kind() == NodeKind::kVar) {
+          if (!names_.Find(static_cast<const VarNode*>(n))) return false;
+          continue;
+        }
+        if (PrintsDirectly(n)) continue;  // the other leaves
         switch (n->kind()) {
-          case NodeKind::kVar:
-            if (!names_.Find(static_cast<const VarNode*>(n))) return false;
-            break;
-          case NodeKind::kGlobalVar:
-          case NodeKind::kOp:
-          case NodeKind::kPrimValue:
-          case NodeKind::kStringImm:
-          case NodeKind::kPrimExpr:
-          case NodeKind::kShapeExpr:
-          case NodeKind::kConstant:
-            break;
           case NodeKind::kTuple:
             for (const Expr& f : static_cast<const TupleNode*>(n)->fields())
               todo.push_back(f.get());
