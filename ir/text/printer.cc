@@ -379,7 +379,7 @@ class TextPrinter {
         out_.push_back(';');
         return;
       }
-    } else if (PrintsDirectly(value)) {
+    } else if (IsAtomic(bind->value())) {
       PrintNode(value);
       out_.push_back(';');
       return;
@@ -407,29 +407,29 @@ class TextPrinter {
     if (block_threads_ == 1 || binds.size() < kParallelMinBindings) return false;
     const int threads = block_threads_ > 0 ? block_threads_ : DefaultThreads();
     if (threads < 2) return false;
-    std::vector<const Node*> todo;
+    std::vector<const Expr*> todo;
     for (const Binding& bind : binds) {
-      todo.assign(1, bind->value().get());
+      todo.assign(1, &bind->value());
       while (!todo.empty()) {
-        const Node* n = todo.back();
+        const Expr& e = *todo.back();
         todo.pop_back();
+        const Node* n = e.get();
         if (n->kind() == NodeKind::kVar) {
           if (!names_.Find(static_cast<const VarNode*>(n))) return false;
           continue;
         }
-        if (PrintsDirectly(n)) continue;  // the other leaves
+        if (IsAtomic(e)) continue;  // the other leaves
         switch (n->kind()) {
           case NodeKind::kTuple:
-            for (const Expr& f : static_cast<const TupleNode*>(n)->fields())
-              todo.push_back(f.get());
+            for (const Expr& f : static_cast<const TupleNode*>(n)->fields()) todo.push_back(&f);
             break;
           case NodeKind::kTupleGetItem:
-            todo.push_back(static_cast<const TupleGetItemNode*>(n)->tuple().get());
+            todo.push_back(&static_cast<const TupleGetItemNode*>(n)->tuple());
             break;
           case NodeKind::kCall: {
             auto* c = static_cast<const CallNode*>(n);
-            todo.push_back(c->callee().get());
-            for (const Expr& a : c->args()) todo.push_back(a.get());
+            todo.push_back(&c->callee());
+            for (const Expr& a : c->args()) todo.push_back(&a);
             break;
           }
           default:
@@ -537,12 +537,11 @@ class TextPrinter {
   }
 
   // Whether PrintNode writes the call at once, pushing no work: its callee
-  // and its arguments print directly.
+  // and its arguments are atoms (IsAtomic), which it writes at once.
   static bool CallPrintsDirectly(const CallNode* c) {
-    const Node* callee = c->callee().get();
-    if (callee->kind() != NodeKind::kOp && callee->kind() != NodeKind::kGlobalVar) return false;
+    if (!IsAtomic(c->callee())) return false;
     for (const Expr& a : c->args())
-      if (!PrintsDirectly(a.get())) return false;
+      if (!IsAtomic(a)) return false;
     return true;
   }
 
@@ -561,24 +560,6 @@ class TextPrinter {
         PrintNode(a);
     }
     AppendCallTail(c, &out_);
-  }
-
-  // The kinds PrintNode writes at once, pushing no work (besides calls of
-  // them: CallPrintsDirectly).
-  static bool PrintsDirectly(const Node* n) {
-    switch (n->kind()) {
-      case NodeKind::kVar:
-      case NodeKind::kGlobalVar:
-      case NodeKind::kOp:
-      case NodeKind::kPrimValue:
-      case NodeKind::kStringImm:
-      case NodeKind::kPrimExpr:
-      case NodeKind::kShapeExpr:
-      case NodeKind::kConstant:
-        return true;
-      default:
-        return false;
-    }
   }
 
   void PrintNode(const Node* n) {
@@ -652,7 +633,7 @@ class TextPrinter {
         }
         stack_.push_back(Work::Text("("));
         const Node* callee = c->callee().get();
-        if (PrintsDirectly(callee)) {
+        if (IsAtomic(c->callee())) {
           PrintNode(callee);
         } else {
           stack_.push_back(Work::Expr(callee));
