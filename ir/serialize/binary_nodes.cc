@@ -131,20 +131,20 @@ bool FileReader::ReadNode(uint32_t id) {
     }
     case NodeKind::kCall: {
       Expr callee;
-      std::vector<Expr> args;
-      std::vector<Type> sinfo;
       Attrs attrs;
-      if (!NodeRef(id, &callee) || !Count(&n, "argument") || !NodeRefs(id, n, &args) ||
+      // call_args_ and call_sinfo_ are empty here: MakeUncheckedFrom
+      // clears them, and a failed record ends the read.
+      if (!NodeRef(id, &callee) || !Count(&n, "argument") || !NodeRefs(id, n, &call_args_) ||
           !Count(&n, "sinfo_args"))
         return false;
-      sinfo.reserve(n);
+      call_sinfo_.reserve(n);
       for (uint64_t i = 0; i < n; ++i) {
         if (!TypeRef(&type)) return false;
-        sinfo.push_back(std::move(type));
+        call_sinfo_.push_back(std::move(type));
       }
       if (!TypeRef(&type) || !AttrRef(&attrs)) return false;
-      nodes_.push_back(CallNode::MakeUnchecked(std::move(callee), std::move(args), std::move(attrs),
-                                               std::move(sinfo), std::move(type)));
+      nodes_.push_back(CallNode::MakeUncheckedFrom(std::move(callee), call_args_, std::move(attrs),
+                                                   call_sinfo_, std::move(type)));
       return true;
     }
     case NodeKind::kIf: {

@@ -119,6 +119,21 @@ class FileReader {
     if (Remaining() >= 10) {
       // A varint ends within 10 bytes: none of them needs an end check.
       const uint8_t* p = p_;
+      // Two and three bytes (a variable's number, a reference far back in
+      // a large function: most long ones) from one load, without the loop.
+      // (Little-endian, as the rest of the reader.)
+      uint32_t w;
+      std::memcpy(&w, p, 4);
+      if (!(w & 0x8000)) {
+        p_ = p + 2;
+        *v = (w & 0x7f) | (w >> 1 & 0x3f80);
+        return true;
+      }
+      if (!(w & 0x800000)) {
+        p_ = p + 3;
+        *v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000);
+        return true;
+      }
       uint64_t x = 0;
       for (int i = 0; i < 9; ++i) {
         uint8_t b = p[i];
@@ -300,6 +315,11 @@ class FileReader {
   std::vector<Symbol> symbols_;       // by string index, once interned
   std::vector<uint8_t> have_symbol_;  // 1 where symbols_ is filled
   std::vector<Ref<Node>> nodes_;
+  // A call's operands while its record is read: CallNode::MakeUncheckedFrom
+  // copies them into the node and clears these, so their buffers serve every
+  // call (a vector each was an allocation and a free per call).
+  std::vector<Expr> call_args_;
+  std::vector<Type> call_sinfo_;
   uint32_t next_var_index_ = 0;  // dense variable numbers, per item
   // Where an error was found: the section, the record's index, its kind.
   Section where_ = kStrings;
