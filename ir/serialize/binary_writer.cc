@@ -466,7 +466,7 @@ class Writer {
         ++f.next;
         if (const uint32_t* id = SharedId(c))
           ids_.push_back(*id);
-        else
+        else if (c->kind() != NodeKind::kVarBinding || !EmitCallBinding(c))
           stack_.push_back({c, 0, ids_.size()});
         continue;
       }
@@ -476,6 +476,36 @@ class Writer {
       if (stack_.empty()) return id;
       ids_.push_back(id);
     }
+  }
+
+  // The common binding, a new variable bound to a call whose callee and
+  // operands are written already (`%v = add(%a, %b)`), written at once: the
+  // same three records, in the same order, that the walk above writes
+  // through three frames and eight NodeChild steps. Pushes the binding's
+  // id; false (nothing written) for any other binding.
+  bool EmitCallBinding(const Node* n) {
+    auto* b = static_cast<const VarBindingNode*>(n);
+    const Node* var = b->var().get();
+    const Node* value = b->value().get();
+    if (value->kind() != NodeKind::kCall || SharedId(var) || SharedId(value)) return false;
+    auto* call = static_cast<const CallNode*>(value);
+    const size_t base = ids_.size();
+    const uint32_t* id = SharedId(call->callee().get());
+    if (!id) return false;
+    ids_.push_back(*id);
+    for (const Expr& a : call->args()) {
+      // (The variable itself, ill-formed, is not written yet: the walk
+      // writes it first, so it takes the walk.)
+      if (!(id = SharedId(a.get()))) {
+        ids_.resize(base);
+        return false;
+      }
+      ids_.push_back(*id);
+    }
+    const uint32_t kids[2] = {Emit(var, nullptr), Emit(call, ids_.data() + base)};
+    ids_.resize(base);
+    ids_.push_back(Emit(n, kids));
+    return true;
   }
 
   // Writes the record of `n`, whose node children have ids `kids`.
