@@ -85,6 +85,11 @@ StatusOr<Module> FileReader::Read() {
 
   where_ = kNodes;
   Begin(starts[kNodes], sizes[kNodes]);
+  // The table of nodes by id. A version 4 shard's is a megabyte or two, and
+  // a thread loads several shards in turn: it reuses its last table's
+  // buffer (kept below) instead of faulting in a fresh one each time.
+  static thread_local std::vector<Ref<Node>> spare_table;
+  nodes_.swap(spare_table);
   nodes_.reserve(counts[kNodes]);
   // The nodes' memory, faulted in by a helper thread while this one
   // builds them. 48 bytes a node is an upper estimate (the 1M-binding
@@ -112,6 +117,9 @@ StatusOr<Module> FileReader::Read() {
   }
   PLIR_RETURN_IF_ERROR(SectionEnd());
   nodes_.clear();
+  // Kept for the thread's next shard up to 4 MiB; a larger table (one large
+  // function's) is freed here as before.
+  if (nodes_.capacity() <= (size_t{4} << 20) / sizeof(Ref<Node>)) nodes_.swap(spare_table);
   types_.clear();
   attr_sets_.clear();
   auto m = Module::Make(std::move(items));
