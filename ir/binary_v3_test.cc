@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <unordered_map>
 
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
@@ -142,6 +143,23 @@ def @g(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
     for (const Expr& a : call->args())
       used |= a.get() == As<VarBindingNode>(bindings[i])->var().get();
     EXPECT_TRUE(used) << "binding " << i + 1;
+  }
+  // The loader counts each reference once: a variable's count is its
+  // binding's and its uses' (calls' operands, the tuple's fields, the field
+  // access, the function's result), nothing more (a leak) or less.
+  std::unordered_map<const Node*, uint32_t> uses;
+  for (const Binding& bn : bindings) {
+    const Expr& v = As<VarBindingNode>(bn)->value();
+    if (auto* c = As<CallNode>(v))
+      for (const Expr& a : c->args()) ++uses[a.get()];
+    if (auto* t = As<TupleNode>(v))
+      for (const Expr& e : t->fields()) ++uses[e.get()];
+    if (auto* g = As<TupleGetItemNode>(v)) ++uses[g->tuple().get()];
+  }
+  ++uses[f->body()->result().get()];
+  for (const Binding& bn : bindings) {
+    const VarNode* v = As<VarBindingNode>(bn)->var().get();
+    EXPECT_EQ(v->use_count(), 1 + uses[v]) << v->name_hint();
   }
 }
 

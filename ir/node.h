@@ -184,6 +184,13 @@ class Ref {
     p_ = nullptr;
     return p;
   }
+  // The inverse of release(): takes over a reference that the caller holds
+  // (counted already) without counting another.
+  static Ref Adopt(const T* p) {
+    Ref r;
+    r.p_ = p;
+    return r;
+  }
 
   friend bool operator==(const Ref& a, const Ref& b) { return a.p_ == b.p_; }
   friend bool operator!=(const Ref& a, const Ref& b) { return a.p_ != b.p_; }

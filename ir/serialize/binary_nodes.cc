@@ -30,31 +30,31 @@ bool FileReader::ReadNode(uint32_t id) {
       NameHint name = NameHint::FromParts(
           prefix, number == 0 ? NameHint::kNoNumber : static_cast<uint32_t>(number - 1));
       // Variables are numbered densely per item, in table (definition) order.
-      nodes_.push_back(VarNode::Make(name, std::move(type), df, next_var_index_++));
+      Push(VarNode::Make(name, std::move(type), df, next_var_index_++));
       return true;
     }
     case NodeKind::kGlobalVar:
       if (!Str(&s)) return false;
-      nodes_.push_back(GlobalVarNode::Make(std::string(s)));
+      Push(GlobalVarNode::Make(std::string(s)));
       return true;
     case NodeKind::kOp: {
       if (!Str(&s)) return false;
       Op op = OpRegistry::Global().Lookup(s);
       if (!op) return Fail("unknown op '" + std::string(s) + "'");
-      nodes_.push_back(std::move(op));
+      Push(std::move(op));
       return true;
     }
     case NodeKind::kTuple: {
       std::vector<Expr> fields;
       if (!Count(&n, "field") || !NodeRefs(id, n, &fields)) return false;
-      nodes_.push_back(TupleNode::Make(std::move(fields)));
+      Push(TupleNode::Make(std::move(fields)));
       return true;
     }
     case NodeKind::kTupleGetItem: {
       Expr tuple;
       int64_t index;
       if (!NodeRef(id, &tuple) || !Signed(&index) || !TypeRef(&type)) return false;
-      nodes_.push_back(TupleGetItemNode::MakeUnchecked(std::move(tuple), index, std::move(type)));
+      Push(TupleGetItemNode::MakeUnchecked(std::move(tuple), index, std::move(type)));
       return true;
     }
     case NodeKind::kPrimValue: {
@@ -63,15 +63,15 @@ bool FileReader::ReadNode(uint32_t id) {
       if (dt == DataType::kFloat64) {
         double d;
         if (!F64(&d)) return false;
-        nodes_.push_back(PrimValueNode::Float(d));
+        Push(PrimValueNode::Float(d));
       } else if (dt == DataType::kBool) {
         bool b = false;
         if (!Flag(&b)) return false;
-        nodes_.push_back(PrimValueNode::Bool(b));
+        Push(PrimValueNode::Bool(b));
       } else if (dt == DataType::kInt64) {
         int64_t i;
         if (!Signed(&i)) return false;
-        nodes_.push_back(PrimValueNode::Int(i));
+        Push(PrimValueNode::Int(i));
       } else {
         return Fail(std::string("a primitive value of dtype ") + std::string(DataTypeName(dt)) +
                     " (only bool, int64, float64)");
@@ -80,13 +80,13 @@ bool FileReader::ReadNode(uint32_t id) {
     }
     case NodeKind::kStringImm:
       if (!Str(&s)) return false;
-      nodes_.push_back(StringImmNode::Make(std::string(s)));
+      Push(StringImmNode::Make(std::string(s)));
       return true;
     case NodeKind::kShapeExpr: {
       if (!TypeRef(&type)) return false;
       auto* st = As<ShapeTypeNode>(type);
       if (!st || !st->has_values()) return Fail("a shape value whose type is not Shape[(...)]");
-      nodes_.push_back(ShapeExprNode::Make(st->values()));
+      Push(ShapeExprNode::Make(st->values()));
       return true;
     }
     case NodeKind::kPrimExpr: {
@@ -94,7 +94,7 @@ bool FileReader::ReadNode(uint32_t id) {
       auto* pt = As<PrimTypeNode>(type);
       if (!pt || !pt->has_value() || pt->dtype() != DataType::kInt64 || pt->value().is_const())
         return Fail("a PrimExpr whose type is not Prim[int64, value=<symbolic>]");
-      nodes_.push_back(PrimExprNode::Make(pt->value()));
+      Push(PrimExprNode::Make(pt->value()));
       return true;
     }
     case NodeKind::kConstant: {
@@ -126,7 +126,7 @@ bool FileReader::ReadNode(uint32_t id) {
       }
       auto c = ConstantNode::Make(std::move(type), std::move(data));
       if (!c.ok()) return Fail(c.status().message());
-      nodes_.push_back(std::move(c).value());
+      Push(std::move(c).value());
       return true;
     }
     case NodeKind::kCall: {
@@ -143,8 +143,8 @@ bool FileReader::ReadNode(uint32_t id) {
         call_sinfo_.push_back(std::move(type));
       }
       if (!TypeRef(&type) || !AttrRef(&attrs)) return false;
-      nodes_.push_back(CallNode::MakeUncheckedFrom(std::move(callee), call_args_, std::move(attrs),
-                                                   call_sinfo_, std::move(type)));
+      Push(CallNode::MakeUncheckedFrom(std::move(callee), call_args_, std::move(attrs), call_sinfo_,
+                                       std::move(type)));
       return true;
     }
     case NodeKind::kIf: {
@@ -153,29 +153,29 @@ bool FileReader::ReadNode(uint32_t id) {
       if (!NodeRef(id, &cond) || !NodeRef(id, &then_body) || !NodeRef(id, &else_body) ||
           !TypeRef(&type))
         return false;
-      nodes_.push_back(IfNode::MakeUnchecked(std::move(cond), std::move(then_body),
-                                             std::move(else_body), std::move(type)));
+      Push(IfNode::MakeUnchecked(std::move(cond), std::move(then_body), std::move(else_body),
+                                 std::move(type)));
       return true;
     }
     case NodeKind::kSeqExpr: {
       std::vector<Block> blocks;
       Expr result;
       if (!Count(&n, "block") || !NodeRefs(id, n, &blocks) || !NodeRef(id, &result)) return false;
-      nodes_.push_back(SeqExprNode::Make(std::move(blocks), std::move(result)));
+      Push(SeqExprNode::Make(std::move(blocks), std::move(result)));
       return true;
     }
     case NodeKind::kVarBinding: {
       plir::Var var;
       Expr value;
       if (!NodeRef(id, &var) || !NodeRef(id, &value)) return false;
-      nodes_.push_back(VarBindingNode::Make(std::move(var), std::move(value)));
+      Push(VarBindingNode::Make(std::move(var), std::move(value)));
       return true;
     }
     case NodeKind::kBindingBlock: {
       bool df = false;
       std::vector<Binding> bindings;
       if (!Flag(&df) || !Count(&n, "binding") || !NodeRefs(id, n, &bindings)) return false;
-      nodes_.push_back(BindingBlockNode::Make(std::move(bindings), df));
+      Push(BindingBlockNode::Make(std::move(bindings), df));
       return true;
     }
     case NodeKind::kLocalFn: {
@@ -184,7 +184,7 @@ bool FileReader::ReadNode(uint32_t id) {
       if (!Count(&n, "parameter") || !NodeRefs(id, n, &params) || !TypeRef(&type) ||
           !NodeRef(id, &body))
         return false;
-      nodes_.push_back(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
+      Push(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
       return true;
     }
     default: {  // kFunction, kExternFunc
@@ -196,11 +196,11 @@ bool FileReader::ReadNode(uint32_t id) {
           (is_def && !NodeRef(id, &body)) || !AttrRef(&attrs))
         return false;
       if (is_def)
-        nodes_.push_back(FunctionNode::Make(std::string(s), std::move(params), std::move(type),
-                                            std::move(body), std::move(attrs)));
+        Push(FunctionNode::Make(std::string(s), std::move(params), std::move(type), std::move(body),
+                                std::move(attrs)));
       else
-        nodes_.push_back(ExternFuncNode::Make(std::string(s), std::move(params), std::move(type),
-                                              std::move(attrs)));
+        Push(ExternFuncNode::Make(std::string(s), std::move(params), std::move(type),
+                                  std::move(attrs)));
       next_var_index_ = 0;  // the next item's variables
       return true;
     }

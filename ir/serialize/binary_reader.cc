@@ -88,9 +88,10 @@ StatusOr<Module> FileReader::Read() {
   // The table of nodes by id. A version 4 shard's is a megabyte or two, and
   // a thread loads several shards in turn: it reuses its last table's
   // buffer (kept below) instead of faulting in a fresh one each time.
-  static thread_local std::vector<Ref<Node>> spare_table;
+  static thread_local std::vector<const Node*> spare_table;
   nodes_.swap(spare_table);
   nodes_.reserve(counts[kNodes]);
+  owned_.reserve(counts[kNodes] / 64 + 1);
   // The nodes' memory, faulted in by a helper thread while this one
   // builds them. 48 bytes a node is an upper estimate (the 1M-binding
   // chains use 37); what is left over goes back.
@@ -113,18 +114,26 @@ StatusOr<Module> FileReader::Read() {
     if (k != NodeKind::kFunction && k != NodeKind::kExternFunc)
       return Corrupt("item " + std::to_string(index_) + " is a " + NodeKindName(k) +
                      ", not a function or extern");
-    items.push_back(Downcast<ItemNode>(nodes_[id]));
+    items.push_back(Ref<ItemNode>(static_cast<const ItemNode*>(nodes_[id])));
   }
   PLIR_RETURN_IF_ERROR(SectionEnd());
-  nodes_.clear();
+  ReleaseTable();
   // Kept for the thread's next shard up to 4 MiB; a larger table (one large
   // function's) is freed here as before.
-  if (nodes_.capacity() <= (size_t{4} << 20) / sizeof(Ref<Node>)) nodes_.swap(spare_table);
+  if (nodes_.capacity() <= (size_t{4} << 20) / sizeof(nodes_[0])) nodes_.swap(spare_table);
   types_.clear();
   attr_sets_.clear();
   auto m = Module::Make(std::move(items));
   if (!m.ok()) return Corrupt(m.status().message());
   return m;
+}
+
+void FileReader::ReleaseTable() {
+  for (size_t w = 0; w < owned_.size(); ++w)
+    for (uint64_t bits = owned_[w]; bits; bits &= bits - 1)
+      Ref<Node>::Adopt(nodes_[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))]);  // and drop
+  owned_.clear();
+  nodes_.clear();
 }
 
 Status FileReader::ReadTensorDataEntry() {
