@@ -288,12 +288,17 @@ Status VerifyInput(const Module& module, ModuleFormat format, const std::string&
   return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
 }
 
-// The input module, in any format, verified; or, when `defer_text_check`
-// is set and the input is text, not yet verified, with *deferred set (the
-// caller runs VerifyInput).
+// The input module, in any format, verified; or, when `defer_check` is set
+// and the module will be written as it is loaded, not yet verified, with
+// *deferred set to its format (the caller runs VerifyInput). That is a text
+// input (the printer needs no more of a parsed module than the parser
+// ensures: every name resolves to a variable defined before it, in its
+// item), or any input written as binary (the binary writer takes any
+// module, as SaveBinary does: a variable bound twice or in two items, any
+// name).
 StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
-                           const std::string& input_name, RunState* state, bool defer_text_check,
-                           bool* deferred) {
+                           const std::string& input_name, RunState* state, bool defer_check,
+                           std::optional<ModuleFormat>* deferred) {
   state->Enter(RunPhase::kLoadingInput, input_name);
   StatusOr<ModuleFile> text = ModuleFile::Open(input_path);  // mapped when a regular file
   if (!text.ok()) return Reword(text.status(), "plir-opt: " + Printable(text.status().message()));
@@ -315,8 +320,8 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
   // peak RSS on large inputs). Only a binary version 3 module's constants
   // still view the mapping, which then lives as long as they do.
   text->Close();
-  if (format == ModuleFormat::kText && defer_text_check) {
-    *deferred = true;
+  if (defer_check && (format == ModuleFormat::kText || f.EmitFormat() == "binary")) {
+    *deferred = format;
     return module;
   }
   if (Status s = VerifyInput(*module, format, input_name); !s.ok()) return s;
@@ -529,19 +534,18 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   }
   ApplyPipelineLimits(f, *pipeline, state);
   std::shared_ptr<PhaseInstrument> phases = RecordRunMaterial(f, loader, *pipeline, state, program);
-  // Without passes, a text input's verification is left to the caller as
-  // the result's is (defer_result_check): it runs beside the printing of
-  // the module, whose file is kept only if it passes. The printer needs no
-  // more of a parsed module than the parser ensures (every name resolves
-  // to a variable defined before it, in its item).
-  bool deferred = false;
+  // Without passes, the input's verification (of text, or of any input
+  // written as binary: LoadInput) is left to the caller as the result's is
+  // (defer_result_check): it runs beside the writing of the module, whose
+  // file is kept only if it passes.
+  std::optional<ModuleFormat> deferred;
   StatusOr<Module> module =
       LoadInput(f, input_path, input_name, state,
                 program->defer_result_check && pipeline->steps.empty(), &deferred);
   if (!module.ok()) return Error(module.status().message());
   if (deferred) {
-    program->deferred_check = [m = *module, input_name] {
-      Status s = VerifyInput(m, ModuleFormat::kText, input_name);
+    program->deferred_check = [m = *module, format = *deferred, input_name] {
+      Status s = VerifyInput(m, format, input_name);
       return s.ok() ? 0 : Error(s.message());
     };
   }

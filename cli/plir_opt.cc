@@ -160,9 +160,7 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
 
 // Hands `m` to `sink`, printed as -o's extension or --emit says.
 Status ProduceModule(const Flags& f, const Module& m, const Sink& sink) {
-  std::string emit = f.emit;
-  if (emit.empty())
-    emit = EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+  const std::string emit = f.EmitFormat();
   if (emit == "binary") {
     // In pieces: the sections as the writer built them, the tensor data
     // straight from the constants (no file-sized string).

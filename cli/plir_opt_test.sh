@@ -42,6 +42,19 @@ check "... and keeps an existing output" '[ "$(cat "$tmp/unbound.out.plir")" = k
 "$opt" "$tmp/unbound.plir" > "$tmp/unbound.stdout" 2> /dev/null; rc=$?
 check "... and to standard output, verified first: prints nothing (rc=$rc)" '[ $rc -eq 1 ] && [ ! -s "$tmp/unbound.stdout" ]'
 
+# The same for a JSON or binary input written as binary: its check runs
+# beside the binary writer. The JSON of a well-formed module, edited so that
+# the call's result type names a dimension nothing binds.
+printf 'def @f(%%x: Tensor[(n,), float32]) {\n  %%a = call_packed("g", %%x, sinfo_args=[Tensor[(n, 2), float32]]);\n  %%a\n}\n' > "$tmp/bound.plir"
+"$opt" "$tmp/bound.plir" -o "$tmp/bound.json"; rc=$?
+sed 's/\["n",2\]/["m",2]/' "$tmp/bound.json" > "$tmp/unbound.json"
+"$opt" "$tmp/unbound.json" -o "$tmp/unbound.out.plirb" --verbose 2> "$tmp/err"; rc2=$?
+check "an ill-formed JSON input written as binary, no passes: exits 1 naming the input (rc=$rc/$rc2)" \
+  '[ $rc -eq 0 ] && [ $rc2 -eq 1 ] && grep -q "the child writes the output" "$tmp/err" && grep -q "unbound.json: the module is not well-formed" "$tmp/err" && grep -q "symbolic dimension m is not bound" "$tmp/err"'
+check "... and writes nothing" '[ ! -e "$tmp/unbound.out.plirb" ] && [ -z "$(ls "$tmp" | grep unbound.out.plirb)" ]'
+"$opt" "$tmp/bound.json" -o "$tmp/bound.plirb"; rc=$?
+check "... while the well-formed one is written (rc=$rc)" '[ $rc -eq 0 ] && cmp -s <("$opt" "$tmp/bound.plirb") <("$opt" "$tmp/bound.plir")'
+
 echo "keep" > "$tmp/existing.plir"
 "$opt" "$tmp/bad.plir" -o "$tmp/existing.plir" 2>/dev/null
 check "existing output kept on error" '[ "$(cat "$tmp/existing.plir")" = keep ]'
