@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "driver/file_util.h"
@@ -106,8 +107,14 @@ Status ApplyLandlock(const SandboxPolicy& policy, int abi) {
     }
     return Status::Ok();
   };
+  // A path once: the same rule again adds nothing, and a build's plugin
+  // folder names one test script and its folder for each of its ~400 links
+  // (each rule is three system calls).
+  std::set<std::string_view> added;
   for (const std::string& p : policy.read)
-    if (Status s = add(p, read_dir, kFsReadFile); !s.ok()) {
+    if (!added.insert(p).second) {
+      continue;
+    } else if (Status s = add(p, read_dir, kFsReadFile); !s.ok()) {
       close(ruleset);
       return s;
     }
@@ -378,10 +385,31 @@ void AddReadPath(const std::string& path, SandboxPolicy* policy) {
   if (real.string() != path) policy->read.push_back(real.string());
   if (!fs::is_directory(real, ec)) return;
   size_t budget = 10000;
+  // A link's target resolved as fs::canonical would, from the canonical
+  // form of its directory, found once per directory: a build's plugin
+  // folder links hundreds of test files into a few source folders, and
+  // fs::canonical of each link read every component of its long path again
+  // (6,700 readlink calls, 20 ms of each plir-opt start in bazel-bin).
+  std::map<fs::path, fs::path> canonical_dirs;
+  auto resolve = [&](const fs::path& link, std::error_code& ec2) -> fs::path {
+    fs::path to = fs::read_symlink(link, ec2);
+    if (ec2) return {};
+    if (to.is_relative()) to = link.parent_path() / to;
+    const fs::path name = to.filename();
+    if (name.empty() || name == "." || name == "..") return fs::canonical(to, ec2);
+    auto [it, fresh] = canonical_dirs.try_emplace(to.parent_path());
+    if (fresh) it->second = fs::canonical(to.parent_path(), ec2);
+    if (ec2 || it->second.empty()) return {};
+    fs::path target = it->second / name;
+    // A link to a link: the rest of the chain the slow way.
+    if (fs::is_symlink(fs::symlink_status(target, ec2))) return fs::canonical(target, ec2);
+    if (!fs::exists(target, ec2)) ec2 = std::make_error_code(std::errc::no_such_file_or_directory);
+    return target;
+  };
   auto follow = [&](const fs::directory_entry& e) {
     std::error_code ec2;
     if (!e.is_symlink(ec2)) return;
-    fs::path target = fs::canonical(e.path(), ec2);
+    fs::path target = resolve(e.path(), ec2);
     if (ec2) return;
     policy->read.push_back(target.string());
     if (fs::is_regular_file(target, ec2)) policy->read.push_back(target.parent_path().string());
