@@ -107,26 +107,33 @@ TEST(BinaryV4Test, LargeModulesAreShardedByDefaultTheSameOnAnyNumberOfThreads) {
 // An ill-formed module whose variable is bound in two functions keeps it
 // one variable: it is not split into shards that would each make their own.
 TEST(BinaryV4Test, AVariableSharedByTwoFunctionsIsNotSplit) {
-  Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
-  Var a = VarNode::Make("a", t);
-  std::vector<Item> items;
-  for (int i = 0; i < 4; ++i) {
-    Var p = VarNode::Make("p", t);
-    Expr v = *MakeOpCall("add", {p, p});
-    items.push_back(FunctionNode::Make(
-        "f" + std::to_string(i), {p}, nullptr,
-        SeqExprNode::Make({BindingBlockNode::Make({VarBindingNode::Make(i % 3 ? p : a, v)}, false)},
-                          i % 3 ? Expr(p) : Expr(a))));
+  // f0 and f<other> bind the same variable: in two shards, or (2 shards of
+  // 4 functions, f0 and f1) within one.
+  for (auto [shards, other] : {std::pair{4, 3}, std::pair{2, 3}, std::pair{2, 1}}) {
+    Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
+    Var a = VarNode::Make("a", t);
+    std::vector<Item> items;
+    for (int i = 0; i < 4; ++i) {
+      Var p = VarNode::Make("p", t);
+      Expr v = *MakeOpCall("add", {p, p});
+      const bool shared = i == 0 || i == other;
+      items.push_back(FunctionNode::Make(
+          "f" + std::to_string(i), {p}, nullptr,
+          SeqExprNode::Make(
+              {BindingBlockNode::Make({VarBindingNode::Make(shared ? a : p, v)}, false)},
+              shared ? Expr(a) : Expr(p))));
+    }
+    Module m = *Module::Make(items);
+    std::string b = Shards(m, shards);
+    EXPECT_EQ(VersionOf(b), 3u) << shards << " shards, f0 and f" << other;
+    auto back = LoadBinary(b);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    auto bound = [](const Module& mod, const std::string& name) {
+      return mod.LookupFunction(name)->body()->blocks()[0]->bindings()[0]->var().get();
+    };
+    EXPECT_EQ(bound(*back, "f0"), bound(*back, "f" + std::to_string(other)))
+        << shards << " shards, f0 and f" << other;
   }
-  Module m = *Module::Make(items);
-  std::string b = Shards(m, 4);
-  EXPECT_EQ(VersionOf(b), 3u);
-  auto back = LoadBinary(b);
-  ASSERT_TRUE(back.ok()) << back.status().message();
-  auto bound = [](const Module& mod, const char* name) {
-    return mod.LookupFunction(name)->body()->blocks()[0]->bindings()[0]->var().get();
-  };
-  EXPECT_EQ(bound(*back, "f0"), bound(*back, "f3"));
 }
 
 TEST(BinaryV4Test, ConstantsInShardsBorrowTheBytesAndTheirChecksumIsChecked) {
