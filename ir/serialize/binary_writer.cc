@@ -141,6 +141,14 @@ class Writer {
     // One item cannot share a variable with another: its variables need
     // no list for the check below.
     track_vars_ = vars || n > 1;
+    if (track_vars_) {
+      // One allocation for the list (a doubling series faulted in and
+      // copied twice its size).
+      size_t expected = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (auto* f = As<FunctionNode>(items[i])) expected += VarIndexBound(*f);
+      emitted_vars_.reserve(expected);
+    }
     for (size_t i = 0; i < n; ++i) {
       item_vars_.Clear();
       // Sized up front: a dense array grown by doubling faulted in and
