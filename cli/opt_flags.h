@@ -69,18 +69,6 @@ struct Flags : ToolFlags {  // input, -o, --pipeline, --passes, --plugin, --plug
   uint64_t check_seed = 0;
   std::string dump_ir_dir;
   int64_t bisect_limit = -1;  // -1: off
-
-  // The output's format: --emit, else -o's extension (.plirb: "binary",
-  // .json: "json"), else "text".
-  std::string EmitFormat() const {
-    if (!emit.empty()) return emit;
-    auto ends = [&](const char* ext) {
-      const std::string e(ext);
-      return output.size() >= e.size() &&
-             output.compare(output.size() - e.size(), e.size(), e) == 0;
-    };
-    return ends(".plirb") ? "binary" : ends(".json") ? "json" : "text";
-  }
 };
 
 }  // namespace plir::opt

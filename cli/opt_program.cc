@@ -34,6 +34,11 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+std::string EmitFormat(const Flags& f) {
+  if (!f.emit.empty()) return f.emit;
+  return EndsWith(f.output, ".plirb") ? "binary" : EndsWith(f.output, ".json") ? "json" : "text";
+}
+
 // A command-line run does not free the modules it drops at exit: a handle to
 // each is parked in a holder that is never destroyed (reachable, so leak
 // checkers stay quiet), the way clang's -disable-free skips its AST
@@ -320,7 +325,7 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
   // peak RSS on large inputs). Only a binary version 3 module's constants
   // still view the mapping, which then lives as long as they do.
   text->Close();
-  if (defer_check && (format == ModuleFormat::kText || f.EmitFormat() == "binary")) {
+  if (defer_check && (format == ModuleFormat::kText || EmitFormat(f) == "binary")) {
     *deferred = format;
     return module;
   }

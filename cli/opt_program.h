@@ -51,6 +51,9 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
                 RunState* state, ProgramResult* program);
 
 bool EndsWith(const std::string& s, const std::string& suffix);
+// The output's format: --emit, else -o's extension (.plirb: "binary",
+// .json: "json"), else "text".
+std::string EmitFormat(const Flags& f);
 // Parks a handle to `m` until exit (see the definition).
 void KeepUntilExit(const Module& m);
 // Prints `message` and a newline on standard error; returns 1.

@@ -68,7 +68,7 @@
 namespace plir {
 namespace {
 
-using opt::EndsWith;
+using opt::EmitFormat;
 using opt::Error;
 using opt::Flags;
 using opt::KeepUntilExit;
@@ -160,7 +160,7 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
 
 // Hands `m` to `sink`, printed as -o's extension or --emit says.
 Status ProduceModule(const Flags& f, const Module& m, const Sink& sink) {
-  const std::string emit = f.EmitFormat();
+  const std::string emit = EmitFormat(f);
   if (emit == "binary") {
     // In pieces: the sections as the writer built them, the tensor data
     // straight from the constants (no file-sized string).
