@@ -498,6 +498,7 @@ int RunPasses(const Pipeline& pipeline, const Module& module, PassSetup& setup, 
   KeepUntilExit(*result);
   // "end" (and the default) checks the result, unless it is the input
   // itself (no pass changed it), which LoadInput verified.
+  program->verified = setup.verify_result || result->same_as(module);
   if (setup.verify_result && !result->same_as(module)) {
     if (program->defer_result_check) {
       program->deferred_check = [r = *result, state] { return CheckResult(r, state); };

@@ -37,6 +37,11 @@ struct ProgramResult {
   // (CheckResult of the passes' result; without passes, the verification
   // of a text input): 0, or 1 after its error is printed.
   std::function<int()> deferred_check;
+  // `module` is the verified input, or the verifier checked the passes'
+  // result (or does, in deferred_check) as a whole module. Not with
+  // `verify: none`, nor with --verify-each alone (whose checks follow
+  // each pass).
+  bool verified = false;
 };
 
 // The end check of the pipeline's result (the verifier's): 0, or 1 after

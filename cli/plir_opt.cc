@@ -159,14 +159,15 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
 }
 
 // Hands `m` to `sink`, printed as -o's extension or --emit says.
-Status ProduceModule(const Flags& f, const Module& m, const Sink& sink) {
+// `verified`: `m` verifies, or the output is kept only if it does.
+Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool verified = false) {
   const std::string emit = EmitFormat(f);
   if (emit == "binary") {
     // In pieces: the sections as the writer built them, the tensor data
     // straight from the constants (no file-sized string).
     BinarySaveOptions o;
     o.version = f.binary_version;
-    const BinaryParts parts = SaveBinaryParts(m, o);
+    const BinaryParts parts = verified ? SaveVerifiedBinaryParts(m, o) : SaveBinaryParts(m, o);
     for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink(piece));
     return Status::Ok();
   }
@@ -382,13 +383,19 @@ int Main(Flags f) {
             }
           }
           // The file is fsynced when the parent commits it: its writeback
-          // starts as it grows.
+          // starts as it grows. A module that is verified (result.verified)
+          // or fails the deferred check (this process then exits non-zero
+          // and the file is not kept) is written without the binary
+          // writer's own check for an ill-formed module.
           WritebackAhead writeback(out_fd);
-          s = ProduceModule(f, *result.module, [&](std::string_view piece) {
-            Status w = WriteAllToFd(out_fd, piece, what);
-            if (w.ok()) writeback.Wrote(piece.size());
-            return w;
-          });
+          s = ProduceModule(
+              f, *result.module,
+              [&](std::string_view piece) {
+                Status w = WriteAllToFd(out_fd, piece, what);
+                if (w.ok()) writeback.Wrote(piece.size());
+                return w;
+              },
+              result.verified);
           if (check.joinable()) check.join();
           if (check_rc != 0) return check_rc;
         } else {

@@ -54,6 +54,15 @@ check "an ill-formed JSON input written as binary, no passes: exits 1 naming the
 check "... and writes nothing" '[ ! -e "$tmp/unbound.out.plirb" ] && [ -z "$(ls "$tmp" | grep unbound.out.plirb)" ]'
 "$opt" "$tmp/bound.json" -o "$tmp/bound.plirb"; rc=$?
 check "... while the well-formed one is written (rc=$rc)" '[ $rc -eq 0 ] && cmp -s <("$opt" "$tmp/bound.plirb") <("$opt" "$tmp/bound.plir")'
+# A JSON input whose two functions bind one variable: written as binary
+# without the writer's own check for that (SaveVerifiedBinaryParts), since
+# the verifier beside it rejects the module and the file is not kept.
+printf 'def @f(%%x: Tensor[(2,), float32]) {\n  %%a = add(%%x, %%x);\n  %%a\n}\ndef @g(%%y: Tensor[(2,), float32]) {\n  %%b = add(%%y, %%y);\n  %%b\n}\n' > "$tmp/two.plir"
+"$opt" "$tmp/two.plir" -o "$tmp/two.json"; rc=$?
+sed 's/"VarBinding","c":\[10,11\]/"VarBinding","c":[2,11]/; s/"SeqExpr","c":\[13,10\]/"SeqExpr","c":[13,2]/' "$tmp/two.json" > "$tmp/shared.json"
+"$opt" "$tmp/shared.json" -o "$tmp/shared.out.plirb" 2> "$tmp/err"; rc2=$?
+check "a JSON input binding one variable in two functions, written as binary: exits 1 naming the input, writes nothing (rc=$rc/$rc2)" \
+  '[ $rc -eq 0 ] && ! cmp -s "$tmp/two.json" "$tmp/shared.json" && [ $rc2 -eq 1 ] && grep -q "shared.json: " "$tmp/err" && [ ! -e "$tmp/shared.out.plirb" ] && [ -z "$(ls "$tmp" | grep shared.out)" ]'
 
 echo "keep" > "$tmp/existing.plir"
 "$opt" "$tmp/bad.plir" -o "$tmp/existing.plir" 2>/dev/null

@@ -9,6 +9,7 @@
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
 #include "ir/support/crc32c.h"
+#include "ir/verifier.h"
 #include "testing/ir_test_util.h"
 #include "testing/random_module.h"
 
@@ -104,26 +105,32 @@ TEST(BinaryV4Test, LargeModulesAreShardedByDefaultTheSameOnAnyNumberOfThreads) {
   EXPECT_EQ(Concat(SaveBinaryParts(m)), b);
 }
 
+// Four functions, of which f0 and f<other> bind the same variable (an
+// ill-formed module).
+Module SharingAVariable(int other) {
+  Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
+  Var a = VarNode::Make("a", t);
+  std::vector<Item> items;
+  for (int i = 0; i < 4; ++i) {
+    Var p = VarNode::Make("p", t);
+    Expr v = *MakeOpCall("add", {p, p});
+    const bool shared = i == 0 || i == other;
+    items.push_back(FunctionNode::Make(
+        "f" + std::to_string(i), {p}, nullptr,
+        SeqExprNode::Make(
+            {BindingBlockNode::Make({VarBindingNode::Make(shared ? a : p, v)}, false)},
+            shared ? Expr(a) : Expr(p))));
+  }
+  return *Module::Make(items);
+}
+
 // An ill-formed module whose variable is bound in two functions keeps it
 // one variable: it is not split into shards that would each make their own.
 TEST(BinaryV4Test, AVariableSharedByTwoFunctionsIsNotSplit) {
   // f0 and f<other> bind the same variable: in two shards, or (2 shards of
   // 4 functions, f0 and f1) within one.
   for (auto [shards, other] : {std::pair{4, 3}, std::pair{2, 3}, std::pair{2, 1}}) {
-    Type t = TensorTypeNode::Make({Dim::Const(2)}, DataType::kFloat32);
-    Var a = VarNode::Make("a", t);
-    std::vector<Item> items;
-    for (int i = 0; i < 4; ++i) {
-      Var p = VarNode::Make("p", t);
-      Expr v = *MakeOpCall("add", {p, p});
-      const bool shared = i == 0 || i == other;
-      items.push_back(FunctionNode::Make(
-          "f" + std::to_string(i), {p}, nullptr,
-          SeqExprNode::Make(
-              {BindingBlockNode::Make({VarBindingNode::Make(shared ? a : p, v)}, false)},
-              shared ? Expr(a) : Expr(p))));
-    }
-    Module m = *Module::Make(items);
+    Module m = SharingAVariable(other);
     std::string b = Shards(m, shards);
     EXPECT_EQ(VersionOf(b), 3u) << shards << " shards, f0 and f" << other;
     auto back = LoadBinary(b);
@@ -133,6 +140,25 @@ TEST(BinaryV4Test, AVariableSharedByTwoFunctionsIsNotSplit) {
     };
     EXPECT_EQ(bound(*back, "f0"), bound(*back, "f" + std::to_string(other)))
         << shards << " shards, f0 and f" << other;
+  }
+}
+
+// SaveVerifiedBinaryParts skips that check (plir-opt writes a module the
+// verifier passes, or does not keep the file): the same bytes for a module
+// that verifies, in every version. Its premise: the verifier rejects a
+// variable in two items, whichever two.
+TEST(BinaryV4Test, AVerifiedModuleIsWrittenTheSameWithoutTheCheck) {
+  Module m = Many(20000, 50);
+  ASSERT_TRUE(Verify(m).ok()) << Verify(m).message();
+  for (int version : {2, 3, 4}) {
+    BinarySaveOptions o;
+    o.version = version;
+    EXPECT_EQ(Concat(SaveVerifiedBinaryParts(m, o)), SaveBinary(m, o)) << "version " << version;
+  }
+  ASSERT_EQ(VersionOf(SaveBinary(m)), 4u);
+  for (int other : {1, 2, 3}) {
+    Status s = Verify(SharingAVariable(other));
+    EXPECT_FALSE(s.ok()) << "f0 and f" << other;
   }
 }
 

@@ -100,11 +100,14 @@ const Node* NodeChild(const Node* n, size_t i);
 // its identity: the writer checks for one and writes such items another
 // way, unless `vars` is set, when it gets every variable written, in no
 // order, for the caller to check (AnyRepeated) with those of other runs.
-BinaryParts WriteItems(const Item* items, size_t n, int version, std::vector<const VarNode*>* vars);
+// `verified`: the caller vouches that the module verifies (plir::Verify),
+// so that no variable is in two items: no check, and `vars` stays empty.
+BinaryParts WriteItems(const Item* items, size_t n, int version, std::vector<const VarNode*>* vars,
+                       bool verified = false);
 // True iff a variable is in `vars` twice (sorts them).
 bool AnyRepeated(std::vector<const VarNode*>& vars);
 // Version 2, 3 or 4 (WriteSharded) of a module.
-BinaryParts WriteParts(const Module& m, int version);
+BinaryParts WriteParts(const Module& m, int version, bool verified = false);
 std::string Concatenate(const BinaryParts& p);
 StatusOr<Module> ReadV2(std::string_view bytes);
 // Version 3: the whole file. The reader checks the structure checksum;
@@ -120,7 +123,7 @@ StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keep
 constexpr uint64_t kMaxShards = 1024;
 // `shards`: how many (0: by the module's size, WriteSharded's rule). A
 // module that would get fewer than 2 is written as version 3.
-BinaryParts WriteSharded(const Module& m, size_t shards);
+BinaryParts WriteSharded(const Module& m, size_t shards, bool verified = false);
 // The whole file (its 32-byte header checked by LoadBinary).
 StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options);
 // Version 1: the payload after the 32-byte header.

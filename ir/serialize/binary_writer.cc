@@ -139,12 +139,14 @@ class ChunkOut {
 
 class Writer {
  public:
-  explicit Writer(int version) : version_(version) {}
+  Writer(int version, bool verified) : version_(version), verified_(verified) {}
 
   BinaryParts Save(const Item* items, size_t n, std::vector<const VarNode*>* vars) {
-    // One item cannot share a variable with another: its variables need
-    // no list for the check below.
-    track_vars_ = vars || n > 1;
+    // One item cannot share a variable with another, nor can the items of
+    // a verified module (the verifier rejects a variable bound in two
+    // items, or used outside its own): their variables need no list for
+    // the check below.
+    track_vars_ = !verified_ && (vars || n > 1);
     if (track_vars_) {
       // One allocation for the list (a doubling series faulted in and
       // copied twice its size).
@@ -167,7 +169,7 @@ class Writer {
       // A variable shared by two items (an ill-formed module): write again,
       // keeping every variable in the module-wide table, so that its
       // identity survives the round trip.
-      Writer exact(version_);
+      Writer exact(version_, false);
       exact.exact_vars_ = true;
       return exact.Save(items, n, nullptr);
     }
@@ -683,6 +685,7 @@ class Writer {
   bool track_vars_ = true;                    // emitted_vars_ is kept
   bool exact_vars_ = false;                   // variables in node_ptr_ too (a variable spans items)
   int version_;
+  bool verified_;  // the caller vouches that the module verifies
   // Version 3: the distinct tensors in file order, their offsets, the
   // data's size so far.
   std::vector<const TensorBytes*> tensors_;
@@ -727,14 +730,14 @@ bool AnyRepeated(std::vector<const VarNode*>& vars) {
   return std::adjacent_find(vars.begin(), vars.end()) != vars.end();
 }
 
-BinaryParts WriteItems(const Item* items, size_t n, int version,
-                       std::vector<const VarNode*>* vars) {
-  return Writer(version).Save(items, n, vars);
+BinaryParts WriteItems(const Item* items, size_t n, int version, std::vector<const VarNode*>* vars,
+                       bool verified) {
+  return Writer(version, verified).Save(items, n, verified ? nullptr : vars);
 }
-BinaryParts WriteParts(const Module& m, int version) {
-  if (version >= 4) return WriteSharded(m, 0);
+BinaryParts WriteParts(const Module& m, int version, bool verified) {
+  if (version >= 4) return WriteSharded(m, 0, verified);
   const std::vector<Item> items = m.items();
-  return WriteItems(items.data(), items.size(), version, nullptr);
+  return WriteItems(items.data(), items.size(), version, nullptr, verified);
 }
 
 }  // namespace plir::internal::binary
@@ -753,8 +756,18 @@ size_t BinaryParts::size() const {
   return n;
 }
 
+namespace {
+int WrittenVersion(const BinarySaveOptions& options) {
+  return options.version == 2 ? 2 : options.version == 4 ? 4 : 3;
+}
+}  // namespace
+
 BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options) {
-  return internal::binary::WriteParts(m, options.version == 2 ? 2 : options.version == 4 ? 4 : 3);
+  return internal::binary::WriteParts(m, WrittenVersion(options));
+}
+
+BinaryParts SaveVerifiedBinaryParts(const Module& m, const BinarySaveOptions& options) {
+  return internal::binary::WriteParts(m, WrittenVersion(options), /*verified=*/true);
 }
 
 BinaryParts SaveBinaryShards(const Module& m, size_t shards) {

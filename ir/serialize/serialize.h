@@ -54,6 +54,12 @@ struct BinaryParts {
   size_t size() const;
 };
 BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options = {});
+// SaveBinaryParts of a module that the caller has verified (plir::Verify),
+// or verifies before it keeps the file: the same bytes, without the
+// writer's own check for a variable in two items, which only an ill-formed
+// module has (such a module, written this way, may load with that
+// variable as two).
+BinaryParts SaveVerifiedBinaryParts(const Module& m, const BinarySaveOptions& options = {});
 // Version 4 with `shards` shards (at most one an item; 1024 at most), where
 // SaveBinary picks the count by the module's size: for tests and tools. A
 // module that gets fewer than 2 (or whose variables are shared by items)
