@@ -39,14 +39,26 @@ plir-opt's output (dd from /dev/zero, fsynced, as plir-opt fsyncs its output).
 
 Places (--place NAME=DIR, repeatable): each place is a directory holding the
 inputs and the outputs, e.g. disk=/var/tmp/x and tmpfs=/dev/shm/y. The inputs
-are generated once and copied to every place; a run measures every place in
-turn (plir, mlir, limit in one place, then the next), so that the places see
-the same machine.
+are generated once and copied to every place; each case is measured in one
+place, then in the next (interleaved: every run measures every place in
+turn).
 
 Each run is `/usr/bin/time -f "%M %U %S" -o FILE tool ...`; wall time is taken
 around it with time.perf_counter (so it includes the fork/exec of
-/usr/bin/time, the same for both tools). Tools are interleaved: plir, mlir,
-plir, mlir, ...; the table reports medians.
+/usr/bin/time, the same for both tools); the table reports medians.
+
+Order (--order). "blocked", the default: in each place, each tool runs once
+as a warm-up (not counted), then its runs back to back, as hyperfine runs a
+command. "interleaved": plir, mlir, limit, plir, mlir, ... On the 2-CPU VM
+this project is measured on, interleaving is not neutral: a process that
+starts just after mlir-opt freed its 440-620 MB gets its fresh memory
+slowly (the guest's freed pages are backed again by the host as they are
+touched). plir-opt's text round trip of one function took 0.67-0.75 s
+(system time 0.29-0.32 s) right after an mlir-opt run, and 0.58-0.67 s
+(0.11-0.23 s) right after a plir-opt run, while mlir-opt took 6.79-6.89 s
+after plir-opt and 6.76-7.17 s after itself (3 runs each, /usr/bin/time;
+bench/RESULTS.md). Interleaving thus charged one tool for the other's
+memory; blocked, each tool follows itself.
 """
 import argparse
 import csv
@@ -66,7 +78,11 @@ TOOL_NAME = {"plir": "plir-opt", "mlir": "mlir-opt", "limit": "limit", "before":
 SHAPE_TITLE = {"many": "many functions", "one": "one function"}
 PASSES = "CanonicalizeBindings,CommonSubexpressionElimination,DeadCodeElimination"
 FIELDS = ["place", "case", "shape", "size", "functions", "tool", "run", "wall_s", "peak_rss_kib",
-          "cpu_s", "input_bytes", "status"]
+          "cpu_s", "input_bytes", "status", "order"]
+ORDER_TEXT = {
+    "blocked": "each tool's runs back to back, after one warm-up run of it that is not counted",
+    "interleaved": "interleaved: plir, mlir, limit, plir, ...",
+}
 
 
 def log(msg):
@@ -235,34 +251,40 @@ def cmd_run(a):
             for case in a.cases:
                 dead = set()
                 tools = ("plir", "mlir", "limit") + (("before",) if a.plir_opt_before else ())
-                for r in range(a.runs):
-                    for place, d in dirs.items():
-                        for tool in tools:
-                            if tool in dead or (tool == "limit" and "plir" in dead):
-                                continue
-                            if tool == "limit":
-                                plir_cmd = commands(case, "plir", a.plir_opt, a.mlir_opt, d)
-                                cmd = limit_command(case, d, plir_cmd[-1])  # its -o file
-                            else:
-                                cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d, a.plir_opt_before)
-                            inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
-                            row = dict(place=place, case=case, shape=shape, size=size, functions=nfun,
-                                       tool=tool, run=r, input_bytes=inp)
-                            try:
-                                wall, rss, cpu = run_once(cmd, os.path.join(d, "time.txt"))
-                                row.update(wall_s=f"{wall:.4f}", peak_rss_kib=rss, cpu_s=f"{cpu:.2f}",
-                                           status="ok")
-                                log(f"   {place:5} {case:7} {TOOL_NAME[tool]} run {r + 1}/{a.runs}: "
-                                    f"{wall:.3f} s, {rss / 1024:.1f} MiB")
-                            except ToolFailure as e:
-                                log(f"error: {TOOL_NAME[tool]} failed on case {case}, {SHAPE_TITLE[shape]}, "
-                                    f"{size} ops, {place}: {e}")
-                                failures.append(f"{TOOL_NAME[tool]} on {case}/{shape}/{size}/{place}: "
-                                                f"{str(e).splitlines()[0]}")
-                                row.update(status="failed")
-                                dead.add(tool)
-                            w.writerow(row)
-                            out.flush()
+                if a.order == "interleaved":
+                    schedule = [(r, place, d, tool) for r in range(a.runs) for place, d in dirs.items()
+                                for tool in tools]
+                else:  # blocked: run -1 is the warm-up, not recorded
+                    schedule = [(r, place, d, tool) for place, d in dirs.items() for tool in tools
+                                for r in range(-1, a.runs)]
+                for r, place, d, tool in schedule:
+                    if tool in dead or (tool == "limit" and "plir" in dead):
+                        continue
+                    if tool == "limit":
+                        plir_cmd = commands(case, "plir", a.plir_opt, a.mlir_opt, d)
+                        cmd = limit_command(case, d, plir_cmd[-1])  # its -o file
+                    else:
+                        cmd = commands(case, tool, a.plir_opt, a.mlir_opt, d, a.plir_opt_before)
+                    inp = os.path.getsize(os.path.join(d, input_file(case, tool)))
+                    row = dict(place=place, case=case, shape=shape, size=size, functions=nfun,
+                               tool=tool, run=r, input_bytes=inp, order=a.order)
+                    which = "warm-up run" if r < 0 else f"run {r + 1}/{a.runs}"
+                    try:
+                        wall, rss, cpu = run_once(cmd, os.path.join(d, "time.txt"))
+                        row.update(wall_s=f"{wall:.4f}", peak_rss_kib=rss, cpu_s=f"{cpu:.2f}",
+                                   status="ok")
+                        log(f"   {place:5} {case:7} {TOOL_NAME[tool]} {which}: "
+                            f"{wall:.3f} s, {rss / 1024:.1f} MiB")
+                    except ToolFailure as e:
+                        log(f"error: {TOOL_NAME[tool]} failed on case {case}, {SHAPE_TITLE[shape]}, "
+                            f"{size} ops, {place}: {e}")
+                        failures.append(f"{TOOL_NAME[tool]} on {case}/{shape}/{size}/{place}: "
+                                        f"{str(e).splitlines()[0]}")
+                        row.update(status="failed")
+                        dead.add(tool)
+                    if r >= 0 or row["status"] == "failed":
+                        w.writerow(row)
+                        out.flush()
                 # The outputs must hold the expected number of ops (same work on both sides);
                 # binary outputs are turned back into text for that (not timed).
                 want = kept if case == "cleanup" else size
@@ -359,7 +381,10 @@ def print_tables(path):
               f"{cell('plir', f'{p[1] * 1024 / size:.0f}' if p else '')} | "
               f"{cell('plir', fmt_s(p[2]) if p else '')} | {cell('mlir', fmt_s(m[2]) if m else '')} |")
     runs = max((len(g["plir"]) for g in groups.values()), default=0)
-    print(f"\nMedians of {runs} runs per tool (interleaved), whole processes; MB = 10^6 bytes; "
+    # CSVs from before the order column were interleaved.
+    orders = sorted({r.get("order") or "interleaved" for r in rows})
+    print(f"\nMedians of {runs} runs per tool ({'; '.join(ORDER_TEXT.get(o, o) for o in orders)}), "
+          "whole processes; MB = 10^6 bytes; "
           "peak RSS from /usr/bin/time (%M). limit: `cat` of the case's PLIR input to /dev/null, then a "
           "write of plir-opt's output size, fsynced (plir-opt fsyncs its output; mlir-opt does not). "
           "PLIR input B/op: bytes of the case's input file "
@@ -401,7 +426,7 @@ def print_tables(path):
                   f"{(p[2] / b[2]) if b[2] else float('nan'):.2f} | {b[1] * 1024 / 1e6:.1f} | "
                   f"{p[1] * 1024 / 1e6:.1f} |")
         print("\nbefore: --plir-opt-before (PLIR_OPT_BEFORE), after: --plir-opt; medians of the same "
-              "interleaved runs; a ratio above 1 is slower after.")
+              "run's runs; a ratio above 1 is slower after.")
     # Input sizes of both formats.
     sizes = {}
     for (_, case, shape, size), g in groups.items():
@@ -436,7 +461,7 @@ def main(argv):
     r.add_argument("--plir-opt", required=True)
     r.add_argument("--mlir-opt", required=True)
     r.add_argument("--plir-opt-before", default=None,
-                   help="another plir-opt build, run interleaved on the same inputs (before/after table)")
+                   help="another plir-opt build, run in the same order on the same inputs (before/after table)")
     r.add_argument("--place", required=True, action="append", type=place_arg,
                    help="NAME=DIR: where inputs and outputs go (repeatable: e.g. disk=/var/tmp/x tmpfs=/dev/shm/y)")
     r.add_argument("--csv", required=True)
@@ -444,6 +469,9 @@ def main(argv):
     r.add_argument("--shapes", nargs="+", default=["many", "one"], choices=["many", "one"])
     r.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     r.add_argument("--runs", type=int, default=3)
+    r.add_argument("--order", choices=["blocked", "interleaved"], default="blocked",
+                   help="blocked (default): each tool's runs back to back after a warm-up run; "
+                        "interleaved: plir, mlir, limit, plir, ... (see the module's docstring)")
     r.add_argument("--funcs", type=int, default=1000)
     t = sub.add_parser("table")
     t.add_argument("csv")

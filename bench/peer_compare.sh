@@ -21,22 +21,26 @@
 #            input to /dev/null, then a write of plir-opt's output size
 #            (dd from /dev/zero, fsynced: plir-opt fsyncs its output)
 # Every case runs in every place of PLACES: the inputs and outputs on disk
-# (DISK_DIR) and on tmpfs (/dev/shm), interleaved within each run.
-# Each run goes through /usr/bin/time (peak RSS); the tools are interleaved
-# (plir, mlir, plir, mlir, ...); the markdown table (stdout) gives medians.
+# (DISK_DIR) and on tmpfs (/dev/shm).
+# Each run goes through /usr/bin/time (peak RSS); the markdown table (stdout)
+# gives medians. By default each tool runs once as a warm-up (not counted),
+# then its RUNS runs back to back, as hyperfine does; ORDER=interleaved
+# interleaves them (plir, mlir, limit, plir, ...), which on this VM charges
+# plir-opt for the memory mlir-opt just freed (bench/peer_compare.py).
 # The tables give the ratios, and issue 25's goals at the largest size.
 # Raw runs go to a CSV, and bench/peer_chart.py draws bench/peers.png.
 #
 # Environment:
 #   PLIR_OPT=path     plir-opt to use (default: bazel build -c opt //cli:plir-opt)
 #   PLIR_OPT_BEFORE=path  another plir-opt build (e.g. an earlier commit's, its plugins
-#                     next to it in ../plugins), run interleaved on the same inputs:
+#                     next to it in ../plugins), run in the same order on the same inputs:
 #                     adds a before/after table
 #   PLIR_PLUGIN_PATH  where that plir-opt finds its pass plugins, when they are
 #                     not next to it (../plugins) -- needed by the cleanup case
 #   MLIR_OPT=path     default /usr/lib/llvm-22/bin/mlir-opt (Debian mlir-22-tools)
 #   SIZES="10000 100000 1000000"  SHAPES="many one"  CASES="text binary cleanup"
 #   RUNS=3            runs per tool and case (median reported)
+#   ORDER=blocked     or interleaved (see above)
 #   FUNCS=1000        functions of the "many" shape
 #   CSV=path          raw measurements (default: a new directory under /tmp, kept)
 #   CHART=path        default bench/peers.png; CHART=none draws nothing
@@ -53,6 +57,7 @@ SIZES="${SIZES:-10000 100000 1000000}"
 SHAPES="${SHAPES:-many one}"
 CASES="${CASES:-text binary cleanup}"
 RUNS="${RUNS:-3}"
+ORDER="${ORDER:-blocked}"
 FUNCS="${FUNCS:-1000}"
 MLIR_OPT="${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}"
 CHART="${CHART:-bench/peers.png}"
@@ -120,7 +125,7 @@ fi
 {
   echo "plir-opt: $PLIR_OPT"
   echo "mlir-opt: $MLIR_OPT ($("$MLIR_OPT" --version | grep -m1 -i version | sed 's/^ *//'))"
-  echo "sizes: $SIZES; shapes: $SHAPES (many = $FUNCS functions); cases: $CASES; runs: $RUNS; places: $PLACES"
+  echo "sizes: $SIZES; shapes: $SHAPES (many = $FUNCS functions); cases: $CASES; runs: $RUNS ($ORDER); places: $PLACES"
   echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >&2
 
@@ -129,7 +134,7 @@ rc=0
 # shellcheck disable=SC2086  # the lists are meant to be split
 /usr/bin/python3 bench/peer_compare.py run --plir-opt "$PLIR_OPT" --mlir-opt "$MLIR_OPT" \
   "${place_args[@]}" --csv "$CSV" --sizes $SIZES --shapes $SHAPES --cases $CASES \
-  --runs "$RUNS" --funcs "$FUNCS" ${PLIR_OPT_BEFORE:+--plir-opt-before "$(readlink -f "$PLIR_OPT_BEFORE")"} || rc=$?
+  --runs "$RUNS" --order "$ORDER" --funcs "$FUNCS" ${PLIR_OPT_BEFORE:+--plir-opt-before "$(readlink -f "$PLIR_OPT_BEFORE")"} || rc=$?
 echo "peer_compare: raw measurements in $CSV; $((SECONDS - start)) s in all; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 if [ "$CHART" != none ] && [ -s "$CSV" ]; then
