@@ -38,9 +38,11 @@ struct ProgramResult {
   // of a text input): 0, or 1 after its error is printed.
   std::function<int()> deferred_check;
   // `module` is the verified input, or the verifier checked the passes'
-  // result (or does, in deferred_check) as a whole module. Not with
+  // result (or does, in deferred_check) as a whole module; the parent sets
+  // it for the child's result, which it verifies on loading. Not with
   // `verify: none`, nor with --verify-each alone (whose checks follow
-  // each pass).
+  // each pass). The binary writer then skips its own check for an
+  // ill-formed module (SaveVerifiedBinaryParts).
   bool verified = false;
 };
 

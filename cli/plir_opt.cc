@@ -160,7 +160,7 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
 
 // Hands `m` to `sink`, printed as -o's extension or --emit says.
 // `verified`: `m` verifies, or the output is kept only if it does.
-Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool verified = false) {
+Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool verified) {
   const std::string emit = EmitFormat(f);
   if (emit == "binary") {
     // In pieces: the sections as the writer built them, the tensor data
@@ -178,9 +178,9 @@ Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool ver
   return PrintModuleTo(m, sink);
 }
 
-// Prints `m` and writes it.
-Status WriteModule(const Flags& f, const Module& m, Output& out) {
-  return WriteOutput(out, [&](const Sink& sink) { return ProduceModule(f, m, sink); });
+// Prints `m` and writes it (`verified`: as ProduceModule's).
+Status WriteModule(const Flags& f, const Module& m, Output& out, bool verified) {
+  return WriteOutput(out, [&](const Sink& sink) { return ProduceModule(f, m, sink, verified); });
 }
 
 // Whether only PLIR's own code can run in the child: the plugins it can load
@@ -228,7 +228,7 @@ bool ChildWritesOutput(const Flags& f, const Output& out) {
 
 // Writes what the program produced: the module, or its text.
 Status CommitResult(const Flags& f, const ProgramResult& r, Output& out) {
-  if (r.module) return WriteModule(f, *r.module, out);
+  if (r.module) return WriteModule(f, *r.module, out, r.verified);
   const std::string_view text = r.text;
   return WriteOutput(out, std::span<const std::string_view>(&text, 1));
 }
@@ -246,9 +246,10 @@ StatusOr<ProgramResult> TakeChildResult(const Flags& f, int result_fd) {
     out.text = Printable(r.payload());
     return out;
   }
-  PLIR_ASSIGN_OR_RETURN(Module m, LoadResultModule(r));
+  PLIR_ASSIGN_OR_RETURN(Module m, LoadResultModule(r));  // verified there
   KeepUntilExit(m);
   out.module = std::move(m);
+  out.verified = true;
   return out;
 }
 

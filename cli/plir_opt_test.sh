@@ -63,6 +63,11 @@ sed 's/"VarBinding","c":\[10,11\]/"VarBinding","c":[2,11]/; s/"SeqExpr","c":\[13
 "$opt" "$tmp/shared.json" -o "$tmp/shared.out.plirb" 2> "$tmp/err"; rc2=$?
 check "a JSON input binding one variable in two functions, written as binary: exits 1 naming the input, writes nothing (rc=$rc/$rc2)" \
   '[ $rc -eq 0 ] && ! cmp -s "$tmp/two.json" "$tmp/shared.json" && [ $rc2 -eq 1 ] && grep -q "shared.json: " "$tmp/err" && [ ! -e "$tmp/shared.out.plirb" ] && [ -z "$(ls "$tmp" | grep shared.out)" ]'
+for mode in --no-isolate --check-result; do
+  "$opt" $mode "$tmp/shared.json" -o "$tmp/shared.out.plirb" 2> "$tmp/err"; rc=$?
+  check "... the same with $mode (rc=$rc)" \
+    '[ $rc -eq 1 ] && grep -q "shared.json: " "$tmp/err" && [ ! -e "$tmp/shared.out.plirb" ] && [ -z "$(ls "$tmp" | grep shared.out)" ]'
+done
 
 echo "keep" > "$tmp/existing.plir"
 "$opt" "$tmp/bad.plir" -o "$tmp/existing.plir" 2>/dev/null
