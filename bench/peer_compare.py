@@ -47,18 +47,19 @@ Each run is `/usr/bin/time -f "%M %U %S" -o FILE tool ...`; wall time is taken
 around it with time.perf_counter (so it includes the fork/exec of
 /usr/bin/time, the same for both tools); the table reports medians.
 
-Order (--order). "blocked", the default: in each place, each tool runs once
-as a warm-up (not counted), then its runs back to back, as hyperfine runs a
-command. "interleaved": plir, mlir, limit, plir, mlir, ... On the 2-CPU VM
-this project is measured on, interleaving is not neutral: a process that
-starts just after mlir-opt freed its 440-620 MB gets its fresh memory
-slowly (the guest's freed pages are backed again by the host as they are
-touched). plir-opt's text round trip of one function took 0.67-0.75 s
-(system time 0.29-0.32 s) right after an mlir-opt run, and 0.58-0.67 s
-(0.11-0.23 s) right after a plir-opt run, while mlir-opt took 6.79-6.89 s
-after plir-opt and 6.76-7.17 s after itself (3 runs each, /usr/bin/time;
-bench/RESULTS.md). Interleaving thus charged one tool for the other's
-memory; blocked, each tool follows itself.
+Order (--order). "interleaved", the default: plir, mlir, limit, plir, mlir,
+... "blocked": in each place, each tool runs once as a warm-up (not
+counted), then its runs back to back, as hyperfine runs a command. On the
+2-CPU VM this project is measured on, the order moves plir-opt and not
+mlir-opt: a process whose memory was freed by a run moments before gets it
+back fast, and one that starts seconds after (or after mlir-opt's 6 s) gets
+its fresh memory slowly. plir-opt's text round trip of one function (1M
+ops, /usr/bin/time, 3 runs each): 0.58-0.67 s (system time 0.11-0.23 s)
+right after a plir-opt run, 0.61-0.75 s (0.27-0.32 s) right after an
+mlir-opt run, 0.74-0.83 s (0.32-0.35 s) 5 s after a plir-opt run; mlir-opt
+took 6.79-6.89 s after plir-opt and 6.76-7.17 s after itself. "blocked"
+thus measures plir-opt warm, which one invocation on a quiet machine is
+not; the default keeps the colder, interleaved order (bench/RESULTS.md).
 """
 import argparse
 import csv
@@ -469,9 +470,9 @@ def main(argv):
     r.add_argument("--shapes", nargs="+", default=["many", "one"], choices=["many", "one"])
     r.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     r.add_argument("--runs", type=int, default=3)
-    r.add_argument("--order", choices=["blocked", "interleaved"], default="blocked",
-                   help="blocked (default): each tool's runs back to back after a warm-up run; "
-                        "interleaved: plir, mlir, limit, plir, ... (see the module's docstring)")
+    r.add_argument("--order", choices=["interleaved", "blocked"], default="interleaved",
+                   help="interleaved (default): plir, mlir, limit, plir, ...; blocked: each tool's "
+                        "runs back to back after a warm-up run (see the module's docstring)")
     r.add_argument("--funcs", type=int, default=1000)
     t = sub.add_parser("table")
     t.add_argument("csv")

@@ -23,10 +23,10 @@
 # Every case runs in every place of PLACES: the inputs and outputs on disk
 # (DISK_DIR) and on tmpfs (/dev/shm).
 # Each run goes through /usr/bin/time (peak RSS); the markdown table (stdout)
-# gives medians. By default each tool runs once as a warm-up (not counted),
-# then its RUNS runs back to back, as hyperfine does; ORDER=interleaved
-# interleaves them (plir, mlir, limit, plir, ...), which on this VM charges
-# plir-opt for the memory mlir-opt just freed (bench/peer_compare.py).
+# gives medians. The tools are interleaved (plir, mlir, limit, plir, ...);
+# ORDER=blocked runs each tool once as a warm-up (not counted), then its RUNS
+# runs back to back, as hyperfine does, which on this VM measures plir-opt's
+# memory warm (bench/peer_compare.py).
 # The tables give the ratios, and issue 25's goals at the largest size.
 # Raw runs go to a CSV, and bench/peer_chart.py draws bench/peers.png.
 #
@@ -40,7 +40,7 @@
 #   MLIR_OPT=path     default /usr/lib/llvm-22/bin/mlir-opt (Debian mlir-22-tools)
 #   SIZES="10000 100000 1000000"  SHAPES="many one"  CASES="text binary cleanup"
 #   RUNS=3            runs per tool and case (median reported)
-#   ORDER=blocked     or interleaved (see above)
+#   ORDER=interleaved or blocked (see above)
 #   FUNCS=1000        functions of the "many" shape
 #   CSV=path          raw measurements (default: a new directory under /tmp, kept)
 #   CHART=path        default bench/peers.png; CHART=none draws nothing
@@ -57,7 +57,7 @@ SIZES="${SIZES:-10000 100000 1000000}"
 SHAPES="${SHAPES:-many one}"
 CASES="${CASES:-text binary cleanup}"
 RUNS="${RUNS:-3}"
-ORDER="${ORDER:-blocked}"
+ORDER="${ORDER:-interleaved}"
 FUNCS="${FUNCS:-1000}"
 MLIR_OPT="${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}"
 CHART="${CHART:-bench/peers.png}"
