@@ -416,7 +416,12 @@ void AddReadPath(const std::string& path, SandboxPolicy* policy) {
     } else {
       auto [it, fresh] = canonical_dirs.try_emplace(to.parent_path());
       if (fresh) it->second = fs::canonical(to.parent_path(), ec2);
-      if (ec2 || it->second.empty()) return {};
+      if (ec2 || it->second.empty()) {
+        // The directory does not resolve (this link's, or an earlier one's
+        // into it): no target, and no empty path for the policy.
+        if (!ec2) ec2 = std::make_error_code(std::errc::no_such_file_or_directory);
+        return {};
+      }
       target = it->second / name;
       auto [known, first] = target_status.try_emplace(target);
       if (first) known->second = fs::symlink_status(target, ec2);

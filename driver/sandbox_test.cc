@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -134,6 +135,44 @@ TEST(SandboxTest, OffConfinesNothing) {
     return fd >= 0 ? 0 : 1;
   });
   EXPECT_EQ(rc, 0);
+}
+
+// A folder's links (two levels down, as a build's plugin folder links test
+// files) add their resolved targets and the targets' directories; a link to
+// a link is followed to its end; dangling links add nothing, not even an
+// empty path, also when two of them point into the same missing directory.
+TEST(SandboxTest, AReadFolderAddsWhatItsLinksResolveTo) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(TmpDir()) / "sandbox_links";
+  fs::remove_all(root);
+  fs::create_directories(root / "folder" / "sub");
+  fs::create_directories(root / "data");
+  std::ofstream(root / "data" / "a.txt") << "a";
+  std::ofstream(root / "data" / "b.txt") << "b";
+  fs::create_symlink(root / "data" / "a.txt", root / "folder" / "a");
+  fs::create_symlink("../../data/b.txt", root / "folder" / "sub" / "b");  // relative
+  // To a link outside the folder, which leads to c.txt.
+  fs::create_directories(root / "elsewhere");
+  std::ofstream(root / "data" / "c.txt") << "c";
+  fs::create_symlink(root / "data" / "c.txt", root / "elsewhere" / "to_c");
+  fs::create_symlink(root / "elsewhere" / "to_c", root / "folder" / "sub" / "via");
+  fs::create_symlink(root / "missing" / "x", root / "folder" / "x");
+  fs::create_symlink(root / "missing" / "y", root / "folder" / "y");
+  SandboxPolicy p;
+  AddReadPath((root / "folder").string(), &p);
+  const std::string data = fs::canonical(root / "data").string();
+  auto has = [&](const std::string& path) {
+    return std::find(p.read.begin(), p.read.end(), path) != p.read.end();
+  };
+  EXPECT_TRUE(has(data + "/a.txt"));
+  EXPECT_TRUE(has(data + "/b.txt"));
+  EXPECT_TRUE(has(data + "/c.txt"));
+  EXPECT_TRUE(has(data));
+  for (const std::string& r : p.read) {
+    EXPECT_FALSE(r.empty());
+    EXPECT_EQ(r.find("missing"), std::string::npos) << r;
+  }
+  fs::remove_all(root);
 }
 
 }  // namespace
