@@ -12,6 +12,7 @@
 #include "ir/serialize/serialize.h"
 #include "ir/support/crc32c.h"
 #include "ir/support/fnv.h"
+#include "ir/support/huge_pages.h"
 #include "ir/support/uninitialized_string.h"
 #include "ir/var_map.h"
 
@@ -80,16 +81,27 @@ namespace {
 // is not zeroed when made (UninitializedString): only what was written is
 // kept (Trim), and zeroing was a pass over every fresh chunk before the
 // records' own (6.5% of the samples of the binary round trip of 1M ops in
-// 1,000 functions, `perf record`). The chunks grow from 64 KiB to 4 MiB: a
-// version 4 shard's section is often about 1 MiB, so 1 MiB chunks from the
-// start faulted in twice what the 16 shards of a 1M-op module used; the
-// large section of one function gets chunks of 2 and 4 MiB, which
-// plir-opt's operator new puts on huge pages (cli/huge_page_new.cc; 1 MiB
-// chunks were 256 page faults each).
+// 1,000 functions, `perf record`). The chunks grow from 64 KiB to 4 MiB,
+// unless the writer expects a section of a quarter of a huge page or more
+// (Expect): then they are 2 and 4 MiB from the first, which plir-opt's
+// operator new puts on huge pages (cli/huge_page_new.cc). A version 4
+// shard of a 1M-op module in 1,000 functions writes about 0.9 MiB of
+// nodes; in chunks of 64 KiB to 1 MiB that was 5.3K of the round trip's
+// 12.9K page faults (`perf record -e page-faults`), and one huge chunk a
+// shard took the round trip from 372 to 276 ms run after run (medians of 8
+// interleaved runs of each build), from 381 to 372 ms with 3 s of idle
+// before each run (bench/RESULTS.md). A small module's section stays in
+// small chunks: a huge page is 2 MiB of RSS however little is written.
 class ChunkOut {
  public:
   static constexpr size_t kFirstChunk = size_t{64} << 10;
   static constexpr size_t kChunk = size_t{4} << 20;
+
+  // The section will be about `bytes` long: from a quarter of a huge page
+  // on, the chunks start at a huge page. Call before the first write.
+  void Expect(size_t bytes) {
+    if (bytes >= kHugePageBytes / 4) next_chunk_ = std::max(next_chunk_, kHugePageBytes);
+  }
 
   void Reserve(size_t n) {
     if (static_cast<size_t>(end_ - p_) < n) [[unlikely]]
@@ -147,14 +159,16 @@ class Writer {
     // items, or used outside its own): their variables need no list for
     // the check below.
     track_vars_ = !verified_ && (vars || n > 1);
-    if (track_vars_) {
-      // One allocation for the list (a doubling series faulted in and
-      // copied twice its size).
-      size_t expected = 0;
-      for (size_t i = 0; i < n; ++i)
-        if (auto* f = As<FunctionNode>(items[i])) expected += VarIndexBound(*f);
-      emitted_vars_.reserve(expected);
-    }
+    size_t expected = 0;  // variables
+    for (size_t i = 0; i < n; ++i)
+      if (auto* f = As<FunctionNode>(items[i])) expected += VarIndexBound(*f);
+    // One allocation for the list (a doubling series faulted in and copied
+    // twice its size).
+    if (track_vars_) emitted_vars_.reserve(expected);
+    // A binding is a few records of a few bytes (a variable, a call, the
+    // binding itself): 15 bytes of the node section on average in the
+    // 1M-op programs of bench/peer_compare.py.
+    nodes_.Expect(expected * 15);
     for (size_t i = 0; i < n; ++i) {
       item_vars_.Clear();
       // Sized up front: a dense array grown by doubling faulted in and
