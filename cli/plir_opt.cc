@@ -133,13 +133,21 @@ StatusOr<Output> PrepareOutput(const Flags& f) {
 }
 
 using Sink = std::function<Status(std::string_view)>;
+// Writes bytes at an offset of what the sink wrote (a file's pwrite); empty
+// where the output cannot be written out of order (a pipe, a device).
+using SinkAt = std::function<Status(uint64_t, std::string_view)>;
 
 // Writes what `produce` hands its sink, in order: to the temporary file
 // beside -o (renamed into place at the end, removed on an error), or to
 // standard output.
-Status WriteOutput(Output& out, const std::function<Status(const Sink&)>& produce) {
+Status WriteOutput(Output& out, const std::function<Status(const Sink&, const SinkAt&)>& produce) {
   if (out.file) {
-    Status s = produce([&](std::string_view piece) { return out.file->Write(piece); });
+    SinkAt at;
+    if (!out.file->in_place())
+      at = [&](uint64_t offset, std::string_view bytes) {
+        return WriteAllToFdAt(out.file->fd(), offset, bytes, out.file->path());
+      };
+    Status s = produce([&](std::string_view piece) { return out.file->Write(piece); }, at);
     if (!s.ok()) {
       out.file->Abort();
       return Internal("error writing the output: " + s.message());
@@ -148,11 +156,12 @@ Status WriteOutput(Output& out, const std::function<Status(const Sink&)>& produc
   }
   std::cout.flush();
   std::fflush(stdout);
-  return produce([](std::string_view piece) { return WriteAllToFd(1, piece, "standard output"); });
+  return produce([](std::string_view piece) { return WriteAllToFd(1, piece, "standard output"); },
+                 SinkAt());
 }
 
 Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
-  return WriteOutput(out, [&](const Sink& sink) {
+  return WriteOutput(out, [&](const Sink& sink, const SinkAt&) {
     for (std::string_view piece : pieces) PLIR_RETURN_IF_ERROR(sink(piece));
     return Status::Ok();
   });
@@ -160,14 +169,19 @@ Status WriteOutput(Output& out, std::span<const std::string_view> pieces) {
 
 // Hands `m` to `sink`, printed as -o's extension or --emit says.
 // `verified`: `m` verifies, or the output is kept only if it does.
-Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool verified) {
+// `write_at`: the output is a file that can be written out of order.
+Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool verified,
+                     const SinkAt& write_at) {
   const std::string emit = EmitFormat(f);
   if (emit == "binary") {
     // In pieces: the sections as the writer built them, the tensor data
-    // straight from the constants (no file-sized string).
+    // straight from the constants (no file-sized string). Into a file, a
+    // verified module's shards go out as they are done (its shard table
+    // last): on 1M ops in 1,000 functions, bench/RESULTS.md.
     BinarySaveOptions o;
     o.version = f.binary_version;
-    const BinaryParts parts = verified ? SaveVerifiedBinaryParts(m, o) : SaveBinaryParts(m, o);
+    if (verified) return SaveVerifiedBinaryTo(m, o, BinarySink{sink, write_at});
+    const BinaryParts parts = SaveBinaryParts(m, o);
     for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink(piece));
     return Status::Ok();
   }
@@ -180,7 +194,9 @@ Status ProduceModule(const Flags& f, const Module& m, const Sink& sink, bool ver
 
 // Prints `m` and writes it (`verified`: as ProduceModule's).
 Status WriteModule(const Flags& f, const Module& m, Output& out, bool verified) {
-  return WriteOutput(out, [&](const Sink& sink) { return ProduceModule(f, m, sink, verified); });
+  return WriteOutput(out, [&](const Sink& sink, const SinkAt& at) {
+    return ProduceModule(f, m, sink, verified, at);
+  });
 }
 
 // Whether only PLIR's own code can run in the child: the plugins it can load
@@ -396,7 +412,10 @@ int Main(Flags f) {
                 if (w.ok()) writeback.Wrote(piece.size());
                 return w;
               },
-              result.verified);
+              result.verified,
+              [&](uint64_t offset, std::string_view bytes) {
+                return WriteAllToFdAt(out_fd, offset, bytes, what);
+              });
           if (check.joinable()) check.join();
           if (check_rc != 0) return check_rc;
         } else {

@@ -69,6 +69,26 @@ for mode in --no-isolate --check-result; do
     '[ $rc -eq 1 ] && grep -q "shared.json: " "$tmp/err" && [ ! -e "$tmp/shared.out.plirb" ] && [ -z "$(ls "$tmp" | grep shared.out)" ]'
 done
 
+# A module large enough for version 4's shards (40 functions of 300
+# bindings: 2 shards): into a file, its shards go out as they are done and
+# the shard table last (pwrite), in each place that writes -o: the child,
+# --no-isolate, and the parent after --check-result. Standard output gets
+# the file whole. The same bytes every way, and they load back.
+awk 'BEGIN { for (f = 0; f < 40; f++) {
+  printf "def @f%d(%%x: Tensor[(), float32], %%c: Tensor[(), float32]) -> Tensor[(), float32] {\n", f
+  print "  dataflow {"; p = "%x"
+  for (i = 0; i < 300; i++) { printf "    %%v%d: Tensor[(), float32] = %s(%s, %%c);\n", i, (i % 2 ? "add" : "multiply"), p; p = "%v" i }
+  printf "    output %s;\n  }\n  %s\n}\n", p, p } }' > "$tmp/sharded.plir"
+"$opt" "$tmp/sharded.plir" -o "$tmp/sharded.child.plirb"; rc1=$?
+"$opt" --no-isolate "$tmp/sharded.plir" -o "$tmp/sharded.noiso.plirb"; rc2=$?
+"$opt" --check-result "$tmp/sharded.plir" -o "$tmp/sharded.parent.plirb"; rc3=$?
+"$opt" "$tmp/sharded.plir" --emit binary > "$tmp/sharded.stdout.plirb"; rc4=$?
+check "a sharded binary written to -o by the child, --no-isolate, the parent, and to stdout: the same bytes (rc=$rc1/$rc2/$rc3/$rc4)" \
+  '[ $rc1$rc2$rc3$rc4 = 0000 ] && cmp -s "$tmp/sharded.child.plirb" "$tmp/sharded.stdout.plirb" && cmp -s "$tmp/sharded.noiso.plirb" "$tmp/sharded.stdout.plirb" && cmp -s "$tmp/sharded.parent.plirb" "$tmp/sharded.stdout.plirb"'
+check "... version 4 with 2 shards" \
+  '[ "$(od -An -tu4 -j8 -N4 "$tmp/sharded.child.plirb" | tr -d " ")" = 4 ] && [ "$(od -An -tu8 -j32 -N8 "$tmp/sharded.child.plirb" | tr -d " ")" = 2 ]'
+check "... which loads back to the module" 'cmp -s <("$opt" "$tmp/sharded.child.plirb") <("$opt" "$tmp/sharded.plir")'
+
 echo "keep" > "$tmp/existing.plir"
 "$opt" "$tmp/bad.plir" -o "$tmp/existing.plir" 2>/dev/null
 check "existing output kept on error" '[ "$(cat "$tmp/existing.plir")" = keep ]'

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "driver/file_util.h"
 #include "ir/op.h"
 #include "ir/serialize/serialize.h"
 #include "ir/support/mapping.h"
@@ -43,14 +44,7 @@ uint64_t GetU64(const unsigned char* p) {
 }
 
 Status WriteAt(int fd, std::string_view data, off_t at) {
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = pwrite(fd, data.data() + off, data.size() - off, at + static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Internal(std::string("writing the result: ") + std::strerror(errno));
-    off += static_cast<size_t>(n);
-  }
-  return Status::Ok();
+  return WriteAllToFdAt(fd, static_cast<uint64_t>(at), data, "the result");
 }
 
 size_t PadTo64(uint64_t n) {

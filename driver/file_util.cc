@@ -89,6 +89,20 @@ Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
   return Status::Ok();
 }
 
+Status WriteAllToFdAt(int fd, uint64_t offset, std::string_view data, const std::string& what) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = pwrite(fd, data.data() + off, data.size() - off, static_cast<off_t>(offset + off));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Internal("error writing " + what + ": " + std::strerror(errno));
+    }
+    if (n == 0) return Internal("error writing " + what + ": no progress");
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
 namespace {
 bool g_stdout_was_closed = false;
 }  // namespace

@@ -20,6 +20,8 @@ StatusOr<std::string> Sha256File(const std::string& path);
 // Writes all of `data` to `fd` (retrying short writes and EINTR); the
 // error names `what` ("standard output", a path).
 Status WriteAllToFd(int fd, std::string_view data, const std::string& what);
+// The same at `offset` of the file (pwrite), leaving its position as it was.
+Status WriteAllToFdAt(int fd, uint64_t offset, std::string_view data, const std::string& what);
 
 // The standard descriptors, guarded. Call first in main(): a descriptor
 // 0, 1 or 2 that is closed is opened on /dev/null the wrong way round

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,7 @@
 
 namespace plir {
 struct BinaryParts;
+struct BinarySink;
 struct BinaryLoadOptions;
 }  // namespace plir
 
@@ -102,8 +104,25 @@ const Node* NodeChild(const Node* n, size_t i);
 // order, for the caller to check (AnyRepeated) with those of other runs.
 // `verified`: the caller vouches that the module verifies (plir::Verify),
 // so that no variable is in two items: no check, and `vars` stays empty.
+// `pool`: where the node section's chunks come from (else fresh ones).
 BinaryParts WriteItems(const Item* items, size_t n, int version, std::vector<const VarNode*>* vars,
-                       bool verified = false);
+                       bool verified = false, class ChunkPool* pool = nullptr);
+
+// Chunks for the node sections of writers that run one after another on a
+// thread (version 4 shards written to a file as they are done): a chunk
+// whose bytes are written out is taken by the next writer, its pages
+// already faulted in, instead of a fresh one.
+class ChunkPool {
+ public:
+  // A string of at least `n` bytes, its contents unspecified.
+  std::string Take(size_t n);
+  // `s` is free to reuse (kept if it is a chunk's size, at most a few).
+  void Give(std::string s);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> free_;
+};
 // True iff a variable is in `vars` twice (sorts them).
 bool AnyRepeated(std::vector<const VarNode*>& vars);
 // Version 2, 3 or 4 (WriteSharded) of a module.
@@ -124,6 +143,8 @@ constexpr uint64_t kMaxShards = 1024;
 // `shards`: how many (0: by the module's size, WriteSharded's rule). A
 // module that would get fewer than 2 is written as version 3.
 BinaryParts WriteSharded(const Module& m, size_t shards, bool verified = false);
+// WriteSharded(m, 0, true) written to `sink` (SaveVerifiedBinaryTo).
+Status WriteShardedTo(const Module& m, const BinarySink& sink);
 // The whole file (its 32-byte header checked by LoadBinary).
 StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options);
 // Version 1: the payload after the 32-byte header.

@@ -20,6 +20,8 @@
 // identity that way; such a module is written as version 3.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <optional>
 
 #include "ir/parallel.h"
 #include "ir/serialize/binary_internal.h"
@@ -84,15 +86,70 @@ bool AllZero(std::string_view bytes) {
 
 }  // namespace
 
-BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
-  const std::vector<Item> items = m.items();
+namespace {
+
+// How a module is split: its items, and the first item of each of its k
+// shards (and the end). k < 2: written as version 3.
+struct ShardPlan {
+  std::vector<Item> items;
+  size_t k = 0;
+  std::vector<size_t> bounds;
+};
+
+ShardPlan PlanShards(const Module& m, size_t shards) {
+  ShardPlan plan;
+  plan.items = m.items();
+  const std::vector<Item>& items = plan.items;
   std::vector<uint64_t> weights(items.size());
   uint64_t total = 0;
   for (size_t i = 0; i < items.size(); ++i) total += weights[i] = ItemWeight(items[i]);
   size_t k = shards ? shards : std::min<uint64_t>(kAutoShards, total / kShardWeight);
-  k = std::min({k, items.size(), static_cast<size_t>(kMaxShards)});
+  plan.k = std::min({k, items.size(), static_cast<size_t>(kMaxShards)});
+  if (plan.k >= 2) plan.bounds = ShardBounds(weights, plan.k);
+  return plan;
+}
+
+// The bytes before the first shard: the header, the shard table of shards
+// of these sizes, and zeros to a multiple of 64.
+std::string ShardTableHead(const std::vector<uint64_t>& sizes) {
+  const size_t k = sizes.size();
+  std::string head(kBinaryMagic, 8);
+  const uint32_t version = 4, flags = 0;
+  head.append(reinterpret_cast<const char*>(&version), 4);
+  head.append(reinterpret_cast<const char*>(&flags), 4);
+  head.append(16, '\0');  // the length and the checksum, below
+  PutU64(head, k);
+  uint64_t at = AlignTensor(kTableAt + 8 + 8 * k);
+  for (uint64_t size : sizes) {
+    PutU64(head, size);
+    at = AlignTensor(at + size);
+  }
+  head.resize(AlignTensor(head.size()), '\0');
+  const uint64_t length = at - kHeaderSize;
+  const uint64_t checksum = Crc32c(std::string_view(head).substr(kHeaderSize));
+  std::memcpy(&head[16], &length, 8);
+  std::memcpy(&head[24], &checksum, 8);
+  return head;
+}
+
+const std::string& Zeros() {
+  static const std::string zeros(kTensorAlignment, '\0');
+  return zeros;
+}
+
+// The zeros after a shard of `size` bytes, to the next multiple of 64.
+std::string_view ShardPadding(uint64_t size) {
+  return std::string_view(Zeros()).substr(0, AlignTensor(size) - size);
+}
+
+}  // namespace
+
+BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
+  const ShardPlan plan = PlanShards(m, shards);
+  const std::vector<Item>& items = plan.items;
+  const size_t k = plan.k;
   if (k < 2) return WriteItems(items.data(), items.size(), 3, nullptr, verified);
-  const std::vector<size_t> bounds = ShardBounds(weights, k);
+  const std::vector<size_t>& bounds = plan.bounds;
   std::vector<BinaryParts> parts(k);
   std::vector<std::vector<const VarNode*>> vars(k);
   ParallelFor(k, 0, [&](size_t s, size_t) {
@@ -114,26 +171,10 @@ BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
     if (AnyRepeated(all)) return WriteItems(items.data(), items.size(), 3, nullptr);
   }
 
-  std::string head(kBinaryMagic, 8);
-  const uint32_t version = 4, flags = 0;
-  head.append(reinterpret_cast<const char*>(&version), 4);
-  head.append(reinterpret_cast<const char*>(&flags), 4);
-  head.append(16, '\0');  // the length and the checksum, below
-  PutU64(head, k);
-  uint64_t at = AlignTensor(kTableAt + 8 + 8 * k);
-  for (const BinaryParts& p : parts) {
-    PutU64(head, p.size());
-    at = AlignTensor(at + p.size());
-  }
-  head.resize(AlignTensor(head.size()), '\0');
-  const uint64_t length = at - kHeaderSize;
-  const uint64_t checksum = Crc32c(std::string_view(head).substr(kHeaderSize));
-  std::memcpy(&head[16], &length, 8);
-  std::memcpy(&head[24], &checksum, 8);
-
-  static const std::string kZeros(kTensorAlignment, '\0');
+  std::vector<uint64_t> sizes(k);
+  for (size_t s = 0; s < k; ++s) sizes[s] = parts[s].size();
   BinaryParts out;
-  out.pieces.push_back(out.owned.emplace_back(std::move(head)));
+  out.pieces.push_back(out.owned.emplace_back(ShardTableHead(sizes)));
   for (BinaryParts& p : parts) {
     // WriteItems's owned strings are its first pieces, in order: each moves
     // here and becomes its piece again; the rest view tensor data.
@@ -143,10 +184,64 @@ BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
       else
         out.pieces.push_back(p.pieces[i]);
     }
-    if (size_t pad = AlignTensor(p.size()) - p.size())
-      out.pieces.push_back(std::string_view(kZeros).substr(0, pad));
+    if (std::string_view pad = ShardPadding(p.size()); !pad.empty()) out.pieces.push_back(pad);
   }
   return out;
+}
+
+// The shards go out in order as they are done, while later ones are still
+// being written, and each one's node chunks then serve a later shard
+// (ChunkPool): of the 16 shards of a 1M-op module, a few are held at a
+// time instead of all 21 MB, and the chunks are faulted in once. The shard
+// table, known last, goes over the zeros that held its place.
+Status WriteShardedTo(const Module& m, const BinarySink& sink) {
+  const ShardPlan plan = PlanShards(m, 0);
+  const size_t k = plan.k;
+  if (k < 2 || !sink.write_at) {
+    const BinaryParts parts =
+        k < 2 ? WriteItems(plan.items.data(), plan.items.size(), 3, nullptr, /*verified=*/true)
+              : WriteSharded(m, 0, /*verified=*/true);
+    for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink.append(piece));
+    return Status::Ok();
+  }
+  PLIR_RETURN_IF_ERROR(sink.append(std::string(AlignTensor(kTableAt + 8 + 8 * k), '\0')));
+  ChunkPool pool;
+  std::mutex mu;
+  std::vector<std::optional<BinaryParts>> done(k);  // written, not yet out
+  std::vector<uint64_t> sizes(k);
+  size_t next = 0;       // the first shard not yet out
+  bool writing = false;  // a thread is putting shards out
+  Status failed = Status::Ok();
+  ParallelFor(k, 0, [&](size_t s, size_t) {
+    const Item* first = plan.items.data() + plan.bounds[s];
+    BinaryParts parts = WriteItems(first, plan.bounds[s + 1] - plan.bounds[s], 3, nullptr,
+                                   /*verified=*/true, &pool);
+    std::unique_lock<std::mutex> lock(mu);
+    done[s] = std::move(parts);
+    if (writing) return;  // that thread takes this one too, in its turn
+    writing = true;
+    while (next < k && done[next]) {
+      const size_t at = next++;
+      BinaryParts& p = *done[at];
+      const bool ok = failed.ok();
+      lock.unlock();
+      Status w = Status::Ok();
+      if (ok) {
+        for (std::string_view piece : p.pieces)
+          if (w = sink.append(piece); !w.ok()) break;
+        if (w.ok()) w = sink.append(ShardPadding(p.size()));
+      }
+      const uint64_t size = p.size();
+      for (std::string& owned : p.owned) pool.Give(std::move(owned));
+      lock.lock();
+      sizes[at] = size;
+      done[at].reset();
+      if (!w.ok() && failed.ok()) failed = w;
+    }
+    writing = false;
+  });
+  PLIR_RETURN_IF_ERROR(failed);
+  return sink.write_at(0, ShardTableHead(sizes));
 }
 
 StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options) {

@@ -97,6 +97,7 @@ class ChunkOut {
   static constexpr size_t kFirstChunk = size_t{64} << 10;
   static constexpr size_t kChunk = size_t{4} << 20;
 
+  void UsePool(ChunkPool* pool) { pool_ = pool; }
   // The section will be about `bytes` long: from a quarter of a huge page
   // on, the chunks start at a huge page. Call before the first write.
   void Expect(size_t bytes) {
@@ -136,11 +137,13 @@ class ChunkOut {
   }
   void NewChunk(size_t n) {
     Trim();
-    std::string& c = chunks_.emplace_back(UninitializedString(std::max(n, next_chunk_)));
+    const size_t want = std::max(n, next_chunk_);
+    std::string& c = chunks_.emplace_back(pool_ ? pool_->Take(want) : UninitializedString(want));
     next_chunk_ = std::min(2 * next_chunk_, kChunk);
     p_ = begin_ = c.data();
     end_ = begin_ + c.size();
   }
+  ChunkPool* pool_ = nullptr;  // where chunks come from (else made fresh)
   std::vector<std::string> chunks_;
   char* p_ = nullptr;
   char* begin_ = nullptr;
@@ -151,7 +154,10 @@ class ChunkOut {
 
 class Writer {
  public:
-  Writer(int version, bool verified) : version_(version), verified_(verified) {}
+  Writer(int version, bool verified, ChunkPool* pool = nullptr)
+      : version_(version), verified_(verified) {
+    nodes_.UsePool(pool);
+  }
 
   BinaryParts Save(const Item* items, size_t n, std::vector<const VarNode*>* vars) {
     // One item cannot share a variable with another, nor can the items of
@@ -745,8 +751,35 @@ bool AnyRepeated(std::vector<const VarNode*>& vars) {
 }
 
 BinaryParts WriteItems(const Item* items, size_t n, int version, std::vector<const VarNode*>* vars,
-                       bool verified) {
-  return Writer(version, verified).Save(items, n, verified ? nullptr : vars);
+                       bool verified, ChunkPool* pool) {
+  return Writer(version, verified, pool).Save(items, n, verified ? nullptr : vars);
+}
+
+// A few chunks: as many as the shards written but not yet out, times their
+// chunks (one or two each at 1M ops), stay for reuse; more are freed.
+constexpr size_t kPooledChunks = 8;
+
+std::string ChunkPool::Take(size_t n) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < free_.size(); ++i) {
+      if (free_[i].capacity() < n) continue;
+      std::string s = std::move(free_[i]);
+      free_[i] = std::move(free_.back());
+      free_.pop_back();
+      // Back to its full length: this writes only the bytes past what its
+      // last writer kept (pages already faulted in), not the whole chunk.
+      s.resize(s.capacity());
+      return s;
+    }
+  }
+  return UninitializedString(n);
+}
+
+void ChunkPool::Give(std::string s) {
+  if (s.capacity() < ChunkOut::kFirstChunk) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.size() < kPooledChunks) free_.push_back(std::move(s));
 }
 BinaryParts WriteParts(const Module& m, int version, bool verified) {
   if (version >= 4) return WriteSharded(m, 0, verified);
@@ -782,6 +815,15 @@ BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options) {
 
 BinaryParts SaveVerifiedBinaryParts(const Module& m, const BinarySaveOptions& options) {
   return internal::binary::WriteParts(m, WrittenVersion(options), /*verified=*/true);
+}
+
+Status SaveVerifiedBinaryTo(const Module& m, const BinarySaveOptions& options,
+                            const BinarySink& sink) {
+  const int version = WrittenVersion(options);
+  if (version >= 4) return internal::binary::WriteShardedTo(m, sink);
+  const BinaryParts parts = internal::binary::WriteParts(m, version, /*verified=*/true);
+  for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink.append(piece));
+  return Status::Ok();
 }
 
 BinaryParts SaveBinaryShards(const Module& m, size_t shards) {

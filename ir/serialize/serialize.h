@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,6 +61,20 @@ BinaryParts SaveBinaryParts(const Module& m, const BinarySaveOptions& options = 
 // module has (such a module, written this way, may load with that
 // variable as two).
 BinaryParts SaveVerifiedBinaryParts(const Module& m, const BinarySaveOptions& options = {});
+// Where SaveVerifiedBinaryTo writes: `append` takes the file's bytes in
+// order; `write_at` (optional) writes bytes at an offset of what `append`
+// wrote, as pwrite does on a file.
+struct BinarySink {
+  std::function<Status(std::string_view bytes)> append;
+  std::function<Status(uint64_t offset, std::string_view bytes)> write_at;
+};
+// SaveVerifiedBinaryParts's bytes, written to `sink`. With `write_at`, a
+// version 4 file goes out shard by shard as the shards are done, its shard
+// table last, over zeros that held its place: the whole file is never in
+// memory, and the memory of a shard that is out serves the next. The first
+// error of `sink` is returned; what was written by then is not a module.
+Status SaveVerifiedBinaryTo(const Module& m, const BinarySaveOptions& options,
+                            const BinarySink& sink);
 // Version 4 with `shards` shards (at most one an item; 1024 at most), where
 // SaveBinary picks the count by the module's size: for tests and tools. A
 // module that gets fewer than 2 (or whose variables are shared by items)
