@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
   const size_t bytes = mb << 20;
   for (long r = 0; r < repeat; ++r) {
     if (idle > 0) std::this_thread::sleep_for(std::chrono::duration<double>(idle));
-    void* m = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+    void* m =
+        mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
       std::perror("first_touch: mmap");
       return 1;
@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
     std::memset(p, 2, bytes);
     const auto t2 = std::chrono::steady_clock::now();
     const double first = Seconds(t0, t1), again = Seconds(t1, t2);
-    std::printf("%lu MB, %s pages: first write %.1f ms (%.2f GB/s), memset after %.1f ms (%.1f GB/s)\n",
-                mb, small ? "4 KiB" : "huge", first * 1e3, bytes / first / 1e9, again * 1e3,
-                bytes / again / 1e9);
+    std::printf(
+        "%lu MB, %s pages: first write %.1f ms (%.2f GB/s), memset after %.1f ms (%.1f GB/s)\n", mb,
+        small ? "4 KiB" : "huge", first * 1e3, bytes / first / 1e9, again * 1e3,
+        bytes / again / 1e9);
     std::fflush(stdout);
     munmap(m, bytes + kHuge);
   }
