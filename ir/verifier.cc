@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -173,8 +174,16 @@ class Verifier : public IRVisitor {
     visit_types_ = false;
   }
 
+  // Verifies `item`. One verifier serves item after item (a thread's),
+  // reusing its tables' memory.
   ItemReport Run(const ItemNode* item) {
     current_item_ = item;
+    errors_.clear();
+    report_ = ItemReport();
+    state_.Clear();
+    scope_order_.clear();
+    scope_marks_.clear();
+    blocks_.clear();
     // One allocation of the variables' table, and of the lists of them,
     // instead of doubling series (at a million variables, 16 MB instead of
     // 32 MB first written for the table, 8 MB instead of 16 MB a list).
@@ -738,12 +747,19 @@ std::vector<VerifyError> VerifyItems(const Module& m, const VerifyOptions& optio
   // dimensions, whose errors come after the verifier's.
   std::vector<ItemReport> reports(items.size());
   std::vector<std::vector<VerifyError>> dim_errors(items.size());
-  ParallelFor(2 * items.size(), 0, [&](size_t t, size_t) {
+  // A verifier a thread: its tables, sized for one function, serve the
+  // next (a verifier an item allocated and first wrote them again: at 1M
+  // ops in 1,000 functions, 1.6K of the binary round trip's 6.5K page
+  // faults, `perf record -e page-faults`).
+  std::vector<std::optional<Verifier>> verifiers(ParallelThreads(2 * items.size(), 0));
+  ParallelFor(2 * items.size(), 0, [&](size_t t, size_t worker) {
     const size_t i = t / 2;
-    if (t % 2 == 0)
+    if (t % 2 == 0) {
       // One item cannot bind a variable another binds: no list for that.
-      reports[i] = Verifier(m, options, cross_item && items.size() > 1).Run(items[i].get());
-    else if (auto* f = As<FunctionNode>(items[i]))
+      std::optional<Verifier>& v = verifiers[worker];
+      if (!v) v.emplace(m, options, cross_item && items.size() > 1);
+      reports[i] = v->Run(items[i].get());
+    } else if (auto* f = As<FunctionNode>(items[i]))
       internal::CheckSymbolicDims(f, &dim_errors[i], max_errors);
   });
   for (size_t i = 0; i < items.size(); ++i)

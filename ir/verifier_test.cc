@@ -9,6 +9,7 @@
 
 #include "ir/builder.h"
 #include "ir/op.h"
+#include "ir/parallel.h"
 #include "ir/text/parser.h"
 #include "testing/ir_test_util.h"
 
@@ -279,6 +280,39 @@ TEST(VerifierTest, VariableOfAnotherFunction) {
   ExpectOneError({f, g}, "@g, body, result, argument 1",
                  "variable %a is used outside the scope where it is bound");
   ExpectOneError({g, f}, "@g, body, result, argument 1", "variable %a is not defined");
+}
+
+// A thread's verifier serves item after item: nothing of one item (its
+// variables in scope, its errors) carries into the next. On one thread, one
+// verifier checks every function; each odd function uses the variable the
+// function before it bound, which is out of its scope there.
+TEST(VerifierTest, AVerifierReusedForTheNextItemStartsClean) {
+  std::vector<Item> items;
+  Var before;
+  for (int i = 0; i < 16; ++i) {
+    Var x = VarNode::Make("x", T2()), a = VarNode::Make("a" + std::to_string(i), T2());
+    const std::string name = "f" + std::to_string(i);
+    if (i % 2 == 0) {
+      items.push_back(FunctionNode::Make(name, {x}, nullptr,
+                                         SeqExprNode::Make({Ordinary({Bind(a, Add(x, x))})}, a)));
+      before = a;
+    } else {
+      items.push_back(
+          FunctionNode::Make(name, {x}, nullptr, SeqExprNode::Make({}, Add(x, before))));
+    }
+  }
+  Module m = *Module::Make(std::move(items));
+  for (int threads : {1, 2}) {
+    SetDefaultThreads(threads);
+    auto errors = VerifyModule(m, 1000);
+    ASSERT_EQ(errors.size(), 8u) << threads << " threads";
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_EQ(errors[i].path, "@f" + std::to_string(2 * i + 1) + ", body, result, argument 1");
+      EXPECT_EQ(errors[i].message, "variable %a" + std::to_string(2 * i) +
+                                       " is used outside the scope where it is bound");
+    }
+  }
+  SetDefaultThreads(0);
 }
 
 TEST(VerifierTest, ManyFunctionsVerifyInParallelInModuleOrder) {
