@@ -84,10 +84,6 @@ bool AllZero(std::string_view bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
 
-}  // namespace
-
-namespace {
-
 // How a module is split: its items, and the first item of each of its k
 // shards (and the end). k < 2: written as version 3.
 struct ShardPlan {
