@@ -75,10 +75,16 @@ void WritebackAhead::Wrote(size_t bytes) {
   started_ = upto;
 }
 
-Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
+namespace {
+// Writes all of `data` at the file position (`offset` null) or at
+// *offset (pwrite), retrying short writes and EINTR.
+Status WriteAll(int fd, const uint64_t* offset, std::string_view data, const std::string& what) {
   size_t off = 0;
   while (off < data.size()) {
-    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    const char* p = data.data() + off;
+    const size_t left = data.size() - off;
+    ssize_t n =
+        offset ? pwrite(fd, p, left, static_cast<off_t>(*offset + off)) : write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Internal("error writing " + what + ": " + std::strerror(errno));
@@ -88,19 +94,14 @@ Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
   }
   return Status::Ok();
 }
+}  // namespace
+
+Status WriteAllToFd(int fd, std::string_view data, const std::string& what) {
+  return WriteAll(fd, nullptr, data, what);
+}
 
 Status WriteAllToFdAt(int fd, uint64_t offset, std::string_view data, const std::string& what) {
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = pwrite(fd, data.data() + off, data.size() - off, static_cast<off_t>(offset + off));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Internal("error writing " + what + ": " + std::strerror(errno));
-    }
-    if (n == 0) return Internal("error writing " + what + ": no progress");
-    off += static_cast<size_t>(n);
-  }
-  return Status::Ok();
+  return WriteAll(fd, &offset, data, what);
 }
 
 namespace {

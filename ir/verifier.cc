@@ -178,12 +178,7 @@ class Verifier : public IRVisitor {
   // reusing its tables' memory.
   ItemReport Run(const ItemNode* item) {
     current_item_ = item;
-    errors_.clear();
-    report_ = ItemReport();
-    state_.Clear();
-    scope_order_.clear();
-    scope_marks_.clear();
-    blocks_.clear();
+    Reset();
     // One allocation of the variables' table, and of the lists of them,
     // instead of doubling series (at a million variables, 16 MB instead of
     // 32 MB first written for the table, 8 MB instead of 16 MB a list).
@@ -196,12 +191,7 @@ class Verifier : public IRVisitor {
     if (!FastItem(item)) {
       // Another shape, or an error: the generic walk, which knows the path
       // of every node, from a clean state.
-      errors_.clear();
-      report_ = ItemReport();
-      state_.Clear();
-      scope_order_.clear();
-      scope_marks_.clear();
-      blocks_.clear();
+      Reset();
       Walk(item, "@" + item->name());
       // Flat functions (the fast shape) are 3 levels deep; others may be
       // nested beyond what the parser reads back: refuse them here, so that
@@ -578,6 +568,17 @@ class Verifier : public IRVisitor {
       Error("the call's recorded type " + TypeToString(c->type()) +
             " disagrees with the inferred type " + TypeToString(*r));
     }
+  }
+
+  // Forgets the item verified last (its errors, report and tables; the
+  // tables keep their memory).
+  void Reset() {
+    errors_.clear();
+    report_ = ItemReport();
+    state_.Clear();
+    scope_order_.clear();
+    scope_marks_.clear();
+    blocks_.clear();
   }
 
   const Module& module_;
