@@ -105,6 +105,11 @@ ShardPlan PlanShards(const Module& m, size_t shards) {
   return plan;
 }
 
+// The end of the shard table of k shards, and where the first shard starts
+// (a multiple of 64).
+uint64_t TableEnd(uint64_t k) { return kTableAt + 8 + 8 * k; }
+uint64_t FirstShardAt(uint64_t k) { return AlignTensor(TableEnd(k)); }
+
 // The bytes before the first shard: the header, the shard table of shards
 // of these sizes, and zeros to a multiple of 64.
 std::string ShardTableHead(const std::vector<uint64_t>& sizes) {
@@ -115,12 +120,12 @@ std::string ShardTableHead(const std::vector<uint64_t>& sizes) {
   head.append(reinterpret_cast<const char*>(&flags), 4);
   head.append(16, '\0');  // the length and the checksum, below
   PutU64(head, k);
-  uint64_t at = AlignTensor(kTableAt + 8 + 8 * k);
+  uint64_t at = FirstShardAt(k);
   for (uint64_t size : sizes) {
     PutU64(head, size);
     at = AlignTensor(at + size);
   }
-  head.resize(AlignTensor(head.size()), '\0');
+  head.resize(FirstShardAt(k), '\0');
   const uint64_t length = at - kHeaderSize;
   const uint64_t checksum = Crc32c(std::string_view(head).substr(kHeaderSize));
   std::memcpy(&head[16], &length, 8);
@@ -138,10 +143,8 @@ std::string_view ShardPadding(uint64_t size) {
   return std::string_view(Zeros()).substr(0, AlignTensor(size) - size);
 }
 
-}  // namespace
-
-BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
-  const ShardPlan plan = PlanShards(m, shards);
+// The file of a planned module, every shard in memory (WriteSharded).
+BinaryParts WritePlanned(const ShardPlan& plan, bool verified) {
   const std::vector<Item>& items = plan.items;
   const size_t k = plan.k;
   if (k < 2) return WriteItems(items.data(), items.size(), 3, nullptr, verified);
@@ -185,6 +188,12 @@ BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
   return out;
 }
 
+}  // namespace
+
+BinaryParts WriteSharded(const Module& m, size_t shards, bool verified) {
+  return WritePlanned(PlanShards(m, shards), verified);
+}
+
 // The shards go out in order as they are done, while later ones are still
 // being written, and each one's node chunks then serve a later shard
 // (ChunkPool): of the 16 shards of a 1M-op module, a few are held at a
@@ -194,13 +203,11 @@ Status WriteShardedTo(const Module& m, const BinarySink& sink) {
   const ShardPlan plan = PlanShards(m, 0);
   const size_t k = plan.k;
   if (k < 2 || !sink.write_at) {
-    const BinaryParts parts =
-        k < 2 ? WriteItems(plan.items.data(), plan.items.size(), 3, nullptr, /*verified=*/true)
-              : WriteSharded(m, 0, /*verified=*/true);
+    const BinaryParts parts = WritePlanned(plan, /*verified=*/true);
     for (std::string_view piece : parts.pieces) PLIR_RETURN_IF_ERROR(sink.append(piece));
     return Status::Ok();
   }
-  PLIR_RETURN_IF_ERROR(sink.append(std::string(AlignTensor(kTableAt + 8 + 8 * k), '\0')));
+  PLIR_RETURN_IF_ERROR(sink.append(std::string(FirstShardAt(k), '\0')));
   ChunkPool pool;
   std::mutex mu;
   std::vector<std::optional<BinaryParts>> done(k);  // written, not yet out
@@ -245,7 +252,7 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
   if (k < 2 || k > kMaxShards)
     return Corrupt("version 4 shard count " + std::to_string(k) + " (2 to " +
                    std::to_string(kMaxShards) + ")");
-  const uint64_t first = AlignTensor(kTableAt + 8 + 8 * k);
+  const uint64_t first = FirstShardAt(k);
   if (first > bytes.size())
     return Corrupt("the shard table (" + std::to_string(k) + " shards) runs past the file (" +
                    std::to_string(bytes.size()) + " bytes)");
@@ -253,7 +260,7 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
   if (Crc32c(bytes.substr(kTableAt, first - kTableAt)) != checksum)
     return Corrupt("checksum mismatch (the shard table, bytes 32 to " + std::to_string(first) +
                    ")");
-  if (!AllZero(bytes.substr(kTableAt + 8 + 8 * k, first - (kTableAt + 8 + 8 * k))))
+  if (!AllZero(bytes.substr(TableEnd(k), first - TableEnd(k))))
     return Corrupt("nonzero bytes after the shard table");
   std::vector<std::string_view> views(k);
   uint64_t at = first;
