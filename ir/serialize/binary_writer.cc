@@ -767,9 +767,9 @@ std::string ChunkPool::Take(size_t n) {
       std::string s = std::move(free_[i]);
       free_[i] = std::move(free_.back());
       free_.pop_back();
-      // Back to its full length: this writes only the bytes past what its
-      // last writer kept (pages already faulted in), not the whole chunk.
-      s.resize(s.capacity());
+      // Back to its full length, the bytes past what its last writer kept
+      // not written (the next writer overwrites what it keeps).
+      ResizeUninitialized(s, s.capacity());
       return s;
     }
   }

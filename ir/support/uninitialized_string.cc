@@ -5,10 +5,14 @@
 
 namespace plir::internal {
 
-std::string UninitializedString(size_t n) {
-  std::string s;
+void ResizeUninitialized(std::string& s, size_t n) {
   // Return n itself: libstdc++ 12 passes the capacity, not n, to the callback.
   s.resize_and_overwrite(n, [n](char*, size_t) { return n; });
+}
+
+std::string UninitializedString(size_t n) {
+  std::string s;
+  ResizeUninitialized(s, n);
   return s;
 }
 

@@ -14,6 +14,9 @@
 namespace plir::internal {
 
 std::string UninitializedString(size_t n);
+// Sets `s` to n bytes, those past its old size left as they are in its
+// buffer (a buffer reused: the caller overwrites them).
+void ResizeUninitialized(std::string& s, size_t n);
 
 }  // namespace plir::internal
 
