@@ -284,18 +284,36 @@ std::shared_ptr<PhaseInstrument> RecordRunMaterial(const Flags& f, const PluginL
   return std::make_shared<PhaseInstrument>(state, std::move(plugin_of));
 }
 
-// Verifies an input module loaded from `format`: text is fresh from the
-// parser, which rules out a variable bound in two items (VerifyParsed);
-// JSON and binary can hold one.
-Status VerifyInput(const Module& module, ModuleFormat format, const std::string& input_name) {
-  Status s = format == ModuleFormat::kText ? VerifyParsed(module) : Verify(module);
+// How an input module is verified: the format it came in and what its
+// loader proved.
+struct InputCheck {
+  ModuleFormat format = ModuleFormat::kText;
+  LoadFacts facts;
+};
+
+// Verifies an input module. Text is fresh from the parser, which rules out
+// a variable bound in two items (VerifyParsed). JSON and binary can hold
+// one: they get the check across items (Verify) unless the binary loader
+// proved that none is (LoadFacts; at 1M ops in 1,000 functions the check
+// was 57 of the binary round trip's 243 ms). An ill-formed module is then
+// verified in full, so that its errors read exactly as Verify words them.
+Status VerifyInput(const Module& module, const InputCheck& check, const std::string& input_name) {
+  Status s;
+  if (check.format == ModuleFormat::kText) {
+    s = VerifyParsed(module);
+  } else if (check.facts.bindings_unshared) {
+    s = VerifyParsed(module);
+    if (!s.ok()) s = Verify(module);
+  } else {
+    s = Verify(module);
+  }
   if (s.ok()) return s;
   return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
 }
 
 // The input module, in any format, verified; or, when `defer_check` is set
 // and the module will be written as it is loaded, not yet verified, with
-// *deferred set to its format (the caller runs VerifyInput). That is a text
+// *deferred set to how to check it (the caller runs VerifyInput). That is a text
 // input (the printer needs no more of a parsed module than the parser
 // ensures: every name resolves to a variable defined before it, in its
 // item), or any input written as binary (the binary writer takes any
@@ -303,7 +321,7 @@ Status VerifyInput(const Module& module, ModuleFormat format, const std::string&
 // name).
 StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
                            const std::string& input_name, RunState* state, bool defer_check,
-                           std::optional<ModuleFormat>* deferred) {
+                           std::optional<InputCheck>* deferred) {
   state->Enter(RunPhase::kLoadingInput, input_name);
   StatusOr<ModuleFile> text = ModuleFile::Open(input_path);  // mapped when a regular file
   if (!text.ok()) return Reword(text.status(), "plir-opt: " + Printable(text.status().message()));
@@ -318,7 +336,8 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
     if (Status s = VerifyBinaryTensorData(*text); !s.ok())
       return Reword(s, Printable(input_name) + ": " + Printable(s.message()));
   }
-  StatusOr<Module> module = LoadModule(*text, input_name);
+  InputCheck check{format, {}};
+  StatusOr<Module> module = LoadModule(*text, input_name, &check.facts);
   if (!module.ok()) return Reword(module.status(), Printable(module.status().message()));
   KeepUntilExit(*module);
   // Release the input before the passes and the printer allocate (a lower
@@ -326,10 +345,10 @@ StatusOr<Module> LoadInput(const Flags& f, const std::string& input_path,
   // still view the mapping, which then lives as long as they do.
   text->Close();
   if (defer_check && (format == ModuleFormat::kText || EmitFormat(f) == "binary")) {
-    *deferred = format;
+    *deferred = check;
     return module;
   }
-  if (Status s = VerifyInput(*module, format, input_name); !s.ok()) return s;
+  if (Status s = VerifyInput(*module, check, input_name); !s.ok()) return s;
   return module;
 }
 
@@ -544,14 +563,14 @@ int RunPipeline(const Flags& f, const std::string& input_path, const std::string
   // written as binary: LoadInput) is left to the caller as the result's is
   // (defer_result_check): it runs beside the writing of the module, whose
   // file is kept only if it passes.
-  std::optional<ModuleFormat> deferred;
+  std::optional<InputCheck> deferred;
   StatusOr<Module> module =
       LoadInput(f, input_path, input_name, state,
                 program->defer_result_check && pipeline->steps.empty(), &deferred);
   if (!module.ok()) return Error(module.status().message());
   if (deferred) {
-    program->deferred_check = [m = *module, format = *deferred, input_name] {
-      Status s = VerifyInput(m, format, input_name);
+    program->deferred_check = [m = *module, check = *deferred, input_name] {
+      Status s = VerifyInput(m, check, input_name);
       return s.ok() ? 0 : Error(s.message());
     };
   }

@@ -39,6 +39,7 @@ namespace plir {
 struct BinaryParts;
 struct BinarySink;
 struct BinaryLoadOptions;
+struct LoadFacts;
 }  // namespace plir
 
 namespace plir::internal::binary {
@@ -128,14 +129,17 @@ bool AnyRepeated(std::vector<const VarNode*>& vars);
 // Version 2, 3 or 4 (WriteSharded) of a module.
 BinaryParts WriteParts(const Module& m, int version, bool verified = false);
 std::string Concatenate(const BinaryParts& p);
-StatusOr<Module> ReadV2(std::string_view bytes);
+// `facts`, when given, gets what the reader proved (LoadFacts); versions 2
+// to 4.
+StatusOr<Module> ReadV2(std::string_view bytes, LoadFacts* facts = nullptr);
 // Version 3: the whole file. The reader checks the structure checksum;
 // constants borrow their bytes from `bytes` holding `keepalive` when it is
 // set, else copy them. `memory_ahead`: fault node memory in ahead on a
 // helper thread (internal/node_memory_ahead.h), for a load that has the
 // machine to itself.
 StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
-                        bool verify_tensor_data, bool memory_ahead = true);
+                        bool verify_tensor_data, bool memory_ahead = true,
+                        LoadFacts* facts = nullptr);
 
 // Version 4: a table of version 3 shards, each the file of a contiguous run
 // of the module's items, written and loaded in parallel (binary_shards.cc).
@@ -146,7 +150,8 @@ BinaryParts WriteSharded(const Module& m, size_t shards, bool verified = false);
 // WriteSharded(m, 0, true) written to `sink` (SaveVerifiedBinaryTo).
 Status WriteShardedTo(const Module& m, const BinarySink& sink);
 // The whole file (its 32-byte header checked by LoadBinary).
-StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options);
+StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options,
+                        LoadFacts* facts = nullptr);
 // Version 1: the payload after the 32-byte header.
 // Checks the checksum (either offset basis PLIR ever wrote it with).
 StatusOr<Module> ReadV1(std::string_view payload, uint64_t checksum);

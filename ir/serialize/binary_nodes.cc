@@ -167,7 +167,7 @@ bool FileReader::ReadNode(uint32_t id) {
     case NodeKind::kVarBinding: {
       plir::Var var;
       Expr value;
-      if (!NodeRef(id, &var) || !NodeRef(id, &value)) return false;
+      if (!NodeRef<VarNode, true>(id, &var) || !NodeRef(id, &value)) return false;
       Push(VarBindingNode::Make(std::move(var), std::move(value)));
       return true;
     }
@@ -181,7 +181,7 @@ bool FileReader::ReadNode(uint32_t id) {
     case NodeKind::kLocalFn: {
       std::vector<plir::Var> params;
       SeqExpr body;
-      if (!Count(&n, "parameter") || !NodeRefs(id, n, &params) || !TypeRef(&type) ||
+      if (!Count(&n, "parameter") || !NodeRefs<VarNode, true>(id, n, &params) || !TypeRef(&type) ||
           !NodeRef(id, &body))
         return false;
       Push(LocalFnNode::Make(std::move(params), std::move(type), std::move(body)));
@@ -192,8 +192,8 @@ bool FileReader::ReadNode(uint32_t id) {
       SeqExpr body;
       Attrs attrs;
       bool is_def = k == static_cast<uint8_t>(NodeKind::kFunction);
-      if (!Str(&s) || !Count(&n, "parameter") || !NodeRefs(id, n, &params) || !TypeRef(&type) ||
-          (is_def && !NodeRef(id, &body)) || !AttrRef(&attrs))
+      if (!Str(&s) || !Count(&n, "parameter") || !NodeRefs<VarNode, true>(id, n, &params) ||
+          !TypeRef(&type) || (is_def && !NodeRef(id, &body)) || !AttrRef(&attrs))
         return false;
       if (is_def)
         Push(FunctionNode::Make(std::string(s), std::move(params), std::move(type), std::move(body),

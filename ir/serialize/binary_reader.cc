@@ -110,11 +110,11 @@ StatusOr<Module> FileReader::Read() {
     if (id >= nodes_.size())
       return Corrupt("item " + std::to_string(index_) + " refers to node " + std::to_string(id) +
                      ", past the last node");
-    NodeKind k = nodes_[id]->kind();
+    NodeKind k = NodeAt(id)->kind();
     if (k != NodeKind::kFunction && k != NodeKind::kExternFunc)
       return Corrupt("item " + std::to_string(index_) + " is a " + NodeKindName(k) +
                      ", not a function or extern");
-    items.push_back(Ref<ItemNode>(static_cast<const ItemNode*>(nodes_[id])));
+    items.push_back(Ref<ItemNode>(static_cast<const ItemNode*>(NodeAt(id))));
   }
   PLIR_RETURN_IF_ERROR(SectionEnd());
   ReleaseTable();
@@ -131,7 +131,7 @@ StatusOr<Module> FileReader::Read() {
 void FileReader::ReleaseTable() {
   for (size_t w = 0; w < owned_.size(); ++w)
     for (uint64_t bits = owned_[w]; bits; bits &= bits - 1)
-      Ref<Node>::Adopt(nodes_[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))]);  // and drop
+      Ref<Node>::Adopt(NodeAt(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));  // and drop
   owned_.clear();
   nodes_.clear();
 }
@@ -372,12 +372,24 @@ bool FileReader::ReadAttrSet() {
   return true;
 }
 
-StatusOr<Module> ReadV2(std::string_view bytes) {
-  return FileReader(bytes, 2, nullptr, false, true).Read();
+namespace {
+
+StatusOr<Module> ReadWith(FileReader& r, LoadFacts* facts) {
+  StatusOr<Module> m = r.Read();
+  if (facts) facts->bindings_unshared = m.ok() && r.bindings_unshared();
+  return m;
+}
+
+}  // namespace
+
+StatusOr<Module> ReadV2(std::string_view bytes, LoadFacts* facts) {
+  FileReader r(bytes, 2, nullptr, false, true);
+  return ReadWith(r, facts);
 }
 StatusOr<Module> ReadV3(std::string_view bytes, std::shared_ptr<const void> keepalive,
-                        bool verify_tensor_data, bool memory_ahead) {
-  return FileReader(bytes, 3, std::move(keepalive), verify_tensor_data, memory_ahead).Read();
+                        bool verify_tensor_data, bool memory_ahead, LoadFacts* facts) {
+  FileReader r(bytes, 3, std::move(keepalive), verify_tensor_data, memory_ahead);
+  return ReadWith(r, facts);
 }
 
 }  // namespace plir::internal::binary
@@ -394,6 +406,12 @@ Status VerifyBinaryTensorData(std::string_view bytes) {
 }
 
 StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& options) {
+  return LoadBinary(bytes, options, nullptr);
+}
+
+StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& options,
+                            LoadFacts* facts) {
+  if (facts) *facts = LoadFacts();
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kBinaryMagic, 8) != 0)
     return InvalidArgument("not a PLIR binary module (bad magic)");
   if (bytes.size() < 12) return InvalidArgument("corrupt binary module: truncated header");
@@ -428,11 +446,12 @@ StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& opt
     return internal::binary::ReadV1(payload, checksum);
   }
   if (version == 3)  // checksums: see ReadTensorDataEntry
-    return internal::binary::ReadV3(bytes, options.keepalive, options.verify_tensor_data);
-  if (version == 4) return internal::binary::ReadV4(bytes, options);
+    return internal::binary::ReadV3(bytes, options.keepalive, options.verify_tensor_data, true,
+                                    facts);
+  if (version == 4) return internal::binary::ReadV4(bytes, options, facts);
   uint64_t sum = Fnv1a64(payload);
   if (sum != checksum) return InvalidArgument("corrupt binary module: checksum mismatch");
-  return internal::binary::ReadV2(bytes);
+  return internal::binary::ReadV2(bytes, facts);
 }
 
 }  // namespace plir

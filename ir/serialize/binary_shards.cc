@@ -247,7 +247,8 @@ Status WriteShardedTo(const Module& m, const BinarySink& sink) {
   return sink.write_at(0, ShardTableHead(sizes));
 }
 
-StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options) {
+StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options,
+                        LoadFacts* facts) {
   const uint64_t k = GetU64(bytes.data() + kTableAt);
   if (k < 2 || k > kMaxShards)
     return Corrupt("version 4 shard count " + std::to_string(k) + " (2 to " +
@@ -286,6 +287,8 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
     return Corrupt(std::to_string(bytes.size() - at) + " bytes after the last shard");
 
   std::vector<StatusOr<Module>> loaded(k, Module());
+  // Shards share no node: each proves its own items' bindings unshared.
+  std::vector<LoadFacts> shard_facts(k);
   ParallelFor(k, 0, [&](size_t s, size_t) {
     // The shard's own header, as LoadBinary checks it, then its sections;
     // no helper thread faulting memory ahead: the cores are all loading.
@@ -295,7 +298,7 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
     if (v.size() < kV3PreambleSize || flags != 0 || GetU64(v.data() + 16) != v.size() - 32)
       loaded[s] = Corrupt("its header does not fit its " + std::to_string(v.size()) + " bytes");
     else
-      loaded[s] = ReadV3(v, options.keepalive, options.verify_tensor_data, false);
+      loaded[s] = ReadV3(v, options.keepalive, options.verify_tensor_data, false, &shard_facts[s]);
   });
   std::vector<Item> items;
   for (uint64_t s = 0; s < k; ++s) {
@@ -310,6 +313,9 @@ StatusOr<Module> ReadV4(std::string_view bytes, const BinaryLoadOptions& options
   loaded.clear();
   auto m = Module::Make(std::move(items));
   if (!m.ok()) return Corrupt(m.status().message());
+  if (facts)
+    facts->bindings_unshared = std::all_of(shard_facts.begin(), shard_facts.end(),
+                                           [](const LoadFacts& f) { return f.bindings_unshared; });
   return m;
 }
 

@@ -30,9 +30,14 @@ ModuleFormat DetectFormat(std::string_view contents) {
 }
 
 StatusOr<Module> LoadModule(std::string_view contents, const std::string& name) {
+  return LoadModule(contents, name, nullptr);
+}
+
+StatusOr<Module> LoadModule(std::string_view contents, const std::string& name, LoadFacts* facts) {
+  if (facts) *facts = LoadFacts();
   switch (DetectFormat(contents)) {
     case ModuleFormat::kBinary: {
-      auto m = LoadBinary(contents);
+      auto m = LoadBinary(contents, {}, facts);
       if (!m.ok()) return m.status().WithPrefix(name);
       return m;
     }
@@ -44,7 +49,9 @@ StatusOr<Module> LoadModule(std::string_view contents, const std::string& name) 
     case ModuleFormat::kText: {
       ParseOptions o;
       o.filename = name;
-      return ParseModule(contents, o);
+      auto m = ParseModule(contents, o);
+      if (facts) facts->bindings_unshared = m.ok();
+      return m;
     }
   }
   return Internal("unreachable");
@@ -195,10 +202,15 @@ StatusOr<ModuleFile> ModuleFile::Open(const std::string& path) {
 }
 
 StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
+  return LoadModule(file, name, nullptr);
+}
+
+StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name, LoadFacts* facts) {
+  if (facts) *facts = LoadFacts();
   if (DetectFormat(file) == ModuleFormat::kBinary && file.keepalive()) {
     BinaryLoadOptions o;
     o.keepalive = file.keepalive();  // version 3 constants view the mapping
-    auto m = LoadBinary(file.contents(), o);
+    auto m = LoadBinary(file.contents(), o, facts);
     if (!m.ok()) return m.status().WithPrefix(name);
     return m;
   }
@@ -217,9 +229,10 @@ StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name) {
     o.done_with = [&releaser](size_t begin, size_t end) { releaser.Done(begin, end); };
     StatusOr<Module> m = ParseModule(file.contents(), o);
     releaser.ReleaseAll();
+    if (facts) facts->bindings_unshared = m.ok();
     return m;
   }
-  return LoadModule(file.contents(), name);
+  return LoadModule(file.contents(), name, facts);
 }
 
 StatusOr<Module> LoadModuleFile(const std::string& path) {

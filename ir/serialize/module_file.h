@@ -16,12 +16,16 @@
 
 namespace plir {
 
+struct LoadFacts;  // serialize.h
+
 enum class ModuleFormat { kText, kJson, kBinary };
 // Detects the format of `contents` by magic (binary), a leading '{' (JSON),
 // else text.
 ModuleFormat DetectFormat(std::string_view contents);
 // Loads a module in any format; `name` is used in messages.
 StatusOr<Module> LoadModule(std::string_view contents, const std::string& name);
+// And tells `facts` (not null) what the loader proved (serialize.h).
+StatusOr<Module> LoadModule(std::string_view contents, const std::string& name, LoadFacts* facts);
 
 // The contents of a file, memory-mapped (read-only, private) when the path
 // names a non-empty regular file, else read into memory ("-" is standard
@@ -77,6 +81,7 @@ class ModuleFile {
 // when the file has the padding); `name` is used in messages. A call
 // LoadModule(file, name) with a ModuleFile picks this overload.
 StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name);
+StatusOr<Module> LoadModule(const ModuleFile& file, const std::string& name, LoadFacts* facts);
 
 // Loads the module in the file at `path` ("-": standard input, named
 // "<stdin>") in any format, parsing straight from the file's memory mapping

@@ -92,8 +92,25 @@ struct BinaryLoadOptions {
   // Versions 1 and 2 always check their one checksum, which covers it.
   bool verify_tensor_data = false;
 };
+// What a loader proved about the module it returned, beyond what every
+// loaded module satisfies.
+struct LoadFacts {
+  // No variable is bound in two items, so VerifyModule's check across items
+  // (a sort of a record of every binding) can find nothing: errors aside,
+  // VerifyParsedModule gives its verdict (ir/verifier.h). Set for a parsed
+  // text module (the parser makes each item's variables) and for a binary
+  // module of versions 2 to 4 whose records show it: every variable bound
+  // once, and every record that binds one, or holds one that does, referred
+  // to once. A well-formed module always shows it; a file may refer to one
+  // node from several places, so it is checked, not assumed.
+  bool bindings_unshared = false;
+};
+
 StatusOr<Module> LoadBinary(std::string_view bytes);
 StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& options);
+// `facts` (not null) gets what the loader proved; all false on an error.
+StatusOr<Module> LoadBinary(std::string_view bytes, const BinaryLoadOptions& options,
+                            LoadFacts* facts);
 // Checks the checksum of a version 3 file's tensor data (and that the file
 // is a well-formed binary module, as LoadBinary would); version 1 and 2
 // files: the same as loading them.

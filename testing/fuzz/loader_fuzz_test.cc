@@ -11,6 +11,7 @@
 #include "ir/structural.h"
 #include "ir/support/crc32c.h"
 #include "ir/text/parser.h"
+#include "ir/verifier.h"
 #include "testing/fuzz/mutate.h"
 #include "testing/ir_test_util.h"
 #include "testing/random_module.h"
@@ -98,14 +99,19 @@ std::string Corrupt(std::string s, std::mt19937_64& rng, bool fix_header, uint32
   return s;
 }
 
-// Loads `bytes`; a module that loads must save and load back to itself.
+// Loads `bytes`; a module that loads must save and load back to itself,
+// and where the loader proves no variable bound in two items (LoadFacts),
+// the verifier's check across items must find nothing.
 void LoadsCleanly(const std::string& bytes, int* loaded) {
-  auto m = LoadBinary(bytes);
+  LoadFacts facts;
+  auto m = LoadBinary(bytes, {}, &facts);
   if (m.ok()) {
     ++*loaded;
     auto again = LoadBinary(SaveBinary(*m));
     ASSERT_TRUE(again.ok()) << again.status().message();
     ASSERT_TRUE(StructuralEqual(*m, *again, /*map_free_vars=*/true));
+    if (facts.bindings_unshared)
+      ASSERT_EQ(VerifyModule(*m).empty(), VerifyParsedModule(*m, {}).empty());
   } else {
     ASSERT_FALSE(m.status().message().empty());
   }
