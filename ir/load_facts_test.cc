@@ -89,14 +89,14 @@ TEST(LoadFactsTest, AVariableBoundInTwoItemsIsNot) {
   // A parameter of two functions, and one binding (the same record) in two.
   Var p = VarNode::Make("p", T2());
   Binding b = Bind(VarNode::Make("b", T2()), Add(p, p));
-  Module params = *Module::Make(
-      {FunctionNode::Make("f", {p}, nullptr, SeqExprNode::Make({}, p)),
-       FunctionNode::Make("g", {p}, nullptr, SeqExprNode::Make({Ordinary({b})}, p))});
+  Module params =
+      *Module::Make({FunctionNode::Make("f", {p}, nullptr, SeqExprNode::Make({}, p)),
+                     FunctionNode::Make("g", {p}, nullptr, SeqExprNode::Make({Ordinary({b})}, p))});
   EXPECT_EQ(Proven(params), kNone);
   Var q = VarNode::Make("q", T2());
-  Module binding = *Module::Make(
-      {FunctionNode::Make("f", {p}, nullptr, SeqExprNode::Make({Ordinary({b})}, p)),
-       FunctionNode::Make("g", {q}, nullptr, SeqExprNode::Make({Ordinary({b})}, q))});
+  Module binding =
+      *Module::Make({FunctionNode::Make("f", {p}, nullptr, SeqExprNode::Make({Ordinary({b})}, p)),
+                     FunctionNode::Make("g", {q}, nullptr, SeqExprNode::Make({Ordinary({b})}, q))});
   EXPECT_EQ(Proven(binding), kNone);
   EXPECT_FALSE(Verify(binding).ok());
 }
@@ -105,8 +105,8 @@ TEST(LoadFactsTest, ANodeHoldingABindingSharedByTwoItemsIsNot) {
   // A local function (its parameter and body binding) inside a tuple that
   // two functions' bindings share: the tuple is the shared record.
   Var lp = VarNode::Make("lp", T2()), lb = VarNode::Make("lb", T2());
-  Expr fn = LocalFnNode::Make({lp}, T2(),
-                              SeqExprNode::Make({Ordinary({Bind(lb, Add(lp, lp))})}, lb));
+  Expr fn =
+      LocalFnNode::Make({lp}, T2(), SeqExprNode::Make({Ordinary({Bind(lb, Add(lp, lp))})}, lb));
   Expr shared = TupleNode::Make({fn});
   std::vector<Item> items;
   for (const char* name : {"f", "g"}) {

@@ -53,8 +53,8 @@ Status Verify(const Module& m, const VerifyOptions& options);
 // binding: 4% of the text round trip's CPU on 1M ops in 1,000 functions.)
 // A module from JSON, binary or a pass may share a variable between items:
 // verify it with VerifyModule, unless its loader proved that none is
-// (LoadFacts::bindings_unshared, ir/serialize/serialize.h). The parser fuzzer checks on every input it
-// parses that the two agree.
+// (LoadFacts::bindings_unshared, ir/serialize/serialize.h). The parser
+// fuzzer checks on every input it parses that the two agree.
 std::vector<VerifyError> VerifyParsedModule(const Module& m, const VerifyOptions& options);
 Status VerifyParsed(const Module& m);
 
