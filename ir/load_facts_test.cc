@@ -53,6 +53,17 @@ std::vector<bool> Proven(const Module& m) {
 
 const std::vector<bool> kAll = {true, true, true}, kNone = {false, false, false};
 
+// Functions @f and @g, each binding a variable of its own to `shared`.
+Module TwoFunctionsBinding(const Expr& shared) {
+  std::vector<Item> items;
+  for (const char* name : {"f", "g"}) {
+    Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", shared->type());
+    items.push_back(FunctionNode::Make(name, {x}, nullptr,
+                                       SeqExprNode::Make({Ordinary({Bind(a, shared)})}, x)));
+  }
+  return *Module::Make(items);
+}
+
 TEST(LoadFactsTest, AWellFormedModuleIsProvenInEveryVersion) {
   testing::RandomModuleOptions o;
   o.num_bindings = 3000;
@@ -62,14 +73,8 @@ TEST(LoadFactsTest, AWellFormedModuleIsProvenInEveryVersion) {
   EXPECT_EQ(Proven(m), kAll);
   // Nodes that bind nothing may be shared by items: here one tuple (and
   // the op, the types).
-  Expr shared = TupleNode::Make({PrimValueNode::Int(1), PrimValueNode::Int(2)});
-  std::vector<Item> items;
-  for (const char* name : {"f", "g"}) {
-    Var x = VarNode::Make("x", T2()), a = VarNode::Make("a", shared->type());
-    items.push_back(FunctionNode::Make(name, {x}, nullptr,
-                                       SeqExprNode::Make({Ordinary({Bind(a, shared)})}, x)));
-  }
-  Module tuples = *Module::Make(items);
+  Module tuples =
+      TwoFunctionsBinding(TupleNode::Make({PrimValueNode::Int(1), PrimValueNode::Int(2)}));
   ASSERT_TRUE(Verify(tuples).ok()) << Verify(tuples).message();
   EXPECT_EQ(Proven(tuples), kAll);
 }
@@ -107,14 +112,7 @@ TEST(LoadFactsTest, ANodeHoldingABindingSharedByTwoItemsIsNot) {
   Var lp = VarNode::Make("lp", T2()), lb = VarNode::Make("lb", T2());
   Expr fn =
       LocalFnNode::Make({lp}, T2(), SeqExprNode::Make({Ordinary({Bind(lb, Add(lp, lp))})}, lb));
-  Expr shared = TupleNode::Make({fn});
-  std::vector<Item> items;
-  for (const char* name : {"f", "g"}) {
-    Var x = VarNode::Make("x", T2()), t = VarNode::Make("t", shared->type());
-    items.push_back(FunctionNode::Make(name, {x}, nullptr,
-                                       SeqExprNode::Make({Ordinary({Bind(t, shared)})}, x)));
-  }
-  Module m = *Module::Make(items);
+  Module m = TwoFunctionsBinding(TupleNode::Make({fn}));
   EXPECT_EQ(Proven(m), kNone);
   EXPECT_FALSE(Verify(m).ok());
   // One item binding one variable twice: not proven (and an error anyway).
