@@ -9,6 +9,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "ir/parallel.h"
 #include "ir/serialize/module_file.h"
 #include "ir/serialize/serialize.h"
 #include "ir/structural.h"
@@ -264,6 +265,59 @@ TEST(BinaryV3Test, StructureChecksumAlwaysDataChecksumOnRequest) {
   EXPECT_NE(r.status().message().find("checksum mismatch (bytes 32 to " + std::to_string(off)),
             std::string::npos)
       << r.status().message();
+}
+
+// A file whose structure is large enough (4 MiB) for the loader to check
+// its checksum on a helper thread while it reads the records: one 5 MiB
+// string, so that the records stay few.
+std::string LargeStructure() {
+  Expr s = StringImmNode::Make(std::string(5 << 20, 's'));
+  Expr t = TupleNode::Make({s, StringImmNode::Make("tail")});
+  return SaveV3(*Module::Make({FunctionNode::Make("f", {}, t->type(), SeqExprNode::Make({}, t))}));
+}
+
+// Checked beside the records or before them (one thread), the checksum is
+// the error for a flipped bit, ahead of anything the records then hold.
+TEST(BinaryV3Test, ALargeStructuresChecksumIsTheErrorWhereverItIsChecked) {
+  const std::string b = LargeStructure();
+  const uint64_t off = U64At(b, 120);
+  const std::string mismatch = "checksum mismatch (bytes 32 to " + std::to_string(off) + ")";
+  // The string table: records that read as before, with another string.
+  std::string in_string = b;
+  in_string[b.size() / 2] ^= 1;
+  // The records: the node section (after the strings, types and attribute
+  // sets: the section table's sizes) starts with a record's kind.
+  std::string in_records = b;
+  const size_t nodes = kV3PreambleSize + U64At(b, 40) + U64At(b, 56) + U64At(b, 72);
+  ASSERT_LT(nodes, off);
+  in_records[nodes] = static_cast<char>(0x7f);  // no such kind
+  std::string resealed = in_records;
+  Reseal(&resealed);
+  const int before = DefaultThreads();
+  for (int threads : {2, 1}) {
+    SCOPED_TRACE(threads);
+    SetDefaultThreads(threads);
+    auto ok = LoadBinary(b);
+    ASSERT_TRUE(ok.ok()) << ok.status().message();
+    EXPECT_EQ(SaveV3(*ok), b);
+    for (const std::string* flipped : {&in_string, &in_records}) {
+      auto r = LoadBinary(*flipped);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().message(), "corrupt binary module: " + mismatch);
+    }
+    // With its checksum right, the same record is its own error.
+    auto r = LoadBinary(resealed);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("node 0"), std::string::npos) << r.status().message();
+    EXPECT_EQ(r.status().message().find("checksum"), std::string::npos) << r.status().message();
+    // So from a file (mapped, without a copy).
+    const std::string path = TempPath("large_flipped.plirb");
+    std::ofstream(path, std::ios::binary) << in_records;
+    auto f = LoadModuleFile(path);
+    ASSERT_FALSE(f.ok());
+    EXPECT_NE(f.status().message().find(mismatch), std::string::npos) << f.status().message();
+  }
+  SetDefaultThreads(before);
 }
 
 TEST(BinaryV3Test, OffsetsAreBoundsChecked) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -45,9 +46,26 @@ class FileReader {
   bool bindings_unshared() const { return !bindings_shared_; }
 
  private:
+  // The structure checksum computed on a helper thread while the records
+  // are read (Read, in binary_reader.cc, says when). Joined by Read, or by
+  // the destructor on the way out of an exception.
+  struct ChecksumAside {
+    std::thread thread;
+    uint32_t crc = 0;   // written by the thread
+    uint32_t want = 0;  // the header's
+    ~ChecksumAside() {
+      if (thread.joinable()) thread.join();
+    }
+  };
+  static constexpr size_t kChecksumAsideBytes = size_t{4} << 20;
+  StatusOr<Module> ReadSections();
+  Status ChecksumMismatch() const {
+    return Corrupt("checksum mismatch (bytes 32 to " + std::to_string(data_offset_) + ")");
+  }
+
   // Version 3: the tensor-data entry after the section table; checks the
-  // structure checksum (the bytes from 32 to the data) and, if asked, the
-  // data's.
+  // structure checksum (the bytes from 32 to the data; or starts it on
+  // aside_) and, if asked, the data's.
   Status ReadTensorDataEntry();
 
   // --- errors -------------------------------------------------------------
@@ -324,6 +342,7 @@ class FileReader {
   std::shared_ptr<const void> keepalive_;
   bool verify_tensor_data_;
   bool memory_ahead_;
+  ChecksumAside* aside_ = nullptr;  // while Read runs
   // Version 3: the tensor data.
   const char* data_ = nullptr;
   uint64_t data_offset_ = 0, data_size_ = 0;
