@@ -320,6 +320,52 @@ TEST(BinaryV3Test, ALargeStructuresChecksumIsTheErrorWhereverItIsChecked) {
   SetDefaultThreads(before);
 }
 
+// A file in which a SeqExpr lists two adjacent ordinary blocks (PLIR never
+// writes one: SeqExprNode::Make merges them, dropping both), and a later
+// record names one of them again. Found by `tools/fuzz.sh binary`: the
+// reader's table still named the dropped block, and the later reference
+// read freed memory (AddressSanitizer: heap-use-after-free).
+TEST(BinaryV3Test, ABlockThatASeqExprDropsMayBeNamedAgain) {
+  std::string text = R"(
+def @f(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  %a = add(%x, %x);
+  dataflow {
+)";
+  // A dataflow block of 77 bindings: its record is kind 17, flag 1, count
+  // 77, a pattern found once below.
+  for (int i = 0; i < 77; ++i) text += "    %d" + std::to_string(i) + " = multiply(%a, %a);\n";
+  text += "    output %d76;\n  }\n  %d76\n}\n";
+  Module parsed = testing::ParseOrFail(text);
+  auto* f = As<FunctionNode>(parsed.Lookup("f"));
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->body()->blocks().size(), 2u);
+  const Block ordinary = f->body()->blocks()[0];
+  // @g's body holds the same ordinary block (a variable bound in two items:
+  // ill-formed, but the loader does not verify).
+  SeqExpr g_body =
+      SeqExprNode::Make({ordinary}, As<VarBindingNode>(ordinary->bindings()[0])->var());
+  Module m =
+      *Module::Make({parsed.items()[0], FunctionNode::Make("g", f->params(), nullptr, g_body)});
+  std::string b = SaveV3(m);
+  const std::string dataflow_block("\x11\x01\x4d", 3);
+  const size_t at = b.find(dataflow_block, kV3PreambleSize);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(b.find(dataflow_block, at + 1), std::string::npos);
+  b[at + 1] = 0;  // an ordinary block now, after the other one
+  Reseal(&b);
+  auto r = LoadBinary(b);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // @f's two blocks became one; @g's block is the ordinary one, whole.
+  auto* lf = As<FunctionNode>(r->Lookup("f"));
+  auto* lg = As<FunctionNode>(r->Lookup("g"));
+  ASSERT_TRUE(lf && lg);
+  ASSERT_EQ(lf->body()->blocks().size(), 1u);
+  EXPECT_EQ(lf->body()->blocks()[0]->bindings().size(), 78u);
+  ASSERT_EQ(lg->body()->blocks().size(), 1u);
+  EXPECT_EQ(lg->body()->blocks()[0]->bindings().size(), 1u);
+  EXPECT_EQ(lg->body()->blocks()[0]->bindings()[0]->var()->name_hint(), "a");
+}
+
 TEST(BinaryV3Test, OffsetsAreBoundsChecked) {
   std::string b = SaveV3(Weights());
   uint64_t off = U64At(b, 120);

@@ -160,7 +160,12 @@ bool FileReader::ReadNode(uint32_t id) {
     case NodeKind::kSeqExpr: {
       std::vector<Block> blocks;
       Expr result;
-      if (!Count(&n, "block") || !NodeRefs(id, n, &blocks) || !NodeRef(id, &result)) return false;
+      // The blocks stay the table's too: Make merges adjacent ordinary
+      // blocks and drops empty ones (a file written by PLIR has neither),
+      // and a block it drops may be named again by a later record.
+      if (!Count(&n, "block") || !NodeRefs<BindingBlockNode, false, false>(id, n, &blocks) ||
+          !NodeRef(id, &result))
+        return false;
       Push(SeqExprNode::Make(std::move(blocks), std::move(result)));
       return true;
     }

@@ -269,8 +269,11 @@ class FileReader {
   }
   // A reference to an earlier node of the kind T (ExprNode: any expression).
   // `kBinds`: the slot binds the variable it names (a VarBinding's variable,
-  // a parameter).
-  template <typename T, bool kBinds = false>
+  // a parameter). `kAdopt`: the first reference may take over the table's
+  // (below); false where the record's node may drop what it was given
+  // (SeqExprNode::Make merges adjacent blocks and drops empty ones), which
+  // would free a node the table still names for later references.
+  template <typename T, bool kBinds = false, bool kAdopt = true>
   bool NodeRef(uint32_t id, Ref<T>* out) {
     uint64_t back;
     if (!Var(&back)) return false;
@@ -299,7 +302,7 @@ class FileReader {
     // The first reference takes over the table's; later ones count.
     uint64_t& word = owned_[(id - back) >> 6];
     const uint64_t bit = uint64_t{1} << ((id - back) & 63);
-    if (word & bit) {
+    if (kAdopt && (word & bit)) {
       word &= ~bit;
       *out = Ref<T>::Adopt(static_cast<const T*>(n));
     } else {
@@ -307,12 +310,12 @@ class FileReader {
     }
     return true;
   }
-  template <typename T, bool kBinds = false>
+  template <typename T, bool kBinds = false, bool kAdopt = true>
   bool NodeRefs(uint32_t id, uint64_t n, std::vector<Ref<T>>* out) {
     out->reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
       Ref<T> r;
-      if (!NodeRef<T, kBinds>(id, &r)) return false;
+      if (!NodeRef<T, kBinds, kAdopt>(id, &r)) return false;
       out->push_back(std::move(r));
     }
     return true;
