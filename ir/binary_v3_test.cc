@@ -305,6 +305,12 @@ TEST(BinaryV3Test, ALargeStructuresChecksumIsTheErrorWhereverItIsChecked) {
       ASSERT_FALSE(r.ok());
       EXPECT_EQ(r.status().message(), "corrupt binary module: " + mismatch);
     }
+    // The field's high 32 bits are part of it (a CRC-32C has none).
+    std::string high = b;
+    high[28] = 1;
+    auto h = LoadBinary(high);
+    ASSERT_FALSE(h.ok());
+    EXPECT_EQ(h.status().message(), "corrupt binary module: " + mismatch);
     // With its checksum right, the same record is its own error.
     auto r = LoadBinary(resealed);
     ASSERT_FALSE(r.ok());

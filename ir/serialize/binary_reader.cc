@@ -40,7 +40,7 @@ StatusOr<Module> FileReader::Read() {
   aside_ = nullptr;
   if (aside.thread.joinable()) {
     aside.thread.join();
-    if (aside.crc != aside.want) return ChecksumMismatch();
+    if (uint64_t{aside.crc} != aside.want) return ChecksumMismatch();
   }
   return m;
 }
@@ -186,7 +186,7 @@ Status FileReader::ReadTensorDataEntry() {
   const std::string_view structure = view(kHeaderSize, data_offset_ - kHeaderSize);
   if (aside_ && memory_ahead_ && !verify_tensor_data_ && structure.size() >= kChecksumAsideBytes &&
       DefaultThreads() >= 2) {
-    aside_->want = static_cast<uint32_t>(checksum);
+    aside_->want = checksum;
     try {
       aside_->thread = std::thread([a = aside_, structure] { a->crc = Crc32c(structure); });
     } catch (const std::system_error&) {  // no thread to be had: here, first

@@ -52,7 +52,7 @@ class FileReader {
   struct ChecksumAside {
     std::thread thread;
     uint32_t crc = 0;   // written by the thread
-    uint32_t want = 0;  // the header's
+    uint64_t want = 0;  // the header's field (a CRC in its low 32 bits)
     ~ChecksumAside() {
       if (thread.joinable()) thread.join();
     }
