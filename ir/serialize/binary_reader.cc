@@ -34,13 +34,10 @@ namespace plir::internal::binary {
 // a small file, or a load that checks the tensor data too, checks first,
 // as before.
 StatusOr<Module> FileReader::Read() {
-  ChecksumAside aside;
-  aside_ = &aside;
   StatusOr<Module> m = ReadSections();
-  aside_ = nullptr;
-  if (aside.thread.joinable()) {
-    aside.thread.join();
-    if (uint64_t{aside.crc} != aside.want) return ChecksumMismatch();
+  if (aside_.thread.joinable()) {
+    aside_.thread.join();
+    if (uint64_t{aside_.crc} != aside_.want) return ChecksumMismatch();
   }
   return m;
 }
@@ -184,17 +181,15 @@ Status FileReader::ReadTensorDataEntry() {
     return std::string_view(reinterpret_cast<const char*>(base_) + from, n);
   };
   const std::string_view structure = view(kHeaderSize, data_offset_ - kHeaderSize);
-  if (aside_ && memory_ahead_ && !verify_tensor_data_ && structure.size() >= kChecksumAsideBytes &&
+  if (memory_ahead_ && !verify_tensor_data_ && structure.size() >= kChecksumAsideBytes &&
       DefaultThreads() >= 2) {
-    aside_->want = checksum;
+    aside_.want = checksum;
     try {
-      aside_->thread = std::thread([a = aside_, structure] { a->crc = Crc32c(structure); });
+      aside_.thread = std::thread([a = &aside_, structure] { a->crc = Crc32c(structure); });
     } catch (const std::system_error&) {  // no thread to be had: here, first
     }
   }
-  if (!aside_ || !aside_->thread.joinable()) {
-    if (Crc32c(structure) != checksum) return ChecksumMismatch();
-  }
+  if (!aside_.thread.joinable() && Crc32c(structure) != checksum) return ChecksumMismatch();
   if (verify_tensor_data_ && Crc32c(view(data_offset_, data_size_)) != data_checksum)
     return Corrupt("tensor data checksum mismatch (bytes " + std::to_string(data_offset_) + " to " +
                    std::to_string(size_) + ")");

@@ -48,7 +48,7 @@ class FileReader {
  private:
   // The structure checksum computed on a helper thread while the records
   // are read (Read, in binary_reader.cc, says when). Joined by Read, or by
-  // the destructor on the way out of an exception.
+  // the reader's destruction on the way out of an exception.
   struct ChecksumAside {
     std::thread thread;
     uint32_t crc = 0;   // written by the thread
@@ -345,7 +345,7 @@ class FileReader {
   std::shared_ptr<const void> keepalive_;
   bool verify_tensor_data_;
   bool memory_ahead_;
-  ChecksumAside* aside_ = nullptr;  // while Read runs
+  ChecksumAside aside_;  // started by ReadTensorDataEntry, if at all
   // Version 3: the tensor data.
   const char* data_ = nullptr;
   uint64_t data_offset_ = 0, data_size_ = 0;
