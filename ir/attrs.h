@@ -88,6 +88,9 @@ class Attrs {
   Attrs With(Symbol key, AttrValue value) const;
 
   bool Equals(const Attrs& o) const;
+  // The shared entry list (null when empty): two Attrs with the same
+  // identity hold the same entries (one list shared by several calls).
+  const void* identity() const { return data_; }
 
  private:
   // One word: an intrusively counted, immutable entry list (null when

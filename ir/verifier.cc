@@ -558,17 +558,78 @@ class Verifier : public IRVisitor {
     // 40-50% of the verification of a parsed 1M-op module (ir_bench
     // VerifyParsedModule).
     if (c->type_inferred()) return;
+    InferMemo::Slot* slot = memo_.Lookup(c);
+    if (slot && slot->type) {  // the same op, attributes and operand types as a call checked
+      if (slot->type != c->type()) RecordedTypeDisagrees(c, slot->type);
+      return;
+    }
     auto r = InferOpCallType(Downcast<OpNode>(c->callee()), c->args(), c->attrs(), c->sinfo_args());
+    if (r.ok() && slot) slot->type = *r;
     if (!r.ok()) {
       Error(r.status().message());
     } else if (*r != c->type()) {
       // Exactly the inferred type: the parser gives a call no other (a
       // binary or JSON file may record any), so the printed text would
       // read back as a different module, or not at all.
-      Error("the call's recorded type " + TypeToString(c->type()) +
-            " disagrees with the inferred type " + TypeToString(*r));
+      RecordedTypeDisagrees(c, *r);
     }
   }
+
+  void RecordedTypeDisagrees(const CallNode* c, const Type& inferred) {
+    Error("the call's recorded type " + TypeToString(c->type()) +
+          " disagrees with the inferred type " + TypeToString(inferred));
+  }
+
+  // The types inferred for op calls whose operands are all variables, by
+  // op, attribute list (its identity) and the variables' types (types are
+  // interned: one node per type), without sinfo_args. Such a call's
+  // inference reads nothing else, so a call with the same key has the same
+  // type. A call made by MakeOpCall was inferred when it was built
+  // (type_inferred()); one read from a binary or JSON file was not, and a
+  // million of them repeat a handful of keys (re-inferring each was about a
+  // third of verifying a binary load of one 1M-op function:
+  // bench/RESULTS.md). Only successes are kept: a call that fails is
+  // inferred again, for its message. A key's slot is overwritten by the
+  // next key hashed there.
+  struct InferMemo {
+    static constexpr size_t kMaxArgs = 4, kSlots = 256;
+    struct Slot {
+      const void* op = nullptr;
+      const void* attrs = nullptr;
+      size_t nargs = 0;
+      const void* args[kMaxArgs] = {};
+      Type type;  // null: empty
+    };
+    std::vector<Slot> slots;
+
+    // The slot for `c`'s key, claimed for it (emptied if another key held
+    // it); null for a call the memo does not serve.
+    Slot* Lookup(const CallNode* c) {
+      ExprSpan args = c->args();
+      if (args.size() > kMaxArgs || !c->sinfo_args().empty()) return nullptr;
+      const void* types[kMaxArgs];
+      uint64_t h = reinterpret_cast<uintptr_t>(c->callee().get()) * 0x9e3779b97f4a7c15ull;
+      h ^= reinterpret_cast<uintptr_t>(c->attrs().identity()) + (h << 6) + (h >> 2);
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i]->kind() != NodeKind::kVar) return nullptr;
+        types[i] = args[i]->type().get();
+        h ^= reinterpret_cast<uintptr_t>(types[i]) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      }
+      if (slots.empty()) slots.resize(kSlots);
+      Slot& s = slots[(h * 0x9e3779b97f4a7c15ull) >> 56];
+      bool same =
+          s.op == c->callee().get() && s.attrs == c->attrs().identity() && s.nargs == args.size();
+      for (size_t i = 0; same && i < args.size(); ++i) same = s.args[i] == types[i];
+      if (!same) {
+        s.op = c->callee().get();
+        s.attrs = c->attrs().identity();
+        s.nargs = args.size();
+        for (size_t i = 0; i < args.size(); ++i) s.args[i] = types[i];
+        s.type = Type();
+      }
+      return &s;
+    }
+  };
 
   // Forgets the item verified last (its errors, report and tables; the
   // tables keep their memory).
@@ -597,6 +658,7 @@ class Verifier : public IRVisitor {
   std::vector<const VarNode*> scope_order_;
   std::vector<size_t> scope_marks_;
   std::vector<BlockContext> blocks_;
+  InferMemo memo_;  // kept from item to item: the module holds its keys
 };
 
 // Returns the path of the definition of `v` in `item` (for the error on a

@@ -438,6 +438,64 @@ TEST(VerifierTest, InfersOnlyTheOpCallsNotMadeByTheirInference) {
             std::string::npos);
 }
 
+// Calls read from a file (MakeUnchecked) that repeat an op, its attributes
+// and their operands' types are inferred once: the others take that type.
+// A recorded type that disagrees is still an error, at every such call, and
+// so is a call whose inference fails, whatever came before it.
+TEST(VerifierTest, InfersARepeatedOpCallOnceAndChecksEachRecordedType) {
+  static int inferred = 0;
+  OpDef def;
+  def.name = "verifier_test.counted_memo";
+  def.min_args = def.max_args = 2;
+  def.origin = "verifier_test";
+  def.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+    ++inferred;
+    if (args[0]->type() != args[1]->type()) return InvalidArgument("operand types differ");
+    return args[0]->type();
+  };
+  if (!OpRegistry::Global().Lookup(def.name))  // (once per process: --gtest_repeat)
+    ASSERT_TRUE(OpRegistry::Global().Register(def).ok());
+  Op op = OpRegistry::Global().Lookup(def.name);
+  const Type t3 = TensorTypeNode::Make({Dim::Const(3)}, DataType::kFloat32);
+  Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), z = VarNode::Make("z", t3);
+  // f(x, y, z) { a0 = op(x, y); a1 = op(a0, x); ...; the calls given }
+  auto module_of = [&](std::vector<std::pair<std::vector<Expr>, Type>> calls) {
+    std::vector<Binding> bindings;
+    Var last;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      last = VarNode::Make("a" + std::to_string(i), calls[i].second);
+      bindings.push_back(
+          Bind(last, CallNode::MakeUnchecked(op, calls[i].first, Attrs(), {}, calls[i].second)));
+    }
+    return *Module::Make(
+        {FunctionNode::Make("f", {x, y, z}, nullptr, SeqExprNode::Make({Ordinary(bindings)}, x))});
+  };
+  const Type object = ObjectTypeNode::Get();
+
+  inferred = 0;
+  EXPECT_TRUE(Verify(module_of({{{x, y}, T2()}, {{y, x}, T2()}, {{x, x}, T2()}})).ok());
+  EXPECT_EQ(inferred, 1);
+
+  // The same key, the second call's recorded type wrong; then the first's.
+  for (int wrong = 0; wrong < 2; ++wrong) {
+    std::vector<VerifyError> errors = VerifyModule(
+        module_of({{{x, y}, wrong == 0 ? T2() : object}, {{y, x}, wrong == 1 ? T2() : object}}));
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].message.find("disagrees with the inferred type Tensor[(2,), float32]"),
+              std::string::npos)
+        << errors[0].message;
+    EXPECT_NE(errors[0].path.find(wrong == 0 ? "a1" : "a0"), std::string::npos) << errors[0].path;
+  }
+
+  // Other operand types are another key. A call whose inference fails is
+  // an error each time, after a call that was inferred.
+  std::vector<VerifyError> errors =
+      VerifyModule(module_of({{{x, y}, T2()}, {{x, z}, T2()}, {{z, y}, t3}, {{x, z}, T2()}}));
+  ASSERT_EQ(errors.size(), 3u);
+  for (const VerifyError& e : errors)
+    EXPECT_NE(e.message.find("operand types differ"), std::string::npos) << e.message;
+}
+
 TEST(VerifierTest, ReportsSeveralErrors) {
   Var x = VarNode::Make("x", T2()), g1 = VarNode::Make("g1", T2()), g2 = VarNode::Make("g2", T2());
   auto f = FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, Add(g1, g2)));
