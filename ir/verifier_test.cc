@@ -394,23 +394,34 @@ TEST(VerifierTest, OpCallThatNoLongerTypeChecks) {
   ExpectOneError({f}, "@f, body, result", "do not broadcast");
 }
 
+// An op of `nargs` operands, registered once per process (--gtest_repeat),
+// whose inference counts its runs in *inferred and gives its first
+// operand's type, or an error when the operands' types differ.
+Op CountedOp(const std::string& name, int nargs, int* inferred) {
+  if (!OpRegistry::Global().Lookup(name)) {
+    OpDef def;
+    def.name = name;
+    def.min_args = def.max_args = nargs;
+    def.origin = "verifier_test";
+    def.infer = [inferred](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
+      ++*inferred;
+      for (const Expr& a : args)
+        if (a->type() != args[0]->type()) return InvalidArgument("operand types differ");
+      return args[0]->type();
+    };
+    EXPECT_TRUE(OpRegistry::Global().Register(def).ok());
+  }
+  return OpRegistry::Global().Lookup(name);
+}
+
 // A call that MakeOpCall or the parser made got its type from its op's
 // inference, and nothing it holds can change: the verifier does not run the
 // inference again. A call built with its own type (MakeUnchecked, as the
 // loaders and plugins may) is inferred and checked.
 TEST(VerifierTest, InfersOnlyTheOpCallsNotMadeByTheirInference) {
   static int inferred = 0;
-  OpDef def;
-  def.name = "verifier_test.counted";
-  def.min_args = def.max_args = 1;
-  def.origin = "verifier_test";
-  def.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
-    ++inferred;
-    return args[0]->type();
-  };
-  if (!OpRegistry::Global().Lookup(def.name))  // (once per process: --gtest_repeat)
-    ASSERT_TRUE(OpRegistry::Global().Register(def).ok());
-  Op op = OpRegistry::Global().Lookup(def.name);
+  Op op = CountedOp("verifier_test.counted", 1, &inferred);
+  ASSERT_TRUE(op);
   auto module_of = [](Var x, Expr call) {
     return *Module::Make({FunctionNode::Make("f", {x}, nullptr, SeqExprNode::Make({}, call))});
   };
@@ -444,18 +455,8 @@ TEST(VerifierTest, InfersOnlyTheOpCallsNotMadeByTheirInference) {
 // so is a call whose inference fails, whatever came before it.
 TEST(VerifierTest, InfersARepeatedOpCallOnceAndChecksEachRecordedType) {
   static int inferred = 0;
-  OpDef def;
-  def.name = "verifier_test.counted_memo";
-  def.min_args = def.max_args = 2;
-  def.origin = "verifier_test";
-  def.infer = [](ExprSpan args, const Attrs&, TypeSpan) -> StatusOr<Type> {
-    ++inferred;
-    if (args[0]->type() != args[1]->type()) return InvalidArgument("operand types differ");
-    return args[0]->type();
-  };
-  if (!OpRegistry::Global().Lookup(def.name))  // (once per process: --gtest_repeat)
-    ASSERT_TRUE(OpRegistry::Global().Register(def).ok());
-  Op op = OpRegistry::Global().Lookup(def.name);
+  Op op = CountedOp("verifier_test.counted_memo", 2, &inferred);
+  ASSERT_TRUE(op);
   const Type t3 = TensorTypeNode::Make({Dim::Const(3)}, DataType::kFloat32);
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), z = VarNode::Make("z", t3);
   // f(x, y, z) { a0 = op(x, y); a1 = op(a0, x); ...; the calls given }
