@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ir/internal/children.h"
 #include "ir/internal/name_table.h"
 #include "ir/internal/pointer_map.h"
 #include "ir/internal/radix_sort.h"
@@ -564,15 +565,15 @@ class Verifier : public IRVisitor {
       return;
     }
     auto r = InferOpCallType(Downcast<OpNode>(c->callee()), c->args(), c->attrs(), c->sinfo_args());
-    if (r.ok() && slot) slot->type = *r;
     if (!r.ok()) {
       Error(r.status().message());
-    } else if (*r != c->type()) {
-      // Exactly the inferred type: the parser gives a call no other (a
-      // binary or JSON file may record any), so the printed text would
-      // read back as a different module, or not at all.
-      RecordedTypeDisagrees(c, *r);
+      return;
     }
+    if (slot) slot->type = *r;
+    // Exactly the inferred type: the parser gives a call no other (a binary
+    // or JSON file may record any), so the printed text would read back as
+    // a different module, or not at all.
+    if (*r != c->type()) RecordedTypeDisagrees(c, *r);
   }
 
   void RecordedTypeDisagrees(const CallNode* c, const Type& inferred) {
@@ -608,15 +609,15 @@ class Verifier : public IRVisitor {
       ExprSpan args = c->args();
       if (args.size() > kMaxArgs || !c->sinfo_args().empty()) return nullptr;
       const void* types[kMaxArgs];
-      uint64_t h = reinterpret_cast<uintptr_t>(c->callee().get()) * 0x9e3779b97f4a7c15ull;
-      h ^= reinterpret_cast<uintptr_t>(c->attrs().identity()) + (h << 6) + (h >> 2);
+      uint64_t h = internal::HashMix(reinterpret_cast<uintptr_t>(c->callee().get()),
+                                     reinterpret_cast<uintptr_t>(c->attrs().identity()));
       for (size_t i = 0; i < args.size(); ++i) {
         if (args[i]->kind() != NodeKind::kVar) return nullptr;
         types[i] = args[i]->type().get();
-        h ^= reinterpret_cast<uintptr_t>(types[i]) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h = internal::HashMix(h, reinterpret_cast<uintptr_t>(types[i]));
       }
       if (slots.empty()) slots.resize(kSlots);
-      Slot& s = slots[(h * 0x9e3779b97f4a7c15ull) >> 56];
+      Slot& s = slots[h % kSlots];
       bool same =
           s.op == c->callee().get() && s.attrs == c->attrs().identity() && s.nargs == args.size();
       for (size_t i = 0; same && i < args.size(); ++i) same = s.args[i] == types[i];

@@ -459,15 +459,14 @@ TEST(VerifierTest, InfersARepeatedOpCallOnceAndChecksEachRecordedType) {
   ASSERT_TRUE(op);
   const Type t3 = TensorTypeNode::Make({Dim::Const(3)}, DataType::kFloat32);
   Var x = VarNode::Make("x", T2()), y = VarNode::Make("y", T2()), z = VarNode::Make("z", t3);
-  // f(x, y, z) { a0 = op(x, y); a1 = op(a0, x); ...; the calls given }
+  // f(x, y, z) { a0 = op(operands 0); a1 = op(operands 1); ...; x }, each
+  // call with its recorded type (MakeUnchecked, as a loader makes it).
   auto module_of = [&](std::vector<std::pair<std::vector<Expr>, Type>> calls) {
     std::vector<Binding> bindings;
-    Var last;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      last = VarNode::Make("a" + std::to_string(i), calls[i].second);
+    for (size_t i = 0; i < calls.size(); ++i)
       bindings.push_back(
-          Bind(last, CallNode::MakeUnchecked(op, calls[i].first, Attrs(), {}, calls[i].second)));
-    }
+          Bind(VarNode::Make("a" + std::to_string(i), calls[i].second),
+               CallNode::MakeUnchecked(op, calls[i].first, Attrs(), {}, calls[i].second)));
     return *Module::Make(
         {FunctionNode::Make("f", {x, y, z}, nullptr, SeqExprNode::Make({Ordinary(bindings)}, x))});
   };
